@@ -1,0 +1,67 @@
+"""The seam where abilities plug into the engine.
+
+The engine asks an ``AbilityRules`` object every question whose answer an
+ability can change: a stat's modifiers (900.8 minimums are applied by the
+engine, after all modifiers), whether an ability keyword is implemented at
+all, and so on. ``NO_ABILITIES`` is the rulebook with no ability in play; the
+ability system (a later issue) provides a richer implementation of the same
+protocol, so the turn sequence never needs rewriting for it.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from dbnet.engine.game import Game, Mini
+
+
+class Stat(enum.IntEnum):
+    POWER = 0
+    DEFENSE = 1
+    LIFE = 2
+    COST = 3
+
+    def __repr__(self) -> str:
+        return f"Stat.{self.name}"
+
+
+# 900.8: power and cost can't go below 0, defense and life can't go below 1.
+STAT_MINIMUM: tuple[int, int, int, int] = (0, 1, 1, 0)
+
+
+class AbilityRules(Protocol):
+    """What the engine asks about abilities. Every method must be deterministic."""
+
+    def implements(self, keyword: str) -> bool:
+        """Whether this rule set gives the ability ``keyword`` its effect."""
+        ...
+
+    def stat_modifier(self, game: Game, mini: Mini, stat: Stat) -> int:
+        """The sum of all modifiers to ``stat`` of ``mini`` now (may be negative)."""
+        ...
+
+
+class NoAbilities:
+    """The rules with no ability in effect: every modifier is 0."""
+
+    __slots__ = ()
+
+    def implements(self, keyword: str) -> bool:
+        return False
+
+    def stat_modifier(self, game: Game, mini: Mini, stat: Stat) -> int:
+        return 0
+
+    def __repr__(self) -> str:
+        return "NoAbilities()"
+
+
+NO_ABILITIES = NoAbilities()
+
+
+def apply_minimum(stat: Stat, value: int) -> int:
+    """900.8: clamp a stat after all modifiers."""
+    floor = STAT_MINIMUM[stat]
+    return value if value > floor else floor

@@ -1,0 +1,167 @@
+"""What a player can choose, and what the engine is waiting for.
+
+Miniatures are named by their index in the game (``Game.minis``): A's warband
+first, then B's. Cells are ints (see ``board``). Choices are plain values; the
+game decides whether one is legal now.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from dbnet.engine.model import Player
+
+
+class DecisionKind(enum.Enum):
+    """The kinds of decision a player can owe, in the order a turn meets them."""
+
+    SPAWN = "spawn"  # 801: spawn a miniature or end the spawn phase
+    ACTION = "action"  # 802: shift or strike
+    SHIFT = "shift"  # 802.1: move one unengaged creature or end the shift
+    STRIKE = "strike"  # 802.2: start a combat in a cell or end the strike
+    DAMAGE = "damage"  # combat step 4 / 6: split damage among local enemies
+    FATE = "fate"  # 802.2d: disrupt or destroy a creature that reached both
+    DEATHBLOW = "deathblow"  # 802.2g: which dying creatures make the deathblow
+    RESOLVE = "resolve"  # combat step 7: next creature to destroy or place
+
+    def __repr__(self) -> str:
+        return f"DecisionKind.{self.name}"
+
+
+class ChanceKind(enum.Enum):
+    INITIATIVE = "initiative"
+    ATTACK = "attack"
+    DEATHBLOW = "deathblow"
+
+    def __repr__(self) -> str:
+        return f"ChanceKind.{self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """A decision owed by ``player``.
+
+    For DAMAGE the choice space is large: ``total`` is the damage to assign and
+    ``targets`` the miniatures that may take it; the game validates a split.
+    ``cell`` is the cell the decision is about (combat cell, deathblow cell).
+    ``minis`` lists the miniatures the decision is about (dying creatures,
+    creatures awaiting fate or resolution).
+    """
+
+    player: Player
+    kind: DecisionKind
+    cell: int = -1
+    total: int = 0
+    targets: tuple[int, ...] = ()
+    minis: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ChanceRequest:
+    """The engine needs ``count`` six-sided dice (values 1-6).
+
+    For INITIATIVE, ``players`` says whose initiative die each value is, in order.
+    Attack dice read 1, 2, 3 as damage, 4 and 5 as misses, 6 as a blade (302).
+    """
+
+    kind: ChanceKind
+    count: int
+    players: tuple[Player, ...] = ()
+    owner: Player | None = None
+
+
+Pending = Decision | ChanceRequest
+
+
+# --- choices ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Done:
+    """End the current spawn phase, shift or strike."""
+
+
+@dataclass(frozen=True, slots=True)
+class SpawnChoice:
+    mini: int
+    cell: int
+
+
+@dataclass(frozen=True, slots=True)
+class ShiftChoice:
+    """Choose to shift this action phase (802.1)."""
+
+
+@dataclass(frozen=True, slots=True)
+class StrikeChoice:
+    """Choose to strike this action phase (802.2)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MoveChoice:
+    mini: int
+    cell: int
+
+
+@dataclass(frozen=True, slots=True)
+class AttackChoice:
+    """Conduct combat in ``cell`` with ``attackers`` (sorted ids, at least one)."""
+
+    cell: int
+    attackers: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DamageChoice:
+    """Damage per target as sorted ``(mini, amount)`` pairs, amounts positive."""
+
+    assignments: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FateChoice:
+    mini: int
+    destroy: bool
+
+
+@dataclass(frozen=True, slots=True)
+class DeathblowChoice:
+    """The dying creatures in ``cell`` that make the deathblow (sorted; may be empty)."""
+
+    cell: int
+    attackers: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BuryChoice:
+    """Combat step 7: put this creature marked for destruction into its graveyard now."""
+
+    mini: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlaceChoice:
+    """Combat step 7: move this disrupted creature to the empty ``cell``."""
+
+    mini: int
+    cell: int
+
+
+Choice = (
+    Done
+    | SpawnChoice
+    | ShiftChoice
+    | StrikeChoice
+    | MoveChoice
+    | AttackChoice
+    | DamageChoice
+    | FateChoice
+    | DeathblowChoice
+    | BuryChoice
+    | PlaceChoice
+)
+
+DONE = Done()
+SHIFT = ShiftChoice()
+STRIKE = StrikeChoice()

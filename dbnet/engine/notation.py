@@ -1,0 +1,253 @@
+"""The compact, human-readable notation for decisions and dice (see docs/notation.md).
+
+One string per decision, read and written against the game it belongs to
+(miniatures are named by their handles, ``temple-lion#2``, which are unique
+within a warband). ``format_choice`` gives the canonical spelling;
+``parse_choice`` also accepts any unambiguous prefix of a handle and is
+case-insensitive.
+
+    spawn sir-glorious e1      done          shift         strike
+    move temple-lion#2 d2      attack c3     attack c3 lockjaw sir-glorious
+    damage lockjaw=4 temple-lion#1=3         destroy lockjaw     disrupt lockjaw
+    deathblow c3    deathblow c3 none        place lockjaw a2    bury lockjaw
+    roll 3 5
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+
+from dbnet.engine import board
+from dbnet.engine.choices import (
+    DONE,
+    SHIFT,
+    STRIKE,
+    AttackChoice,
+    BuryChoice,
+    ChanceRequest,
+    Choice,
+    DamageChoice,
+    DeathblowChoice,
+    DecisionKind,
+    Done,
+    FateChoice,
+    MoveChoice,
+    PlaceChoice,
+    ShiftChoice,
+    SpawnChoice,
+    StrikeChoice,
+)
+from dbnet.engine.game import Game, Mini, Zone
+from dbnet.engine.model import Player
+from dbnet.errors import GameOverError, IllegalChoiceError, InvalidChoiceError
+
+DIE_FACES = ("1", "2", "3", "-", "-", "B")
+
+_Filter = Callable[[Mini], bool]
+
+
+def format_choice(game: Game, choice: Choice) -> str:
+    """The canonical notation of ``choice`` in ``game`` (call before applying it)."""
+    h = game.minis
+    if isinstance(choice, Done):
+        return "done"
+    if isinstance(choice, ShiftChoice):
+        return "shift"
+    if isinstance(choice, StrikeChoice):
+        return "strike"
+    if isinstance(choice, SpawnChoice):
+        return f"spawn {h[choice.mini].handle} {board.cell_name(choice.cell)}"
+    if isinstance(choice, MoveChoice):
+        return f"move {h[choice.mini].handle} {board.cell_name(choice.cell)}"
+    if isinstance(choice, AttackChoice):
+        cell = board.cell_name(choice.cell)
+        owner = h[choice.attackers[0]].owner if choice.attackers else game.active
+        everyone = tuple(m.id for m in game.creatures_in(choice.cell, owner))
+        if choice.attackers == everyone:
+            return f"attack {cell}"
+        return f"attack {cell} " + " ".join(h[i].handle for i in choice.attackers)
+    if isinstance(choice, DamageChoice):
+        parts = [f"{h[i].handle}={n}" for i, n in choice.assignments]
+        return " ".join(["damage", *parts])
+    if isinstance(choice, FateChoice):
+        return f"{'destroy' if choice.destroy else 'disrupt'} {h[choice.mini].handle}"
+    if isinstance(choice, DeathblowChoice):
+        cell = board.cell_name(choice.cell)
+        if not choice.attackers:
+            return f"deathblow {cell} none"
+        pending = game.pending
+        dying = pending.minis if pending is not None and not isinstance(pending, ChanceRequest) else ()
+        if choice.attackers == dying:
+            return f"deathblow {cell}"
+        return f"deathblow {cell} " + " ".join(h[i].handle for i in choice.attackers)
+    if isinstance(choice, PlaceChoice):
+        return f"place {h[choice.mini].handle} {board.cell_name(choice.cell)}"
+    if isinstance(choice, BuryChoice):
+        return f"bury {h[choice.mini].handle}"
+    raise InvalidChoiceError(f"not a choice: {choice!r}")
+
+
+def format_dice(values: Sequence[int]) -> str:
+    return " ".join(["roll", *(str(v) for v in values)])
+
+
+def format_attack_dice(values: Sequence[int]) -> str:
+    """Attack dice as faces: ``[2 3 - B]``."""
+    return "[" + " ".join(DIE_FACES[v - 1] for v in values) + "]"
+
+
+def parse_dice(text: str) -> tuple[int, ...]:
+    """``'roll 3 5'`` (or just ``'3 5'``) as die values; values are checked by ``Game.roll``."""
+    words = text.split()
+    if words and words[0].lower() == "roll":
+        words = words[1:]
+    try:
+        return tuple(int(w) for w in words)
+    except ValueError:
+        raise InvalidChoiceError(f"dice must be numbers 1-6, got {text!r}") from None
+
+
+def parse_choice(game: Game, text: str) -> Choice:
+    """Read ``text`` as a choice for the game's pending decision."""
+    pending = game.pending
+    if pending is None:
+        raise GameOverError(f"the game is over; {text!r} cannot be played")
+    if isinstance(pending, ChanceRequest):
+        raise IllegalChoiceError(
+            f"the game waits for {pending.count} {pending.kind.value} dice, not {text!r}"
+        )
+    words = text.strip().split()
+    if not words:
+        raise InvalidChoiceError("empty input: expected a decision")
+    verb, args = words[0].lower(), words[1:]
+    kind = pending.kind
+    player = pending.player
+    expected = _VERBS[kind]
+    if verb not in expected:
+        raise InvalidChoiceError(
+            f"{text!r} does not fit a {kind.value} decision; expected "
+            + " or ".join(repr(v) for v in expected)
+        )
+    if verb == "done":
+        _arity(text, args, 0)
+        return DONE
+    if verb == "shift":
+        _arity(text, args, 0)
+        return SHIFT
+    if verb == "strike":
+        _arity(text, args, 0)
+        return STRIKE
+    if verb == "spawn":
+        _arity(text, args, 2)
+        m = _mini(game, args[0], player, lambda m: m.zone is Zone.RESERVES, "in reserves")
+        return SpawnChoice(m.id, _cell(args[1]))
+    if verb == "move":
+        _arity(text, args, 2)
+        m = _mini(game, args[0], player, lambda m: m.cell >= 0, "in the dreamscape")
+        return MoveChoice(m.id, _cell(args[1]))
+    if verb == "attack":
+        if not args:
+            raise InvalidChoiceError(f"{text!r}: attack needs a cell, e.g. 'attack c3'")
+        cell = _cell(args[0])
+        if len(args) == 1:
+            attackers = tuple(m.id for m in game.creatures_in(cell, player))
+        else:
+            attackers = _minis(game, args[1:], player, lambda m: m.cell == cell, f"in {args[0]}")
+        return AttackChoice(cell, attackers)
+    if verb == "damage":
+        pairs: list[tuple[int, int]] = []
+        for word in args:
+            handle, sep, amount = word.partition("=")
+            if not sep or not amount.isdigit():
+                raise InvalidChoiceError(f"{word!r}: write damage as handle=amount, e.g. lockjaw=4")
+            m = _mini(game, handle, player.other, lambda m: m.cell >= 0, "in the dreamscape")
+            pairs.append((m.id, int(amount)))
+        pairs.sort()
+        return DamageChoice(tuple(pairs))
+    if verb in ("destroy", "disrupt"):
+        _arity(text, args, 1)
+        m = _mini(game, args[0], player.other, lambda m: m.cell >= 0, "in the dreamscape")
+        return FateChoice(m.id, verb == "destroy")
+    if verb == "deathblow":
+        if not args:
+            raise InvalidChoiceError(f"{text!r}: deathblow needs a cell, e.g. 'deathblow c3'")
+        cell = _cell(args[0])
+        if len(args) == 1:
+            return DeathblowChoice(cell, pending.minis)
+        if len(args) == 2 and args[1].lower() == "none":
+            return DeathblowChoice(cell, ())
+        return DeathblowChoice(
+            cell, _minis(game, args[1:], player, lambda m: m.id in pending.minis, "dying")
+        )
+    if verb == "place":
+        _arity(text, args, 2)
+        m = _mini(game, args[0], player.other, lambda m: m.cell >= 0, "in the dreamscape")
+        return PlaceChoice(m.id, _cell(args[1]))
+    assert verb == "bury"
+    _arity(text, args, 1)
+    m = _mini(game, args[0], player.other, lambda m: m.cell >= 0, "in the dreamscape")
+    return BuryChoice(m.id)
+
+
+_VERBS: dict[DecisionKind, tuple[str, ...]] = {
+    DecisionKind.SPAWN: ("spawn", "done"),
+    DecisionKind.ACTION: ("shift", "strike"),
+    DecisionKind.SHIFT: ("move", "done"),
+    DecisionKind.STRIKE: ("attack", "done"),
+    DecisionKind.DAMAGE: ("damage",),
+    DecisionKind.FATE: ("destroy", "disrupt"),
+    DecisionKind.DEATHBLOW: ("deathblow",),
+    DecisionKind.RESOLVE: ("place", "bury"),
+}
+
+
+def _arity(text: str, args: Sequence[str], n: int) -> None:
+    if len(args) != n:
+        raise InvalidChoiceError(f"{text!r}: expected {n} argument(s) after the verb")
+
+
+def _cell(text: str) -> int:
+    cell = board.parse_cell(text)
+    if cell is None:
+        raise InvalidChoiceError(f"{text!r} is not a cell; cells are a1 to e5")
+    return cell
+
+
+def _minis(
+    game: Game, words: Iterable[str], owner: Player, where: _Filter, what: str
+) -> tuple[int, ...]:
+    ids: list[int] = []
+    for word in words:
+        taken = set(ids)
+        m = _mini(game, word, owner, lambda m: where(m) and m.id not in taken, what)
+        ids.append(m.id)
+    return tuple(sorted(ids))
+
+
+def _mini(game: Game, word: str, owner: Player, where: _Filter, what: str) -> Mini:
+    """The miniature of ``owner`` whose handle is ``word`` or uniquely starts with it."""
+    key = word.lower()
+    candidates = [m for m in game.minis if m.owner is owner and where(m)]
+    for m in candidates:
+        if m.handle == key:
+            return m
+    matches = [m for m in candidates if m.handle.startswith(key)]
+    if len(matches) == 1:
+        return matches[0]
+    if len(matches) > 1:
+        # Copies with the same state are interchangeable: a bare slug names the first.
+        slugs = {m.defn.slug for m in matches}
+        if len(slugs) == 1 and key == matches[0].defn.slug:
+            return matches[0]
+        names = ", ".join(m.handle for m in matches)
+        raise InvalidChoiceError(f"{word!r} is ambiguous: it could be {names}")
+    raise InvalidChoiceError(f"{word!r} names no miniature of {owner.name} {what}")
+
+
+__all__ = [
+    "format_attack_dice",
+    "format_choice",
+    "format_dice",
+    "parse_choice",
+    "parse_dice",
+]

@@ -41,6 +41,7 @@ from dbnet.engine.model import (
     Player,
     Warband,
 )
+from dbnet.engine.position import Placement, Position, Stage, game_at
 from dbnet.engine.notation import format_choice, format_dice, parse_choice, parse_dice
 
 __all__ = [
@@ -48,7 +49,7 @@ __all__ = [
     "Aspect", "AttackChoice", "BuryChoice", "ChanceKind", "ChanceRequest", "Choice",
     "DamageChoice", "DeathblowChoice", "Decision", "DecisionKind", "Done", "EndReason",
     "FateChoice", "Game", "GameSetup", "MapDef", "Mini", "MiniKind", "MiniatureDef",
-    "MoveChoice", "Options", "Pending", "Phase", "PlaceChoice", "Player", "ShiftChoice",
+    "MoveChoice", "Options", "Pending", "Phase", "PlaceChoice", "Placement", "Position", "Stage", "game_at", "Player", "ShiftChoice",
     "SpawnChoice", "Stat", "Step", "StrikeChoice", "Warband", "Zone", "format_choice",
     "format_dice", "parse_choice", "parse_dice",
 ]  # fmt: skip

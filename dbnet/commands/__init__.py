@@ -1,0 +1,1 @@
+"""Subcommands of the ``dbnet`` command line (see ``dbnet.cli``)."""

@@ -39,7 +39,7 @@ class DataError(DbnetError, ValueError):
         super().__init__(f"{where}: {problem}" if where else problem)
 
 
-class ScenarioFailure(DbnetError):
+class ScenarioFailedError(DbnetError):
     """A scenario whose expectations did not hold (one or more mismatches)."""
 
     def __init__(self, path: str, mismatches: list[str]) -> None:

@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import enum
 import hashlib
-import struct
 from collections.abc import Iterable, Sequence
 from itertools import combinations
 
 from dbnet.engine import board
 from dbnet.engine.abilities import NO_ABILITIES, AbilityRules, Stat, apply_minimum
+from dbnet.engine.canonical import pack_ints, setup_bytes
 from dbnet.engine.choices import (
     DONE,
     SHIFT,
@@ -43,8 +43,8 @@ from dbnet.engine.choices import (
     Done,
     FateChoice,
     MoveChoice,
-    PlaceChoice,
     Pending,
+    PlaceChoice,
     ShiftChoice,
     SpawnChoice,
     StrikeChoice,
@@ -121,7 +121,7 @@ BLADE_VALUE = 6
 class Mini:
     """One miniature of one player's warband, and where it is now (internal, mutable)."""
 
-    __slots__ = ("damage", "defn", "handle", "id", "moved", "owner", "zone", "cell")
+    __slots__ = ("cell", "damage", "defn", "handle", "id", "moved", "owner", "zone")
 
     def __init__(self, mini_id: int, owner: Player, defn: MiniatureDef, handle: str) -> None:
         self.id = mini_id
@@ -267,7 +267,7 @@ class Game:
                                 f"ability {ability.keyword!r} is not implemented by these rules",
                             )
                 self.minis.append(Mini(len(self.minis), player, defn, handle))
-        self._setup_digest = hashlib.sha256(repr(setup).encode()).digest()
+        self._setup_digest = hashlib.sha256(setup_bytes(setup)).digest()
         # creature counts per player per cell, and the location in each cell (-1: none)
         self.creatures: list[list[int]] = [[0] * board.CELL_COUNT, [0] * board.CELL_COUNT]
         self.location_at: list[int] = [-1] * board.CELL_COUNT
@@ -345,9 +345,7 @@ class Game:
 
     def state_hash(self) -> bytes:
         """SHA-256 over the setup digest and the canonical state encoding."""
-        ints = self.encode()
-        packed = struct.pack(f"<{len(ints)}q", *ints)
-        return hashlib.sha256(self._setup_digest + packed).digest()
+        return hashlib.sha256(self._setup_digest + pack_ints(self.encode())).digest()
 
     # --- queries ------------------------------------------------------------
 
@@ -373,7 +371,9 @@ class Game:
         return [m for m in self.minis if m.cell == cell]
 
     def creatures_in(self, cell: int, player: Player) -> list[Mini]:
-        return [m for m in self.minis if m.cell == cell and m.owner is player and m.defn.is_creature]
+        return [
+            m for m in self.minis if m.cell == cell and m.owner is player and m.defn.is_creature
+        ]
 
     def is_engaged(self, m: Mini) -> bool:
         """802.1a: an enemy creature shares the cell (enemy locations don't engage)."""
@@ -496,7 +496,8 @@ class Game:
             if (
                 not (self.allies_at_spawn_start >> cell) & 1  # 801.5 (1)
                 and (columns >> board.column(cell)) & 1  # 801.5 (2)
-                and mine[cell] < CREATURES_PER_PLAYER_PER_CELL  # stacking, 801.5 (four a phase)
+                and mine[cell] < CREATURES_PER_PLAYER_PER_CELL  # stacking (802.1c)
+                and self.spawned_into[cell] < CREATURES_PER_PLAYER_PER_CELL  # 801.5: four a phase
             ):
                 cells.append(cell)
         return cells
@@ -555,7 +556,9 @@ class Game:
             if m.cell >= 0:
                 occupied |= 1 << m.cell
         return [
-            cell for cell in range(board.CELL_COUNT) if not (occupied >> cell) & 1 and cell != portal
+            cell
+            for cell in range(board.CELL_COUNT)
+            if not (occupied >> cell) & 1 and cell != portal
         ]
 
     def _dying_in(self, cell: int) -> tuple[int, ...]:
@@ -687,7 +690,8 @@ class Game:
             assert isinstance(choice, DamageChoice)
             self._deal_damage(choice.assignments)
         elif step is Step.FATE:
-            assert isinstance(choice, FateChoice) and self.combat is not None
+            assert isinstance(choice, FateChoice)
+            assert self.combat is not None
             self.combat.fate_queue.pop(0)
             self.combat.marks[choice.mini] = Fate.DESTROY if choice.destroy else Fate.DISRUPT
             self._after_fates()

@@ -28,6 +28,7 @@ from dbnet.engine.choices import (
     Choice,
     DamageChoice,
     DeathblowChoice,
+    Decision,
     DecisionKind,
     Done,
     FateChoice,
@@ -76,7 +77,7 @@ def format_choice(game: Game, choice: Choice) -> str:
         if not choice.attackers:
             return f"deathblow {cell} none"
         pending = game.pending
-        dying = pending.minis if pending is not None and not isinstance(pending, ChanceRequest) else ()
+        dying = pending.minis if isinstance(pending, Decision) else ()
         if choice.attackers == dying:
             return f"deathblow {cell}"
         return f"deathblow {cell} " + " ".join(h[i].handle for i in choice.attackers)
@@ -218,9 +219,12 @@ def _minis(
 ) -> tuple[int, ...]:
     ids: list[int] = []
     for word in words:
-        taken = set(ids)
-        m = _mini(game, word, owner, lambda m: where(m) and m.id not in taken, what)
-        ids.append(m.id)
+        taken = tuple(ids)
+
+        def eligible(m: Mini, taken: tuple[int, ...] = taken) -> bool:
+            return where(m) and m.id not in taken
+
+        ids.append(_mini(game, word, owner, eligible, what).id)
     return tuple(sorted(ids))
 
 

@@ -1,0 +1,55 @@
+"""Canonical encodings of a game's setup and state, the input of ``state_hash``.
+
+Both are specified in docs/state-hash.md so that another implementation can
+reproduce every hash: the setup as compact JSON with sorted keys, the state as
+little-endian signed 64-bit integers.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+
+from dbnet.engine.model import AbilityDef, GameSetup, MiniatureDef
+
+
+def _ability(a: AbilityDef) -> dict[str, object]:
+    return {
+        "keyword": a.keyword,
+        "activation": a.activation.value,
+        "x": a.x,
+        "modifier": a.modifier,
+        "spawn_cost": a.spawn_cost,
+        "score": a.score,
+    }
+
+
+def _mini(d: MiniatureDef) -> dict[str, object]:
+    return {
+        "slug": d.slug,
+        "kind": d.kind.name.lower(),
+        "spawn_cost": d.spawn_cost,
+        "aspects": [a.name.lower() for a in d.aspects],
+        "power": d.power,
+        "defense": d.defense,
+        "life": d.life,
+        "lineage": d.lineage,
+        "abilities": [_ability(a) for a in d.abilities],
+    }
+
+
+def setup_bytes(setup: GameSetup) -> bytes:
+    """The setup's rules-relevant content as canonical JSON (names and texts left out)."""
+    doc = {
+        "map": list(setup.map.values),
+        "options": {
+            "tournament_initiative": setup.options.tournament_initiative,
+            "turns_to_win": setup.options.turns_to_win,
+        },
+        "warbands": [[_mini(d) for d in w.minis] for w in setup.warbands],
+    }
+    return json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+
+
+def pack_ints(ints: list[int]) -> bytes:
+    return struct.pack(f"<{len(ints)}q", *ints)

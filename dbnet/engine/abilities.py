@@ -42,6 +42,15 @@ class AbilityRules(Protocol):
         """The sum of all modifiers to ``stat`` of ``mini`` now (may be negative)."""
         ...
 
+    def blade_usable(self, game: Game, mini: Mini, index: int) -> bool:
+        """Whether ability ``index`` of ``mini`` can take a blade now (Nullify says no)."""
+        ...
+
+    def activate_blade(self, game: Game, mini: Mini, index: int) -> None:
+        """Resolve blade ability ``index`` of ``mini`` (combat step 3), e.g. by adding to
+        ``game.combat.damage_bonus``."""
+        ...
+
 
 class NoAbilities:
     """The rules with no ability in effect: every modifier is 0."""
@@ -53,6 +62,12 @@ class NoAbilities:
 
     def stat_modifier(self, game: Game, mini: Mini, stat: Stat) -> int:
         return 0
+
+    def blade_usable(self, game: Game, mini: Mini, index: int) -> bool:
+        return False
+
+    def activate_blade(self, game: Game, mini: Mini, index: int) -> None:
+        raise AssertionError("no blade ability is usable without abilities")
 
     def __repr__(self) -> str:
         return "NoAbilities()"

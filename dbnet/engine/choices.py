@@ -20,6 +20,7 @@ class DecisionKind(enum.Enum):
     ACTION = "action"  # 802: shift or strike
     SHIFT = "shift"  # 802.1: move one unengaged creature or end the shift
     STRIKE = "strike"  # 802.2: start a combat in a cell or end the strike
+    BLADE = "blade"  # combat step 3: which blade ability takes the next blade
     DAMAGE = "damage"  # combat step 4 / 6: split damage among local enemies
     FATE = "fate"  # 802.2d: disrupt or destroy a creature that reached both
     DEATHBLOW = "deathblow"  # 802.2g: which dying creatures make the deathblow
@@ -113,6 +114,15 @@ class AttackChoice:
 
 
 @dataclass(frozen=True, slots=True)
+class BladeChoice:
+    """Combat step 3: assign a blade (two for double blade abilities) to ability ``index``
+    of ``mini`` (an attacker, or a location of the attacking player in the combat cell)."""
+
+    mini: int
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
 class DamageChoice:
     """Damage per target as sorted ``(mini, amount)`` pairs, amounts positive."""
 
@@ -155,6 +165,7 @@ Choice = (
     | StrikeChoice
     | MoveChoice
     | AttackChoice
+    | BladeChoice
     | DamageChoice
     | FateChoice
     | DeathblowChoice

@@ -32,6 +32,7 @@ from dbnet.engine.choices import (
     SHIFT,
     STRIKE,
     AttackChoice,
+    BladeChoice,
     BuryChoice,
     ChanceKind,
     ChanceRequest,
@@ -49,7 +50,7 @@ from dbnet.engine.choices import (
     SpawnChoice,
     StrikeChoice,
 )
-from dbnet.engine.model import GameSetup, MiniatureDef, Player
+from dbnet.engine.model import Activation, GameSetup, MiniatureDef, Player
 from dbnet.errors import DataError, GameOverError, IllegalChoiceError, InvalidChoiceError
 
 HASH_VERSION = 1
@@ -93,6 +94,7 @@ class Step(enum.IntEnum):
     ROLL_DEATHBLOW = 9
     RESOLVE = 10
     OVER = 11
+    BLADE = 12
 
 
 class Mode(enum.IntEnum):
@@ -160,7 +162,10 @@ class Combat:
 
     __slots__ = (
         "attackers",
+        "blade_uses",
+        "blades",
         "cell",
+        "damage_bonus",
         "damage_cell",
         "damage_owner",
         "damage_total",
@@ -184,9 +189,27 @@ class Combat:
         self.damage_cell = -1
         self.damage_total = 0
         self.resolver = -1
+        self.blades = 0  # blades not yet assigned (combat step 3)
+        self.blade_uses: list[tuple[int, int, int]] = []  # (mini, ability index, activations)
+        self.damage_bonus = 0  # "+X damage this combat" from blade abilities (Crit, Fumble ...)
+
+    def uses(self, mini: int, index: int) -> int:
+        for m, i, n in self.blade_uses:
+            if m == mini and i == index:
+                return n
+        return 0
+
+    def record_use(self, mini: int, index: int) -> None:
+        n = self.uses(mini, index)
+        self.blade_uses = sorted(
+            [u for u in self.blade_uses if (u[0], u[1]) != (mini, index)] + [(mini, index, n + 1)]
+        )
 
     def clone(self) -> Combat:
         other = Combat(self.cell, self.attackers)
+        other.blades = self.blades
+        other.blade_uses = list(self.blade_uses)
+        other.damage_bonus = self.damage_bonus
         other.marks = dict(self.marks)
         other.fate_queue = list(self.fate_queue)
         other.deathblow_queue = list(self.deathblow_queue)
@@ -212,7 +235,12 @@ class Combat:
             self.damage_cell,
             self.damage_total,
             self.resolver,
+            self.blades,
+            self.damage_bonus,
+            len(self.blade_uses),
         ]
+        for use in self.blade_uses:
+            out += use
         return out
 
 
@@ -460,6 +488,8 @@ class Game:
             ]
         if step is Step.RESOLVE:
             return self._resolve_choices()
+        if step is Step.BLADE:
+            return self._blade_choices()
         return None
 
     def _spawn_choices(self) -> list[Choice]:
@@ -531,6 +561,35 @@ class Game:
             ids = [m.id for m in self.creatures_in(cell, player)]
             for size in range(len(ids), 0, -1):
                 out.extend(AttackChoice(cell, subset) for subset in combinations(ids, size))
+        return out
+
+    def _blade_choices(self) -> list[Choice]:
+        """Combat step 3 (303.1, 802.2c, 900.10): the abilities the next blade(s) can go to.
+
+        Attackers keep their blade abilities even after moving away; locations take
+        blades only from their own player's regular attacks in their cell.
+        """
+        combat = self._combat()
+        if combat.blades <= 0:
+            return []
+        sources = list(combat.attackers)
+        for m in self.minis:
+            if m.cell == combat.cell and m.defn.is_location and m.owner is self.active:
+                sources.append(m.id)
+        out: list[Choice] = []
+        for mini in sorted(sources):
+            m = self.minis[mini]
+            for index, ability in enumerate(m.defn.abilities):
+                activation = ability.activation
+                if not activation.is_blade or not self.rules.blade_usable(self, m, index):
+                    continue
+                double = activation in (Activation.DOUBLE_BLADE, Activation.DOUBLE_MULTIBLADE)
+                once = activation in (Activation.BLADE, Activation.DOUBLE_BLADE)
+                if double and combat.blades < 2:
+                    continue
+                if once and combat.uses(mini, index):
+                    continue
+                out.append(BladeChoice(mini, index))
         return out
 
     def _resolve_choices(self) -> list[Choice]:
@@ -686,6 +745,9 @@ class Game:
             else:
                 assert isinstance(choice, AttackChoice)
                 self._start_combat(choice.cell, choice.attackers)
+        elif step is Step.BLADE:
+            assert isinstance(choice, BladeChoice)
+            self._assign_blade(choice.mini, choice.index)
         elif step is Step.DAMAGE:
             assert isinstance(choice, DamageChoice)
             self._deal_damage(choice.assignments)
@@ -765,6 +827,11 @@ class Game:
             return ChanceRequest(
                 ChanceKind.DEATHBLOW, self.combat.damage_total, owner=self.active.other
             )
+        if step is Step.BLADE:
+            assert self.combat is not None
+            return Decision(
+                self.active, DecisionKind.BLADE, cell=self.combat.cell, total=self.combat.blades
+            )
         if step is Step.SPAWN:
             return Decision(self.active, DecisionKind.SPAWN)
         if step is Step.ACTION:
@@ -814,6 +881,17 @@ class Game:
                     self._end_spawn_phase()
                 else:
                     self._end_action_phase()
+            elif step is Step.BLADE:
+                choices = self._blade_choices()
+                if len(choices) > 1:
+                    self._choices = choices
+                    return
+                if choices:
+                    blade = choices[0]
+                    assert isinstance(blade, BladeChoice)
+                    self._assign_blade(blade.mini, blade.index)
+                else:
+                    self._end_blades()
             elif step is Step.RESOLVE:
                 choices = self._make_choices()
                 assert choices is not None
@@ -992,9 +1070,28 @@ class Game:
             self._after_attack_roll(())
 
     def _after_attack_roll(self, dice: Sequence[int]) -> None:
-        """Steps 2-4: dice are rolled; blades go to blade abilities (none here); damage is split."""
-        total = sum(ATTACK_DAMAGE[v - 1] for v in dice)
-        self._begin_damage(self.active, self._combat().cell, total)
+        """Steps 2-3: the dice are rolled; blades then go to blade abilities one at a time."""
+        combat = self._combat()
+        combat.damage_total = sum(ATTACK_DAMAGE[v - 1] for v in dice)
+        combat.blades = sum(1 for v in dice if v == BLADE_VALUE)
+        self.step = Step.BLADE  # _advance ends it at once when no blade ability can take one
+
+    def _assign_blade(self, mini: int, index: int) -> None:
+        """Step 3: one blade (two for double blade abilities) activates the ability now."""
+        combat = self._combat()
+        m = self.minis[mini]
+        activation = m.defn.abilities[index].activation
+        double = activation in (Activation.DOUBLE_BLADE, Activation.DOUBLE_MULTIBLADE)
+        combat.blades -= 2 if double else 1
+        combat.record_use(mini, index)
+        self.rules.activate_blade(self, m, index)
+
+    def _end_blades(self) -> None:
+        """Step 4: damage from the dice and damage modifiers; it can't go below 0 (900.8)."""
+        combat = self._combat()
+        combat.blades = 0  # blades no ability can take are lost (900.10)
+        total = combat.damage_total + combat.damage_bonus
+        self._begin_damage(self.active, combat.cell, total if total > 0 else 0)
 
     def _combat(self) -> Combat:
         assert self.combat is not None
@@ -1121,6 +1218,7 @@ _CHOICE_TYPES: dict[DecisionKind, tuple[type, ...]] = {
     DecisionKind.ACTION: (ShiftChoice, StrikeChoice),
     DecisionKind.SHIFT: (MoveChoice, Done),
     DecisionKind.STRIKE: (AttackChoice, Done),
+    DecisionKind.BLADE: (BladeChoice,),
     DecisionKind.DAMAGE: (DamageChoice,),
     DecisionKind.FATE: (FateChoice,),
     DecisionKind.DEATHBLOW: (DeathblowChoice,),

@@ -8,7 +8,7 @@ case-insensitive.
 
     spawn sir-glorious e1      done          shift         strike
     move temple-lion#2 d2      attack c3     attack c3 lockjaw sir-glorious
-    damage lockjaw=4 temple-lion#1=3         destroy lockjaw     disrupt lockjaw
+    blade ogre crit   damage lockjaw=4 temple-lion#1=3   destroy lockjaw   disrupt lockjaw
     deathblow c3    deathblow c3 none        place lockjaw a2    bury lockjaw
     roll 3 5
 """
@@ -23,6 +23,7 @@ from dbnet.engine.choices import (
     SHIFT,
     STRIKE,
     AttackChoice,
+    BladeChoice,
     BuryChoice,
     ChanceRequest,
     Choice,
@@ -67,6 +68,9 @@ def format_choice(game: Game, choice: Choice) -> str:
         if choice.attackers == everyone:
             return f"attack {cell}"
         return f"attack {cell} " + " ".join(h[i].handle for i in choice.attackers)
+    if isinstance(choice, BladeChoice):
+        keyword = _keyword(h[choice.mini].defn.abilities[choice.index].keyword)
+        return f"blade {h[choice.mini].handle} {keyword}"
     if isinstance(choice, DamageChoice):
         parts = [f"{h[i].handle}={n}" for i, n in choice.assignments]
         return " ".join(["damage", *parts])
@@ -155,6 +159,23 @@ def parse_choice(game: Game, text: str) -> Choice:
         else:
             attackers = _minis(game, args[1:], player, lambda m: m.cell == cell, f"in {args[0]}")
         return AttackChoice(cell, attackers)
+    if verb == "blade":
+        if len(args) not in (1, 2):
+            raise InvalidChoiceError(
+                f"{text!r}: write 'blade HANDLE ABILITY', e.g. 'blade ogre crit'"
+            )
+        m = _mini(game, args[0], player, lambda m: m.cell >= 0, "in the dreamscape")
+        indices = [
+            i
+            for i, a in enumerate(m.defn.abilities)
+            if a.activation.is_blade and (len(args) == 1 or _keyword(a.keyword) == args[1].lower())
+        ]
+        if len(indices) != 1:
+            raise InvalidChoiceError(
+                f"{text!r}: {m.label} has "
+                + ("no such blade ability" if not indices else "several; name the ability")
+            )
+        return BladeChoice(m.id, indices[0])
     if verb == "damage":
         pairs: list[tuple[int, int]] = []
         for word in args:
@@ -195,11 +216,18 @@ _VERBS: dict[DecisionKind, tuple[str, ...]] = {
     DecisionKind.ACTION: ("shift", "strike"),
     DecisionKind.SHIFT: ("move", "done"),
     DecisionKind.STRIKE: ("attack", "done"),
+    DecisionKind.BLADE: ("blade",),
     DecisionKind.DAMAGE: ("damage",),
     DecisionKind.FATE: ("destroy", "disrupt"),
     DecisionKind.DEATHBLOW: ("deathblow",),
     DecisionKind.RESOLVE: ("place", "bury"),
 }
+
+
+def _keyword(keyword: str) -> str:
+    """An ability keyword as one notation word: ``"Hell's Fury"`` -> ``hells-fury``."""
+    out = "".join(c if c.isalnum() else "-" for c in keyword.lower().replace("'", ""))
+    return "-".join(part for part in out.split("-") if part)
 
 
 def _arity(text: str, args: Sequence[str], n: int) -> None:

@@ -5,7 +5,7 @@ The public surface is re-exported here; the modules behind it are
 choices), ``game`` (the state machine) and ``notation``.
 """
 
-from dbnet.engine.abilities import NO_ABILITIES, AbilityRules, Stat
+from dbnet.engine.abilities import NO_ABILITIES, AbilityRules, Event, EventKind, Stat, Trigger
 from dbnet.engine.choices import (
     DONE,
     SHIFT,
@@ -23,6 +23,7 @@ from dbnet.engine.choices import (
     Done,
     FateChoice,
     MoveChoice,
+    OrderChoice,
     Pending,
     PlaceChoice,
     ShiftChoice,
@@ -54,7 +55,8 @@ __all__ = [
     "AbilityRules",
     "Activation",
     "Aspect",
-    "AttackChoice", "BladeChoice",
+    "AttackChoice",
+    "BladeChoice",
     "BuryChoice",
     "ChanceKind",
     "ChanceRequest",
@@ -65,6 +67,8 @@ __all__ = [
     "DecisionKind",
     "Done",
     "EndReason",
+    "Event",
+    "EventKind",
     "FateChoice",
     "Game",
     "GameSetup",
@@ -74,6 +78,7 @@ __all__ = [
     "MiniatureDef",
     "MoveChoice",
     "Options",
+    "OrderChoice",
     "Pending",
     "Phase",
     "PlaceChoice",
@@ -86,6 +91,7 @@ __all__ = [
     "Stat",
     "Step",
     "StrikeChoice",
+    "Trigger",
     "Warband",
     "Zone",
     "format_choice",

@@ -11,7 +11,11 @@ protocol, so the turn sequence never needs rewriting for it.
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
+
+from dbnet.engine.model import Player
 
 if TYPE_CHECKING:
     from dbnet.engine.game import Game, Mini
@@ -25,6 +29,38 @@ class Stat(enum.IntEnum):
 
     def __repr__(self) -> str:
         return f"Stat.{self.name}"
+
+
+class EventKind(enum.IntEnum):
+    """Game events that can trigger abilities (glossary: triggered ability)."""
+
+    SPAWNED = 0  # came into play (303.2c)
+    ENTERED = 1  # moved into a cell from another cell (glossary: enter)
+    DESTROYED = 2
+    DISRUPTED = 3
+    COMBAT_ENDED = 4  # combat step 10
+
+    def __repr__(self) -> str:
+        return f"EventKind.{self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened to miniature ``mini`` (-1: none) in ``cell`` (-1: none)."""
+
+    kind: EventKind
+    mini: int = -1
+    cell: int = -1
+
+
+@dataclass(frozen=True, slots=True)
+class Trigger:
+    """Ability ``index`` of ``mini``, controlled by ``controller``, triggered by ``event``."""
+
+    controller: Player
+    mini: int
+    index: int
+    event: Event
 
 
 # 900.8: power and cost can't go below 0, defense and life can't go below 1.
@@ -51,6 +87,14 @@ class AbilityRules(Protocol):
         ``game.combat.damage_bonus``."""
         ...
 
+    def triggers(self, game: Game, event: Event) -> Sequence[Trigger]:
+        """The abilities ``event`` triggers; they are simultaneous (900.7)."""
+        ...
+
+    def resolve_trigger(self, game: Game, trigger: Trigger) -> None:
+        """Carry out a triggered ability (damage goes through ``Game.deal_damage``)."""
+        ...
+
 
 class NoAbilities:
     """The rules with no ability in effect: every modifier is 0."""
@@ -68,6 +112,12 @@ class NoAbilities:
 
     def activate_blade(self, game: Game, mini: Mini, index: int) -> None:
         raise AssertionError("no blade ability is usable without abilities")
+
+    def triggers(self, game: Game, event: Event) -> Sequence[Trigger]:
+        return ()
+
+    def resolve_trigger(self, game: Game, trigger: Trigger) -> None:
+        raise AssertionError("nothing triggers without abilities")
 
     def __repr__(self) -> str:
         return "NoAbilities()"

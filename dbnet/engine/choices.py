@@ -25,6 +25,7 @@ class DecisionKind(enum.Enum):
     FATE = "fate"  # 802.2d: disrupt or destroy a creature that reached both
     DEATHBLOW = "deathblow"  # 802.2g: which dying creatures make the deathblow
     RESOLVE = "resolve"  # combat step 7: next creature to destroy or place
+    ORDER = "order"  # 900.7a: which of one's simultaneous triggered effects resolves next
 
     def __repr__(self) -> str:
         return f"DecisionKind.{self.name}"
@@ -151,6 +152,14 @@ class BuryChoice:
 
 
 @dataclass(frozen=True, slots=True)
+class OrderChoice:
+    """900.7a: resolve next the ``position``-th (0-based) of the deciding player's waiting
+    triggered effects, as listed in ``Decision.minis`` order."""
+
+    position: int
+
+
+@dataclass(frozen=True, slots=True)
 class PlaceChoice:
     """Combat step 7: move this disrupted creature to the empty ``cell``."""
 
@@ -171,6 +180,7 @@ Choice = (
     | DeathblowChoice
     | BuryChoice
     | PlaceChoice
+    | OrderChoice
 )
 
 DONE = Done()

@@ -25,7 +25,15 @@ from collections.abc import Iterable, Sequence
 from itertools import combinations
 
 from dbnet.engine import board
-from dbnet.engine.abilities import NO_ABILITIES, AbilityRules, Stat, apply_minimum
+from dbnet.engine.abilities import (
+    NO_ABILITIES,
+    AbilityRules,
+    Event,
+    EventKind,
+    Stat,
+    Trigger,
+    apply_minimum,
+)
 from dbnet.engine.canonical import pack_ints, setup_bytes
 from dbnet.engine.choices import (
     DONE,
@@ -44,6 +52,7 @@ from dbnet.engine.choices import (
     Done,
     FateChoice,
     MoveChoice,
+    OrderChoice,
     Pending,
     PlaceChoice,
     ShiftChoice,
@@ -95,6 +104,8 @@ class Step(enum.IntEnum):
     RESOLVE = 10
     OVER = 11
     BLADE = 12
+    ORDER = 13  # 900.7a: a player orders their simultaneous triggered effects
+    COMBAT_END = 14  # step 10's effects are resolving; then back to step 5
 
 
 class Mode(enum.IntEnum):
@@ -171,15 +182,21 @@ class Combat:
         "damage_total",
         "deathblow_queue",
         "deathblown",
+        "ended",
         "fate_queue",
         "in_deathblow",
         "marks",
         "resolver",
+        "resume",
     )
 
-    def __init__(self, cell: int, attackers: tuple[int, ...]) -> None:
+    def __init__(self, cell: int, attackers: tuple[int, ...], resume: Step) -> None:
+        """A combat in ``cell`` (-1: damage dealt outside combat, 900.3); ``resume`` is the
+        step the game returns to afterwards."""
         self.cell = cell
         self.attackers = attackers
+        self.resume = resume
+        self.ended = False
         self.marks: dict[int, Fate] = {}
         self.fate_queue: list[int] = []
         self.deathblow_queue: list[int] = []
@@ -206,7 +223,8 @@ class Combat:
         )
 
     def clone(self) -> Combat:
-        other = Combat(self.cell, self.attackers)
+        other = Combat(self.cell, self.attackers, self.resume)
+        other.ended = self.ended
         other.blades = self.blades
         other.blade_uses = list(self.blade_uses)
         other.damage_bonus = self.damage_bonus
@@ -237,6 +255,8 @@ class Combat:
             self.resolver,
             self.blades,
             self.damage_bonus,
+            self.resume,
+            int(self.ended),
             len(self.blade_uses),
         ]
         for use in self.blade_uses:
@@ -322,6 +342,9 @@ class Game:
         self.winner: Player | None = None
         self.end_reason: EndReason | None = None
         self.conquest_history: list[tuple[int, int]] = []
+        self.trigger_queue: list[Trigger] = []  # triggered effects waiting to resolve (900.7)
+        self.order_resume = Step.OVER  # the step to return to after an ORDER decision
+        self.damaged_outside_combat = False  # 900.3: check disruption once triggers resolve
         self._pending: Pending | None = None
         self._choices: list[Choice] | None = None
         self._start_turn()
@@ -335,7 +358,7 @@ class Game:
             "setup", "rules", "values", "_setup_digest", "turn", "phase", "step", "reroll",
             "had_one_last_turn", "skip_spawn", "first", "active", "action_index",
             "spawn_points", "allies_at_spawn_start", "mode", "attacked_cells", "winner",
-            "end_reason", "_pending", "_choices",
+            "end_reason", "_pending", "_choices", "order_resume", "damaged_outside_combat",
         ):  # fmt: skip
             setattr(other, name, getattr(self, name))
         other.minis = [m.clone() for m in self.minis]
@@ -348,6 +371,7 @@ class Game:
         other.spawned_into = list(self.spawned_into)
         other.combat = self.combat.clone() if self.combat is not None else None
         other.conquest_history = list(self.conquest_history)
+        other.trigger_queue = list(self.trigger_queue)
         return other
 
     def encode(self) -> list[int]:
@@ -369,6 +393,9 @@ class Game:
         else:
             combat = self.combat.encode()
             out += [1, len(combat), *combat]
+        out += [self.order_resume, int(self.damaged_outside_combat), len(self.trigger_queue)]
+        for t in self.trigger_queue:
+            out += (t.controller, t.mini, t.index, t.event.kind, t.event.mini, t.event.cell)
         return out
 
     def state_hash(self) -> bytes:
@@ -490,6 +517,10 @@ class Game:
             return self._resolve_choices()
         if step is Step.BLADE:
             return self._blade_choices()
+        if step is Step.ORDER:
+            pending = self._make_pending()
+            assert isinstance(pending, Decision)
+            return [OrderChoice(i) for i in range(len(pending.minis))]
         return None
 
     def _spawn_choices(self) -> list[Choice]:
@@ -761,14 +792,15 @@ class Game:
             assert isinstance(choice, DeathblowChoice)
             self._declare_deathblow(choice.cell, choice.attackers)
         elif step is Step.RESOLVE:
-            assert self.combat is not None
-            if isinstance(choice, BuryChoice):
-                self._destroy(self.minis[choice.mini], by=Player(self.combat.resolver))
-            else:
-                assert isinstance(choice, PlaceChoice)
-                self._disrupt(self.minis[choice.mini], choice.cell)
-            del self.combat.marks[choice.mini]
-            self._continue_resolve()
+            assert isinstance(choice, BuryChoice | PlaceChoice)
+            self._apply_resolution(choice)
+        elif step is Step.ORDER:
+            assert isinstance(choice, OrderChoice)
+            pending = self._make_pending()
+            assert isinstance(pending, Decision)
+            chosen = self._waiting_triggers(pending.player)[choice.position]
+            self.step = self.order_resume
+            self.rules.resolve_trigger(self, self.trigger_queue.pop(chosen))
         self._advance()
 
     def roll(self, values: Sequence[int]) -> None:
@@ -827,6 +859,14 @@ class Game:
             return ChanceRequest(
                 ChanceKind.DEATHBLOW, self.combat.damage_total, owner=self.active.other
             )
+        if step is Step.ORDER:
+            priority = self.active if self.phase in (Phase.SPAWN, Phase.ACTION) else self.first
+            player = priority if self._waiting_triggers(priority) else priority.other
+            return Decision(
+                player,
+                DecisionKind.ORDER,
+                minis=tuple(self.trigger_queue[i].mini for i in self._waiting_triggers(player)),
+            )
         if step is Step.BLADE:
             assert self.combat is not None
             return Decision(
@@ -868,8 +908,20 @@ class Game:
     # --- automatic flow --------------------------------------------------------
 
     def _advance(self) -> None:
-        """Run forced steps until a real decision or dice are needed."""
+        """Run automatic steps until a real decision or dice are needed.
+
+        Triggered effects come first: nothing voluntary happens while any wait (glossary:
+        triggered ability). Each pass of the loop does one thing, so the effects a step
+        triggers resolve before the next step (FAQ combat step 7).
+        """
         while True:
+            if self.trigger_queue:
+                if self._resolve_next_trigger():
+                    return
+                continue
+            if self.damaged_outside_combat and self.combat is None:
+                self._start_damage_check()
+                continue
             step = self.step
             if step is Step.SHIFT or step is Step.STRIKE or step is Step.SPAWN:
                 choices = self._make_choices()
@@ -893,22 +945,35 @@ class Game:
                 else:
                     self._end_blades()
             elif step is Step.RESOLVE:
-                choices = self._make_choices()
-                assert choices is not None
-                if len(choices) != 1:
-                    self._choices = choices
+                if self._resolve_step():
                     return
-                choice = choices[0]
-                assert self.combat is not None
-                if isinstance(choice, BuryChoice):
-                    self._destroy(self.minis[choice.mini], by=Player(self.combat.resolver))
-                else:
-                    assert isinstance(choice, PlaceChoice)
-                    self._disrupt(self.minis[choice.mini], choice.cell)
-                del self.combat.marks[choice.mini]
-                self._continue_resolve()
+            elif step is Step.COMBAT_END:
+                self._check_combat()  # step 10's effects resolved: back to step 5
             else:
                 return
+
+    def _resolve_next_trigger(self) -> bool:
+        """Resolve one waiting triggered effect; True if a player must order theirs first.
+
+        900.7a: the effects of the player whose phase it is go first (the first
+        player's in shared phases); a player with several chooses their order.
+        """
+        priority = self.active if self.phase in (Phase.SPAWN, Phase.ACTION) else self.first
+        for player in (priority, priority.other):
+            mine = [i for i, t in enumerate(self.trigger_queue) if t.controller is player]
+            if not mine:
+                continue
+            if len(mine) > 1:
+                if self.step is not Step.ORDER:
+                    self.order_resume = self.step
+                    self.step = Step.ORDER
+                return True
+            self.rules.resolve_trigger(self, self.trigger_queue.pop(mine[0]))
+            return False
+        raise AssertionError("a waiting trigger has no controller")
+
+    def _waiting_triggers(self, player: Player) -> list[int]:
+        return [i for i, t in enumerate(self.trigger_queue) if t.controller is player]
 
     # --- turn structure ----------------------------------------------------------
 
@@ -1030,24 +1095,42 @@ class Game:
         else:
             m.damage = 0
 
+    def _emit(self, kind: EventKind, mini: int = -1, cell: int = -1) -> None:
+        found = self.rules.triggers(self, Event(kind, mini, cell))
+        if found:
+            self.trigger_queue.extend(found)
+
+    def deal_damage(self, m: Mini, amount: int) -> None:
+        """Damage from an ability (900.3): checked once the effects waiting resolve (900.7b),
+        or in combat step 5 during a combat."""
+        if amount > 0 and m.cell >= 0 and m.defn.is_creature:
+            m.damage += amount
+            self.damaged_outside_combat = self.combat is None
+
     def _spawn(self, m: Mini, cell: int) -> None:
         self.spawn_points -= self.spawn_cost(m)
         self._place(m, Zone.DREAMSCAPE, cell)
         self.spawned_into[cell] += 1
+        self._emit(EventKind.SPAWNED, m.id, cell)
 
     def _move(self, m: Mini, cell: int) -> None:
         self._place(m, Zone.DREAMSCAPE, cell)
+        self._emit(EventKind.ENTERED, m.id, cell)
 
     def _destroy(self, m: Mini, by: Player) -> None:
         """Put ``m`` into its owner's graveyard; ``by`` scores if it is an enemy (803.2, 300.6)."""
+        cell = m.cell
         self._place(m, Zone.GRAVEYARD)
         self.bonus[m.owner] += 2
         if by is not m.owner:
             self.kills[by] += 1
+        self._emit(EventKind.DESTROYED, m.id, cell)
 
     def _disrupt(self, m: Mini, cell: int) -> None:
         self._place(m, Zone.DREAMSCAPE, cell)
         m.damage = 0  # 802.2f, combat step 8
+        self._emit(EventKind.DISRUPTED, m.id, cell)
+        self._emit(EventKind.ENTERED, m.id, cell)
 
     # --- combat (FAQ combat sequence) ---------------------------------------------
 
@@ -1063,7 +1146,7 @@ class Game:
     def _start_combat(self, cell: int, attackers: tuple[int, ...]) -> None:
         """Step 1: the cell and the attackers are declared."""
         self.attacked_cells |= 1 << cell
-        self.combat = Combat(cell, attackers)
+        self.combat = Combat(cell, attackers, Step.STRIKE)
         if self._attack_dice(attackers) > 0:
             self.step = Step.ROLL_ATTACK
         else:
@@ -1123,6 +1206,7 @@ class Game:
     def _check_combat(self) -> None:
         """Step 5: which creatures will be disrupted or destroyed."""
         combat = self._combat()
+        self.damaged_outside_combat = False
         for m in self.minis:
             if m.damage <= 0 or m.cell < 0 or m.id in combat.marks or m.id in combat.fate_queue:
                 continue
@@ -1144,7 +1228,7 @@ class Game:
             self._end_combat()  # step 10
             return
         # Step 6: deathblows, only in the first player's action phases (802.2g).
-        if self.active is self.first:
+        if self.active is self.first and self.phase is Phase.ACTION:
             cells = []
             for mini, fate in sorted(combat.marks.items()):
                 m = self.minis[mini]
@@ -1189,28 +1273,60 @@ class Game:
         """Step 7: the active player deals with the opponent's creatures first."""
         combat = self._combat()
         combat.resolver = self.active
-        self._continue_resolve()
+        self.step = Step.RESOLVE
 
-    def _continue_resolve(self) -> None:
+    def _resolve_step(self) -> bool:
+        """Step 7, one creature at a time; True when the resolving player must choose.
+
+        Without effects that trigger on destruction, burying first only adds empty
+        cells for the disrupted, so creatures marked for destruction go first.
+        """
         combat = self._combat()
-        while combat.resolver >= 0:
-            resolver = Player(combat.resolver)
-            # Without effects triggered by destruction, burying first only adds empty cells.
-            for mini, fate in sorted(combat.marks.items()):
-                m = self.minis[mini]
-                if m.owner is not resolver and fate is Fate.DESTROY:
-                    self._destroy(m, by=resolver)
-                    del combat.marks[mini]
-            if any(self.minis[mini].owner is not resolver for mini in combat.marks):
-                self.step = Step.RESOLVE
-                return
-            combat.resolver = resolver.other if resolver is self.active else -1
-        self._check_combat()  # step 9: back to step 5
+        resolver = Player(combat.resolver)
+        for mini, fate in sorted(combat.marks.items()):
+            if fate is Fate.DESTROY and self.minis[mini].owner is not resolver:
+                self._apply_resolution(BuryChoice(mini))
+                return False
+        choices = self._resolve_choices()
+        if len(choices) > 1:
+            self._choices = choices
+            return True
+        if choices:
+            choice = choices[0]
+            assert isinstance(choice, BuryChoice | PlaceChoice)
+            self._apply_resolution(choice)
+            return False
+        if resolver is self.active:
+            combat.resolver = resolver.other
+        else:
+            combat.resolver = -1
+            self._check_combat()  # step 9: back to step 5
+        return False
+
+    def _apply_resolution(self, choice: BuryChoice | PlaceChoice) -> None:
+        combat = self._combat()
+        del combat.marks[choice.mini]
+        if isinstance(choice, BuryChoice):
+            self._destroy(self.minis[choice.mini], by=Player(combat.resolver))
+        else:
+            self._disrupt(self.minis[choice.mini], choice.cell)
+
+    def _start_damage_check(self) -> None:
+        """900.3: ability damage outside combat is checked like combat steps 5-9."""
+        self.combat = Combat(-1, (), self.step)
+        self._check_combat()
 
     def _end_combat(self) -> None:
-        """Step 10: end-of-combat effects (none without abilities); back to the strike."""
+        """Step 10: end-of-combat effects, each once per combat; then the game goes on."""
+        combat = self._combat()
+        if not combat.ended and combat.cell >= 0:
+            combat.ended = True
+            self._emit(EventKind.COMBAT_ENDED, -1, combat.cell)
+            if self.trigger_queue:
+                self.step = Step.COMBAT_END
+                return
         self.combat = None
-        self.step = Step.STRIKE
+        self.step = combat.resume
 
 
 _CHOICE_TYPES: dict[DecisionKind, tuple[type, ...]] = {
@@ -1219,6 +1335,7 @@ _CHOICE_TYPES: dict[DecisionKind, tuple[type, ...]] = {
     DecisionKind.SHIFT: (MoveChoice, Done),
     DecisionKind.STRIKE: (AttackChoice, Done),
     DecisionKind.BLADE: (BladeChoice,),
+    DecisionKind.ORDER: (OrderChoice,),
     DecisionKind.DAMAGE: (DamageChoice,),
     DecisionKind.FATE: (FateChoice,),
     DecisionKind.DEATHBLOW: (DeathblowChoice,),

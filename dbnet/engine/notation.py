@@ -34,6 +34,7 @@ from dbnet.engine.choices import (
     Done,
     FateChoice,
     MoveChoice,
+    OrderChoice,
     PlaceChoice,
     ShiftChoice,
     SpawnChoice,
@@ -89,6 +90,8 @@ def format_choice(game: Game, choice: Choice) -> str:
         return f"place {h[choice.mini].handle} {board.cell_name(choice.cell)}"
     if isinstance(choice, BuryChoice):
         return f"bury {h[choice.mini].handle}"
+    if isinstance(choice, OrderChoice):
+        return f"order {choice.position + 1}"
     raise InvalidChoiceError(f"not a choice: {choice!r}")
 
 
@@ -205,6 +208,11 @@ def parse_choice(game: Game, text: str) -> Choice:
         _arity(text, args, 2)
         m = _mini(game, args[0], player.other, lambda m: m.cell >= 0, "in the dreamscape")
         return PlaceChoice(m.id, _cell(args[1]))
+    if verb == "order":
+        _arity(text, args, 1)
+        if not args[0].isdigit() or int(args[0]) < 1:
+            raise InvalidChoiceError(f"{text!r}: write 'order N', N from 1 as listed")
+        return OrderChoice(int(args[0]) - 1)
     assert verb == "bury"
     _arity(text, args, 1)
     m = _mini(game, args[0], player.other, lambda m: m.cell >= 0, "in the dreamscape")
@@ -221,6 +229,7 @@ _VERBS: dict[DecisionKind, tuple[str, ...]] = {
     DecisionKind.FATE: ("destroy", "disrupt"),
     DecisionKind.DEATHBLOW: ("deathblow",),
     DecisionKind.RESOLVE: ("place", "bury"),
+    DecisionKind.ORDER: ("order",),
 }
 
 

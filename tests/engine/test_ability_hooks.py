@@ -25,19 +25,16 @@ from dbnet.engine import (
     game_at,
     parse_choice,
 )
-from dbnet.engine.abilities import Stat
+from dbnet.engine.abilities import NoAbilities
 from dbnet.engine.board import CELL_NAMES
 from dbnet.engine.game import Mini
 
 
-class CritAndFumble:
+class CritAndFumble(NoAbilities):
     """Crit X deals +X damage this combat, Fumble X deals -X (glossary)."""
 
     def implements(self, keyword: str) -> bool:
         return keyword in ("Crit", "Fumble")
-
-    def stat_modifier(self, game: Game, mini: Mini, stat: Stat) -> int:
-        return 0
 
     def blade_usable(self, game: Game, mini: Mini, index: int) -> bool:
         return True

@@ -56,6 +56,7 @@ class Activation(enum.Enum):
     SPAWN = "spawn"
     COMES_INTO_PLAY = "comes_into_play"
     TRIGGERED = "triggered"
+    UNKNOWN = "unknown"  # our sources do not say; such an ability is never implemented
 
     def __repr__(self) -> str:
         return f"Activation.{self.name}"

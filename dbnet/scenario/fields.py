@@ -8,6 +8,7 @@ with ``!r``.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable, Mapping
 
 from dbnet.engine import board
@@ -27,9 +28,9 @@ def check_keys(table: Table, allowed: Iterable[str], where: str) -> None:
     known = tuple(allowed)
     for key in table:
         if key not in known:
-            raise DataError(
-                field(where, key), f"unknown field {key!r}; expected one of {', '.join(known)}"
-            )
+            close = difflib.get_close_matches(key, known, n=1)
+            hint = f"did you mean {close[0]!r}?" if close else f"expected one of {', '.join(known)}"
+            raise DataError(field(where, key), f"unknown field {key!r}; {hint}")
 
 
 def as_table(value: object, where: str) -> Table:
@@ -90,7 +91,7 @@ def as_list(value: object, where: str) -> list[object]:
 
 def as_str_list(value: object, where: str) -> tuple[str, ...]:
     items = as_list(value, where)
-    return tuple(as_str(item, f"{where}[{i}]") for i, item in enumerate(items))
+    return tuple(as_str(item, f"{where}, item {i + 1}") for i, item in enumerate(items))
 
 
 def as_player(value: object, where: str) -> Player:
@@ -110,7 +111,7 @@ def as_cell(value: object, where: str) -> int:
 
 def as_cell_list(value: object, where: str) -> tuple[int, ...]:
     items = as_list(value, where)
-    return tuple(as_cell(item, f"{where}[{i}]") for i, item in enumerate(items))
+    return tuple(as_cell(item, f"{where}, item {i + 1}") for i, item in enumerate(items))
 
 
 def as_pair(value: object, where: str, minimum: int = 0) -> dict[Player, int]:

@@ -1,0 +1,235 @@
+"""``dbnet play``: a person against a bot, in a plain line-based terminal interface.
+
+Each time the person owes a decision the command shows the position, the
+decision and its legal choices, and reads one line: a choice in notation
+(handles may be abbreviated) or a command (``help``, ``board``, ``choices``,
+``show NAME``, ``log``, ``resign``, ``quit``). An illegal entry is answered
+with one line saying why, and the question is asked again.
+
+Exit codes: 0 when the game ended (won, lost or resigned) or the player typed
+``quit``; 1 when input ended (EOF) before the game was over; 2 for bad
+arguments or files; 130 when interrupted with Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import secrets
+import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from dbnet.bots import BOT_NAMES, make_bot
+from dbnet.engine import Decision, Player
+from dbnet.errors import DbnetError
+from dbnet.localplay import Human, LocalGame, load_setup
+from dbnet.render import (
+    DECISION_HELP,
+    WIDTH,
+    choice_lines,
+    describe_mini,
+    explain_pending,
+    render_position,
+    render_score_by_turn,
+)
+
+EXIT_DONE = 0
+EXIT_EOF = 1
+EXIT_INTERRUPTED = 130
+
+COMMANDS_HELP = (
+    "Commands: help (this), board (the position), choices (the legal choices), "
+    "show NAME (a miniature's card), log (the game so far), resign, quit. "
+    "Anything else is read as a choice in notation, e.g. 'spawn lantern e1'."
+)
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "play",
+        help="play a game against the computer",
+        description="Play Dreamblade against a bot at this terminal. "
+        "Exit codes: 0 game over or quit, 1 input ended first, 2 bad arguments, 130 Ctrl-C.",
+    )
+    parser.add_argument(
+        "--warband", type=Path, metavar="FILE", help="your warband file (default: shipped)"
+    )
+    parser.add_argument(
+        "--opponent", type=Path, metavar="FILE", help="the bot's warband file (default: shipped)"
+    )
+    parser.add_argument(
+        "--bot", choices=BOT_NAMES, default="greedy", help="the opponent (default: greedy)"
+    )
+    parser.add_argument(
+        "--side",
+        choices=("A", "B"),
+        type=str.upper,
+        default="A",
+        help="your seat: A (portal e1) or B (portal a5); default A",
+    )
+    parser.add_argument(
+        "--seed", type=int, metavar="N", help="seed the dice and the bot (reproducible games)"
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        session = Session.start(args, _read_line, _write)
+        return session.loop()
+    except KeyboardInterrupt:
+        _write("\ninterrupted: game abandoned")
+        return EXIT_INTERRUPTED
+
+
+def _read_line(prompt: str) -> str:
+    return input(prompt)
+
+
+def _write(text: str) -> None:
+    print(text, flush=True)
+
+
+@dataclass(slots=True)
+class Session:
+    """One terminal game: the driver, the person's seat, and how to read and write lines."""
+
+    local: LocalGame
+    me: Player
+    read_line: Callable[[str], str]
+    write: Callable[[str], None]
+
+    @classmethod
+    def start(
+        cls,
+        args: argparse.Namespace,
+        read_line: Callable[[str], str],
+        write: Callable[[str], None],
+    ) -> Session:
+        me = Player[args.side]
+        setup = load_setup(args.warband, args.opponent, me)
+        if args.seed is None:
+            dice: random.Random = secrets.SystemRandom()
+            bot_rng = random.Random()
+        else:
+            dice = random.Random(f"dbnet-play-dice:{args.seed}")
+            bot_rng = random.Random(f"dbnet-play-bot:{args.seed}")
+        bot = make_bot(args.bot, bot_rng)
+        seats = (Human(), bot) if me is Player.A else (bot, Human())
+        local = LocalGame(setup, seats, dice)
+        session = cls(local, me, read_line, write)
+        mine, theirs = setup.warbands[me], setup.warbands[me.other]
+        write(
+            f"You are {me.name} ({mine.name!r}, portal "
+            f"{'e1' if me is Player.A else 'a5'}) against the {bot.name} bot as "
+            f"{me.other.name} ({theirs.name!r}). First to win "
+            f"{setup.options.turns_to_win} turns wins."
+        )
+        if setup.map.reconstructed:
+            write(f"Map {setup.map.name!r}: its key-cell values are a reconstruction.")
+        write("Type 'help' at any prompt.")
+        return session
+
+    def loop(self) -> int:
+        """Play until the game ends or the person stops; returns the exit code."""
+        local = self.local
+        while True:
+            for event in local.advance():
+                self.write(str(event))
+            if local.game.is_over:
+                self._finish()
+                return EXIT_DONE
+            self.write(render_position(local.game))
+            self.write("\n".join(choice_lines(local.game)))
+            outcome = self._ask()
+            if outcome is not None:
+                return outcome
+
+    def _ask(self) -> int | None:
+        """Read lines until one plays a choice (None) or ends the session (an exit code)."""
+        local = self.local
+        while True:
+            try:
+                line = self.read_line(f"{self.me.name}> ").strip()
+            except EOFError:
+                self.write("\ninput ended before the game was over: game abandoned")
+                return EXIT_EOF
+            word, _, rest = line.partition(" ")
+            command = word.lower()
+            if not line:
+                self.write("Type a choice, or 'help'.")
+            elif command == "help":
+                self._help()
+            elif command == "board":
+                self.write(render_position(local.game))
+            elif command == "choices":
+                self.write("\n".join(explain_pending(local.game)))
+            elif command == "show":
+                self._show(rest.strip())
+            elif command == "log":
+                self.write("\n".join(local.transcript() or ["(nothing played yet)"]))
+            elif command == "resign":
+                self.write(str(local.resign(self.me)))
+                self._finish()
+                return EXIT_DONE
+            elif command == "quit":
+                self.write("quit: game abandoned")
+                return EXIT_DONE
+            else:
+                try:
+                    events = local.play(line)
+                except DbnetError as exc:
+                    self.write(f"not played: {exc}")
+                    continue
+                for event in events[1:]:  # the person's own choice needs no echo
+                    self.write(str(event))
+                return None
+
+    def _help(self) -> None:
+        pending = self.local.game.pending
+        text = [DECISION_HELP[pending.kind]] if isinstance(pending, Decision) else []
+        text += [COMMANDS_HELP, "Notation: see docs/playing.md and docs/notation.md."]
+        for paragraph in text:
+            self.write(textwrap.fill(paragraph, WIDTH, break_on_hyphens=False))
+
+    def _show(self, name: str) -> None:
+        if not name:
+            self.write("show what? e.g. 'show lantern-page' or 'show B:chitter'")
+            return
+        found = find_minis(self.local, name)
+        if not found:
+            self.write(f"no miniature in this game is called {name!r}")
+        for mini in found:
+            self.write("\n".join(describe_mini(self.local.game, self.local.game.minis[mini])))
+
+    def _finish(self) -> None:
+        game = self.local.game
+        self.write(render_position(game))
+        verdict = "You win!" if game.winner is self.me else "The bot wins."
+        self.write(verdict)
+        self.write("Score by turn (conquest points):")
+        self.write("\n".join(render_score_by_turn(game)))
+
+
+def find_minis(local: LocalGame, name: str) -> list[int]:
+    """Miniatures matching ``name``: ``[A:|B:]handle`` or a prefix of it, or the full name.
+
+    Exact handles win over prefixes; copies of one miniature show once.
+    """
+    owner: Player | None = None
+    key = name.lower()
+    if len(key) > 2 and key[1] == ":" and key[0] in "ab":
+        owner = Player.A if key[0] == "a" else Player.B
+        key = key[2:]
+    minis = [m for m in local.game.minis if owner is None or m.owner is owner]
+    exact = [m for m in minis if m.handle == key or m.defn.name.lower() == key]
+    found = exact or [m for m in minis if m.handle.startswith(key)]
+    seen: set[tuple[Player, str]] = set()
+    out = []
+    for m in found:
+        if exact or (m.owner, m.defn.slug) not in seen:
+            seen.add((m.owner, m.defn.slug))
+            out.append(m.id)
+    return out

@@ -1,0 +1,104 @@
+"""``dbnet selfplay``: bots play each other; prints each result, the win counts and throughput.
+
+Game ``i`` of a run takes its dice and both bots' randomness from generators
+seeded with the run's seed and ``i``, so the same seed gives the same games.
+Without ``--seed`` a seed is drawn and printed, so any run can be repeated.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import secrets
+import time
+from pathlib import Path
+
+from dbnet.bots import BOT_NAMES, make_bot
+from dbnet.bots.match import DEFAULT_MAX_TURNS, MatchResult, play_match
+from dbnet.engine import EndReason, GameSetup, Player
+from dbnet.localplay import load_setup
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "selfplay",
+        help="let bots play each other and measure throughput",
+        description="Play bot-against-bot games and print results, win counts and speed.",
+    )
+    parser.add_argument("--games", type=_positive, default=10, metavar="N", help="default 10")
+    parser.add_argument("--seed", type=int, metavar="S", help="seed of the run (default: random)")
+    parser.add_argument("--a", choices=BOT_NAMES, default="greedy", help="bot in seat A")
+    parser.add_argument("--b", choices=BOT_NAMES, default="random", help="bot in seat B")
+    parser.add_argument("--warband", type=Path, metavar="FILE", help="A's warband file")
+    parser.add_argument("--opponent", type=Path, metavar="FILE", help="B's warband file")
+    parser.add_argument(
+        "--max-turns",
+        type=_positive,
+        default=DEFAULT_MAX_TURNS,
+        metavar="T",
+        help=f"stop a game unfinished after T turns (default {DEFAULT_MAX_TURNS})",
+    )
+    parser.set_defaults(func=run)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be 1 or more")
+    return value
+
+
+def play_one(
+    setup: GameSetup, names: tuple[str, str], seed: int, index: int, max_turns: int
+) -> MatchResult:
+    """Game ``index`` of the run seeded ``seed``."""
+    bots = (
+        make_bot(names[0], random.Random(f"dbnet-selfplay:{seed}:{index}:A")),
+        make_bot(names[1], random.Random(f"dbnet-selfplay:{seed}:{index}:B")),
+    )
+    dice = random.Random(f"dbnet-selfplay:{seed}:{index}:dice")
+    return play_match(setup, bots, dice, max_turns=max_turns)
+
+
+def describe(result: MatchResult, names: tuple[str, str]) -> str:
+    a, b = result.turns_won
+    if result.winner is None:
+        outcome = f"unfinished after {result.turns - 1} turns"
+    else:
+        how = " (resignation)" if result.end_reason is EndReason.RESIGNATION else ""
+        outcome = f"{result.winner.name} ({names[result.winner]}) wins{how}"
+    return f"{outcome}, turns won {a}-{b}, {result.turns} turns, {result.decisions} decisions"
+
+
+def run(args: argparse.Namespace) -> int:
+    seed: int = args.seed if args.seed is not None else secrets.randbelow(2**31)
+    names: tuple[str, str] = (args.a, args.b)
+    setup = load_setup(args.warband, args.opponent, Player.A)
+    print(f"selfplay: {args.games} games, A = {names[0]}, B = {names[1]}, seed {seed}")
+    wins = [0, 0]
+    unfinished = decisions = 0
+    elapsed = 0.0
+    for i in range(1, args.games + 1):
+        start = time.perf_counter()
+        result = play_one(setup, names, seed, i, args.max_turns)
+        elapsed += time.perf_counter() - start
+        decisions += result.decisions
+        if result.winner is None:
+            unfinished += 1
+        else:
+            wins[result.winner] += 1
+        print(f"game {i:>4}: {describe(result, names)}", flush=True)
+    print(
+        f"wins: A ({names[0]}) {wins[0]}, B ({names[1]}) {wins[1]}, unfinished {unfinished}, "
+        f"of {args.games} games"
+    )
+    rate = decisions / elapsed if elapsed > 0 else float("inf")
+    games = args.games / elapsed if elapsed > 0 else float("inf")
+    print(
+        f"throughput: {decisions} decisions in {elapsed:.2f} s: "
+        f"{rate:,.0f} decisions/s, {games:,.1f} games/s"
+    )
+    return 0

@@ -1,0 +1,412 @@
+"""The position as plain text for an 80-column terminal, and the pending decision in words.
+
+``render_position`` draws the 5x5 dreamscape from A's side (row 5 at the top),
+each cell with its marks (key-cell value and who scores it, portals, spawn
+rows), its location and one token per creature (``A:t-lion#2*3``: owner,
+short name, copy number, damage taken), then the status, both reserves with
+their spawn costs now, both graveyards and the pending decision.
+``explain_pending`` says what the decision is and lists its legal choices in
+notation. Nothing here changes the game.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterable, Sequence
+
+from dbnet.engine import (
+    ChanceKind,
+    ChanceRequest,
+    Decision,
+    DecisionKind,
+    EndReason,
+    Game,
+    Mini,
+    Phase,
+    Player,
+    Stat,
+    Zone,
+    format_choice,
+)
+from dbnet.engine.board import (
+    COLUMNS,
+    KEY_CELLS,
+    PORTAL,
+    SCORING_CELLS,
+    SIZE,
+    cell_name,
+    spawn_row_cells,
+)
+
+WIDTH = 80
+CELL_WIDTH = 14  # 5 cells of 14 plus 6 borders plus a 3-column row label: 79
+SHORT_NAME = 8
+
+DECISION_HELP: dict[DecisionKind, str] = {
+    DecisionKind.SPAWN: (
+        "Spawn phase (801): spend spawn points to put miniatures from your reserves into "
+        "the dreamscape, one at a time: 'spawn NAME CELL'. Creatures go to your portal "
+        "(801.6) or to a spawn-row cell that had no ally at the start of the phase, in a "
+        "column where you control a miniature (801.5). Each missing aspect costs one extra "
+        "point (801.4). Unspent points are lost (801.9). 'done' ends the phase."
+    ),
+    DecisionKind.ACTION: (
+        "Action phase (802): choose 'shift' to move your unengaged creatures (802.1) or "
+        "'strike' to attack with your engaged ones (802.2). The choice applies to all your "
+        "creatures this phase."
+    ),
+    DecisionKind.SHIFT: (
+        "Shift (802.1): move unengaged creatures one cell forward, back, left or right, "
+        "never diagonally (802.1b), each at most once: 'move NAME CELL'. Engaged creatures "
+        "can't move (802.1a); you can't have more than four creatures in a cell (802.1c). "
+        "'done' ends the shift."
+    ),
+    DecisionKind.STRIKE: (
+        "Strike (802.2): attack in a cell where your creatures share the cell with enemy "
+        "creatures: 'attack CELL' attacks with all of them, 'attack CELL NAME ...' with "
+        "some. Each cell can be attacked once per strike (802.2a). Every attacker rolls "
+        "dice equal to its power; faces 1-3 deal that much damage, 4-5 miss, 6 is a blade "
+        "(302). 'done' ends the strike."
+    ),
+    DecisionKind.DAMAGE: (
+        "Assign damage (802.2d, combat step 4): split all of it among the enemy creatures "
+        "in the cell however you like: 'damage NAME=N NAME=N'. At the end of the combat, "
+        "damage at least equal to a creature's defense disrupts it; at least equal to its "
+        "life destroys it (802.2d, 802.2e)."
+    ),
+    DecisionKind.FATE: (
+        "Disrupt or destroy (802.2d): the damage reached both this creature's defense and "
+        "its life, so you choose: 'destroy NAME' (it goes to the graveyard and you score a "
+        "conquest point, 803.2) or 'disrupt NAME' (you move it to an empty cell, 802.2f)."
+    ),
+    DecisionKind.DEATHBLOW: (
+        "Deathblow (802.2g): creatures of the second player destroyed in the first "
+        "player's action phase may attack local enemies before they go to the graveyard. "
+        "'deathblow CELL' strikes with all of them, 'deathblow CELL NAME ...' with some, "
+        "'deathblow CELL none' with none. Blades count as misses."
+    ),
+    DecisionKind.RESOLVE: (
+        "Combat step 7 (FAQ): deal with the enemy creatures marked in this combat, one at "
+        "a time. Put a disrupted creature in an empty cell: 'place NAME CELL' (802.2f); "
+        "if no cell is empty it is destroyed instead: 'bury NAME'."
+    ),
+}
+
+
+# --- names and tokens ----------------------------------------------------------
+
+
+def short_name(slug: str, width: int = SHORT_NAME) -> str:
+    """A readable abbreviation of a slug: ``temple-lion`` -> ``t-lion``, at most ``width``."""
+    if len(slug) <= width:
+        return slug
+    words = slug.split("-")
+    short = "".join(w[0] for w in words[:-1]) + "-" + words[-1] if len(words) > 1 else slug
+    return short[:width]
+
+
+def short_names(game: Game) -> dict[int, str]:
+    """A short name per miniature, unique among each player's different miniatures."""
+    out: dict[int, str] = {}
+    for player in (Player.A, Player.B):
+        slugs = sorted({m.defn.slug for m in game.minis if m.owner is player})
+        shorts = {slug: short_name(slug) for slug in slugs}
+        taken: dict[str, int] = {}
+        for short in shorts.values():
+            taken[short] = taken.get(short, 0) + 1
+        for slug in slugs:
+            if taken[shorts[slug]] > 1:  # two slugs abbreviate alike: fall back to the slug
+                shorts[slug] = slug[:SHORT_NAME]
+        for m in game.minis:
+            if m.owner is player:
+                out[m.id] = shorts[m.defn.slug]
+    return out
+
+
+def token(m: Mini, short: str) -> str:
+    """``A:t-lion#2*3`` for A's second temple-lion with 3 damage; ``A@cottage`` for a location."""
+    copy = m.handle[len(m.defn.slug) :]  # '#2' or ''
+    damage = f"*{m.damage}" if m.damage else ""
+    sep = ":" if m.defn.is_creature else "@"
+    room = CELL_WIDTH - 2 - len(copy) - len(damage)
+    return f"{m.owner.name}{sep}{short[:room]}{copy}{damage}"
+
+
+# --- the dreamscape --------------------------------------------------------------
+
+
+def _cell_mark(game: Game, cell: int) -> str:
+    for player in (Player.A, Player.B):
+        if cell == PORTAL[player]:
+            return f"{player.name} portal"
+    for player in (Player.A, Player.B):
+        if cell in spawn_row_cells(player):
+            return f"{player.name} spawn"
+    if cell in KEY_CELLS:
+        scorers = "+".join(p.name for p in (Player.A, Player.B) if cell in SCORING_CELLS[p])
+        value = game.values[cell]
+        return f"{value} pt{'' if value == 1 else 's'} {scorers}"
+    return ""
+
+
+def render_board(game: Game) -> list[str]:
+    """The dreamscape, row 5 at the top and column a at the left (A's view)."""
+    names = short_names(game)
+    contents: list[list[str]] = [[] for _ in range(SIZE * SIZE)]
+    for m in sorted(game.minis, key=lambda m: (m.defn.is_creature, m.owner, m.id)):
+        if m.zone is Zone.DREAMSCAPE and m.cell >= 0:
+            contents[m.cell].append(token(m, names[m.id]))
+    border = "   " + "+".join(["", *(["-" * CELL_WIDTH] * SIZE), ""])
+    lines = ["   " + "".join(f" {c:^{CELL_WIDTH}}" for c in COLUMNS), border]
+    for r in range(SIZE - 1, -1, -1):
+        cells = [r * SIZE + c for c in range(SIZE)]
+        columns = [[_cell_mark(game, cell), *contents[cell]] for cell in cells]
+        height = max(2, *(len(col) for col in columns))
+        for i in range(height):
+            label = f" {r + 1} " if i == 0 else "   "
+            parts = [col[i] if i < len(col) else "" for col in columns]
+            lines.append(label + "|" + "|".join(f"{p:<{CELL_WIDTH}}" for p in parts) + "|")
+        lines.append(border)
+    lines.append("   A:name#k*d = A's creature (copy k) with d damage; A@name = A's location")
+    return lines
+
+
+# --- status, reserves, graveyards -----------------------------------------------
+
+
+def describe_phase(game: Game) -> str:
+    """``'Turn 3, action phase 2 of 4 (A), A went first'``."""
+    if game.is_over:
+        return f"Turn {game.turn}, game over"
+    phase = game.phase
+    if phase is Phase.INITIATIVE:
+        where = "initiative phase"
+    elif phase is Phase.SPAWN:
+        where = f"spawn phase of {game.active.name}"
+    elif phase is Phase.ACTION:
+        where = f"action phase {game.action_index + 1} of 4 ({game.active.name})"
+    else:
+        where = "conquest phase"
+    first = "" if phase is Phase.INITIATIVE else f", {game.first.name} went first"
+    return f"Turn {game.turn}, {where}{first}"
+
+
+def conquest_now(game: Game, player: Player) -> int:
+    """Conquest points ``player`` would score if the turn ended now (803.1, 803.2)."""
+    return game.claimed_points(player) + game.kills[player]
+
+
+def render_status(game: Game) -> list[str]:
+    to_win = game.setup.options.turns_to_win
+    a, b = game.turns_won
+    lines = [f"{describe_phase(game)}.   Victory track: A {a}/{to_win}, B {b}/{to_win}."]
+    parts = []
+    for p in (Player.A, Player.B):
+        claimed, kills = game.claimed_points(p), game.kills[p]
+        parts.append(f"{p.name} {claimed + kills} (cells {claimed}, kills {kills})")
+    lines.append("Conquest this turn: " + "; ".join(parts) + ".")
+    if game.phase is Phase.SPAWN:
+        spawn = f"{game.spawn_points} spawn points left for {game.active.name}"
+    else:
+        spawn = "no spawn phase under way"
+    lines.append(f"Spawn points: {spawn}; bonus waiting: A {game.bonus[0]}, B {game.bonus[1]}.")
+    return lines
+
+
+def _wrap(head: str, items: Sequence[str]) -> list[str]:
+    """``head`` then the items separated by commas, broken only between items."""
+    return [head.rstrip(), *wrap_items(items or ["(none)"], sep=", ")]
+
+
+def render_reserves(game: Game, player: Player) -> list[str]:
+    """Reserves sorted by spawn cost now; ``*`` marks what the spawning player can afford."""
+    spawning = game.phase is Phase.SPAWN and game.active is player and not game.is_over
+    entries = []
+    for m in game.minis:
+        if m.owner is player and m.zone is Zone.RESERVES:
+            cost, base = game.spawn_cost(m), game.stat(m, Stat.COST)
+            price = f"{cost}" if cost == base else f"{cost}({base}+{cost - base})"  # 801.4
+            mark = "*" if spawning and cost <= game.spawn_points else ""
+            entries.append((cost, m.handle, f"{m.handle} {price}{mark}"))
+    entries.sort()
+    points = game.spawn_points
+    note = f"; * = affordable ({points} point{'' if points == 1 else 's'})" if spawning else ""
+    head = f"{player.name} reserves, spawn cost now = base(+aspect shortfall){note}:"
+    return _wrap(head, [e[2] for e in entries])
+
+
+def render_graveyard(game: Game, player: Player) -> list[str]:
+    dead = [m.handle for m in game.minis if m.owner is player and m.zone is Zone.GRAVEYARD]
+    if not dead:
+        return [f"{player.name} graveyard: (none)"]
+    return _wrap(f"{player.name} graveyard:", dead)
+
+
+def render_position(game: Game) -> str:
+    """Everything a player needs to see to decide, as lines of at most 80 columns."""
+    lines = [*render_status(game), *render_board(game)]
+    for player in (Player.A, Player.B):
+        lines += render_reserves(game, player)
+    for player in (Player.A, Player.B):
+        lines += render_graveyard(game, player)
+    lines.append(describe_pending(game))
+    return "\n".join(_fit(lines))
+
+
+def _fit(lines: Iterable[str]) -> list[str]:
+    out: list[str] = []
+    for line in lines:
+        out += textwrap.wrap(line, WIDTH, subsequent_indent="  ") if len(line) > WIDTH else [line]
+    return out
+
+
+# --- the pending decision ------------------------------------------------------------
+
+
+def describe_result(game: Game) -> str:
+    """``'A wins: six turns won to 2.'`` or ``'A wins: B resigned.'``."""
+    if game.winner is None:
+        return "The game is not over."
+    winner, loser = game.winner, game.winner.other
+    if game.end_reason is EndReason.RESIGNATION:
+        return f"{winner.name} wins: {loser.name} resigned."
+    won = game.turns_won
+    return f"{winner.name} wins, {won[winner]} turns won to {won[loser]}."
+
+
+def describe_pending(game: Game) -> str:
+    """What the game waits for, in one sentence."""
+    pending = game.pending
+    if pending is None:
+        return f"The game is over. {describe_result(game)}"
+    if isinstance(pending, ChanceRequest):
+        return _describe_chance(game, pending)
+    return _describe_decision(game, pending)
+
+
+def _describe_chance(game: Game, request: ChanceRequest) -> str:
+    if request.kind is ChanceKind.INITIATIVE:
+        who = " and ".join(p.name for p in request.players)
+        return f"Initiative: {who} roll{'s' if len(request.players) == 1 else ''} a die."
+    cell = cell_name(game.combat.cell) if game.combat is not None else "?"
+    owner = request.owner.name if request.owner is not None else "?"
+    if request.kind is ChanceKind.ATTACK:
+        return f"{owner} rolls {request.count} attack dice in {cell}."
+    return f"{owner} rolls {request.count} deathblow dice (blades miss)."
+
+
+def _describe_decision(game: Game, d: Decision) -> str:
+    p = d.player.name
+    kind = d.kind
+    if kind is DecisionKind.SPAWN:
+        return f"{p} to spawn ({game.spawn_points} spawn points left): 'spawn NAME CELL' or 'done'."
+    if kind is DecisionKind.ACTION:
+        return f"{p} to choose for action phase {game.action_index + 1}: 'shift' or 'strike'."
+    if kind is DecisionKind.SHIFT:
+        return f"{p} is shifting: 'move NAME CELL' for an unengaged creature, or 'done'."
+    if kind is DecisionKind.STRIKE:
+        return f"{p} is striking: 'attack CELL' where {p}'s creatures are engaged, or 'done'."
+    if kind is DecisionKind.DAMAGE:
+        return (
+            f"{p} assigns {d.total} damage among {d.player.other.name}'s creatures in "
+            f"{cell_name(d.cell)}: 'damage NAME=N ...'."
+        )
+    if kind is DecisionKind.FATE:
+        label = game.minis[d.minis[0]].label
+        return f"{label} reached both defense and life: {p} chooses 'destroy' or 'disrupt'."
+    if kind is DecisionKind.DEATHBLOW:
+        dying = ", ".join(game.minis[i].label for i in d.minis)
+        return f"{p}'s dying creatures in {cell_name(d.cell)} ({dying}) may make a deathblow."
+    waiting = ", ".join(game.minis[i].label for i in d.minis)
+    return f"{p} deals with marked enemy creatures ({waiting}): 'place NAME CELL' or 'bury NAME'."
+
+
+def explain_pending(game: Game) -> list[str]:
+    """The pending decision in words, then its legal choices in notation (80 columns)."""
+    return _fit([describe_pending(game)]) + choice_lines(game)
+
+
+def choice_lines(game: Game) -> list[str]:
+    """The legal choices of the pending decision in notation, wrapped between choices.
+
+    For DAMAGE, whose splits are too many to list: the total, every target with its
+    defense, life and damage already taken, and one legal example.
+    """
+    pending = game.pending
+    if not isinstance(pending, Decision):
+        return []
+    if pending.kind is DecisionKind.DAMAGE:
+        lines = [f"Assign exactly {pending.total} damage; targets:"]
+        for i in pending.targets:
+            m = game.minis[i]
+            lines.append(
+                f"  {m.handle} ({m.label}): defense {game.defense(m)}, life {game.life(m)}, "
+                f"damage taken {m.damage}"
+            )
+        first = game.minis[pending.targets[0]].handle
+        lines.append(f"Example: damage {first}={pending.total}")
+        return _fit(lines)
+    choices = game.legal_choices() or []
+    notations = [format_choice(game, c) for c in choices]
+    return [f"Legal choices ({len(notations)}):", *wrap_items(notations)]
+
+
+def wrap_items(items: Sequence[str], sep: str = " | ", indent: str = "  ") -> list[str]:
+    """``items`` joined by ``sep`` in lines of at most 80 columns, broken only between items."""
+    lines: list[str] = []
+    line = ""
+    tail = sep.rstrip()  # ends every line but the last
+    for item in items:
+        piece = item if not line else sep + item
+        if line and len(indent) + len(line) + len(piece) + len(tail) > WIDTH:
+            lines.append(indent + line + tail)
+            piece = item
+            line = ""
+        line += piece
+    if line:
+        lines.append(indent + line)
+    return lines
+
+
+def render_score_by_turn(game: Game) -> list[str]:
+    """One line per finished turn: both players' conquest points and who won the turn."""
+    lines = []
+    for turn, (a, b) in enumerate(game.conquest_history, start=1):
+        winner = "tie" if a == b else ("A" if a > b else "B")
+        lines.append(f"  turn {turn:2}: A {a:2} - B {b:2}   {winner}")
+    return lines or ["  (no turn finished)"]
+
+
+def describe_mini(game: Game, m: Mini) -> list[str]:
+    """A miniature's card and where it is now, for ``show NAME``."""
+    d = m.defn
+    aspects = ", ".join(a.name.capitalize() for a in d.aspects) or "none"
+    kind = "creature" if d.is_creature else "location"
+    origin = f", {d.set_name}" if d.set_name else ""
+    origin += "" if d.official else ", designed for dbnet"
+    lines = [f"{m.label}: {d.name} ({kind}{origin})"]
+    lines.append(f"  spawn cost {d.spawn_cost}, aspects {aspects}")
+    if d.is_creature:
+        printed = f"power {d.power}, defense {d.defense}, life {d.life}"
+        now = f"power {game.power(m)}, defense {game.defense(m)}, life {game.life(m)}"
+        lines.append(f"  {printed}" + ("" if now == printed else f" (now {now})"))
+    if m.zone is Zone.DREAMSCAPE:
+        where = f"in {cell_name(m.cell)}" + (f", {m.damage} damage taken" if m.damage else "")
+    elif m.zone is Zone.RESERVES:
+        where = f"in reserves, spawn cost now {game.spawn_cost(m)}"
+    else:
+        where = f"in the {m.zone.name.lower()}"
+    lines.append(f"  {where}")
+    if not d.abilities:
+        lines.append("  abilities: none")
+    for ability in d.abilities:
+        number = f" {ability.x}" if ability.x is not None else ""
+        modifier = f" {ability.modifier}" if ability.modifier else ""
+        head = f"{ability.keyword}{number}{modifier} ({ability.activation.value})"
+        lines += textwrap.wrap(
+            f"{head}: {ability.text}" if ability.text else head,
+            WIDTH,
+            initial_indent="  ",
+            subsequent_indent="    ",
+        )
+    return lines

@@ -1,0 +1,168 @@
+"""``dbnet play`` as a user meets it: a real process, its stdin and stdout as pipes."""
+
+from __future__ import annotations
+
+import random
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from dbnet.catalog import default_warbands, load_catalog
+
+from .terminal import Terminal, listed_choices
+
+TURNS_TO_WIN = 6  # the default option (rule 803.3)
+
+
+def run_play(tmp_path: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "dbnet", "play", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+    )
+
+
+def test_illegal_entry_is_explained_and_the_game_goes_on(tmp_path: Path) -> None:
+    term = Terminal("--seed", "3", cwd=tmp_path)
+    first, prompted = term.read()
+    assert prompted
+    assert "Legal choices" in first
+    term.send("spawn nonsense e1")
+    answer, prompted = term.read()
+    assert prompted
+    lines = [line for line in answer.splitlines() if line.startswith("not played:")]
+    assert lines == ["not played: 'nonsense' names no miniature of A in reserves"]
+    # the same decision is asked again, and a legal choice is then played
+    choice = listed_choices(first)[0]
+    term.send(choice)
+    after, prompted = term.read()
+    assert prompted
+    assert "not played" not in after
+    assert "A> " in after
+    term.send("quit")
+    code, rest, err = term.finish()
+    assert code == 0
+    assert "game abandoned" in rest
+    assert err == ""
+
+
+def test_help_board_show_choices_and_log(tmp_path: Path) -> None:
+    lantern = load_catalog().get("lantern-page")
+    script = "\n".join(["help", "board", "show lantern-page", "show B:nobody", "choices", "log"])
+    result = run_play(tmp_path, "--seed", "3", stdin=script + "\n")
+    out = result.stdout
+    assert "Spawn phase (801)" in out  # help explains the pending decision, with its rule
+    assert "Commands: help" in out
+    assert out.count("   +--------------+") >= 2 * 6  # the board was drawn at least twice
+    assert f"{lantern.name} (creature" in out
+    assert f"power {lantern.power}, defense {lantern.defense}, life {lantern.life}" in out
+    assert "no miniature in this game is called 'B:nobody'" in out
+    assert out.count("Legal choices (") >= 2
+    assert re.search(r"\s1\.\s+roll \d \d\n", out)  # the log starts with the initiative roll
+    assert result.returncode == 1  # input ended before the game did
+    assert "input ended before the game was over" in out
+    assert "Traceback" not in result.stderr
+
+
+def test_resign_ends_the_game_with_the_bot_winning(tmp_path: Path) -> None:
+    result = run_play(tmp_path, "--seed", "4", "--side", "B", "--bot", "random", stdin="resign\n")
+    assert result.returncode == 0
+    assert "You are B" in result.stdout
+    assert "A wins: B resigned." in result.stdout
+    assert "The bot wins." in result.stdout
+    assert "Score by turn" in result.stdout
+
+
+def test_end_of_input_ends_cleanly(tmp_path: Path) -> None:
+    result = run_play(tmp_path, "--seed", "1", stdin="")
+    assert result.returncode == 1
+    assert "game abandoned" in result.stdout
+    assert result.stderr == ""
+
+
+def test_ctrl_c_ends_without_a_traceback(tmp_path: Path) -> None:
+    term = Terminal("--seed", "2", cwd=tmp_path)
+    _, prompted = term.read()
+    assert prompted
+    term.proc.send_signal(signal.SIGINT)
+    code, rest, err = term.finish()
+    assert code == 130
+    assert "interrupted" in rest
+    assert "Traceback" not in err
+
+
+def test_a_bad_warband_file_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    bad = tmp_path / "mine.toml"
+    bad.write_text('name = "Oops"\nminis = ["No Such Creature"]\n')
+    result = run_play(tmp_path, "--warband", str(bad), stdin="")
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert "mine.toml" in lines[0]
+    assert "Traceback" not in result.stderr
+    missing = run_play(tmp_path, "--opponent", str(tmp_path / "absent.toml"), stdin="")
+    assert missing.returncode == 2
+    assert "absent.toml" in missing.stderr
+
+
+def test_a_warband_file_is_used(tmp_path: Path) -> None:
+    catalog = load_catalog()
+    theirs = default_warbands(catalog)[1]
+    path = tmp_path / "swarm.toml"
+    names = sorted({d.name for d in theirs.minis})
+    path.write_text(f'name = "Mine"\nminis = [{", ".join(repr(n) for n in names)}]\n')
+    result = run_play(tmp_path, "--seed", "5", "--warband", str(path), stdin="quit\n")
+    assert result.returncode == 0
+    assert "You are A ('Mine'" in result.stdout
+    first = catalog.get(names[0])
+    assert f"{first.slug} " in result.stdout.split("A reserves", 1)[1]
+
+
+def test_a_whole_game_through_the_pipes(tmp_path: Path) -> None:
+    """Answer every prompt with one of the listed choices until the game ends."""
+    rng = random.Random(7)
+    term = Terminal("--seed", "11", cwd=tmp_path)
+    answers = 0
+    while True:
+        text, prompted = term.read()
+        if not prompted:
+            break
+        assert "not played" not in text, "a listed choice was refused"
+        assert text.rstrip().endswith("A>")
+        term.send(rng.choice(listed_choices(text)))
+        answers += 1
+    code, rest, err = term.finish()
+    out = "".join(term.transcript) + rest
+    assert code == 0, err
+    assert err == ""
+    assert answers > 20
+    assert "B (greedy): " in out  # the bot's decisions are shown
+    assert re.search(r"rolls \d+ attack dice in [a-e][1-5]: \[[123B -]+\]", out)
+    result = re.search(r"([AB]) wins, (\d+) turns won to (\d+)\.", out)
+    assert result, out[-2000:]
+    winner, won, lost = result.group(1), int(result.group(2)), int(result.group(3))
+    table = out.split("Score by turn (conquest points):", 1)[1]
+    rows = re.findall(r"turn +\d+: A +(\d+) - B +(\d+) +(A|B|tie)", table)
+    assert rows
+    for a, b, who in rows:  # each row's verdict follows from its points (803.3)
+        assert who == ("tie" if a == b else ("A" if int(a) > int(b) else "B"))
+    wins = {p: sum(1 for *_, who in rows if who == p) for p in "AB"}
+    loser = "B" if winner == "A" else "A"
+    assert (wins[winner], wins[loser]) == (won, lost)
+    assert won == TURNS_TO_WIN
+
+
+def test_the_same_seed_and_entries_give_the_same_game(tmp_path: Path) -> None:
+    script = "board\nlog\nquit\n"
+    first = run_play(tmp_path, "--seed", "9", "--side", "B", stdin=script)
+    again = run_play(tmp_path, "--seed", "9", "--side", "B", stdin=script)
+    other = run_play(tmp_path, "--seed", "10", "--side", "B", stdin=script)
+    assert first.returncode == again.returncode == 0
+    assert re.search(r"Initiative: A \d, B \d\.", first.stdout)
+    assert first.stdout == again.stdout
+    assert first.stdout != other.stdout

@@ -671,6 +671,7 @@ class Game:
             raise IllegalChoiceError(
                 f"the game is waiting for {pending.count} {pending.kind.value} dice, not a choice"
             )
+        _check_field_types(choice)
         if self.step is Step.DAMAGE:
             self._check_damage(choice, pending)
             return
@@ -1110,7 +1111,8 @@ class Game:
     def _spawn(self, m: Mini, cell: int) -> None:
         self.spawn_points -= self.spawn_cost(m)
         self._place(m, Zone.DREAMSCAPE, cell)
-        self.spawned_into[cell] += 1
+        if m.defn.is_creature:
+            self.spawned_into[cell] += 1  # 801.5 counts creatures; a location comes on top
         self._emit(EventKind.SPAWNED, m.id, cell)
 
     def _move(self, m: Mini, cell: int) -> None:
@@ -1327,6 +1329,20 @@ class Game:
                 return
         self.combat = None
         self.step = combat.resume
+
+
+def _check_field_types(choice: Choice) -> None:
+    """Fields are ints (bools only for ``destroy``): ``True == 1`` must not pass for a miniature."""
+    for name in getattr(type(choice), "__slots__", ()):
+        _check_value(choice, name, getattr(choice, name))
+
+
+def _check_value(choice: Choice, name: str, value: object) -> None:
+    if isinstance(value, tuple):
+        for item in value:
+            _check_value(choice, name, item)
+    elif (type(value) is not bool) if name == "destroy" else (type(value) is not int):
+        raise InvalidChoiceError(f"{type(choice).__name__}.{name} holds {value!r}, not an int")
 
 
 _CHOICE_TYPES: dict[DecisionKind, tuple[type, ...]] = {

@@ -276,10 +276,14 @@ def _mini(game: Game, word: str, owner: Player, where: _Filter, what: str) -> Mi
     if len(matches) == 1:
         return matches[0]
     if len(matches) > 1:
-        # Copies with the same state are interchangeable: a bare slug names the first.
-        slugs = {m.defn.slug for m in matches}
-        if len(slugs) == 1 and key == matches[0].defn.slug:
-            return matches[0]
+        # Copies in the same place and state are interchangeable: name the first.
+        first = matches[0]
+        if all(
+            (m.defn.slug, m.zone, m.cell, m.damage, m.moved)
+            == (first.defn.slug, first.zone, first.cell, first.damage, first.moved)
+            for m in matches
+        ):
+            return first
         names = ", ".join(m.handle for m in matches)
         raise InvalidChoiceError(f"{word!r} is ambiguous: it could be {names}")
     raise InvalidChoiceError(f"{word!r} names no miniature of {owner.name} {what}")

@@ -47,3 +47,24 @@ class ScenarioFailedError(DbnetError):
         self.mismatches = mismatches
         joined = "\n".join(f"  {m}" for m in mismatches)
         super().__init__(f"{path}: {len(mismatches)} mismatch(es)\n{joined}")
+
+
+class DecodeError(DbnetError, ValueError):
+    """Bytes that are not valid msgpack for dbnet, or a value that breaks a message's schema.
+
+    ``path`` names the field (``entry.body.links[2][1]``); the message quotes the
+    offending value where it is short enough to quote.
+    """
+
+    def __init__(self, path: str, problem: str) -> None:
+        self.path = path
+        self.problem = problem
+        super().__init__(f"{path}: {problem}" if path else problem)
+
+
+class IdentityError(DbnetError):
+    """An identity key file or known-peers file that cannot be used; the message names the file."""
+
+
+class KnownPeerMismatchError(IdentityError):
+    """A known peer offered a different key from the one remembered for its name."""

@@ -1,0 +1,383 @@
+"""Ed25519 identity keys, their fingerprints, and the known-peers file.
+
+A player's identity is one long-term Ed25519 key, kept in ``identity.key`` in
+the configuration directory (PEM, PKCS #8, unencrypted, readable only by its
+owner). Its fingerprint is short enough to read aloud over the phone.
+``known_peers`` pins the key of each peer by name in the manner of SSH's
+``StrictHostKeyChecking accept-new``: a new name is remembered, a known name
+with another key is refused.
+
+Files are written whole to a temporary file in the same directory and then
+moved into place, so a crash leaves either the old file or the new one.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import hashlib
+import os
+import re
+import secrets
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final, Literal
+
+from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from dbnet.errors import IdentityError, KnownPeerMismatchError
+
+__all__ = ["Identity", "KnownPeers", "config_dir", "fingerprint", "verify"]
+
+KEY_FILE: Final = "identity.key"
+KNOWN_PEERS_FILE: Final = "known_peers"
+PUBLIC_KEY_SIZE: Final = 32
+SIGNATURE_SIZE: Final = 64
+_NAME = re.compile(r"[^\s#][^\s]*")
+_HEX_DIGEST = re.compile(r"[0-9a-fA-F]{64}")
+_KNOWN_PEERS_HEADER: Final = (
+    "# dbnet known peers: one line per peer, NAME SHA256-OF-PUBLIC-KEY (hex).\n"
+    "# A peer whose key changed is refused; remove its line only after comparing\n"
+    "# fingerprints with the peer by another channel.\n"
+)
+
+
+def config_dir() -> Path:
+    """dbnet's configuration directory, created (mode 0700) if it does not exist.
+
+    ``$DBNET_HOME`` if set, else ``$XDG_CONFIG_HOME/dbnet``, else ``~/.config/dbnet``.
+    """
+    home = os.environ.get("DBNET_HOME")
+    if home:
+        directory = Path(home)
+    else:
+        xdg = os.environ.get("XDG_CONFIG_HOME")
+        # the XDG spec says a relative path is invalid and must be ignored
+        base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".config"
+        directory = base / "dbnet"
+    _make_dir(directory)
+    return directory
+
+
+def _make_dir(directory: Path) -> None:
+    try:
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:
+        raise IdentityError(f"{directory}: cannot create the directory: {exc.strerror}") from exc
+
+
+def fingerprint(public_key: bytes) -> str:
+    """A short fingerprint to read aloud, such as ``KQ3X-7ZBD-M2LA-QX4P``.
+
+    It is the base32 of the first 10 bytes of SHA-256(public key), in four groups of four.
+
+    Raises:
+        IdentityError: if ``public_key`` is not 32 bytes.
+    """
+    if type(public_key) is not bytes or len(public_key) != PUBLIC_KEY_SIZE:
+        raise IdentityError(f"an Ed25519 public key is 32 bytes, got {public_key!r}")
+    return _fingerprint_of_digest(hashlib.sha256(public_key).digest())
+
+
+def _fingerprint_of_digest(digest: bytes) -> str:
+    text = base64.b32encode(digest[:10]).decode("ascii")  # 16 characters, no padding
+    return "-".join(text[i : i + 4] for i in range(0, 16, 4))
+
+
+def verify(public_key: bytes, signature: bytes, message: bytes) -> bool:
+    """Whether ``signature`` is ``public_key``'s Ed25519 signature of ``message``.
+
+    False (never an exception) for a bad signature or a malformed key or signature.
+    """
+    if type(public_key) is not bytes or len(public_key) != PUBLIC_KEY_SIZE:
+        return False
+    if type(signature) is not bytes or len(signature) != SIGNATURE_SIZE:
+        return False
+    if not isinstance(message, bytes):
+        return False
+    try:
+        Ed25519PublicKey.from_public_bytes(public_key).verify(signature, message)
+    except (InvalidSignature, ValueError, TypeError, UnsupportedAlgorithm):
+        return False
+    return True
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """This player's Ed25519 key pair. The repr shows the fingerprint, never the private key."""
+
+    public_key: bytes
+    _private: Ed25519PrivateKey = field(repr=False, compare=False)
+
+    def __repr__(self) -> str:
+        return f"<Identity {self.fingerprint}>"
+
+    @property
+    def fingerprint(self) -> str:
+        return fingerprint(self.public_key)
+
+    @classmethod
+    def generate(cls) -> Identity:
+        """A fresh identity that is not saved anywhere (tests, local play)."""
+        return cls._of(Ed25519PrivateKey.generate())
+
+    @classmethod
+    def from_private_bytes(cls, raw: bytes) -> Identity:
+        """The identity of a raw 32-byte Ed25519 private key (seed).
+
+        Raises:
+            IdentityError: if ``raw`` is not 32 bytes.
+        """
+        if type(raw) is not bytes or len(raw) != 32:
+            raise IdentityError("an Ed25519 private key is 32 bytes")
+        return cls._of(Ed25519PrivateKey.from_private_bytes(raw))
+
+    @classmethod
+    def _of(cls, key: Ed25519PrivateKey) -> Identity:
+        public = key.public_key().public_bytes(
+            serialization.Encoding.Raw, serialization.PublicFormat.Raw
+        )
+        return cls(public, key)
+
+    @classmethod
+    def load_or_create(cls, directory: Path | None = None) -> Identity:
+        """The identity in ``directory/identity.key`` (default: ``config_dir()``), created
+        with a fresh key if the file does not exist yet.
+
+        Raises:
+            IdentityError: if the key file can be read by group or others, is not an
+                unencrypted PEM PKCS #8 Ed25519 private key, or cannot be read or written.
+        """
+        if directory is None:
+            directory = config_dir()
+        else:
+            _make_dir(directory)
+        path = directory / KEY_FILE
+        try:
+            return cls._load(path)
+        except FileNotFoundError:
+            pass
+        key = Ed25519PrivateKey.generate()
+        pem = key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+        if not _write_new(path, pem):
+            return cls._load(path)  # another process created it first: use that one
+        return cls._of(key)
+
+    @classmethod
+    def _load(cls, path: Path) -> Identity:
+        """The identity in ``path``; FileNotFoundError if there is none."""
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except FileNotFoundError:
+            raise
+        except OSError as exc:
+            raise IdentityError(f"{path}: cannot open the identity key: {exc.strerror}") from exc
+        with os.fdopen(fd, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise IdentityError(f"{path}: the identity key is not a regular file")
+            mode = stat.S_IMODE(info.st_mode)
+            if os.name == "posix" and mode & 0o077:
+                raise IdentityError(
+                    f"{path}: permissions {mode:04o} are too open; the identity key must be "
+                    f"readable only by you (run: chmod 600 {path})"
+                )
+            data = handle.read(64 * 1024)
+        try:
+            key = serialization.load_pem_private_key(data, password=None)
+        except (ValueError, TypeError, UnsupportedAlgorithm) as exc:
+            raise IdentityError(
+                f"{path}: not an unencrypted PEM (PKCS #8) Ed25519 private key; move the file "
+                "away to create a new identity (your peers will see a new fingerprint)"
+            ) from exc
+        if not isinstance(key, Ed25519PrivateKey):
+            raise IdentityError(f"{path}: the key is not an Ed25519 key ({type(key).__name__})")
+        return cls._of(key)
+
+    def sign(self, message: bytes) -> bytes:
+        """The Ed25519 signature (64 bytes) of ``message``."""
+        return self._private.sign(message)
+
+
+class KnownPeers:
+    """The ``known_peers`` file: peers' names and the SHA-256 of their public keys.
+
+    Each line is ``NAME HEX`` (NAME has no spaces and does not start with ``#``;
+    HEX is 64 hex digits); blank lines and lines starting with ``#`` are
+    ignored. The file is read afresh by every call.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __repr__(self) -> str:
+        return f"KnownPeers({self.path!r})"
+
+    @classmethod
+    def in_dir(cls, directory: Path | None = None) -> KnownPeers:
+        """The known peers of ``directory`` (default: ``config_dir()``)."""
+        if directory is None:
+            directory = config_dir()
+        return cls(directory / KNOWN_PEERS_FILE)
+
+    def check(self, name: str, public_key: bytes) -> Literal["new", "known"]:
+        """ "known" if ``name`` is remembered with this key, "new" if ``name`` is not known.
+
+        Raises:
+            KnownPeerMismatchError: ``name`` is remembered with another key.
+            IdentityError: a malformed file (naming the line) or a malformed name or key.
+        """
+        digest = _digest(public_key)
+        entry = self._entries().get(_check_name(name))
+        if entry is None:
+            return "new"
+        stored, line = entry
+        if stored != digest:
+            raise KnownPeerMismatchError(
+                f"the key of peer {name!r} has CHANGED: it is not the key remembered for that "
+                f"name.\n"
+                f"  remembered fingerprint: {_fingerprint_of_digest(bytes.fromhex(stored))}\n"
+                f"  offered fingerprint:    {_fingerprint_of_digest(bytes.fromhex(digest))}\n"
+                f"Someone may be impersonating {name!r}. If the peer really has a new key, "
+                f"compare fingerprints with them by another channel (phone, in person), then "
+                f"remove line {line} ({name} ...) from {self.path} and connect again."
+            )
+        return "known"
+
+    def remember(self, name: str, public_key: bytes) -> None:
+        """Add ``name`` with this key (nothing to do if it is already known with it).
+
+        The whole file is rewritten atomically, so earlier lines are never lost.
+
+        Raises:
+            KnownPeerMismatchError: ``name`` is remembered with another key.
+            IdentityError: a malformed file, name or key, or the file cannot be written.
+        """
+        if self.check(name, public_key) == "known":
+            return
+        try:
+            old = self.path.read_text(encoding="utf-8")
+            mode = stat.S_IMODE(self.path.stat().st_mode)
+        except FileNotFoundError:
+            old, mode = _KNOWN_PEERS_HEADER, 0o600
+        except OSError as exc:
+            raise IdentityError(f"{self.path}: cannot read: {exc.strerror}") from exc
+        if old and not old.endswith("\n"):
+            old += "\n"
+        text = f"{old}{name} {_digest(public_key)}\n"
+        _write_replace(self.path, text.encode("utf-8"), mode)
+
+    def _entries(self) -> dict[str, tuple[str, int]]:
+        """Name -> (digest in lower-case hex, line number)."""
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return {}
+        except UnicodeDecodeError as exc:
+            raise IdentityError(f"{self.path}: not UTF-8 text ({exc.reason})") from exc
+        except OSError as exc:
+            raise IdentityError(f"{self.path}: cannot read: {exc.strerror}") from exc
+        entries: dict[str, tuple[str, int]] = {}
+        for number, raw in enumerate(text.splitlines(), 1):
+            line = raw.strip()
+            if not line or line.startswith("#"):
+                continue
+            parts = line.split()
+            if len(parts) != 2 or not _HEX_DIGEST.fullmatch(parts[1]):
+                raise IdentityError(
+                    f"{self.path}, line {number}: expected NAME and the 64-hex-digit SHA-256 "
+                    f"of the peer's key, got {raw.strip()[:80]!r}"
+                )
+            name, digest = parts[0], parts[1].lower()
+            earlier = entries.get(name)
+            if earlier is not None and earlier[0] != digest:
+                raise IdentityError(
+                    f"{self.path}, line {number}: peer {name!r} is also on line {earlier[1]} "
+                    "with another key; remove the wrong line"
+                )
+            if earlier is None:
+                entries[name] = (digest, number)
+        return entries
+
+
+def _check_name(name: str) -> str:
+    if type(name) is not str or not _NAME.fullmatch(name):
+        raise IdentityError(
+            f"a peer name is one word without spaces, not starting with '#', got {name!r}"
+        )
+    return name
+
+
+def _digest(public_key: bytes) -> str:
+    if type(public_key) is not bytes or len(public_key) != PUBLIC_KEY_SIZE:
+        raise IdentityError(f"an Ed25519 public key is 32 bytes, got {public_key!r}")
+    return hashlib.sha256(public_key).hexdigest()
+
+
+# --- atomic writes -----------------------------------------------------------------------------
+
+
+def _write_temp(path: Path, data: bytes, mode: int) -> Path:
+    """``data`` in a new temporary file beside ``path``, flushed to disk."""
+    temp = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
+    try:
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    except OSError as exc:
+        raise IdentityError(f"{path}: cannot write: {exc.strerror}") from exc
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError as exc:
+        temp.unlink(missing_ok=True)
+        raise IdentityError(f"{path}: cannot write: {exc.strerror}") from exc
+    return temp
+
+
+def _sync_dir(directory: Path) -> None:
+    with contextlib.suppress(OSError):  # not every platform can open a directory
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _write_replace(path: Path, data: bytes, mode: int) -> None:
+    """Replace ``path`` by a file holding ``data``, atomically (temp file + os.replace)."""
+    temp = _write_temp(path, data, mode)
+    try:
+        os.replace(temp, path)
+    except OSError as exc:
+        temp.unlink(missing_ok=True)
+        raise IdentityError(f"{path}: cannot write: {exc.strerror}") from exc
+    _sync_dir(path.parent)
+
+
+def _write_new(path: Path, data: bytes) -> bool:
+    """Create ``path`` (mode 0600) holding ``data`` atomically, unless it exists: then
+    return False. A hard link never replaces an existing file, so two processes creating
+    an identity at once cannot each keep a different key; where hard links are not
+    supported, fall back to os.replace."""
+    temp = _write_temp(path, data, 0o600)
+    try:
+        os.link(temp, path)
+    except FileExistsError:
+        return False
+    except OSError:
+        try:
+            os.replace(temp, path)
+        except OSError as exc:
+            raise IdentityError(f"{path}: cannot write: {exc.strerror}") from exc
+    finally:
+        temp.unlink(missing_ok=True)
+    _sync_dir(path.parent)
+    return True

@@ -1,0 +1,437 @@
+"""The signed, hash-chained log of one game, validated entry by entry.
+
+``GameLog`` is the single place where the rules of the protocol live: both
+peers run every entry (their own and the other's) through ``append``, and the
+replay verifier runs a whole file through it. An entry is accepted only if its
+envelope (version, game, sequence number, previous hash, author, signature)
+is right, its decision is legal for the player the engine names, its chain
+links are the next ones of its author's hash chain and obey the arming rule,
+and the state hash it carries equals the engine's after it.
+
+The arming rule (docs/protocol.md): dice for roll r come from both players'
+links for r. The entry that leaves the engine waiting for roll r (it commits
+the last decision made without knowing the roll) must carry its author's link
+for r; the other player's link comes in their very next entry, which may also
+carry their next decision, so a roll costs no extra message. A link for a roll
+the engine is not waiting for yet is invalid.
+"""
+
+from __future__ import annotations
+
+import copy
+import enum
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from dbnet import codec, dice
+from dbnet.codec import (
+    AcceptBody,
+    ClaimBody,
+    CosignBody,
+    Entry,
+    EntryKind,
+    FinalBody,
+    OfferBody,
+    PlayBody,
+    ResignBody,
+    SignedEntry,
+)
+from dbnet.engine import ChanceRequest, Decision, EndReason, Game, Player, parse_choice
+from dbnet.errors import DbnetError
+from dbnet.identity import verify
+from dbnet.protocol.errors import InvalidEntryError
+
+ZERO_HASH = bytes(32)
+GAME_ID_PERSON = b"dbnet/game/v1"
+
+
+class Status(enum.Enum):
+    PLAYING = "playing"  # the engine names who writes next
+    FINAL_DUE = "final due"  # the game is over; its last author writes FINAL
+    COSIGN_DUE = "cosign due"  # the other player counter-signs
+    COMPLETE = "complete"
+    CLAIMED = "claimed"  # ended by a unilateral timeout claim
+
+
+def game_id_for(rules: str, keys: tuple[bytes, bytes], nonce: bytes, setup_bytes: bytes) -> bytes:
+    """The game id binds both keys, the nonce, the rules version and the setup (options)."""
+    h = hashlib.blake2b(digest_size=32, person=GAME_ID_PERSON)
+    for field in (rules.encode(), keys[0], keys[1], nonce, setup_bytes):
+        h.update(len(field).to_bytes(4, "big"))
+        h.update(field)
+    return h.digest()
+
+
+@dataclass(frozen=True, slots=True)
+class Roll:
+    """A roll of the game: its index, the engine's purpose and the dice."""
+
+    index: int
+    kind: str
+    dice: tuple[int, ...]
+
+
+class LinkSource(Protocol):
+    """Where an entry's links come from: the entry itself, or the author's own chain."""
+
+    def take(self, roll: int) -> tuple[bytes, bytes | None] | None:
+        """The author's link for ``roll`` and, when it ends a generation, the next anchor;
+        None when there is none to give for that roll."""
+        ...
+
+    def leftover(self) -> str | None:
+        """What the entry holds that was not used (a reason), or None."""
+        ...
+
+
+class GameLog:
+    """A validated log. Build it from an OFFER with ``GameLog.start``; then ``append``."""
+
+    def __init__(
+        self,
+        offer: SignedEntry,
+        entry: Entry,
+        body: OfferBody,
+        game: Game,
+        game_id: bytes,
+    ) -> None:
+        self.game_id = game_id
+        self.rules = body.rules
+        self.keys: tuple[bytes, bytes] = (body.keys[0], body.keys[1])
+        self.chain_length = body.chain
+        self.game = game
+        self.entries: list[SignedEntry] = [offer]
+        self.decoded: list[Entry] = [entry]
+        self.head = codec.entry_hash(offer.signed)
+        self.anchors: list[bytes] = [body.anchor]
+        self.chains: list[dice.ChainVerifier | None] = [
+            dice.ChainVerifier(dice.chain_salt(game_id, self.keys[0]), body.chain, body.anchor),
+            None,
+        ]
+        self.links: list[list[bytes]] = [[], []]  # revealed links per player, by roll index
+        self.rolls: list[Roll] = []
+        self.status = Status.PLAYING
+        self.final_author: Player | None = None
+
+    # --- construction ---------------------------------------------------------
+
+    @classmethod
+    def start(cls, record: bytes) -> GameLog:
+        """A log from the OFFER record (entry 0)."""
+        try:
+            signed, entry = codec.decode_signed_entry(record)
+        except DbnetError as exc:
+            raise InvalidEntryError(0, f"malformed: {exc}", record) from exc
+        body = entry.body
+        if entry.kind is not EntryKind.OFFER or not isinstance(body, OfferBody):
+            raise InvalidEntryError(0, f"the first entry must be an OFFER, not {entry.kind.name}")
+        if entry.seq != 0 or entry.author != Player.A or entry.prev_hash != ZERO_HASH:
+            raise InvalidEntryError(0, "the OFFER must be entry 0 by A with a zero previous hash")
+        if body.keys[0] == body.keys[1]:
+            raise InvalidEntryError(0, "both players have the same key")
+        setup_bytes = codec.encode(codec.setup_to_wire(body.setup))
+        game_id = game_id_for(body.rules, (body.keys[0], body.keys[1]), body.nonce, setup_bytes)
+        if entry.game_id != game_id:
+            raise InvalidEntryError(0, "the game id does not match the offer's contents", record)
+        if not verify(body.keys[0], signed.signature, codec.signing_message(signed.signed)):
+            raise InvalidEntryError(0, "bad signature by A", record)
+        try:
+            game = Game(body.setup)
+        except DbnetError as exc:
+            raise InvalidEntryError(0, f"the setup cannot be played: {exc}", record) from exc
+        if body.state != game.state_hash():
+            raise InvalidEntryError(0, "A's state hash differs from the initial state", record)
+        return cls(signed, entry, body, game, game_id)
+
+    # --- queries ------------------------------------------------------------------
+
+    @property
+    def next_seq(self) -> int:
+        return len(self.entries)
+
+    def expected_author(self) -> Player | None:
+        """Who writes the next entry (None once the log is closed)."""
+        if self.status is Status.COMPLETE or self.status is Status.CLAIMED:
+            return None
+        if self.status is Status.COSIGN_DUE:
+            assert self.final_author is not None
+            return self.final_author.other
+        if self.status is Status.FINAL_DUE:
+            return self.final_author
+        if self.next_seq == 1:
+            return Player.B  # the ACCEPT
+        pending = self.game.pending
+        if isinstance(pending, Decision):
+            return pending.player
+        assert isinstance(pending, ChanceRequest)
+        k = len(self.rolls)
+        # the arming entry carried one link for roll k; the other player owes theirs
+        return Player.A if len(self.links[Player.A]) <= k else Player.B
+
+    # --- appending ----------------------------------------------------------------
+
+    def append(self, record: bytes, *, atomic: bool = True) -> Entry:
+        """Validate ``record`` as the next entry and add it; raise InvalidEntryError if it
+        is not, leaving the log unchanged (with ``atomic``; the verifier stops instead)."""
+        seq = self.next_seq
+        try:
+            signed, entry = codec.decode_signed_entry(record)
+        except DbnetError as exc:
+            raise InvalidEntryError(seq, f"malformed: {exc}", record) from exc
+        self._check_envelope(seq, signed, entry, record)
+        if not atomic:
+            self._apply(seq, entry, record)
+        else:
+            saved = self._save()
+            try:
+                self._apply(seq, entry, record)
+            except BaseException:
+                self._restore(saved)
+                raise
+        self.entries.append(signed)
+        self.decoded.append(entry)
+        self.head = codec.entry_hash(signed.signed)
+        return entry
+
+    def _check_envelope(self, seq: int, signed: SignedEntry, entry: Entry, record: bytes) -> None:
+        def fail(reason: str) -> InvalidEntryError:
+            return InvalidEntryError(seq, reason, record)
+
+        if entry.game_id != self.game_id:
+            raise fail("it belongs to another game (game id differs)")
+        if entry.seq != seq:
+            raise fail(f"out of order: sequence number {entry.seq}, expected {seq}")
+        if entry.prev_hash != self.head:
+            raise fail("its previous-entry hash does not match entry " + str(seq - 1))
+        author = Player(entry.author)
+        expected = self.expected_author()
+        if expected is None:
+            raise fail(f"the log is closed ({self.status.value}); nothing may follow")
+        if entry.kind is EntryKind.CLAIM:
+            if author is expected:
+                raise fail(f"{author.name} claims a timeout while it is {author.name}'s turn")
+        elif author is not expected:
+            raise fail(f"out of turn: written by {author.name}, but {expected.name} writes next")
+        if not verify(self.keys[author], signed.signature, codec.signing_message(signed.signed)):
+            raise fail(f"bad signature: not signed by {author.name}'s key")
+
+    def _apply(self, seq: int, entry: Entry, record: bytes) -> None:
+        author = Player(entry.author)
+        body = entry.body
+
+        def fail(reason: str) -> InvalidEntryError:
+            return InvalidEntryError(seq, reason, record)
+
+        kind = entry.kind
+        if self.status is Status.FINAL_DUE and kind is not EntryKind.FINAL:
+            raise fail(f"the game is over: {author.name} must write FINAL, not {kind.name}")
+        if self.status is Status.COSIGN_DUE and kind is not EntryKind.COSIGN:
+            raise fail(f"{author.name} must counter-sign the FINAL entry, not write {kind.name}")
+        if kind is EntryKind.ACCEPT:
+            assert isinstance(body, AcceptBody)
+            if seq != 1:
+                raise fail("an ACCEPT must be entry 1")
+            if body.anchor == self.anchors[Player.A]:
+                raise fail("B's chain anchor equals A's (identical anchors are refused)")
+            salt = dice.chain_salt(self.game_id, self.keys[Player.B])
+            self.anchors.append(body.anchor)
+            self.chains[Player.B] = dice.ChainVerifier(salt, self.chain_length, body.anchor)
+            self._play(seq, author, None, EntryLinks(body.links, None, self.chain_length), record)
+            self._check_state(seq, body.state, record)
+        elif seq == 1:
+            raise fail(f"entry 1 must be B's ACCEPT, not {kind.name}")
+        elif kind is EntryKind.PLAY:
+            assert isinstance(body, PlayBody)
+            links = EntryLinks(body.links, body.anchor, self.chain_length)
+            self._play(seq, author, body.decision, links, record)
+            self._check_state(seq, body.state, record)
+        elif kind is EntryKind.RESIGN:
+            assert isinstance(body, ResignBody)
+            self.game.resign(author)
+            self._check_state(seq, body.state, record)
+        elif kind is EntryKind.CLAIM:
+            assert isinstance(body, ClaimBody)
+            if body.waiting_for != seq:
+                raise fail(f"the claim waits for entry {body.waiting_for}, but entry {seq} is due")
+            self.status = Status.CLAIMED
+            return
+        elif kind is EntryKind.FINAL:
+            assert isinstance(body, FinalBody)
+            self._check_final(seq, body, record)
+            self._check_state(seq, body.state, record)
+            self.status = Status.COSIGN_DUE
+            return
+        elif kind is EntryKind.COSIGN:
+            assert isinstance(body, CosignBody)
+            if body.head != self.head:
+                raise fail("the counter-signature is not over the FINAL entry's hash")
+            if body.winner != self.game.winner:
+                raise fail("the counter-signed winner differs from the game's")
+            self.status = Status.COMPLETE
+            return
+        else:
+            raise fail(f"an entry of kind {kind.name} cannot appear here")
+        if self.game.is_over:
+            self.status = Status.FINAL_DUE
+            self.final_author = author
+
+    def _check_final(self, seq: int, body: FinalBody, record: bytes) -> None:
+        game = self.game
+        reason = "victory" if game.end_reason is EndReason.VICTORY else "resignation"
+        turns = [list(t) for t in game.conquest_history]
+        if body.winner != game.winner or body.reason != reason:
+            raise InvalidEntryError(
+                seq, f"FINAL says {body.reason} for {Player(body.winner).name}, the game "
+                f"says {reason} for {game.winner.name if game.winner is not None else '-'}", record
+            )  # fmt: skip
+        if [list(t) for t in body.turns] != turns:
+            raise InvalidEntryError(seq, "FINAL's score by turn differs from the game's", record)
+
+    def _check_state(self, seq: int, state: bytes, record: bytes) -> None:
+        if state != self.game.state_hash():
+            raise InvalidEntryError(
+                seq, "its author's state hash differs from the state after it (desync)", record
+            )
+
+    # --- decisions and dice ----------------------------------------------------------
+
+    def _play(
+        self,
+        seq: int,
+        author: Player,
+        decision: str | None,
+        links: LinkSource,
+        record: bytes,
+    ) -> None:
+        """Resolve pending rolls with the entry's links, apply its decision, resolve again,
+        and check the arming rule (see the module docstring)."""
+        used = self._resolve(seq, author, links, record)
+        game = self.game
+        if decision is not None:
+            pending = game.pending
+            if not isinstance(pending, Decision):
+                raise InvalidEntryError(
+                    seq, f"a decision ({decision!r}) while dice are due", record
+                )
+            if pending.player is not author:
+                raise InvalidEntryError(
+                    seq, f"decision {decision!r} by {author.name}, but {pending.player.name} "
+                    f"owes the {pending.kind.value} decision", record
+                )  # fmt: skip
+            try:
+                game.apply(parse_choice(game, decision))
+            except DbnetError as exc:
+                raise InvalidEntryError(
+                    seq, f"illegal decision {decision!r}: {exc}", record
+                ) from exc
+            used += self._resolve(seq, author, links, record)
+        elif not used and seq != 1:
+            raise InvalidEntryError(
+                seq, "the entry holds neither a decision nor a due link", record
+            )
+        leftover = links.leftover()
+        if leftover is not None:
+            raise InvalidEntryError(seq, f"{author.name}'s {leftover}", record)
+        if isinstance(game.pending, ChanceRequest) and self._next_link(author) <= len(self.rolls):
+            raise InvalidEntryError(
+                seq, f"the entry leaves roll {len(self.rolls)} waiting without {author.name}'s "
+                "link for it (the arming entry must carry it)", record
+            )  # fmt: skip
+
+    def _next_link(self, player: Player) -> int:
+        return len(self.links[player])
+
+    def _resolve(self, seq: int, author: Player, links: LinkSource, record: bytes) -> int:
+        """Take the author's links for the rolls the engine waits for, and roll when both
+        players' links are in. Returns how many links were taken."""
+        taken = 0
+        game = self.game
+        while isinstance(game.pending, ChanceRequest):
+            k = len(self.rolls)
+            if self._next_link(author) <= k:
+                given = links.take(k)
+                if given is None:
+                    break
+                self._take_link(seq, author, k, given, record)
+                taken += 1
+            other = author.other
+            if self._next_link(other) <= k:
+                break
+            request = game.pending
+            values = dice.roll_dice(
+                self.game_id, k, self.links[Player.A][k], self.links[Player.B][k], request.count
+            )
+            game.roll(values)
+            self.rolls.append(Roll(k, request.kind.value, values))
+        return taken
+
+    def _take_link(
+        self, seq: int, author: Player, k: int, given: tuple[bytes, bytes | None], record: bytes
+    ) -> None:
+        link, next_anchor = given
+        chain = self.chains[author]
+        assert chain is not None
+        try:
+            chain.check(k, link)
+        except DbnetError as exc:
+            raise InvalidEntryError(
+                seq, f"{author.name}'s link for roll {k}: {exc}", record
+            ) from exc
+        ends_generation = (k + 1) % self.chain_length == 0
+        if ends_generation != (next_anchor is not None):
+            need = "must" if ends_generation else "may only"
+            raise InvalidEntryError(
+                seq, f"{author.name}'s next chain anchor {need} come with the link for the "
+                "last roll of a generation", record
+            )  # fmt: skip
+        if next_anchor is not None:
+            try:
+                chain.add_anchor((k + 1) // self.chain_length, next_anchor)
+            except DbnetError as exc:
+                raise InvalidEntryError(seq, f"{author.name}'s next anchor: {exc}", record) from exc
+        self.links[author].append(link)
+
+    # --- atomicity -------------------------------------------------------------------
+
+    def _save(self) -> tuple[object, ...]:
+        return (
+            self.game.copy(),
+            copy.deepcopy(self.chains),
+            [list(self.links[0]), list(self.links[1])],
+            list(self.rolls),
+            self.status,
+            self.final_author,
+        )
+
+    def _restore(self, saved: tuple[object, ...]) -> None:
+        (self.game, self.chains, self.links, self.rolls, self.status, self.final_author) = saved  # type: ignore[assignment]
+
+
+class EntryLinks:
+    """The links (and next anchor) an entry carries, handed out in roll order."""
+
+    def __init__(
+        self, pairs: Sequence[tuple[int, bytes]], next_anchor: bytes | None, length: int
+    ) -> None:
+        self._pairs = list(pairs)
+        self._anchor = next_anchor
+        self._length = length
+
+    def take(self, roll: int) -> tuple[bytes, bytes | None] | None:
+        if not self._pairs or self._pairs[0][0] != roll:
+            return None
+        link = self._pairs.pop(0)[1]
+        if (roll + 1) % self._length:
+            return link, None
+        anchor, self._anchor = self._anchor, None
+        return link, anchor
+
+    def leftover(self) -> str | None:
+        if self._pairs:
+            roll = self._pairs[0][0]
+            return f"link for roll {roll} is not due (before its arming entry, or out of order)"
+        if self._anchor is not None:
+            return "next chain anchor comes without the last link of a generation"
+        return None

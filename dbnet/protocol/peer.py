@@ -1,0 +1,249 @@
+"""One player's side of a game: it writes and signs its own entries and checks the
+other player's, all through the same ``GameLog``. Sans-IO: records (bytes) in and
+out, no sockets, no clock; the caller moves the bytes and saves them.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from dbnet import codec, dice
+from dbnet.codec import (
+    AcceptBody,
+    ClaimBody,
+    CosignBody,
+    Entry,
+    EntryKind,
+    FinalBody,
+    OfferBody,
+    PlayBody,
+    ResignBody,
+    SignedEntry,
+)
+from dbnet.engine import ChanceRequest, EndReason, Game, GameSetup, Player
+from dbnet.identity import Identity
+from dbnet.protocol.errors import LocalProtocolError
+from dbnet.protocol.log import ZERO_HASH, GameLog, Status, game_id_for
+
+PROTOCOL_VERSION = 1
+RULES_VERSION = "dbnet-rules-1"
+
+
+class OwnLinks:
+    """A LinkSource that hands out the writer's own chain links as rolls fall due."""
+
+    def __init__(self, chain: dice.Chain, length: int) -> None:
+        self._chain = chain
+        self._length = length
+        self.links: list[tuple[int, bytes]] = []
+        self.anchor: bytes | None = None
+
+    def take(self, roll: int) -> tuple[bytes, bytes | None] | None:
+        link = self._chain.reveal(roll)
+        self.links.append((roll, link))
+        if (roll + 1) % self._length:
+            return link, None
+        self.anchor = self._chain.anchor((roll + 1) // self._length)
+        return link, self.anchor
+
+    def leftover(self) -> str | None:
+        return None
+
+
+class Peer:
+    """A player in one game. Create with ``Peer.offer`` (A) or ``Peer.accept`` (B)."""
+
+    def __init__(self, identity: Identity, me: Player, log: GameLog, chain: dice.Chain) -> None:
+        self.identity = identity
+        self.me = me
+        self.log = log
+        self.chain = chain
+
+    # --- genesis ------------------------------------------------------------------
+
+    @classmethod
+    def offer(
+        cls,
+        identity: Identity,
+        peer_key: bytes,
+        setup: GameSetup,
+        *,
+        chain_length: int = dice.DEFAULT_CHAIN_LENGTH,
+        secret: bytes | None = None,
+        nonce: bytes | None = None,
+        rules: str = RULES_VERSION,
+    ) -> tuple[Peer, bytes]:
+        """A, offering a game to the holder of ``peer_key``: the peer and the OFFER record."""
+        keys = (identity.public_key, peer_key)
+        nonce = nonce if nonce is not None else secrets.token_bytes(32)
+        setup_bytes = codec.encode(codec.setup_to_wire(setup))
+        game_id = game_id_for(rules, keys, nonce, setup_bytes)
+        chain = dice.Chain.create(
+            secret if secret is not None else secrets.token_bytes(32),
+            dice.chain_salt(game_id, identity.public_key),
+            chain_length,
+        )
+        body = OfferBody(
+            rules=rules,
+            keys=keys,
+            nonce=nonce,
+            setup=setup,
+            chain=chain_length,
+            anchor=chain.anchor(0),
+            state=Game(setup).state_hash(),
+        )
+        entry = Entry(
+            version=PROTOCOL_VERSION,
+            game_id=game_id,
+            seq=0,
+            author=int(Player.A),
+            prev_hash=ZERO_HASH,
+            kind=EntryKind.OFFER,
+            body=body,
+        )
+        record = _sign(identity, entry)
+        return cls(identity, Player.A, GameLog.start(record), chain), record
+
+    @classmethod
+    def accept(
+        cls, identity: Identity, offer_record: bytes, *, secret: bytes | None = None
+    ) -> tuple[Peer, bytes]:
+        """B, accepting an OFFER made to its key: the peer and the ACCEPT record."""
+        log = GameLog.start(offer_record)
+        if log.keys[Player.B] != identity.public_key:
+            raise LocalProtocolError("this offer is made to another player's key")
+        chain = dice.Chain.create(
+            secret if secret is not None else secrets.token_bytes(32),
+            dice.chain_salt(log.game_id, identity.public_key),
+            log.chain_length,
+        )
+        peer = cls(identity, Player.B, log, chain)
+        return peer, peer._write_play(None, accept=True)
+
+    # --- the game ---------------------------------------------------------------------
+
+    @property
+    def game(self) -> Game:
+        return self.log.game
+
+    @property
+    def my_turn(self) -> bool:
+        return self.log.expected_author() is self.me
+
+    def view(self) -> Game:
+        """The game as this player sees it: with the dice our due links complete rolled
+        (a copy). Decide on this view, then ``decide`` sends the links and the decision
+        in one entry: a roll costs no extra message."""
+        log = self.log
+        saved = log._save()
+        try:
+            log._resolve(log.next_seq, self.me, OwnLinks(self.chain, log.chain_length), b"")
+            return log.game
+        finally:
+            log._restore(saved)
+
+    def receive(self, record: bytes) -> Entry:
+        """Check and add the other player's next entry (InvalidEntryError: nothing changed)."""
+        return self.log.append(record)
+
+    def decide(self, decision: str) -> bytes:
+        """Our decision in notation, with the links it must carry: the record to send."""
+        self._require_turn()
+        return self._write_play(decision)
+
+    def reveal(self) -> bytes:
+        """Our link for the roll the engine waits for (and any decision-free follow-ups)."""
+        self._require_turn()
+        if not isinstance(self.game.pending, ChanceRequest):
+            raise LocalProtocolError("no roll is waiting for our link")
+        return self._write_play(None)
+
+    def resign(self) -> bytes:
+        self._require_turn()
+        preview = self.game.copy()
+        preview.resign(self.me)
+        return self._write(EntryKind.RESIGN, ResignBody(state=preview.state_hash()))
+
+    def finish(self) -> bytes:
+        """FINAL (if the game ended with our entry) or COSIGN (if the other wrote FINAL)."""
+        self._require_turn()
+        game = self.game
+        assert game.winner is not None
+        if self.log.status is Status.FINAL_DUE:
+            reason = "victory" if game.end_reason is EndReason.VICTORY else "resignation"
+            body: FinalBody | CosignBody = FinalBody(
+                winner=int(game.winner),
+                reason=reason,
+                turns=tuple((a, b) for a, b in game.conquest_history),
+                state=game.state_hash(),
+            )
+            return self._write(EntryKind.FINAL, body)
+        if self.log.status is Status.COSIGN_DUE:
+            return self._write(
+                EntryKind.COSIGN, CosignBody(head=self.log.head, winner=int(game.winner))
+            )
+        raise LocalProtocolError(f"nothing to finish: the log is {self.log.status.value}")
+
+    def claim_timeout(self) -> bytes:
+        """A signed, clearly unilateral claim that the other player stopped answering."""
+        if self.my_turn or self.log.expected_author() is None:
+            raise LocalProtocolError("a timeout can be claimed only while waiting for the other")
+        return self._write(
+            EntryKind.CLAIM, ClaimBody(reason="timeout", waiting_for=self.log.next_seq)
+        )
+
+    # --- writing ------------------------------------------------------------------------
+
+    def _require_turn(self) -> None:
+        expected = self.log.expected_author()
+        if expected is not self.me:
+            who = "nobody" if expected is None else expected.name
+            raise LocalProtocolError(f"not {self.me.name}'s entry to write: {who} writes next")
+
+    def _write_play(self, decision: str | None, *, accept: bool = False) -> bytes:
+        """Dry-run the entry on the log to find the links it must carry and the state after
+        it, then write it for real (the log checks it like any other entry)."""
+        log = self.log
+        saved = log._save()
+        links = OwnLinks(self.chain, log.chain_length)
+        try:
+            if accept:
+                log.chains[Player.B] = dice.ChainVerifier(
+                    dice.chain_salt(log.game_id, self.identity.public_key),
+                    log.chain_length,
+                    self.chain.anchor(0),
+                )
+            log._play(log.next_seq, self.me, decision, links, b"")
+            state = log.game.state_hash()
+        finally:
+            log._restore(saved)
+        if accept:
+            return self._write(
+                EntryKind.ACCEPT,
+                AcceptBody(anchor=self.chain.anchor(0), links=tuple(links.links), state=state),
+            )
+        body = PlayBody(
+            decision=decision, links=tuple(links.links), anchor=links.anchor, state=state
+        )
+        return self._write(EntryKind.PLAY, body)
+
+    def _write(self, kind: EntryKind, body: object) -> bytes:
+        log = self.log
+        entry = Entry(
+            version=PROTOCOL_VERSION,
+            game_id=log.game_id,
+            seq=log.next_seq,
+            author=int(self.me),
+            prev_hash=log.head,
+            kind=kind,
+            body=body,  # type: ignore[arg-type]
+        )
+        record = _sign(self.identity, entry)
+        log.append(record)
+        return record
+
+
+def _sign(identity: Identity, entry: Entry) -> bytes:
+    signed = codec.encode_entry(entry)
+    signature = identity.sign(codec.signing_message(signed))
+    return codec.encode(SignedEntry(signed=signed, signature=signature).to_wire())

@@ -163,7 +163,31 @@ def decode(data: bytes, *, max_size: int = MAX_MESSAGE_SIZE, where: str = "messa
 
 
 def _check_tree(root: object, where: str) -> None:
-    """Refuse floats, other non-plain types and nesting deeper than MAX_DEPTH (iteratively)."""
+    """Refuse floats, other non-plain types and nesting deeper than MAX_DEPTH.
+
+    The walk keeps no paths (it runs on every message); only when it finds a problem
+    does the slower walk below name where.
+    """
+    stack: list[tuple[object, int]] = [(root, 0)]
+    while stack:
+        value, depth = stack.pop()
+        kind = type(value)
+        if kind is list:
+            if depth >= MAX_DEPTH:
+                break
+            stack.extend((v, depth + 1) for v in value)  # type: ignore[attr-defined]
+        elif kind is dict:
+            if depth >= MAX_DEPTH:
+                break
+            stack.extend((v, depth + 1) for v in value.values())  # type: ignore[attr-defined]
+        elif kind not in _SCALARS:
+            break
+    else:
+        return
+    _find_tree_problem(root, where)
+
+
+def _find_tree_problem(root: object, where: str) -> None:
     stack: list[tuple[object, int, str]] = [(root, 0, where)]
     while stack:
         value, depth, path = stack.pop()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import functools
 import hashlib
 import os
 import re
@@ -99,10 +100,16 @@ def verify(public_key: bytes, signature: bytes, message: bytes) -> bool:
     if not isinstance(message, bytes):
         return False
     try:
-        Ed25519PublicKey.from_public_bytes(public_key).verify(signature, message)
+        _public_key(public_key).verify(signature, message)
     except (InvalidSignature, ValueError, TypeError, UnsupportedAlgorithm):
         return False
     return True
+
+
+@functools.lru_cache(maxsize=64)
+def _public_key(raw: bytes) -> Ed25519PublicKey:
+    """Parsed keys are reused: a game has two, a tournament folder a few dozen."""
+    return Ed25519PublicKey.from_public_bytes(raw)
 
 
 @dataclass(frozen=True, slots=True)

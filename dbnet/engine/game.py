@@ -134,13 +134,14 @@ BLADE_VALUE = 6
 class Mini:
     """One miniature of one player's warband, and where it is now (internal, mutable)."""
 
-    __slots__ = ("cell", "damage", "defn", "handle", "id", "moved", "owner", "zone")
+    __slots__ = ("cell", "damage", "defn", "handle", "id", "moved", "needs", "owner", "zone")
 
     def __init__(self, mini_id: int, owner: Player, defn: MiniatureDef, handle: str) -> None:
         self.id = mini_id
         self.owner = owner
         self.defn = defn
         self.handle = handle
+        self.needs = defn.aspect_needs()  # asked on every spawn-cost check (801.4)
         self.zone = Zone.RESERVES
         self.cell = -1
         self.damage = 0
@@ -152,6 +153,7 @@ class Mini:
         other.owner = self.owner
         other.defn = self.defn
         other.handle = self.handle
+        other.needs = self.needs
         other.zone = self.zone
         other.cell = self.cell
         other.damage = self.damage
@@ -451,20 +453,24 @@ class Game:
 
     def spawn_cost(self, m: Mini) -> int:
         """What spawning ``m`` costs its owner now: spawn cost plus aspect shortfall (801.4)."""
+        return self._spawn_cost(m, self._aspect_counts(m.owner))
+
+    def _aspect_counts(self, player: Player) -> list[int]:
+        """Per aspect, ``player``'s miniatures of that aspect in dreamscape and graveyard."""
+        counts = [0, 0, 0, 0]
+        for other in self.minis:
+            if other.owner is player and (
+                other.zone is Zone.DREAMSCAPE or other.zone is Zone.GRAVEYARD
+            ):
+                for aspect in dict.fromkeys(other.defn.aspects):  # counts once per aspect
+                    counts[aspect] += 1
+        return counts
+
+    def _spawn_cost(self, m: Mini, counts: list[int]) -> int:
         cost = self.stat(m, Stat.COST)
-        for aspect, needed in m.defn.aspect_needs():
-            have = 0
-            for other in self.minis:
-                if (
-                    other.owner is m.owner
-                    and (other.zone is Zone.DREAMSCAPE or other.zone is Zone.GRAVEYARD)
-                    and aspect in other.defn.aspects
-                ):
-                    have += 1
-                    if have >= needed:
-                        break
-            if have < needed:
-                cost += needed - have
+        for aspect, needed in m.needs:
+            if counts[aspect] < needed:
+                cost += needed - counts[aspect]
         return cost
 
     def scoring_value(self, player: Player, cell: int) -> int:
@@ -526,10 +532,11 @@ class Game:
     def _spawn_choices(self) -> list[Choice]:
         player = self.active
         out: list[Choice] = []
+        counts = self._aspect_counts(player)
         for m in self.minis:
             if m.owner is not player or m.zone is not Zone.RESERVES:
                 continue
-            if self.spawn_cost(m) > self.spawn_points:
+            if self._spawn_cost(m, counts) > self.spawn_points:
                 continue
             out.extend(SpawnChoice(m.id, cell) for cell in self._spawn_cells(m))
         out.append(DONE)

@@ -22,6 +22,8 @@ COMMAND_MODULES = (
     "dbnet.commands.selfplay",
     "dbnet.commands.scenario",
     "dbnet.commands.catalog",
+    "dbnet.commands.verify",
+    "dbnet.commands.replay",
 )
 
 EXIT_USAGE = 2

@@ -1,33 +1,41 @@
-"""Drive a game on one machine: two seats (a person at this terminal, or a bot) and dice.
+"""Games on one machine, played through the signed log: every local game leaves a replay.
 
-``LocalGame.advance`` rolls dice and lets bots decide until a person owes a
-decision or the game is over; ``LocalGame.play`` takes that person's choice
-in notation. Every decision and roll is logged as an ``Event`` whose
-``notation`` is the line a scenario or replay would hold (``spawn lockjaw e1``,
-``roll 3 5``) and whose ``words`` tell people what happened, attack dice shown
-as faces (``[2 3 - B]``). This module does no terminal I/O.
+Two in-process peers (``Match``, a ``LocalMatch``) write and check every
+entry exactly as networked peers do; the dice come from their hash chains.
+``LocalGame`` seats a person or a bot on each side: ``advance`` lets the
+peers write entries (bots' decisions, chain links, FINAL and COSIGN) until a
+person owes a decision or the log is closed; ``play`` writes that person's
+choice in notation. A ``Narrator`` follows the entries on its own copy of the
+game and turns them into ``Event``\\ s whose ``notation`` is the line a
+scenario or replay would hold (``spawn lockjaw e1``, ``roll 3 5``) and whose
+``words`` tell people what happened, attack dice shown as faces
+(``[2 3 - B]``). ``dbnet replay`` narrates a replay file the same way.
 
-Dice come from ``secrets.SystemRandom()`` (the operating system's CSPRNG)
-unless a ``random.Random`` is given, as ``--seed`` does for reproducible games.
+``MatchKeys`` holds what makes a game unpredictable: both identities, both
+chain secrets and the nonce. ``MatchKeys.from_seed`` derives them all from a
+seed (``--seed``: reproducible games); ``MatchKeys.fresh`` draws them from
+``secrets``. This module does no terminal I/O.
 """
 
 from __future__ import annotations
 
+import datetime
 import enum
-import random
+import hashlib
 import secrets
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
+from dbnet import codec, dice
 from dbnet.bots import Bot
-from dbnet.bots.match import roll_dice
+from dbnet.bots.match import MatchResult
 from dbnet.catalog import default_warbands, load_catalog, load_map, load_warband
+from dbnet.codec import EntryKind, PlayBody, ReplayHeader
 from dbnet.engine import (
-    NO_ABILITIES,
-    AbilityRules,
     ChanceKind,
     ChanceRequest,
-    Choice,
     Decision,
     Game,
     GameSetup,
@@ -40,8 +48,15 @@ from dbnet.engine import (
 from dbnet.engine.board import cell_name
 from dbnet.engine.notation import format_attack_dice
 from dbnet.errors import IllegalChoiceError
+from dbnet.identity import Identity, config_dir
+from dbnet.protocol.local import LocalMatch, RecordSink
+from dbnet.protocol.log import GameLog, Roll, Status, game_id_for
+from dbnet.protocol.peer import RULES_VERSION, Peer
+from dbnet.replay.errors import ReplayError
+from dbnet.replay.file import EXTENSION, ReplayWriter
 
 ATTACK_DAMAGE = (1, 2, 3, 0, 0, 0)  # 302: damage of each attack die face
+_DERIVE_PERSON: Final = b"dbnet/localplay"
 
 
 def load_setup(warband: Path | None, opponent: Path | None, side: Player) -> GameSetup:
@@ -55,6 +70,156 @@ def load_setup(warband: Path | None, opponent: Path | None, side: Player) -> Gam
     theirs: Warband = load_warband(opponent, catalog) if opponent else default_b
     pair = (mine, theirs) if side is Player.A else (theirs, mine)
     return GameSetup(load_map(), pair)
+
+
+# --- keys and the match ------------------------------------------------------------------
+
+
+def derive(seed: bytes, what: str) -> bytes:
+    """32 bytes fixed by ``seed`` and ``what``: BLAKE2b-256(person="dbnet/localplay") over
+    ``what`` (UTF-8), a zero byte and ``seed``."""
+    data = what.encode() + b"\0" + seed
+    return hashlib.blake2b(data, digest_size=32, person=_DERIVE_PERSON).digest()
+
+
+@dataclass(frozen=True, slots=True)
+class MatchKeys:
+    """Both players' identities and chain secrets, and A's nonce: with the setup and the
+    decisions they fix the game, dice included."""
+
+    identities: tuple[Identity, Identity]
+    secrets: tuple[bytes, bytes]
+    nonce: bytes
+
+    @classmethod
+    def from_seed(cls, seed: bytes) -> MatchKeys:
+        """Everything derived from ``seed`` (the same seed, the same game id and dice)."""
+        return cls(
+            identities=(
+                Identity.from_private_bytes(derive(seed, "identity A")),
+                Identity.from_private_bytes(derive(seed, "identity B")),
+            ),
+            secrets=(derive(seed, "chain secret A"), derive(seed, "chain secret B")),
+            nonce=derive(seed, "nonce"),
+        )
+
+    @classmethod
+    def fresh(cls, identities: tuple[Identity | None, Identity | None] = (None, None)) -> MatchKeys:
+        """Fresh secrets and nonce from ``secrets``; a fresh identity for each seat not given."""
+        a, b = identities
+        return cls(
+            identities=(a or Identity.generate(), b or Identity.generate()),
+            secrets=(secrets.token_bytes(32), secrets.token_bytes(32)),
+            nonce=secrets.token_bytes(32),
+        )
+
+    def game_id(self, setup: GameSetup) -> bytes:
+        """The id of the game these keys make with ``setup`` (before it is offered)."""
+        keys = (self.identities[0].public_key, self.identities[1].public_key)
+        setup_bytes = codec.encode(codec.setup_to_wire(setup))
+        return game_id_for(RULES_VERSION, keys, self.nonce, setup_bytes)
+
+
+class Match(LocalMatch):
+    """A ``LocalMatch`` whose identities, secrets and nonce are chosen (``MatchKeys``)."""
+
+    def __init__(
+        self,
+        setup: GameSetup,
+        keys: MatchKeys,
+        *,
+        chain_length: int | None = None,
+        on_record: RecordSink | None = None,
+    ) -> None:
+        super().__init__(
+            setup,
+            keys.identities,
+            secrets=keys.secrets,
+            nonce=keys.nonce,
+            chain_length=chain_length,
+            on_record=on_record,
+        )
+
+    @property
+    def log(self) -> GameLog:
+        """A's log (B's is the same, entry for entry)."""
+        return self.peers[Player.A].log
+
+
+def match_result(match: LocalMatch) -> MatchResult:
+    """How a match went, in the terms ``dbnet selfplay`` reports."""
+    log = match.peers[Player.A].log
+    game = log.game
+    decisions = sum(
+        1 for e in log.decoded if isinstance(e.body, PlayBody) and e.body.decision is not None
+    )
+    return MatchResult(
+        winner=game.winner,
+        end_reason=game.end_reason,
+        turns=game.turn,
+        decisions=decisions,
+        rolls=len(log.rolls),
+        turns_won=(game.turns_won[0], game.turns_won[1]),
+        conquest_history=tuple(game.conquest_history),
+        state_hash=game.state_hash(),
+    )
+
+
+def bot_chooser(bots: tuple[Bot, Bot]) -> Callable[[Game], str]:
+    """A chooser for ``LocalMatch.step`` that asks the deciding player's bot."""
+
+    def choose(view: Game) -> str:
+        pending = view.pending
+        assert isinstance(pending, Decision)
+        return format_choice(view, bots[pending.player].choose(view))
+
+    return choose
+
+
+# --- replay files ------------------------------------------------------------------------
+
+
+def now_utc() -> datetime.datetime:
+    return datetime.datetime.now(datetime.UTC).replace(microsecond=0)
+
+
+def replay_header(keys: MatchKeys, setup: GameSetup, created: datetime.datetime) -> ReplayHeader:
+    """The header of the replay of the game ``keys`` make with ``setup``."""
+    return ReplayHeader(
+        rules=RULES_VERSION,
+        game_id=keys.game_id(setup),
+        keys=(keys.identities[0].public_key, keys.identities[1].public_key),
+        created=created.isoformat().replace("+00:00", "Z"),
+    )
+
+
+def default_replay_path(game_id: bytes, created: datetime.datetime) -> Path:
+    """``<config dir>/replays/YYYYMMDD-HHMMSS-<first 8 hex digits of the game id>.dbnr``
+    (UTC), with ``-2``, ``-3``... added if that name is taken."""
+    directory = config_dir() / "replays"
+    try:
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ReplayError(str(directory), f"cannot create the folder: {exc.strerror}") from exc
+    stem = f"{created:%Y%m%d-%H%M%S}-{game_id.hex()[:8]}"
+    path = directory / f"{stem}{EXTENSION}"
+    n = 2
+    while path.exists():
+        path = directory / f"{stem}-{n}{EXTENSION}"
+        n += 1
+    return path
+
+
+def start_replay(path: Path, header: ReplayHeader) -> ReplayWriter:
+    """A new replay file at ``path`` (never overwriting one), its folder created if needed."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ReplayError(str(path.parent), f"cannot create the folder: {exc.strerror}") from exc
+    return ReplayWriter.create(path, header)
+
+
+# --- events --------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,13 +242,16 @@ class EventKind(enum.Enum):
 @dataclass(frozen=True, slots=True)
 class Event:
     """One thing that happened. ``notation`` is empty for TURN events; ``faces`` shows
-    attack or deathblow dice as faces (``[2 3 - B]``), empty otherwise."""
+    attack or deathblow dice as faces (``[2 3 - B]``), empty otherwise. ``turn`` is the
+    game turn it happened in; ``dice`` the values of a roll."""
 
     kind: EventKind
     player: Player | None
     notation: str
     words: str
     faces: str = ""
+    turn: int = 0
+    dice: tuple[int, ...] = ()
 
     def __str__(self) -> str:
         return self.words
@@ -93,21 +261,152 @@ def seat_name(seat: Seat) -> str:
     return seat.name
 
 
+class Narrator:
+    """Follows a game's entries on its own copy of the game and tells what happened.
+
+    ``names`` label the players in CHOICE events (``A (you): spawn ...``). Rolls are
+    given as the log rolled them (``Roll``); a roll already told is skipped, so the
+    narrator may run ahead of the log with a player's view (``catch_up``).
+    """
+
+    def __init__(self, setup: GameSetup, names: tuple[str, str] = ("A", "B")) -> None:
+        self.game = Game(setup)
+        self.names = names
+        self.rolls_told = 0
+        self.events: list[Event] = []
+        self.turn_starts: dict[int, Game] = {self.game.turn: self.game.copy()}
+        """The position at the start of each turn reached (before its initiative roll)."""
+
+    def entry(
+        self, kind: EntryKind, author: Player, body: object, rolls: Sequence[Roll]
+    ) -> list[Event]:
+        """The events of one entry: the rolls it completed before its decision, the
+        decision, the rolls after it; or a resignation."""
+        todo = [r for r in rolls if r.index >= self.rolls_told]
+        events: list[Event] = []
+        game = self.game
+        while todo and isinstance(game.pending, ChanceRequest):
+            events += self.roll(todo.pop(0))
+        if kind is EntryKind.RESIGN:
+            events += self.resign(author)
+        elif isinstance(body, PlayBody) and body.decision is not None:
+            events += self.decide(author, body.decision)
+        for roll in todo:
+            events += self.roll(roll)
+        return events
+
+    def decide(self, player: Player, notation: str) -> list[Event]:
+        game = self.game
+        choice = parse_choice(game, notation)
+        text = format_choice(game, choice)
+        turn, turns_done = game.turn, len(game.conquest_history)
+        game.apply(choice)
+        name = self.names[player]
+        who = player.name if name == player.name else f"{player.name} ({name})"
+        event = Event(EventKind.CHOICE, player, text, f"{who}: {text}", turn=turn)
+        return self._record([event], turns_done)
+
+    def roll(self, roll: Roll) -> list[Event]:
+        game = self.game
+        if roll.index != self.rolls_told:
+            raise IllegalChoiceError(f"roll {roll.index} told out of order")
+        request = game.pending
+        if not isinstance(request, ChanceRequest):
+            raise IllegalChoiceError(f"roll {roll.index} while the game waits for a decision")
+        values = roll.dice
+        words = _describe_roll(game, request, values)
+        turn, turns_done = game.turn, len(game.conquest_history)
+        game.roll(values)
+        self.rolls_told += 1
+        if request.kind is ChanceKind.INITIATIVE:
+            words += _initiative_outcome(game)
+        faces = "" if request.kind is ChanceKind.INITIATIVE else format_attack_dice(values)
+        event = Event(EventKind.ROLL, None, format_dice(values), words, faces, turn, values)
+        return self._record([event], turns_done)
+
+    def resign(self, player: Player) -> list[Event]:
+        turn = self.game.turn
+        self.game.resign(player)
+        event = Event(EventKind.RESIGN, player, "resign", f"{player.name} resigns.", turn=turn)
+        self.events.append(event)
+        return [event]
+
+    def catch_up(self, peer: Peer) -> list[Event]:
+        """Roll what ``peer`` already knows: the rolls its own next links complete (its
+        ``view``), so that the narrator's game is that view."""
+        log = peer.log
+        events: list[Event] = []
+        while isinstance(self.game.pending, ChanceRequest):
+            k = self.rolls_told
+            links: list[bytes] = []
+            for player in (Player.A, Player.B):
+                if len(log.links[player]) > k:
+                    links.append(log.links[player][k])
+                elif player is peer.me and len(log.links[player]) == k:
+                    links.append(peer.chain.reveal(k))
+            if len(links) < 2:
+                break
+            pending = self.game.pending
+            values = dice.roll_dice(log.game_id, k, links[0], links[1], pending.count)
+            events += self.roll(Roll(k, pending.kind.value, values))
+        return events
+
+    def _record(self, events: list[Event], turns_done: int) -> list[Event]:
+        game = self.game
+        for turn, (a, b) in enumerate(game.conquest_history[turns_done:], start=turns_done + 1):
+            events.append(
+                Event(EventKind.TURN, None, "", _turn_result(game, turn, a, b), turn=turn)
+            )
+        if game.turn not in self.turn_starts and not game.is_over:
+            self.turn_starts[game.turn] = game.copy()
+        self.events += events
+        return events
+
+
+# --- a game with seats ------------------------------------------------------------------------
+
+
 class LocalGame:
-    """A game between two seats on this machine, with its log."""
+    """A game between two seats on this machine, played through a ``Match``, with its log.
+
+    ``on_record`` receives every record as it is written (to save the replay).
+    """
 
     def __init__(
         self,
         setup: GameSetup,
         seats: tuple[Seat, Seat],
-        dice: random.Random | None = None,
+        keys: MatchKeys | None = None,
         *,
-        rules: AbilityRules = NO_ABILITIES,
+        chain_length: int | None = None,
+        on_record: RecordSink | None = None,
     ) -> None:
-        self.game = Game(setup, rules)
         self.seats = seats
-        self.dice: random.Random = dice if dice is not None else secrets.SystemRandom()
-        self.log: list[Event] = []
+        self.keys = keys if keys is not None else MatchKeys.fresh()
+        self.narrator = Narrator(setup, (seat_name(seats[0]), seat_name(seats[1])))
+        self._sink = on_record
+        self._new: list[Event] = []
+        self._match: Match | None = None
+        self._match = Match(setup, self.keys, chain_length=chain_length, on_record=self._record)
+
+    @property
+    def match(self) -> Match:
+        assert self._match is not None
+        return self._match
+
+    @property
+    def game(self) -> Game:
+        """The game as the players have seen it (a person's view when they are asked)."""
+        return self.narrator.game
+
+    @property
+    def log(self) -> list[Event]:
+        return self.narrator.events
+
+    @property
+    def is_closed(self) -> bool:
+        """Whether the log is closed (complete): nothing more to write."""
+        return self.match.is_closed
 
     def human_to_decide(self) -> Player | None:
         """The person's seat that owes the pending decision, if a person owes it."""
@@ -117,34 +416,41 @@ class LocalGame:
         return None
 
     def advance(self) -> list[Event]:
-        """Roll dice and let bots decide until a person must decide or the game ends."""
-        events: list[Event] = []
-        game = self.game
+        """Write entries (bots' decisions, links, FINAL, COSIGN) until a person must decide
+        or the log is closed."""
+        match = self.match
         while True:
-            pending = game.pending
-            if pending is None:
-                return events
-            if isinstance(pending, ChanceRequest):
-                events += self._roll(pending)
-                continue
-            seat = self.seats[pending.player]
-            if isinstance(seat, Human):
-                return events
-            events += self._apply(pending.player, seat.choose(game))
+            author = match.next_author
+            if author is None:
+                break
+            peer = match.peers[author]
+            if peer.log.status is Status.PLAYING and isinstance(self.seats[author], Human):
+                self._new += self.narrator.catch_up(peer)
+                pending = self.game.pending
+                if isinstance(pending, Decision) and pending.player is author:
+                    break
+            match.step(self._bot_choice)
+        return self._take()
 
     def play(self, text: str) -> list[Event]:
         """Play a person's choice written in notation; raises DbnetError and changes nothing
         if it is malformed or illegal."""
         player = self.human_to_decide()
-        if player is None:
+        if player is None or self.match.next_author is not player:
             raise IllegalChoiceError(f"no decision is waiting for a person; {text!r} not played")
-        return self._apply(player, parse_choice(self.game, text))
+        game = self.game
+        choice = parse_choice(game, text)
+        game.copy().apply(choice)  # raises, saying why, if it is illegal
+        notation = format_choice(game, choice)
+        self.match.step(lambda view: notation)
+        return self._take()
 
     def resign(self, player: Player) -> Event:
-        self.game.resign(player)
-        event = Event(EventKind.RESIGN, player, "resign", f"{player.name} resigns.")
-        self.log.append(event)
-        return event
+        """``player``, whose entry is due, resigns; FINAL and COSIGN follow."""
+        self.match.resign(player)
+        events = self._take()
+        self.advance()
+        return next(e for e in events if e.kind is EventKind.RESIGN)
 
     def notation(self) -> list[str]:
         """The game so far as notation lines (decisions and rolls), in order."""
@@ -164,38 +470,33 @@ class LocalGame:
             lines.append(f"{n:4}. {who} {e.notation}{faces}")
         return lines
 
-    # --- internals ----------------------------------------------------------------
+    def _bot_choice(self, view: Game) -> str:
+        pending = view.pending
+        assert isinstance(pending, Decision)
+        seat = self.seats[pending.player]
+        assert not isinstance(seat, Human), "advance stops when a person owes the decision"
+        return format_choice(view, seat.choose(view))
 
-    def _apply(self, player: Player, choice: Choice) -> list[Event]:
-        game = self.game
-        text = format_choice(game, choice)
-        turns_done = len(game.conquest_history)
-        game.apply(choice)
-        who = f"{player.name} ({seat_name(self.seats[player])})"
-        events = [Event(EventKind.CHOICE, player, text, f"{who}: {text}")]
-        return self._record(events, turns_done)
+    def _record(self, record: bytes) -> None:
+        """Every record, as both peers have accepted it: save it, then tell its events."""
+        if self._sink is not None:
+            self._sink(record)
+        if self._match is None:
+            return  # the OFFER and the ACCEPT tell nothing
+        log = self._match.log
+        entry = log.decoded[-1]
+        rolls = [r for r in log.rolls if r.index >= self.narrator.rolls_told]
+        self._new += self.narrator.entry(entry.kind, Player(entry.author), entry.body, rolls)
 
-    def _roll(self, request: ChanceRequest) -> list[Event]:
-        game = self.game
-        values = roll_dice(self.dice, request.count)
-        words = _describe_roll(game, request, values)
-        turns_done = len(game.conquest_history)
-        game.roll(values)
-        if request.kind is ChanceKind.INITIATIVE:
-            words += _initiative_outcome(game)
-        faces = "" if request.kind is ChanceKind.INITIATIVE else format_attack_dice(values)
-        events = [Event(EventKind.ROLL, None, format_dice(values), words, faces)]
-        return self._record(events, turns_done)
-
-    def _record(self, events: list[Event], turns_done: int) -> list[Event]:
-        game = self.game
-        for turn, (a, b) in enumerate(game.conquest_history[turns_done:], start=turns_done + 1):
-            events.append(Event(EventKind.TURN, None, "", _turn_result(game, turn, a, b)))
-        self.log += events
+    def _take(self) -> list[Event]:
+        events, self._new = self._new, []
         return events
 
 
-def _describe_roll(game: Game, request: ChanceRequest, values: list[int]) -> str:
+# --- words ---------------------------------------------------------------------------------
+
+
+def _describe_roll(game: Game, request: ChanceRequest, values: Sequence[int]) -> str:
     if request.kind is ChanceKind.INITIATIVE:
         rolls = ", ".join(f"{p.name} {v}" for p, v in zip(request.players, values, strict=True))
         return f"Initiative: {rolls}."

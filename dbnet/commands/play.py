@@ -6,6 +6,13 @@ decision and its legal choices, and reads one line: a choice in notation
 ``show NAME``, ``log``, ``resign``, ``quit``). An illegal entry is answered
 with one line saying why, and the question is asked again.
 
+The game runs through the signed log of two in-process peers (the person's
+with their identity key, the bot's with a key of its own; ``--seed`` derives
+both keys, the dice chains and the nonce from the seed instead), so the dice
+come from the peers' hash chains and every entry is appended to a replay file
+as it is written: ``<config dir>/replays/YYYYMMDD-HHMMSS-<game id>.dbnr`` (UTC)
+unless ``--replay PATH`` says where. The path is printed at the start.
+
 Exit codes: 0 when the game ended (won, lost or resigned) or the player typed
 ``quit``; 1 when input ended (EOF) before the game was over; 2 for bad
 arguments or files; 130 when interrupted with Ctrl-C.
@@ -15,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import random
-import secrets
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,7 +30,17 @@ from pathlib import Path
 from dbnet.bots import BOT_NAMES, make_bot
 from dbnet.engine import Decision, Player
 from dbnet.errors import DbnetError
-from dbnet.localplay import Human, LocalGame, load_setup
+from dbnet.identity import Identity
+from dbnet.localplay import (
+    Human,
+    LocalGame,
+    MatchKeys,
+    default_replay_path,
+    load_setup,
+    now_utc,
+    replay_header,
+    start_replay,
+)
 from dbnet.render import (
     DECISION_HELP,
     WIDTH,
@@ -34,6 +50,7 @@ from dbnet.render import (
     render_position,
     render_score_by_turn,
 )
+from dbnet.replay.file import ReplayWriter
 
 EXIT_DONE = 0
 EXIT_EOF = 1
@@ -70,18 +87,31 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="your seat: A (portal e1) or B (portal a5); default A",
     )
     parser.add_argument(
-        "--seed", type=int, metavar="N", help="seed the dice and the bot (reproducible games)"
+        "--seed",
+        type=int,
+        metavar="N",
+        help="derive the dice chains, both keys and the bot's choices from N (reproducible games)",
+    )
+    parser.add_argument(
+        "--replay",
+        type=Path,
+        metavar="PATH",
+        help="save the replay here (a new file; default: <config dir>/replays/...)",
     )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    session: Session | None = None
     try:
         session = Session.start(args, _read_line, _write)
         return session.loop()
     except KeyboardInterrupt:
         _write("\ninterrupted: game abandoned")
         return EXIT_INTERRUPTED
+    finally:
+        if session is not None:
+            session.replay.close()
 
 
 def _read_line(prompt: str) -> str:
@@ -100,6 +130,7 @@ class Session:
     me: Player
     read_line: Callable[[str], str]
     write: Callable[[str], None]
+    replay: ReplayWriter
 
     @classmethod
     def start(
@@ -111,15 +142,24 @@ class Session:
         me = Player[args.side]
         setup = load_setup(args.warband, args.opponent, me)
         if args.seed is None:
-            dice: random.Random = secrets.SystemRandom()
+            # the person signs with their own identity key; the bot's is made for the game
+            own = Identity.load_or_create()
+            keys = MatchKeys.fresh((own, None) if me is Player.A else (None, own))
             bot_rng = random.Random()
         else:
-            dice = random.Random(f"dbnet-play-dice:{args.seed}")
+            keys = MatchKeys.from_seed(f"dbnet-play:{args.seed}".encode())
             bot_rng = random.Random(f"dbnet-play-bot:{args.seed}")
         bot = make_bot(args.bot, bot_rng)
         seats = (Human(), bot) if me is Player.A else (bot, Human())
-        local = LocalGame(setup, seats, dice)
-        session = cls(local, me, read_line, write)
+        created = now_utc()
+        path = args.replay or default_replay_path(keys.game_id(setup), created)
+        replay = start_replay(path, replay_header(keys, setup, created))
+        try:
+            local = LocalGame(setup, seats, keys, on_record=replay.append)
+        except BaseException:
+            replay.close()
+            raise
+        session = cls(local, me, read_line, write, replay)
         mine, theirs = setup.warbands[me], setup.warbands[me.other]
         write(
             f"You are {me.name} ({mine.name!r}, portal "
@@ -129,6 +169,7 @@ class Session:
         )
         if setup.map.reconstructed:
             write(f"Map {setup.map.name!r}: its key-cell values are a reconstruction.")
+        write(f"Replay: {path}")
         write("Type 'help' at any prompt.")
         return session
 
@@ -138,7 +179,7 @@ class Session:
         while True:
             for event in local.advance():
                 self.write(str(event))
-            if local.game.is_over:
+            if local.is_closed:
                 self._finish()
                 return EXIT_DONE
             self.write(render_position(local.game))
@@ -211,6 +252,7 @@ class Session:
         self.write(verdict)
         self.write("Score by turn (conquest points):")
         self.write("\n".join(render_score_by_turn(game)))
+        self.write(f"Replay saved: {self.replay.path} (dbnet replay, dbnet verify)")
 
 
 def find_minis(local: LocalGame, name: str) -> list[int]:

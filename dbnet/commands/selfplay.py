@@ -1,8 +1,12 @@
 """``dbnet selfplay``: bots play each other; prints each result, the win counts and throughput.
 
-Game ``i`` of a run takes its dice and both bots' randomness from generators
-seeded with the run's seed and ``i``, so the same seed gives the same games.
-Without ``--seed`` a seed is drawn and printed, so any run can be repeated.
+Every game runs through the signed log of two in-process peers, so its dice
+come from their hash chains. Game ``i`` of a run derives both peers' keys,
+chain secrets and nonce, and both bots' randomness, from the run's seed and
+``i``, so the same seed gives the same games. Without ``--seed`` a seed is
+drawn and printed, so any run can be repeated. ``--replays DIR`` saves each
+game's replay as ``DIR/selfplay-<seed>-<i>.dbnr`` (never overwriting a file);
+by default nothing is written, and the throughput measures the games alone.
 """
 
 from __future__ import annotations
@@ -14,9 +18,20 @@ import time
 from pathlib import Path
 
 from dbnet.bots import BOT_NAMES, make_bot
-from dbnet.bots.match import DEFAULT_MAX_TURNS, MatchResult, play_match
+from dbnet.bots.match import DEFAULT_MAX_TURNS, MatchResult
 from dbnet.engine import EndReason, GameSetup, Player
-from dbnet.localplay import load_setup
+from dbnet.localplay import (
+    Match,
+    MatchKeys,
+    bot_chooser,
+    load_setup,
+    match_result,
+    now_utc,
+    replay_header,
+    start_replay,
+)
+from dbnet.protocol.local import RecordSink
+from dbnet.replay.file import EXTENSION
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -38,6 +53,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="T",
         help=f"stop a game unfinished after T turns (default {DEFAULT_MAX_TURNS})",
     )
+    parser.add_argument(
+        "--replays",
+        type=Path,
+        metavar="DIR",
+        help=f"save each game's replay in DIR as selfplay-SEED-N{EXTENSION} (default: none)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -51,16 +72,36 @@ def _positive(text: str) -> int:
     return value
 
 
+def game_keys(seed: int, index: int) -> MatchKeys:
+    """The keys, chain secrets and nonce of game ``index`` of the run seeded ``seed``."""
+    return MatchKeys.from_seed(f"dbnet-selfplay:{seed}:{index}".encode())
+
+
 def play_one(
-    setup: GameSetup, names: tuple[str, str], seed: int, index: int, max_turns: int
+    setup: GameSetup,
+    names: tuple[str, str],
+    seed: int,
+    index: int,
+    max_turns: int,
+    on_record: RecordSink | None = None,
 ) -> MatchResult:
-    """Game ``index`` of the run seeded ``seed``."""
+    """Game ``index`` of the run seeded ``seed``, through the signed log; every record goes
+    to ``on_record``."""
     bots = (
         make_bot(names[0], random.Random(f"dbnet-selfplay:{seed}:{index}:A")),
         make_bot(names[1], random.Random(f"dbnet-selfplay:{seed}:{index}:B")),
     )
-    dice = random.Random(f"dbnet-selfplay:{seed}:{index}:dice")
-    return play_match(setup, bots, dice, max_turns=max_turns)
+    match = Match(setup, game_keys(seed, index), on_record=on_record)
+    choose = bot_chooser(bots)
+    game = match.log.game
+    while not match.is_closed and (game.is_over or game.turn <= max_turns):
+        match.step(choose)
+        game = match.log.game
+    return match_result(match)
+
+
+def replay_path(directory: Path, seed: int, index: int) -> Path:
+    return directory / f"selfplay-{seed}-{index:04}{EXTENSION}"
 
 
 def describe(result: MatchResult, names: tuple[str, str]) -> str:
@@ -83,7 +124,12 @@ def run(args: argparse.Namespace) -> int:
     elapsed = 0.0
     for i in range(1, args.games + 1):
         start = time.perf_counter()
-        result = play_one(setup, names, seed, i, args.max_turns)
+        if args.replays is None:
+            result = play_one(setup, names, seed, i, args.max_turns)
+        else:
+            header = replay_header(game_keys(seed, i), setup, now_utc())
+            with start_replay(replay_path(args.replays, seed, i), header) as writer:
+                result = play_one(setup, names, seed, i, args.max_turns, writer.append)
         elapsed += time.perf_counter() - start
         decisions += result.decisions
         if result.winner is None:

@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from dbnet import dice
-from dbnet.engine import Decision, Game, GameSetup, Player
+from dbnet.engine import ChanceRequest, Decision, Game, GameSetup, Player
 from dbnet.identity import Identity
+from dbnet.protocol.errors import LocalProtocolError
 from dbnet.protocol.log import Status
 from dbnet.protocol.peer import Peer
 
@@ -25,16 +26,24 @@ class LocalMatch:
         setup: GameSetup,
         identities: tuple[Identity, Identity],
         *,
+        secrets: tuple[bytes, bytes] | None = None,
+        nonce: bytes | None = None,
         chain_length: int | None = None,
         on_record: RecordSink | None = None,
     ) -> None:
+        """``secrets`` (the players' chain secrets) and ``nonce`` fix the dice and the game id;
+        fresh random ones are drawn when they are not given."""
         a, offer = Peer.offer(
             identities[0],
             identities[1].public_key,
             setup,
             chain_length=dice.DEFAULT_CHAIN_LENGTH if chain_length is None else chain_length,
+            secret=None if secrets is None else secrets[0],
+            nonce=nonce,
         )
-        b, accept = Peer.accept(identities[1], offer)
+        b, accept = Peer.accept(
+            identities[1], offer, secret=None if secrets is None else secrets[1]
+        )
         a.receive(accept)
         self.peers = (a, b)
         self.records = [offer, accept]
@@ -59,18 +68,28 @@ class LocalMatch:
         when they owe one) and deliver it to the other peer."""
         author = self.next_author
         if author is None:
-            raise ValueError("the game's log is closed")
-        peer, other = self.peers[author], self.peers[author.other]
+            raise LocalProtocolError("the game's log is closed")
+        peer = self.peers[author]
         if peer.log.status in (Status.FINAL_DUE, Status.COSIGN_DUE):
-            record = peer.finish()
-        else:
-            view = peer.view()
-            pending = view.pending
-            if isinstance(pending, Decision) and pending.player is author:
-                record = peer.decide(choose(view))
-            else:
-                record = peer.reveal()
-        other.receive(record)
+            return self._deliver(author, peer.finish())
+        view = peer.view()
+        pending = view.pending
+        if isinstance(pending, Decision) and pending.player is author:
+            return self._deliver(author, peer.decide(choose(view)))
+        return self._deliver(author, peer.reveal())
+
+    def resign(self, player: Player) -> bytes:
+        """``player`` resigns in their due entry, after writing the links they owe, so that
+        every roll they saw is in the log. The peers then owe FINAL and COSIGN."""
+        peer = self.peers[player]
+        if self.next_author is not player:
+            raise LocalProtocolError(f"{player.name} cannot resign now: it is not their entry")
+        if isinstance(peer.log.game.pending, ChanceRequest):
+            self._deliver(player, peer.reveal())
+        return self._deliver(player, peer.resign())
+
+    def _deliver(self, author: Player, record: bytes) -> bytes:
+        self.peers[author.other].receive(record)
         self.records.append(record)
         if self._on_record is not None:
             self._on_record(record)

@@ -18,7 +18,6 @@ the engine is not waiting for yet is invalid.
 
 from __future__ import annotations
 
-import copy
 import enum
 import hashlib
 from collections.abc import Sequence
@@ -398,7 +397,8 @@ class GameLog:
     def _save(self) -> tuple[object, ...]:
         return (
             self.game.copy(),
-            copy.deepcopy(self.chains),
+            [c.copy() if c is not None else None for c in self.chains],
+            list(self.anchors),
             [list(self.links[0]), list(self.links[1])],
             list(self.rolls),
             self.status,
@@ -406,7 +406,15 @@ class GameLog:
         )
 
     def _restore(self, saved: tuple[object, ...]) -> None:
-        (self.game, self.chains, self.links, self.rolls, self.status, self.final_author) = saved  # type: ignore[assignment]
+        (
+            self.game,
+            self.chains,
+            self.anchors,
+            self.links,
+            self.rolls,
+            self.status,
+            self.final_author,
+        ) = saved  # type: ignore[assignment]
 
 
 class EntryLinks:

@@ -14,6 +14,11 @@ PROMPT = re.compile(rb"(?:^|\n)[AB]> $")
 TIMEOUT = 30.0
 
 
+def isolated_env(tmp_path: Path) -> dict[str, str]:
+    """The environment with dbnet's configuration folder (identity, replays) in ``tmp_path``."""
+    return {**os.environ, "DBNET_HOME": str(tmp_path / "dbnet-home")}
+
+
 class Terminal:
     """``dbnet play ARGS`` with stdin and stdout as pipes; reads up to each prompt."""
 
@@ -24,6 +29,7 @@ class Terminal:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd=cwd,
+            env=isolated_env(cwd),
         )
         self.transcript: list[str] = []
 

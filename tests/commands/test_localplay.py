@@ -1,9 +1,9 @@
-"""The local game driver: seats, dice, and a log that replays to the same game."""
+"""The local game driver: seats, the signed log underneath, and a narration that replays."""
 
 from __future__ import annotations
 
 import random
-import secrets
+from pathlib import Path
 
 import pytest
 
@@ -21,7 +21,10 @@ from dbnet.engine import (
 )
 from dbnet.engine.notation import format_attack_dice
 from dbnet.errors import DbnetError, IllegalChoiceError
-from dbnet.localplay import EventKind, Human, LocalGame
+from dbnet.localplay import EventKind, Human, LocalGame, MatchKeys, now_utc, replay_header
+from dbnet.protocol.log import Status
+from dbnet.replay.file import ReplayWriter
+from dbnet.replay.verify import VerdictStatus, verify_replay
 
 
 @pytest.fixture(scope="module")
@@ -29,11 +32,16 @@ def setup() -> GameSetup:
     return GameSetup(load_map(), default_warbands(load_catalog()))
 
 
+def keys(seed: int) -> MatchKeys:
+    return MatchKeys.from_seed(f"test-localplay:{seed}".encode())
+
+
 def bot_game(setup: GameSetup, seed: int) -> LocalGame:
     seats = (GreedyBot(random.Random(seed)), RandomBot(random.Random(seed + 1)))
-    local = LocalGame(setup, seats, random.Random(seed + 2))
+    local = LocalGame(setup, seats, keys(seed))
     assert local.advance()  # bots only: runs to the end
     assert local.game.is_over
+    assert local.is_closed
     return local
 
 
@@ -53,17 +61,24 @@ def test_the_notation_log_replays_to_the_same_game(setup: GameSetup, seed: int) 
     again = replay(setup, local.notation())
     assert again.state_hash() == local.game.state_hash()
     assert again.winner is local.game.winner
+    # the narration is the signed log's game: the same state, the same dice
+    log = local.match.log
+    assert log.status is Status.COMPLETE
+    assert log.game.state_hash() == local.game.state_hash()
+    told = [e.dice for e in local.log if e.kind is EventKind.ROLL]
+    assert told == [r.dice for r in log.rolls]
 
 
 def test_same_seeds_give_the_same_log(setup: GameSetup) -> None:
     assert bot_game(setup, 5).notation() == bot_game(setup, 5).notation()
     assert bot_game(setup, 5).notation() != bot_game(setup, 6).notation()
+    assert bot_game(setup, 5).match.records == bot_game(setup, 5).match.records
 
 
 def test_attack_rolls_show_faces_and_turns_are_reported(setup: GameSetup) -> None:
-    local = bot_game(setup, 1)
+    local = bot_game(setup, 2)
     attack_rolls = [e for e in local.log if e.kind is EventKind.ROLL and e.faces]
-    assert attack_rolls, "a greedy game has combat"
+    assert attack_rolls, "this game has combat"
     for event in attack_rolls:
         values = parse_dice(event.notation)
         assert event.faces == format_attack_dice(values)
@@ -77,18 +92,22 @@ def test_attack_rolls_show_faces_and_turns_are_reported(setup: GameSetup) -> Non
 
 
 def test_a_person_is_asked_and_illegal_entries_change_nothing(setup: GameSetup) -> None:
-    local = LocalGame(setup, (Human(), RandomBot(random.Random(0))), random.Random(0))
+    local = LocalGame(setup, (Human(), RandomBot(random.Random(0))), keys(0))
     local.advance()
     assert local.human_to_decide() is Player.A
     pending = local.game.pending
     assert isinstance(pending, Decision)
     assert pending.player is Player.A
+    # what the person is shown is exactly their peer's view of the log
+    assert local.game.state_hash() == local.match.peers[Player.A].view().state_hash()
     before, logged = local.game.state_hash(), len(local.log)
+    records = list(local.match.records)
     for bad in ("spawn nobody e1", "move x c3", "", "attack z9"):
         with pytest.raises(DbnetError):
             local.play(bad)
     assert local.game.state_hash() == before
     assert len(local.log) == logged
+    assert local.match.records == records
     legal = local.game.legal_choices()
     assert legal is not None
     text = format_choice(local.game, legal[0])
@@ -96,23 +115,50 @@ def test_a_person_is_asked_and_illegal_entries_change_nothing(setup: GameSetup) 
     assert events[0].notation == text
     assert events[0].player is Player.A
     assert local.log[logged] == events[0]
+    assert len(local.match.records) == len(records) + 1
 
 
 def test_play_refuses_when_no_person_is_to_decide(setup: GameSetup) -> None:
-    local = LocalGame(setup, (Human(), Human()), random.Random(0))
+    local = LocalGame(setup, (Human(), Human()), keys(0))
     assert isinstance(local.game.pending, ChanceRequest)
     with pytest.raises(IllegalChoiceError, match="no decision is waiting for a person"):
         local.play("done")
 
 
-def test_resigning_ends_the_game_and_is_logged(setup: GameSetup) -> None:
-    local = LocalGame(setup, (Human(), RandomBot(random.Random(0))), random.Random(0))
+def test_resigning_ends_the_game_and_closes_the_log(setup: GameSetup) -> None:
+    local = LocalGame(setup, (Human(), RandomBot(random.Random(0))), keys(0))
     local.advance()
+    seen = [e.dice for e in local.log if e.kind is EventKind.ROLL]
     event = local.resign(Player.A)
     assert local.game.winner is Player.B
     assert local.notation()[-1] == event.notation == "resign"
+    log = local.match.log
+    assert log.status is Status.COMPLETE
+    assert log.game.winner is Player.B
+    assert [r.dice for r in log.rolls] == seen  # every roll the person saw is in the log
 
 
-def test_dice_default_to_the_system_csprng(setup: GameSetup) -> None:
+def test_every_local_game_leaves_a_replay_that_verifies(setup: GameSetup, tmp_path: Path) -> None:
+    game_keys = keys(8)
+    path = tmp_path / "game.dbnr"
+    seats = (RandomBot(random.Random(1)), GreedyBot(random.Random(2)))
+    with ReplayWriter.create(path, replay_header(game_keys, setup, now_utc())) as writer:
+        local = LocalGame(setup, seats, game_keys, chain_length=4, on_record=writer.append)
+        local.advance()
+    verdict = verify_replay(path.read_bytes(), where=str(path))
+    assert verdict.status is VerdictStatus.COMPLETE, verdict.summary()
+    assert verdict.winner == local.game.winner.name  # type: ignore[union-attr]
+    assert verdict.entries == len(local.match.records)
+
+
+def test_keys_come_from_the_seed_or_from_the_system(setup: GameSetup) -> None:
+    assert keys(1).game_id(setup) == keys(1).game_id(setup)
+    assert keys(1).secrets == keys(1).secrets
+    assert keys(1).game_id(setup) != keys(2).game_id(setup)
+    fresh = [MatchKeys.fresh(), MatchKeys.fresh()]
+    assert fresh[0].secrets != fresh[1].secrets
+    assert fresh[0].nonce != fresh[1].nonce
+    assert fresh[0].identities[0].public_key != fresh[1].identities[0].public_key
+    assert all(len(s) == 32 for k in fresh for s in k.secrets)
     local = LocalGame(setup, (Human(), Human()))
-    assert isinstance(local.dice, secrets.SystemRandom)
+    assert local.match.log.game_id == local.keys.game_id(setup)

@@ -10,10 +10,27 @@ import sys
 from pathlib import Path
 
 from dbnet.catalog import default_warbands, load_catalog
+from dbnet.identity import Identity
+from dbnet.replay.file import load_replay
+from dbnet.replay.verify import VerdictStatus, verify_replay
 
-from .terminal import Terminal, listed_choices
+from .terminal import Terminal, isolated_env, listed_choices
 
 TURNS_TO_WIN = 6  # the default option (rule 803.3)
+
+
+REPLAY_LINE = re.compile(r"^Replay: (.+)$", re.MULTILINE)
+
+
+def replay_path(out: str) -> Path:
+    """The replay file the output names at the start."""
+    found = REPLAY_LINE.search(out)
+    assert found, out[:1000]
+    return Path(found.group(1))
+
+
+def without_replay_lines(out: str) -> str:
+    return "\n".join(line for line in out.splitlines() if not line.startswith("Replay"))
 
 
 def run_play(tmp_path: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
@@ -24,6 +41,7 @@ def run_play(tmp_path: Path, *args: str, stdin: str = "") -> subprocess.Complete
         text=True,
         cwd=tmp_path,
         timeout=60,
+        env=isolated_env(tmp_path),
     )
 
 
@@ -155,6 +173,16 @@ def test_a_whole_game_through_the_pipes(tmp_path: Path) -> None:
     loser = "B" if winner == "A" else "A"
     assert (wins[winner], wins[loser]) == (won, lost)
     assert won == TURNS_TO_WIN
+    # the whole game is in the replay, signed by both sides, and verifies
+    path = replay_path(out)
+    assert path.parent == tmp_path / "dbnet-home" / "replays"
+    assert re.fullmatch(r"\d{8}-\d{6}-[0-9a-f]{8}\.dbnr", path.name)
+    assert f"Replay saved: {path}" in out
+    verdict = verify_replay(path.read_bytes(), where=str(path))
+    assert verdict.status is VerdictStatus.COMPLETE, verdict.summary()
+    assert (verdict.winner, verdict.reason) == (winner, "victory")
+    assert verdict.game_id is not None
+    assert path.name.split("-")[2].startswith(verdict.game_id[:8])
 
 
 def test_the_same_seed_and_entries_give_the_same_game(tmp_path: Path) -> None:
@@ -164,5 +192,72 @@ def test_the_same_seed_and_entries_give_the_same_game(tmp_path: Path) -> None:
     other = run_play(tmp_path, "--seed", "10", "--side", "B", stdin=script)
     assert first.returncode == again.returncode == 0
     assert re.search(r"Initiative: A \d, B \d\.", first.stdout)
-    assert first.stdout == again.stdout
-    assert first.stdout != other.stdout
+    # only the replay's file name differs (it holds the time, and a second game the same
+    # second gets another name); the replays hold the same entries
+    paths = [replay_path(r.stdout) for r in (first, again)]
+    assert paths[0] != paths[1]
+    assert without_replay_lines(first.stdout) == without_replay_lines(again.stdout)
+    assert without_replay_lines(first.stdout) != without_replay_lines(other.stdout)
+    records = [load_replay(p).records for p in paths]
+    assert records[0] == records[1]
+    assert len(records[0]) >= 3
+
+
+def test_a_resignation_leaves_a_complete_replay(tmp_path: Path) -> None:
+    path = tmp_path / "games" / "resigned.dbnr"
+    result = run_play(tmp_path, "--seed", "4", "--replay", str(path), stdin="board\nresign\n")
+    assert result.returncode == 0, result.stderr
+    assert replay_path(result.stdout) == path
+    verdict = verify_replay(path.read_bytes(), where=str(path))
+    assert verdict.status is VerdictStatus.COMPLETE, verdict.summary()
+    assert (verdict.winner, verdict.reason) == ("B", "resignation")
+
+
+def test_an_abandoned_game_leaves_a_valid_unfinished_replay(tmp_path: Path) -> None:
+    path = tmp_path / "quit.dbnr"
+    played = listed_first_choice(tmp_path)
+    result = run_play(tmp_path, "--seed", "3", "--replay", str(path), stdin=f"{played}\nquit\n")
+    assert result.returncode == 0
+    verdict = verify_replay(path.read_bytes(), where=str(path))
+    assert verdict.status is VerdictStatus.UNFINISHED, verdict.summary()
+    assert verdict.owed is not None
+    assert verdict.owed.player == "A"  # the person was asked, and quit
+    assert verdict.entries > 3  # the OFFER, the ACCEPT, the initiative, A's choice
+
+
+def listed_first_choice(tmp_path: Path) -> str:
+    term = Terminal("--seed", "3", "--replay", str(tmp_path / "probe.dbnr"), cwd=tmp_path)
+    text, prompted = term.read()
+    assert prompted
+    term.send("quit")
+    assert term.finish()[0] == 0
+    return listed_choices(text)[0]
+
+
+def test_an_existing_replay_file_is_never_overwritten(tmp_path: Path) -> None:
+    path = tmp_path / "taken.dbnr"
+    path.write_bytes(b"precious")
+    result = run_play(tmp_path, "--seed", "1", "--replay", str(path), stdin="quit\n")
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith(f"dbnet play: {path}: already exists")
+    assert "Traceback" not in result.stderr
+    assert path.read_bytes() == b"precious"
+
+
+def test_without_a_seed_the_person_signs_with_their_identity(tmp_path: Path) -> None:
+    result = run_play(tmp_path, "--side", "B", stdin="quit\n")
+    assert result.returncode == 0, result.stderr
+    key_file = tmp_path / "dbnet-home" / "identity.key"
+    assert key_file.exists()
+    mine = Identity.load_or_create(key_file.parent)
+    path = replay_path(result.stdout)
+    verdict = verify_replay(path.read_bytes(), where=str(path))
+    assert verdict.players is not None
+    assert verdict.players[1] == mine.fingerprint
+    assert verdict.players[0] != mine.fingerprint
+    again = run_play(tmp_path, "--side", "B", stdin="quit\n")
+    other = load_replay(replay_path(again.stdout))
+    assert other.header.keys[1] == mine.public_key
+    assert other.header.game_id != load_replay(path).header.game_id  # fresh nonce and secrets

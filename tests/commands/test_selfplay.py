@@ -7,6 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from dbnet.replay.file import load_replay
+from dbnet.replay.verify import VerdictStatus, verify_replay
+
+from .terminal import isolated_env
+
 GAME_LINE = re.compile(r"^game +(\d+): (.*)$", re.MULTILINE)
 
 
@@ -17,6 +22,7 @@ def selfplay(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
         text=True,
         cwd=tmp_path,
         timeout=120,
+        env=isolated_env(tmp_path),
     )
 
 
@@ -76,3 +82,49 @@ def test_bad_arguments_exit_2(tmp_path: Path) -> None:
         assert result.returncode == 2, args
         assert "Traceback" not in result.stderr
         assert result.stderr.strip().splitlines()[-1].startswith("dbnet selfplay: error:")
+
+
+def test_replays_are_saved_one_file_per_game_and_verify(tmp_path: Path) -> None:
+    args = ("--games", "3", "--seed", "5", "--a", "random", "--b", "greedy")
+    first = selfplay(tmp_path, *args, "--replays", str(tmp_path / "one"))
+    again = selfplay(tmp_path, *args, "--replays", str(tmp_path / "two" / "deeper"))
+    plain = selfplay(tmp_path, *args)
+    assert first.returncode == again.returncode == plain.returncode == 0, first.stderr
+    # saving replays changes no game
+    assert GAME_LINE.findall(first.stdout) == GAME_LINE.findall(plain.stdout)
+    files = sorted((tmp_path / "one").iterdir())
+    assert [f.name for f in files] == [f"selfplay-5-{i:04}.dbnr" for i in (1, 2, 3)]
+    games = GAME_LINE.findall(first.stdout)
+    for path, (_, line) in zip(files, games, strict=True):
+        verdict = verify_replay(path.read_bytes(), where=str(path))
+        assert verdict.status is VerdictStatus.COMPLETE, verdict.summary()
+        assert line.startswith(f"{verdict.winner} (")
+        decisions = int(re.findall(r"(\d+) decisions", line)[0])
+        assert verdict.entries > decisions
+        # the same seed, the same entries: only the header's creation time may differ
+        twin = tmp_path / "two" / "deeper" / path.name
+        assert load_replay(twin).records == load_replay(path).records
+    assert not list(tmp_path.glob("*.dbnr"))  # without --replays nothing is written
+
+
+def test_unfinished_games_leave_unfinished_replays(tmp_path: Path) -> None:
+    args = ("--games", "1", "--seed", "3", "--a", "random", "--b", "random", "--max-turns", "1")
+    result = selfplay(tmp_path, *args, "--replays", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    path = tmp_path / "selfplay-3-0001.dbnr"
+    verdict = verify_replay(path.read_bytes(), where=str(path))
+    assert verdict.status is VerdictStatus.UNFINISHED, verdict.summary()
+    assert verdict.turn == 2
+
+
+def test_an_existing_replay_is_not_overwritten(tmp_path: Path) -> None:
+    taken = tmp_path / "selfplay-7-0001.dbnr"
+    taken.write_bytes(b"keep me")
+    result = selfplay(tmp_path, "--games", "1", "--seed", "7", "--replays", str(tmp_path))
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert (
+        lines[0] == f"dbnet selfplay: {taken}: already exists; a replay file is never overwritten"
+    )
+    assert taken.read_bytes() == b"keep me"

@@ -1,0 +1,117 @@
+"""Replay verification against its floor: the Ed25519 signature checks alone.
+
+Plays one long real game (greedy against random, six turns to win, through the
+signed log like any local game), records it with ``ReplayWriter``, then times
+``verify_replay`` on the file and, in the same run, the bare signature checks of
+the same entries (``identity.verify`` over ``signing_message(signed)``). Prints
+both and their ratio next to the target; asserts nothing, since timings depend
+on the machine.
+
+    python benchmarks/verify.py [--replay FILE] [--seed S] [--repeat N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from dbnet import codec
+from dbnet.bots import make_bot
+from dbnet.catalog import default_warbands, load_catalog, load_map
+from dbnet.codec import ReplayHeader
+from dbnet.engine import Decision, Game, GameSetup, Options, Player, format_choice
+from dbnet.identity import Identity, verify
+from dbnet.protocol.local import LocalMatch
+from dbnet.replay.file import ReplayWriter, load_bytes, read_replay
+from dbnet.replay.verify import verify_replay
+
+TARGET_RATIO = 1.5
+
+
+def long_game(seed: int, folder: Path) -> Path:
+    """A whole greedy-against-random game to six turns, recorded in ``folder``."""
+    setup = GameSetup(load_map(), default_warbands(load_catalog()), options=Options(turns_to_win=6))
+    bots = {
+        Player.A: make_bot("greedy", random.Random(f"{seed}:A")),
+        Player.B: make_bot("random", random.Random(f"{seed}:B")),
+    }
+
+    def choose(view: Game) -> str:
+        pending = view.pending
+        assert isinstance(pending, Decision)
+        return format_choice(view, bots[pending.player].choose(view))
+
+    match = LocalMatch(setup, (Identity.generate(), Identity.generate()))
+    while not match.is_closed:
+        match.step(choose)
+    log = match.peers[Player.A].log
+    header = ReplayHeader(rules=log.rules, game_id=log.game_id, keys=log.keys, created="benchmark")
+    path = folder / "long.dbnr"
+    with ReplayWriter.create(path, header) as writer:
+        for record in match.records:
+            writer.append(record)
+    return path
+
+
+def best_of(repeat: int, run: Callable[[], object]) -> float:
+    """The fastest of ``repeat`` runs, in seconds (the least disturbed by other work)."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--replay", type=Path, help="verify this replay instead of a new game")
+    parser.add_argument("--seed", type=int, default=1, help="bot seed of the new game")
+    parser.add_argument("--repeat", type=int, default=7, help="timed runs; the best counts")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        path = args.replay or long_game(args.seed, Path(folder))
+        data = load_bytes(path)
+    replay = read_replay(data, where=str(path))
+    checks: list[tuple[bytes, bytes, bytes]] = []
+    for record in replay.records:
+        signed, entry = codec.decode_signed_entry(record)
+        checks.append(
+            (
+                replay.header.keys[entry.author],
+                signed.signature,
+                codec.signing_message(signed.signed),
+            )
+        )
+
+    verdict = verify_replay(data, where=str(path))
+
+    def signatures() -> None:
+        for key, signature, message in checks:
+            if not verify(key, signature, message):
+                raise SystemExit("a signature did not verify")
+
+    verify_time = best_of(args.repeat, lambda: verify_replay(data, where=str(path)))
+    signature_time = best_of(args.repeat, signatures)
+    ratio = verify_time / signature_time
+    entries = len(replay.records)
+    meets = "meets" if ratio <= TARGET_RATIO else "MISSES"
+    print(f"{path.name if args.replay else 'new game'}: {entries} entries, {len(data)} bytes")
+    print(f"  verdict: {verdict.summary()}")
+    print(
+        f"  verify_replay      {verify_time * 1e3:8.2f} ms  "
+        f"({verify_time / entries * 1e6:6.1f} us an entry)"
+    )
+    print(
+        f"  Ed25519 checks     {signature_time * 1e3:8.2f} ms  "
+        f"({signature_time / entries * 1e6:6.1f} us an entry)"
+    )
+    print(f"  ratio {ratio:.2f} ({meets} the target of at most {TARGET_RATIO})")
+
+
+if __name__ == "__main__":
+    main()

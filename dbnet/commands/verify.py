@@ -1,0 +1,269 @@
+"""``dbnet verify FILE...``: check replay files and say what each one proves.
+
+Arguments are replay files or folders (searched recursively for ``*.dbnr``). Each
+file gets one verdict (docs/verifying.md): complete, unfinished, claim or invalid.
+One file prints its verdict; several print a table and the counts; ``--json``
+prints one JSON document with every verdict instead. Files are checked in
+parallel worker processes when there are many (``--jobs``). A progress bar goes
+to stderr when it is a terminal.
+
+Exit status: 0 when every file is a complete, valid game; 1 otherwise (an
+unfinished game or a claim is not a verified result); 2 for usage errors (a
+path that does not exist, a folder without replays).
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import json
+import os
+import shutil
+import sys
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Final, TextIO
+
+from dbnet.replay.errors import ReplayError
+from dbnet.replay.file import EXTENSION, load_bytes
+from dbnet.replay.verify import Verdict, VerdictStatus, verify_replay
+
+EXIT_OK: Final = 0
+EXIT_FAILED: Final = 1
+EXIT_USAGE: Final = 2
+PARALLEL_FROM: Final = 8  # fewer files than this are checked in this process
+MIN_WIDTH: Final = 80
+BAR_WIDTH: Final = 30
+MIN_RESULT_WIDTH: Final = 40
+COUNT_LABELS: Final = {
+    VerdictStatus.COMPLETE: "complete",
+    VerdictStatus.UNFINISHED: "unfinished",
+    VerdictStatus.CLAIM: "claims",
+    VerdictStatus.INVALID: "invalid",
+}
+
+
+class UsageError(Exception):
+    """A bad argument: printed as one line, exit status 2 (internal to this command)."""
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "verify",
+        help="check replay files (signatures, dice, rules, result)",
+        description=(
+            "Check replay files: framing, every signature, the hash chain, every dice link, "
+            "a full re-simulation of the game and its result. Folders are searched for "
+            f"*{EXTENSION} files. Exit status 0 only if every game is complete and valid."
+        ),
+    )
+    parser.add_argument(
+        "paths", nargs="+", metavar="PATH", help=f"a replay file, or a folder of *{EXTENSION}"
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON document with every verdict"
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="worker processes for many files (default: the number of CPUs; 1: none)",
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        files = find_replays(args.paths)
+        jobs = _jobs(args.jobs)
+    except UsageError as exc:
+        print(f"dbnet verify: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    progress = Progress(len(files), sys.stderr) if len(files) > 1 else None
+    verdicts: list[Verdict] = []
+    try:
+        for verdict in verify_files(files, jobs):
+            verdicts.append(verdict)
+            if progress is not None:
+                progress.update(len(verdicts))
+    finally:
+        if progress is not None:
+            progress.clear()
+    if args.json:
+        print(json.dumps(json_document(verdicts), indent=2))
+    elif len(verdicts) == 1:
+        print(format_single(verdicts[0]))
+    else:
+        print(format_table(verdicts, _width()))
+        print(format_counts(verdicts))
+    return EXIT_OK if all(v.ok for v in verdicts) else EXIT_FAILED
+
+
+# --- finding and checking files ---------------------------------------------------
+
+
+def find_replays(paths: Sequence[str]) -> list[str]:
+    """The files to check, in order: files as given, folders' ``*.dbnr`` files sorted;
+    each file once.
+
+    Raises:
+        UsageError: a path does not exist, or a folder holds no replay file.
+    """
+    found: list[str] = []
+    seen: set[str] = set()
+    for path in paths:
+        if os.path.isdir(path):
+            inside = _walk(path)
+            if not inside:
+                raise UsageError(f"{path}: no *{EXTENSION} replay files in this folder")
+        elif os.path.exists(path):
+            inside = [path]
+        else:
+            raise UsageError(f"{path}: no such file or folder")
+        for name in inside:
+            key = os.path.realpath(name)
+            if key not in seen:
+                seen.add(key)
+                found.append(name)
+    return found
+
+
+def _walk(folder: str) -> list[str]:
+    def fail(exc: OSError) -> None:
+        raise UsageError(f"{exc.filename or folder}: cannot read the folder: {exc.strerror}")
+
+    names: list[str] = []
+    for root, dirs, files in os.walk(folder, onerror=fail):
+        dirs.sort()
+        names += (os.path.join(root, f) for f in sorted(files) if f.endswith(EXTENSION))
+    return names
+
+
+def verify_file(path: str) -> Verdict:
+    """The verdict on the file at ``path`` (an unreadable file is invalid, with why)."""
+    try:
+        data = load_bytes(path)
+    except ReplayError as exc:
+        return Verdict(where=path, status=VerdictStatus.INVALID, entries=0, reason=exc.problem)
+    return verify_replay(data, where=path)
+
+
+def verify_files(files: Sequence[str], jobs: int) -> Iterator[Verdict]:
+    """The verdicts on ``files``, in order; in ``jobs`` worker processes when there are
+    many files (signature checks dominate and a process uses one core)."""
+    if jobs <= 1 or len(files) < PARALLEL_FROM:
+        yield from map(verify_file, files)
+        return
+    chunk = max(1, min(16, len(files) // (jobs * 4)))
+    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
+        yield from pool.map(verify_file, files, chunksize=chunk)
+
+
+def _jobs(requested: int | None) -> int:
+    if requested is None:
+        if hasattr(os, "sched_getaffinity"):
+            return max(1, len(os.sched_getaffinity(0)))
+        return os.cpu_count() or 1
+    if requested < 1:
+        raise UsageError(f"--jobs must be at least 1, got {requested}")
+    return requested
+
+
+# --- output ---------------------------------------------------------------------
+
+
+class Progress:
+    """``[#####.....] 37/120`` on one line of a terminal; silent when not a terminal."""
+
+    def __init__(self, total: int, stream: TextIO) -> None:
+        self.total = total
+        self.stream = stream
+        self.active = stream.isatty()
+        self._shown = 0
+
+    def update(self, done: int) -> None:
+        if not self.active:
+            return
+        filled = BAR_WIDTH * done // self.total
+        line = f"\r[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {done}/{self.total}"
+        self._shown = len(line) - 1
+        self.stream.write(line)
+        self.stream.flush()
+
+    def clear(self) -> None:
+        if self.active and self._shown:
+            self.stream.write("\r" + " " * self._shown + "\r")
+            self.stream.flush()
+
+
+def format_single(verdict: Verdict) -> str:
+    lines = [f"{verdict.where}: {verdict.summary()}"]
+    if verdict.game_id is not None and verdict.players is not None:
+        a, b = verdict.players
+        lines.append(
+            f"  game {verdict.game_id}, {verdict.entries} valid entries; "
+            f"A {a}, B {b} (key fingerprints)"
+        )
+    return "\n".join(lines)
+
+
+def result_text(verdict: Verdict) -> str:
+    """The table's result column: the result and score, what is owed, or the reason."""
+    status = verdict.status
+    if status is VerdictStatus.COMPLETE:
+        return f"{verdict.winner} won ({verdict.reason}), points {verdict.score()}"
+    if status is VerdictStatus.INVALID:
+        place = "file" if verdict.record is None else f"record {verdict.record}"
+        return f"{place}: {verdict.reason}"
+    owed = verdict.owed
+    assert owed is not None
+    if status is VerdictStatus.CLAIM:
+        return f"{verdict.claimant} claims {owed.player} timed out (entry {owed.seq})"
+    return f"{owed.player} owes entry {owed.seq}: {owed.describe()} (turn {verdict.turn})"
+
+
+def format_table(verdicts: Iterable[Verdict], width: int = MIN_WIDTH) -> str:
+    """One line per file: file, status, result or reason, entries. The result column is
+    cut to fit ``width`` (never below MIN_RESULT_WIDTH); file names never are."""
+    rows = [(v.where, v.status.value, result_text(v), str(v.entries)) for v in verdicts]
+    header = ("file", "status", "result / reason", "entries")
+    file_width = max(len(r[0]) for r in [header, *rows])  # file names are never cut
+    status_width = max(len(s.value) for s in VerdictStatus)
+    entries_width = len(header[3])
+    result_width = max(MIN_RESULT_WIDTH, width - file_width - status_width - entries_width - 6)
+    lines = []
+    for name, status, result, entries in [header, *rows]:
+        lines.append(
+            f"{name:<{file_width}}  {status:<{status_width}}  "
+            f"{_cut(result, result_width):<{result_width}}  {entries:>{entries_width}}"
+        )
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def format_counts(verdicts: Sequence[Verdict]) -> str:
+    counts = dict.fromkeys(VerdictStatus, 0)
+    for v in verdicts:
+        counts[v.status] += 1
+    parts = ", ".join(f"{counts[s]} {COUNT_LABELS[s]}" for s in VerdictStatus)
+    ok = "all verified" if all(v.ok for v in verdicts) else "NOT all verified"
+    return f"{len(verdicts)} files: {parts}; {ok}"
+
+
+def json_document(verdicts: Sequence[Verdict]) -> dict[str, object]:
+    counts = dict.fromkeys((s.value for s in VerdictStatus), 0)
+    for v in verdicts:
+        counts[v.status.value] += 1
+    return {
+        "ok": all(v.ok for v in verdicts),
+        "files": len(verdicts),
+        "counts": counts,
+        "verdicts": [v.to_json() for v in verdicts],
+    }
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _width() -> int:
+    return max(MIN_WIDTH, shutil.get_terminal_size((100, 24)).columns)

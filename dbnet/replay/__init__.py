@@ -1,0 +1,1 @@
+"""Replay files: the reader and writer (``file``) and the standalone verifier (``verify``)."""

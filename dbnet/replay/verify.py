@@ -1,0 +1,398 @@
+"""The standalone replay verifier: any bytes in, one ``Verdict`` out.
+
+The checks, in file order (docs/replay-format.md, "What a verifier checks"):
+
+1. Framing: the magic, then every record's length (1 to 64 KiB, within the file).
+2. Record 0, the header: well formed, of a known format and protocol version.
+3. Record 1, entry 0, the OFFER: ``GameLog.start`` (canonical bytes, schema, the
+   game id recomputed from its contents, A's signature, a playable setup, the initial
+   state hash); then the header must name the same game id, keys and rules.
+4. Every later record, entry ``k`` in record ``k + 1``: ``GameLog.append`` (canonical
+   bytes, schema, game id, sequence number, previous-entry hash, the author the
+   rules name, the author's signature, every chain link and the arming rule, the
+   decision's legality when the engine re-simulates the game with the derived dice,
+   the recorded state hash, FINAL's result and score, COSIGN's head and winner,
+   nothing after the log is closed).
+
+The first problem ends the check: the verdict is *invalid* at that record, with the
+reason. Otherwise the verdict is what the log says: *complete* (FINAL and COSIGN),
+*claim* (closed by a unilateral timeout claim) or *unfinished* (who owes what next).
+A torn tail (the file ends inside a record) is invalid at that record; the writer's
+``ReplayWriter.resume`` repairs such a file by cutting the partial record off.
+
+Only ``DbnetError`` is turned into a verdict: anything else is a bug and propagates.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Final
+
+from dbnet.codec import ReplayHeader
+from dbnet.dice import ChainVerifier
+from dbnet.engine import ChanceRequest, Decision, Game, Player
+from dbnet.identity import fingerprint
+from dbnet.protocol.errors import InvalidEntryError
+from dbnet.protocol.log import GameLog, Status
+from dbnet.replay.errors import ReplayError
+from dbnet.replay.file import HEADER_OFFSET, decode_header, iter_records
+
+__all__ = ["Owed", "ReplayVerifier", "Verdict", "VerdictStatus", "verify_replay"]
+
+GAME_ID_HEX_DIGITS: Final = 16  # the short game id shown: the first 8 bytes in hex
+
+
+class VerdictStatus(enum.Enum):
+    COMPLETE = "complete"  # FINAL and COSIGN: the result is agreed and signed by both
+    UNFINISHED = "unfinished"  # valid so far; someone owes the next entry
+    CLAIM = "claim"  # closed by a unilateral timeout claim (never a win)
+    INVALID = "invalid"  # the first invalid record, with the reason
+
+
+@dataclass(frozen=True, slots=True)
+class Owed:
+    """The entry a player owes next: ``what`` is ``offer``, ``accept``, ``decision`` (of
+    kind ``decision``), ``link`` (for roll ``roll``, of ``dice`` dice), ``final`` or
+    ``cosign``; ``seq`` is the entry's sequence number."""
+
+    player: str
+    what: str
+    seq: int
+    decision: str | None = None
+    roll: int | None = None
+    dice: str | None = None
+
+    def describe(self) -> str:
+        """``a spawn decision``, ``the link for roll 7 (attack dice)``, ``the FINAL entry``."""
+        if self.what == "decision":
+            kind = self.decision or "pending"
+            article = "an" if kind[:1] in "aeiou" else "a"
+            return f"{article} {kind} decision"
+        if self.what == "link":
+            return f"the link for roll {self.roll} ({self.dice} dice)"
+        return f"the {self.what.upper()} entry"
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "player": self.player,
+            "what": self.what,
+            "seq": self.seq,
+            "decision": self.decision,
+            "roll": self.roll,
+            "dice": self.dice,
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Verdict:
+    """What a replay proves. Fields that do not apply to the status are None (or empty).
+
+    - ``complete``: ``winner`` ("A" or "B"), ``reason`` ("victory" or "resignation"),
+      ``turns`` (conquest points (A, B) of every turn), ``turn`` (the last turn).
+    - ``unfinished``: ``owed`` (who owes the next entry and what), ``turn`` reached.
+    - ``claim``: ``claimant`` and ``owed`` (the entry it waited for, and who owed it).
+    - ``invalid``: ``record`` (the record index in the file, 0 being the header),
+      ``seq`` (the entry's sequence number, None for the header), ``offset`` (the
+      record's byte offset) and ``reason``.
+
+    Always: ``where`` (the file), ``entries`` (how many valid entries were read) and,
+    once the OFFER was read, ``game_id`` (short hex) and ``players`` (A's and B's key
+    fingerprints).
+    """
+
+    where: str
+    status: VerdictStatus
+    entries: int
+    game_id: str | None = None
+    players: tuple[str, str] | None = None
+    turn: int | None = None
+    turns: tuple[tuple[int, int], ...] = ()
+    winner: str | None = None
+    reason: str | None = None
+    owed: Owed | None = None
+    claimant: str | None = None
+    record: int | None = None
+    seq: int | None = None
+    offset: int | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Only a complete, valid game counts as verified."""
+        return self.status is VerdictStatus.COMPLETE
+
+    def score(self) -> str:
+        """The conquest points of every turn, ``0-0 3-8`` (A's first)."""
+        return " ".join(f"{a}-{b}" for a, b in self.turns)
+
+    def summary(self) -> str:
+        """The verdict in one line, without the file name."""
+        status = self.status
+        if status is VerdictStatus.COMPLETE:
+            return (
+                f"complete: {self.winner} won by {self.reason} on turn {self.turn} "
+                f"(points by turn, A-B: {self.score()})"
+            )
+        if status is VerdictStatus.INVALID:
+            if self.record is None:
+                return f"invalid: {self.reason}"
+            place = f"record {self.record}"
+            extra = [] if self.seq is None else [f"entry {self.seq}"]
+            if self.offset is not None:
+                extra.append(f"byte {self.offset}")
+            if extra:
+                place += f" ({', '.join(extra)})"
+            return f"invalid at {place}: {self.reason}"
+        owed = self.owed
+        assert owed is not None
+        when = "" if self.turn is None else f", turn {self.turn}"
+        if status is VerdictStatus.CLAIM:
+            return (
+                f"unilateral claim by {self.claimant}: {owed.player} did not write entry "
+                f"{owed.seq}, {owed.describe()}{when}"
+            )
+        return (
+            f"unfinished after {self.entries} entries{when}: {owed.player} owes entry "
+            f"{owed.seq}, {owed.describe()}"
+        )
+
+    def to_json(self) -> dict[str, object]:
+        """The verdict as plain JSON values; every key is always present."""
+        return {
+            "file": self.where,
+            "status": self.status.value,
+            "ok": self.ok,
+            "entries": self.entries,
+            "game_id": self.game_id,
+            "players": None if self.players is None else dict(zip("AB", self.players, strict=True)),
+            "turn": self.turn,
+            "turns": [[a, b] for a, b in self.turns],
+            "winner": self.winner,
+            "reason": self.reason,
+            "owed": None if self.owed is None else self.owed.to_json(),
+            "claimant": self.claimant,
+            "record": self.record,
+            "seq": self.seq,
+            "offset": self.offset,
+        }
+
+
+def verify_replay(data: bytes, *, where: str) -> Verdict:
+    """The verdict on a whole replay file's bytes; ``where`` names the file.
+
+    Never raises for bad input: every ``DbnetError`` becomes an *invalid* verdict.
+    """
+    return ReplayVerifier(where).run(data)
+
+
+class ReplayVerifier:
+    """Checks a replay record by record (``verify_replay`` runs one over a whole file).
+
+    ``copy`` snapshots the check so far, so that many variants of one file that share
+    a prefix can be checked from the first record where they differ (the tamper tests
+    do this). After an invalid record the verifier is spent.
+    """
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+        self.header: ReplayHeader | None = None
+        self.log: GameLog | None = None
+        self.records = 0
+        """Records accepted so far (the header counts)."""
+
+    def copy(self) -> ReplayVerifier:
+        twin = ReplayVerifier(self.where)
+        twin.header = self.header
+        twin.records = self.records
+        twin.log = None if self.log is None else _copy_log(self.log)
+        return twin
+
+    def run(self, data: bytes, offset: int = 0) -> Verdict:
+        """Check the records of ``data`` from ``offset`` (0: the whole file, magic first;
+        else the start of the next record) to the end, and give the verdict."""
+        at = (self.records, offset)  # the record being checked and its offset
+        try:
+            for index, record_offset, record in iter_records(
+                data, where=self.where, offset=offset, index=self.records
+            ):
+                at = (index, record_offset)
+                self.add(record)
+        except ReplayError as exc:  # framing or header: it names its record (None: magic)
+            return self._invalid(exc.record, exc.offset, exc.problem)
+        except InvalidEntryError as exc:
+            return self._invalid(at[0], at[1], exc.reason, seq=exc.seq)
+        return self.verdict()
+
+    def add(self, record: bytes) -> None:
+        """Check the next record.
+
+        Raises:
+            ReplayError: the header is bad, or does not match the OFFER.
+            InvalidEntryError: the entry is invalid.
+        """
+        index = self.records
+        if index == 0:
+            self.header = decode_header(record, where=self.where)
+        elif index == 1:
+            log = GameLog.start(record)
+            self._check_header(log)
+            self.log = log
+        else:
+            assert self.log is not None
+            self.log.append(record, atomic=False)
+        self.records = index + 1
+
+    def _check_header(self, log: GameLog) -> None:
+        header = self.header
+        assert header is not None
+        offer = log.decoded[0]
+        for field, ours, theirs in (
+            ("game id", header.game_id, log.game_id),
+            ("keys", header.keys, log.keys),
+            ("rules version", header.rules, log.rules),
+            ("protocol version", header.protocol, offer.version),
+        ):
+            if ours != theirs:
+                raise ReplayError(
+                    self.where,
+                    f"the header's {field} differs from the OFFER's (entry 0)",
+                    record=0,
+                    offset=HEADER_OFFSET,
+                )
+
+    # --- verdicts --------------------------------------------------------------
+
+    def verdict(self) -> Verdict:
+        """The verdict on the records checked so far (none of them invalid)."""
+        log = self.log
+        if self.header is None:
+            return self._invalid(0, HEADER_OFFSET, "no header: the file ends right after the magic")
+        if log is None:
+            owed = Owed("A", "offer", 0)
+            return Verdict(where=self.where, status=VerdictStatus.UNFINISHED, entries=0, owed=owed)
+        game = log.game
+        status = log.status
+        if status is Status.COMPLETE:
+            assert game.winner is not None
+            assert game.end_reason is not None
+            return self._verdict(
+                VerdictStatus.COMPLETE, winner=game.winner.name, reason=game.end_reason.value
+            )
+        if status is Status.CLAIMED:
+            claimant = Player(log.decoded[-1].author)
+            owed = _owed_before_claim(log, claimant.other)
+            return self._verdict(VerdictStatus.CLAIM, claimant=claimant.name, owed=owed)
+        return self._verdict(VerdictStatus.UNFINISHED, owed=_owed(log, status, log.next_seq))
+
+    def _verdict(
+        self,
+        status: VerdictStatus,
+        *,
+        winner: str | None = None,
+        reason: str | None = None,
+        owed: Owed | None = None,
+        claimant: str | None = None,
+        record: int | None = None,
+        seq: int | None = None,
+        offset: int | None = None,
+    ) -> Verdict:
+        log = self.log
+        if log is None:
+            return Verdict(
+                where=self.where,
+                status=status,
+                entries=0,
+                reason=reason,
+                record=record,
+                seq=seq,
+                offset=offset,
+            )
+        return Verdict(
+            where=self.where,
+            status=status,
+            entries=len(log.entries),
+            game_id=log.game_id.hex()[:GAME_ID_HEX_DIGITS],
+            players=(fingerprint(log.keys[0]), fingerprint(log.keys[1])),
+            turn=log.game.turn,
+            turns=tuple((a, b) for a, b in log.game.conquest_history),
+            winner=winner,
+            reason=reason,
+            owed=owed,
+            claimant=claimant,
+            record=record,
+            seq=seq,
+            offset=offset,
+        )
+
+    def _invalid(
+        self, record: int | None, offset: int | None, reason: str, *, seq: int | None = None
+    ) -> Verdict:
+        if seq is None and record is not None and record > 0:
+            seq = record - 1
+        return self._verdict(
+            VerdictStatus.INVALID, reason=reason, record=record, seq=seq, offset=offset
+        )
+
+
+def _owed(log: GameLog, status: Status, seq: int, player: Player | None = None) -> Owed:
+    """What entry ``seq`` must be, given the log's ``status`` (its own, or the one before
+    a claim), and who owes it (``player`` when known)."""
+    if seq == 1:
+        return Owed("B", "accept", 1)
+    if status is Status.FINAL_DUE or status is Status.COSIGN_DUE:
+        assert log.final_author is not None
+        final = status is Status.FINAL_DUE
+        who = log.final_author if final else log.final_author.other
+        return Owed(who.name, "final" if final else "cosign", seq)
+    pending = log.game.pending
+    if isinstance(pending, Decision):
+        return Owed(pending.player.name, "decision", seq, decision=pending.kind.value)
+    assert isinstance(pending, ChanceRequest)
+    if player is None:
+        player = log.expected_author()
+        assert player is not None
+    return Owed(player.name, "link", seq, roll=len(log.rolls), dice=pending.kind.value)
+
+
+def _owed_before_claim(log: GameLog, awaited: Player) -> Owed:
+    """What the claim waited for: the log is closed now, so rebuild the status before it
+    (a claim changes nothing else)."""
+    seq = log.next_seq - 1
+    before = log.decoded[-2].kind.name if len(log.decoded) >= 2 else ""
+    status = Status.PLAYING
+    if log.final_author is not None:
+        status = Status.COSIGN_DUE if before == "FINAL" else Status.FINAL_DUE
+    return _owed(log, status, seq, awaited)
+
+
+# --- snapshots ------------------------------------------------------------------
+
+
+def _copy_log(log: GameLog) -> GameLog:
+    """An independent copy of a log, for ``ReplayVerifier.copy``.
+
+    Every attribute is copied by type; an attribute of a type not listed here is a new
+    kind of log state this copy does not know how to copy, so it fails loudly.
+    """
+    twin = GameLog.__new__(GameLog)
+    for name, value in vars(log).items():
+        setattr(twin, name, _copy_value(value, name))
+    return twin
+
+
+_IMMUTABLE: Final = (bytes, str, int, tuple, enum.Enum, type(None))
+
+
+def _copy_value(value: object, name: str) -> object:
+    if isinstance(value, Game | ChainVerifier):
+        return value.copy()
+    if isinstance(value, list):
+        return [_copy_value(item, name) for item in value]
+    if isinstance(value, _IMMUTABLE) or _is_frozen_dataclass(value):
+        return value
+    raise TypeError(f"GameLog.{name}: cannot snapshot a {type(value).__name__}")
+
+
+def _is_frozen_dataclass(value: object) -> bool:
+    params = getattr(type(value), "__dataclass_params__", None)
+    return bool(params is not None and params.frozen)

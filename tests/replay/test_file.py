@@ -1,0 +1,275 @@
+"""The replay file: framing, the writer's create/append/resume discipline, the reader."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dbnet import codec
+from dbnet.replay.errors import ReplayError
+from dbnet.replay.file import (
+    MAGIC,
+    MAX_RECORD_SIZE,
+    ReplayWriter,
+    iter_records,
+    load_replay,
+    read_replay,
+)
+from dbnet.replay.verify import VerdictStatus, verify_replay
+
+from .helpers import RecordedGame, write_replay
+
+
+def framed(record: bytes) -> bytes:
+    return len(record).to_bytes(4, "big") + record
+
+
+def test_write_then_read_gives_back_every_record_exactly(
+    tmp_path: Path, short_game: RecordedGame
+) -> None:
+    path = tmp_path / "game.dbnr"
+    data = write_replay(path, short_game.header, short_game.records)
+    assert data.startswith(MAGIC)
+    header_record = codec.encode_replay_header(short_game.header)
+    assert data == MAGIC + framed(header_record) + b"".join(map(framed, short_game.records))
+    replay = load_replay(path)
+    assert replay.header == short_game.header
+    assert replay.records == short_game.records
+    assert replay.torn_tail is False
+
+
+def test_each_append_is_in_the_file_before_append_returns(
+    tmp_path: Path, short_game: RecordedGame
+) -> None:
+    path = tmp_path / "game.dbnr"
+    with ReplayWriter.create(path, short_game.header) as writer:
+        assert load_replay(path).records == ()
+        for n, record in enumerate(short_game.records[:5], start=1):
+            writer.append(record)
+            assert writer.entries == n
+            # another reader sees the record at once: nothing is buffered in the writer
+            assert load_replay(path).records == short_game.records[:n]
+    assert writer.closed
+
+
+def test_a_killed_writer_loses_no_appended_record(tmp_path: Path, short_game: RecordedGame) -> None:
+    """A process killed right after its appends (no close, no exit handlers) leaves them all."""
+    path = tmp_path / "killed.dbnr"
+    records = short_game.records[:6]
+    (tmp_path / "records").write_bytes(b"".join(map(framed, records)))
+    header = codec.encode_replay_header(short_game.header)
+    (tmp_path / "header").write_bytes(header)
+    script = f"""
+import os, signal
+from pathlib import Path
+from dbnet import codec
+from dbnet.replay.file import ReplayWriter, iter_records
+folder = Path({str(tmp_path)!r})
+header = codec.decode_replay_header((folder / "header").read_bytes())
+writer = ReplayWriter.create(folder / "killed.dbnr", header)
+data = b"DBNRPLY1" + (folder / "records").read_bytes()
+for _i, _offset, record in iter_records(data, where="records"):
+    writer.append(record)
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=60)
+    assert result.returncode == -9, result.stderr
+    assert load_replay(path).records == records
+    assert verify_replay(path.read_bytes(), where="killed").status is VerdictStatus.UNFINISHED
+
+
+def test_create_refuses_an_existing_file_and_leaves_it_alone(
+    tmp_path: Path, short_game: RecordedGame
+) -> None:
+    path = tmp_path / "game.dbnr"
+    path.write_bytes(b"precious")
+    with pytest.raises(ReplayError, match="already exists"):
+        ReplayWriter.create(path, short_game.header)
+    assert path.read_bytes() == b"precious"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["game.dbnr"]  # no temp file left
+
+
+def test_create_leaves_only_the_replay_in_the_folder(
+    tmp_path: Path, short_game: RecordedGame
+) -> None:
+    with ReplayWriter.create(tmp_path / "game.dbnr", short_game.header):
+        pass
+    assert [p.name for p in tmp_path.iterdir()] == ["game.dbnr"]
+    replay = load_replay(tmp_path / "game.dbnr")
+    assert (replay.header, replay.records) == (short_game.header, ())
+
+
+def test_create_in_a_missing_folder_names_the_path(
+    tmp_path: Path, short_game: RecordedGame
+) -> None:
+    path = tmp_path / "nowhere" / "game.dbnr"
+    with pytest.raises(ReplayError, match=re.escape(str(path)) + ".*cannot create"):
+        ReplayWriter.create(path, short_game.header)
+
+
+def test_the_writer_refuses_oversized_records_and_writing_after_close(
+    tmp_path: Path, short_game: RecordedGame
+) -> None:
+    path = tmp_path / "game.dbnr"
+    writer = ReplayWriter.create(path, short_game.header)
+    with pytest.raises(ReplayError, match="cannot be written"):
+        writer.append(bytes(MAX_RECORD_SIZE + 1))
+    with pytest.raises(ReplayError, match="cannot be written"):
+        writer.append(b"")
+    writer.close()
+    with pytest.raises(ReplayError, match="closed"):
+        writer.append(short_game.records[0])
+    assert load_replay(path).records == ()  # nothing was written by the refused appends
+
+
+@pytest.mark.parametrize("kept", [1, 2, 3, 4, 40])
+def test_a_torn_tail_is_reported_and_resume_repairs_it(
+    tmp_path: Path, short_game: RecordedGame, kept: int
+) -> None:
+    """A crash mid-append leaves ``kept`` bytes of the next record's frame."""
+    path = tmp_path / "torn.dbnr"
+    complete = write_replay(path, short_game.header, short_game.records[:7])
+    with path.open("ab") as handle:
+        handle.write(framed(short_game.records[7])[:kept])
+    data = path.read_bytes()
+
+    replay = read_replay(data, where="torn")
+    assert replay.torn_tail is True
+    assert replay.records == short_game.records[:7]
+    verdict = verify_replay(data, where="torn")
+    assert verdict.status is VerdictStatus.INVALID
+    assert (verdict.record, verdict.seq, verdict.offset) == (8, 7, len(complete))
+    assert verdict.reason is not None
+    assert verdict.reason.startswith("truncated record (torn write)")
+
+    with ReplayWriter.resume(path) as writer:
+        assert writer.repaired is True
+        assert writer.entries == 7
+        assert path.read_bytes() == complete
+        for record in short_game.records[7:]:
+            writer.append(record)
+    repaired = verify_replay(path.read_bytes(), where="repaired")
+    assert repaired.status is VerdictStatus.COMPLETE
+    assert repaired.entries == len(short_game.records)
+
+
+def test_resume_of_an_intact_file_changes_nothing(tmp_path: Path, short_game: RecordedGame) -> None:
+    path = tmp_path / "game.dbnr"
+    data = write_replay(path, short_game.header, short_game.records[:3])
+    with ReplayWriter.resume(path) as writer:
+        assert (writer.repaired, writer.entries, writer.header) == (False, 3, short_game.header)
+        assert path.read_bytes() == data
+        writer.append(short_game.records[3])
+    assert load_replay(path).records == short_game.records[:4]
+
+
+def test_resume_refuses_what_is_not_a_torn_replay(tmp_path: Path, short_game: RecordedGame) -> None:
+    missing = tmp_path / "missing.dbnr"
+    with pytest.raises(ReplayError, match=r"missing\.dbnr: cannot open"):
+        ReplayWriter.resume(missing)
+    bad = tmp_path / "bad.dbnr"
+    data = write_replay(bad, short_game.header, short_game.records[:3])
+    corrupt = data + (MAX_RECORD_SIZE + 1).to_bytes(4, "big") + b"x" * 10
+    bad.write_bytes(corrupt)
+    with pytest.raises(ReplayError, match=r"record 4 .*outside 1 to 65536"):
+        ReplayWriter.resume(bad)
+    assert bad.read_bytes() == corrupt  # refused means untouched
+
+
+def test_two_writers_cannot_append_to_one_file(tmp_path: Path, short_game: RecordedGame) -> None:
+    path = tmp_path / "game.dbnr"
+    with (
+        ReplayWriter.create(path, short_game.header),
+        pytest.raises(ReplayError, match="another process is writing"),
+    ):
+        ReplayWriter.resume(path)
+    with ReplayWriter.resume(path) as writer:  # free again once closed
+        assert writer.entries == 0
+
+
+# --- the reader's strict framing -------------------------------------------------------------
+
+
+@pytest.fixture
+def two_records(short_game: RecordedGame, tmp_path: Path) -> bytes:
+    return write_replay(tmp_path / "two.dbnr", short_game.header, short_game.records[:2])
+
+
+def test_bad_magic(two_records: bytes) -> None:
+    with pytest.raises(ReplayError, match=r"^f: byte 0: not a dbnet replay"):
+        read_replay(b"DBNRPLY2" + two_records[8:], where="f")
+    with pytest.raises(ReplayError, match="not a dbnet replay"):
+        read_replay(b"", where="f")
+
+
+def test_a_file_with_only_the_magic_has_no_header() -> None:
+    with pytest.raises(ReplayError, match=r"record 0 \(byte 8\): no header"):
+        read_replay(MAGIC, where="f")
+    verdict = verify_replay(MAGIC, where="f")
+    assert (verdict.status, verdict.record, verdict.offset) == (VerdictStatus.INVALID, 0, 8)
+
+
+def test_a_torn_header_is_an_error_not_a_torn_tail(two_records: bytes) -> None:
+    with pytest.raises(ReplayError, match=r"record 0 \(byte 8\): the header is incomplete"):
+        read_replay(two_records[:20], where="f")
+
+
+def test_an_undecodable_header_names_record_0(short_game: RecordedGame) -> None:
+    bad_header = codec.encode({"format": 1})
+    with pytest.raises(ReplayError, match=r"record 0 \(byte 8\): undecodable header: .*missing"):
+        read_replay(MAGIC + framed(bad_header), where="f")
+
+
+@pytest.mark.parametrize("length", [0, MAX_RECORD_SIZE + 1, 2**32 - 1])
+def test_record_lengths_outside_the_cap(two_records: bytes, length: int) -> None:
+    bad = two_records + length.to_bytes(4, "big") + b"\x00" * 8
+    with pytest.raises(ReplayError, match=rf"record 3 \(byte {len(two_records)}\): record length"):
+        read_replay(bad, where="f")
+    verdict = verify_replay(bad, where="f")
+    assert (verdict.status, verdict.record, verdict.offset) == (
+        VerdictStatus.INVALID,
+        3,
+        len(two_records),
+    )
+
+
+def test_a_length_beyond_the_end_is_a_torn_tail_at_that_record(two_records: bytes) -> None:
+    bad = two_records + (500).to_bytes(4, "big") + b"\x00" * 10
+    assert read_replay(bad, where="f").torn_tail is True
+    with pytest.raises(ReplayError, match=r"record 3 \(byte \d+\): truncated record"):
+        list(iter_records(bad, where="f"))
+
+
+def test_load_replay_names_a_missing_or_unreadable_path(tmp_path: Path) -> None:
+    with pytest.raises(ReplayError, match=r"nope\.dbnr: cannot read the file: No such file"):
+        load_replay(tmp_path / "nope.dbnr")
+    with pytest.raises(ReplayError, match="not a regular file"):
+        load_replay(tmp_path)
+    fifo = tmp_path / "pipe.dbnr"
+    os.mkfifo(fifo)
+    with pytest.raises(ReplayError, match=r"pipe\.dbnr: not a regular file"):
+        load_replay(fifo)  # refused without opening it (opening a FIFO would block)
+
+
+def test_the_example_in_the_format_document() -> None:
+    """docs/replay-format.md section 3 shows these bytes for this header."""
+    header = codec.ReplayHeader(
+        rules="dbnet-rules-1",
+        game_id=bytes([0x11]) * 32,
+        keys=(bytes([0x22]) * 32, bytes([0x33]) * 32),
+        created="2025-01-01T00:00:00Z",
+    )
+    documented = (
+        "86 a6 666f726d6174 01 a8 70726f746f636f6c 01 a5 72756c6573 ad 64626e65742d72756c65732d31"
+        f" a7 67616d655f6964 c4 20 {'11' * 32} a4 6b657973 92 c4 20 {'22' * 32} c4 20 {'33' * 32}"
+        " a7 63726561746564 b4 323032352d30312d30315430303a30303a30305a"
+    )
+    record = codec.encode_replay_header(header)
+    assert record == bytes.fromhex(documented.replace(" ", ""))
+    assert len(record) == 0xB8 == 184
+    assert read_replay(MAGIC + framed(record), where="doc").header == header

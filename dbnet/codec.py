@@ -70,6 +70,7 @@ MAX_CREATED_LEN: Final = 64
 MAX_LINKS: Final = 64
 MAX_TURNS: Final = 10_000
 MAX_CHAIN: Final = 1_000_000
+MAX_STAT: Final = 99  # any stat, cost, cell value or ability number; real ones stay below 20
 MAX_TURNS_TO_WIN: Final = 99
 MAX_WARBAND: Final = 16
 MAX_ASPECTS: Final = 8
@@ -251,8 +252,8 @@ def _int(value: object, path: str, low: int = 0, high: int = MAX_INT) -> int:
     return value
 
 
-def _optional_int(value: object, path: str, low: int = 0) -> int | None:
-    return None if value is None else _int(value, path, low)
+def _optional_int(value: object, path: str, low: int = 0, high: int = MAX_INT) -> int | None:
+    return None if value is None else _int(value, path, low, high)
 
 
 def _bool(value: object, path: str) -> bool:
@@ -424,7 +425,7 @@ def _map_from_wire(obj: object, path: str) -> MapDef:
     m = _map(obj, path, _MAP_KEYS)
     name = _str(m["name"], f"{path}.name", nonblank=True)
     items = _list(m["values"], f"{path}.values", exact=board.CELL_COUNT)
-    values = tuple(_int(v, f"{path}.values[{i}]") for i, v in enumerate(items))
+    values = tuple(_int(v, f"{path}.values[{i}]", 0, MAX_STAT) for i, v in enumerate(items))
     for cell, value in enumerate(values):
         if value and cell not in board.KEY_CELLS:
             raise DecodeError(
@@ -463,7 +464,7 @@ def _mini_from_wire(obj: object, path: str) -> MiniatureDef:
     )
     stats: dict[str, int] = {}
     for key, minimum in _CREATURE_STATS:
-        value = _int(m[key], f"{path}.{key}")
+        value = _int(m[key], f"{path}.{key}", 0, MAX_STAT)
         if kind is MiniKind.CREATURE and value < minimum:
             raise DecodeError(
                 f"{path}.{key}", f"a creature's {key} is at least {minimum} (900.8), got {value}"
@@ -476,7 +477,7 @@ def _mini_from_wire(obj: object, path: str) -> MiniatureDef:
         slug=slug,
         name=_str(m["name"], f"{path}.name", nonblank=True),
         kind=kind,
-        spawn_cost=_int(m["spawn_cost"], f"{path}.spawn_cost"),
+        spawn_cost=_int(m["spawn_cost"], f"{path}.spawn_cost", 0, MAX_STAT),
         aspects=aspects,
         power=stats["power"],
         defense=stats["defense"],
@@ -495,7 +496,7 @@ def _ability_from_wire(obj: object, path: str) -> AbilityDef:
     activation = _ACTIVATION_NAMES[
         _choice(m["activation"], f"{path}.activation", tuple(_ACTIVATION_NAMES))
     ]
-    spawn_cost = _optional_int(m["spawn_cost"], f"{path}.spawn_cost")
+    spawn_cost = _optional_int(m["spawn_cost"], f"{path}.spawn_cost", 0, MAX_STAT)
     if (activation is Activation.SPAWN) != (spawn_cost is not None):
         raise DecodeError(
             f"{path}.spawn_cost",
@@ -505,7 +506,7 @@ def _ability_from_wire(obj: object, path: str) -> AbilityDef:
     return AbilityDef(
         keyword=_str(m["keyword"], f"{path}.keyword", nonblank=True),
         activation=activation,
-        x=_optional_int(m["x"], f"{path}.x"),
+        x=_optional_int(m["x"], f"{path}.x", 0, MAX_STAT),
         modifier=_optional_str(m["modifier"], f"{path}.modifier", nonblank=True),
         spawn_cost=spawn_cost,
         score=_bool(m["score"], f"{path}.score"),
@@ -564,7 +565,7 @@ class OfferBody:
             keys=(_bytes(keys[0], f"{path}.keys[0]", 32), _bytes(keys[1], f"{path}.keys[1]", 32)),
             nonce=_bytes(m["nonce"], f"{path}.nonce", 32),
             setup=setup_from_wire(m["setup"], f"{path}.setup"),
-            chain=_int(m["chain"], f"{path}.chain", 1, MAX_CHAIN),
+            chain=_int(m["chain"], f"{path}.chain", 2, MAX_CHAIN),
             anchor=_bytes(m["anchor"], f"{path}.anchor", 32),
             state=_bytes(m["state"], f"{path}.state", 32),
         )

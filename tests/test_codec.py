@@ -474,15 +474,15 @@ SCHEMA_ERRORS: list[tuple[EntryKind, Callable[[Wire], None], str]] = [
     (S.OFFER, append(6, "keys", value=h(0)), "entry.body.keys: expected an array of 2 items, got 3"),  # noqa: E501
     (S.OFFER, put(6, "keys", 1, value=h(0)[:31]), "entry.body.keys[1]: expected 32 bytes, got 31"),
     (S.OFFER, put(6, "nonce", value=1), "entry.body.nonce: expected 32 bytes, got 1"),
-    (S.OFFER, put(6, "chain", value=0), "entry.body.chain: expected an integer from 1 to 1000000, got 0"),  # noqa: E501
-    (S.OFFER, put(6, "chain", value=1_000_001), "entry.body.chain: expected an integer from 1 to 1000000, got 1000001"),  # noqa: E501
+    (S.OFFER, put(6, "chain", value=0), "entry.body.chain: expected an integer from 2 to 1000000, got 0"),  # noqa: E501
+    (S.OFFER, put(6, "chain", value=1_000_001), "entry.body.chain: expected an integer from 2 to 1000000, got 1000001"),  # noqa: E501
     (S.OFFER, put(6, "chain", value=True), "entry.body.chain: expected an integer, got True (a bool)"),  # noqa: E501
     (S.OFFER, put(6, "state", value=[]), "entry.body.state: expected 32 bytes, got an array of 0 items"),  # noqa: E501
     # the setup
     (S.OFFER, put(6, "setup", "rules", value=1), "entry.body.setup: unknown key 'rules' (allowed: 'map', 'options', 'warbands')"),  # noqa: E501
     (S.OFFER, drop(6, "setup", "options"), "entry.body.setup: missing key 'options'"),
     (S.OFFER, put(6, "setup", "map", "values", value=[0] * 24), "entry.body.setup.map.values: expected an array of 25 items, got 24"),  # noqa: E501
-    (S.OFFER, put(6, "setup", "map", "values", 12, value=-5), "entry.body.setup.map.values[12]: expected an integer at least 0, got -5"),  # noqa: E501
+    (S.OFFER, put(6, "setup", "map", "values", 12, value=-5), "entry.body.setup.map.values[12]: expected an integer from 0 to 99, got -5"),  # noqa: E501
     (S.OFFER, put(6, "setup", "map", "values", 0, value=4), "entry.body.setup.map.values[0]: cell a1 is not a key cell (b2-d4); its value must be 0, got 4"),  # noqa: E501
     (S.OFFER, put(6, "setup", "map", "reconstructed", value=1), "entry.body.setup.map.reconstructed: expected true or false, got 1"),  # noqa: E501
     (S.OFFER, put(6, "setup", "map", "name", value=" "), "entry.body.setup.map.name: expected a non-blank string, got ' '"),  # noqa: E501
@@ -497,7 +497,7 @@ SCHEMA_ERRORS: list[tuple[EntryKind, Callable[[Wire], None], str]] = [
     (S.OFFER, put(*MINI, "aspects", value=["fear"] * 9), "entry.body.setup.warbands[0].minis[0].aspects: expected at most 8 items, got 9"),  # noqa: E501
     (S.OFFER, put(*MINI, "slug", value="Bad Slug"), "entry.body.setup.warbands[0].minis[0].slug: expected lower-case letters and digits joined by single '-', got 'Bad Slug'"),  # noqa: E501
     (S.OFFER, put(*MINI, "defense", value=0), "entry.body.setup.warbands[0].minis[0].defense: a creature's defense is at least 1 (900.8), got 0"),  # noqa: E501
-    (S.OFFER, put(*MINI, "power", value=-1), "entry.body.setup.warbands[0].minis[0].power: expected an integer at least 0, got -1"),  # noqa: E501
+    (S.OFFER, put(*MINI, "power", value=-1), "entry.body.setup.warbands[0].minis[0].power: expected an integer from 0 to 99, got -1"),  # noqa: E501
     (S.OFFER, put(*MINI, "lineage", value=""), "entry.body.setup.warbands[0].minis[0].lineage: expected a non-blank string, got ''"),  # noqa: E501
     (S.OFFER, put(*MINI, "official", value=None), "entry.body.setup.warbands[0].minis[0].official: expected true or false, got nil"),  # noqa: E501
     (S.OFFER, put(*MINI, "set", value=None), "entry.body.setup.warbands[0].minis[0].set: expected a string, got nil"),  # noqa: E501
@@ -593,7 +593,7 @@ bodies: st.SearchStrategy[Body] = st.one_of(
         keys=st.tuples(hashes, hashes),
         nonce=hashes,
         setup=st.sampled_from(SETUPS),
-        chain=st.integers(1, 1_000_000),
+        chain=st.integers(2, 1_000_000),
         anchor=hashes,
         state=hashes,
     ),

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from dbnet.bots import BOT_NAMES, make_bot
 from dbnet.engine import Decision, Player
-from dbnet.errors import DbnetError
+from dbnet.errors import DbnetError, InvalidChoiceError
 from dbnet.identity import Identity
 from dbnet.localplay import (
     Human,
@@ -98,10 +98,28 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="PATH",
         help="save the replay here (a new file; default: <config dir>/replays/...)",
     )
+    parser.add_argument(
+        "--tui",
+        action="store_true",
+        help="the full-screen client (preview: it does not save a replay yet)",
+    )
+    parser.add_argument(
+        "--hotseat",
+        action="store_true",
+        help="with --tui: two people at one keyboard instead of against the bot",
+    )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.hotseat and not args.tui:
+        raise InvalidChoiceError("--hotseat needs the full-screen client: add --tui")
+    if args.tui:
+        from dbnet.console import run_local  # prompt-toolkit only when asked for
+
+        side = Player[args.side]
+        setup = load_setup(args.warband, args.opponent, side)
+        return run_local(setup, bot=args.bot, side=side, seed=args.seed, hotseat=args.hotseat)
     session: Session | None = None
     try:
         session = Session.start(args, _read_line, _write)

@@ -43,6 +43,7 @@ from dbnet.identity import verify
 from dbnet.protocol.errors import InvalidEntryError
 
 ZERO_HASH = bytes(32)
+MAX_DICE = 1000  # no real roll comes near; a hostile setup must not exhaust memory
 GAME_ID_PERSON = b"dbnet/game/v1"
 
 
@@ -224,6 +225,12 @@ class GameLog:
             return InvalidEntryError(seq, reason, record)
 
         kind = entry.kind
+        if kind is EntryKind.CLAIM:  # also while FINAL or COSIGN is withheld
+            assert isinstance(body, ClaimBody)
+            if body.waiting_for != seq:
+                raise fail(f"the claim waits for entry {body.waiting_for}, but entry {seq} is due")
+            self.status = Status.CLAIMED
+            return
         if self.status is Status.FINAL_DUE and kind is not EntryKind.FINAL:
             raise fail(f"the game is over: {author.name} must write FINAL, not {kind.name}")
         if self.status is Status.COSIGN_DUE and kind is not EntryKind.COSIGN:
@@ -250,12 +257,6 @@ class GameLog:
             assert isinstance(body, ResignBody)
             self.game.resign(author)
             self._check_state(seq, body.state, record)
-        elif kind is EntryKind.CLAIM:
-            assert isinstance(body, ClaimBody)
-            if body.waiting_for != seq:
-                raise fail(f"the claim waits for entry {body.waiting_for}, but entry {seq} is due")
-            self.status = Status.CLAIMED
-            return
         elif kind is EntryKind.FINAL:
             assert isinstance(body, FinalBody)
             self._check_final(seq, body, record)
@@ -359,6 +360,10 @@ class GameLog:
             if self._next_link(other) <= k:
                 break
             request = game.pending
+            if request.count > MAX_DICE:
+                raise InvalidEntryError(
+                    seq, f"roll {k} asks for {request.count} dice; at most {MAX_DICE}", record
+                )
             values = dice.roll_dice(
                 self.game_id, k, self.links[Player.A][k], self.links[Player.B][k], request.count
             )

@@ -74,6 +74,8 @@ class Peer:
         rules: str = RULES_VERSION,
     ) -> tuple[Peer, bytes]:
         """A, offering a game to the holder of ``peer_key``: the peer and the OFFER record."""
+        if chain_length < 2:
+            raise LocalProtocolError(f"chains have at least 2 links, not {chain_length}")
         keys = (identity.public_key, peer_key)
         nonce = nonce if nonce is not None else secrets.token_bytes(32)
         setup_bytes = codec.encode(codec.setup_to_wire(setup))

@@ -9,22 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from dbnet import cli
 from dbnet.commands.verify import Progress
 
 from .helpers import RecordedGame, write_replay
 
-# ``python -m dbnet verify`` once dbnet.cli lists the command; until then the same
-# ``cli.main`` with the command module added.
-_SHIM = (
-    "import sys; from dbnet import cli; "
-    "cli.COMMAND_MODULES = (*cli.COMMAND_MODULES, 'dbnet.commands.verify'); "
-    "sys.exit(cli.main(['verify', *sys.argv[1:]]))"
-)
-if "dbnet.commands.verify" in cli.COMMAND_MODULES:
-    COMMAND = [sys.executable, "-m", "dbnet", "verify"]
-else:
-    COMMAND = [sys.executable, "-c", _SHIM]
+COMMAND = [sys.executable, "-m", "dbnet", "verify"]
 
 
 def verify(*args: str | Path) -> subprocess.CompletedProcess[str]:

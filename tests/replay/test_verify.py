@@ -13,9 +13,19 @@ from dbnet.codec import EntryKind, PlayBody, ReplayHeader
 from dbnet.engine import Options, Player
 from dbnet.identity import Identity, fingerprint
 from dbnet.protocol.log import GameLog, Status
+from dbnet.protocol.peer import Peer
 from dbnet.replay.verify import ReplayVerifier, VerdictStatus, verify_replay
 
-from .helpers import RecordedGame, chooser, new_match, play, record_game, write_replay
+from .helpers import (
+    RecordedGame,
+    chooser,
+    header_for,
+    new_match,
+    play,
+    record_game,
+    setup_with,
+    write_replay,
+)
 
 
 def test_a_complete_short_game(short_game: RecordedGame) -> None:
@@ -154,8 +164,10 @@ def _claim_after(
     return recorded, claimant, len(match.records)
 
 
-# (Claims while FINAL or COSIGN is due are refused by GameLog today; see the report.)
-@pytest.mark.parametrize(("stop_at", "owed_what"), [(None, None)])
+@pytest.mark.parametrize(
+    ("stop_at", "owed_what"),
+    [(None, None), (Status.FINAL_DUE, "final"), (Status.COSIGN_DUE, "cosign")],
+)
 def test_a_timeout_claim_is_reported_as_unilateral(
     tmp_path: Path, stop_at: Status | None, owed_what: str | None
 ) -> None:
@@ -249,3 +261,25 @@ def test_fingerprints_are_those_of_the_keys(short_game: RecordedGame) -> None:
         fingerprint(short_game.header.keys[0]),
         fingerprint(short_game.header.keys[1]),
     )
+
+
+def test_a_setup_asking_for_endless_dice_is_refused_at_the_offer(tmp_path: Path) -> None:
+    """A hostile OFFER, validly signed, whose creatures have 2^62 power would make the
+    first attack roll 2^62 dice: the decoder refuses it at the OFFER, naming the field."""
+    setup = setup_with(Options(turns_to_win=1))
+    ids = (Identity.generate(), Identity.generate())
+    offerer, offer = Peer.offer(ids[0], ids[1].public_key, setup)
+    signed, _ = codec.decode_signed_entry(offer)
+    fields = codec.decode(signed.signed)
+    assert isinstance(fields, list)
+    body = fields[6]
+    assert isinstance(body, dict)
+    body["setup"]["warbands"][0]["minis"][0]["power"] = 2**62
+    hostile = codec.encode(fields)
+    forged = codec.encode([hostile, ids[0].sign(codec.signing_message(hostile))])
+    data = write_replay(tmp_path / "hostile.dbnr", header_for(offerer.log), [forged])
+    verdict = verify_replay(data, where="hostile")
+    assert verdict.status is VerdictStatus.INVALID
+    assert (verdict.record, verdict.seq) == (1, 0)
+    assert verdict.reason is not None
+    assert "minis[0].power: expected an integer from 0 to 99" in verdict.reason

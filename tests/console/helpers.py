@@ -1,0 +1,111 @@
+"""Drive the console client in-process: keys through a pipe, the screen read back as text."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+
+from prompt_toolkit.data_structures import Size
+from prompt_toolkit.input import PipeInput, create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from dbnet.console.app import ConsoleApp, default_setup
+from dbnet.console.session import LocalSession, Session
+from dbnet.engine import Player
+
+TIMEOUT = 10.0
+
+# What a terminal sends for these keys (xterm).
+UP = "\x1b[A"
+DOWN = "\x1b[B"
+TAB = "\t"
+ENTER = "\r"
+F1, F2, F3, F4, F5, F6 = "\x1bOP", "\x1bOQ", "\x1bOR", "\x1bOS", "\x1b[15~", "\x1b[17~"
+PAGE_UP, PAGE_DOWN = "\x1b[5~", "\x1b[6~"
+CTRL_C = "\x03"
+CTRL_Q = "\x11"
+CTRL_U = "\x15"
+
+
+class SizedOutput(DummyOutput):
+    """An output that draws nothing but says how big the terminal is."""
+
+    def __init__(self, columns: int, rows: int) -> None:
+        self.columns = columns
+        self.rows = rows
+
+    def get_size(self) -> Size:
+        return Size(rows=self.rows, columns=self.columns)
+
+
+def bot_session(seed: int = 3, side: Player = Player.A) -> LocalSession:
+    """A person against the greedy bot, no pause between bot steps, repeatable dice."""
+    return LocalSession.against_bot(default_setup(side), side=side, seed=seed, bot_delay=0)
+
+
+class Driver:
+    """A running ConsoleApp with keys typed through a pipe."""
+
+    def __init__(self, console: ConsoleApp, pipe: PipeInput) -> None:
+        self.console = console
+        self.pipe = pipe
+        self.task: asyncio.Task[int] | None = None
+
+    @property
+    def session(self) -> Session:
+        return self.console.session
+
+    def screen(self) -> str:
+        return self.console.screen_text()
+
+    async def wait_for(self, condition: Callable[[], bool], what: str) -> None:
+        """Poll ``condition`` until it holds; fail with the screen after TIMEOUT seconds."""
+        deadline = time.monotonic() + TIMEOUT
+        while not condition():
+            if self.task is not None and self.task.done():
+                raise AssertionError(f"the app ended while waiting for {what}")
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {what}; screen:\n{self.screen()}")
+            await asyncio.sleep(0.01)
+
+    async def ready(self) -> None:
+        """Wait until the person owes a decision and no bot is busy."""
+        await self.wait_for(
+            lambda: self.session.local_player() is not None and not self.console._advancing,
+            "the person's decision",
+        )
+
+    async def keys(self, text: str) -> None:
+        """Type ``text`` and let the app read it."""
+        self.pipe.send_text(text)
+        await asyncio.sleep(0.05)
+
+    async def finish(self) -> int:
+        assert self.task is not None
+        return await asyncio.wait_for(self.task, TIMEOUT)
+
+
+@asynccontextmanager
+async def _running(
+    session: Session, columns: int, rows: int, colour: bool
+) -> AsyncIterator[Driver]:
+    with create_pipe_input() as pipe:
+        console = ConsoleApp(session, input=pipe, output=SizedOutput(columns, rows), colour=colour)
+        driver = Driver(console, pipe)
+        driver.task = asyncio.create_task(console.run_async())
+        try:
+            await driver.ready()
+            yield driver
+        finally:
+            if not driver.task.done():
+                console.app.exit(result=0)
+                await asyncio.wait_for(driver.task, TIMEOUT)
+
+
+def running(
+    session: Session | None = None, columns: int = 80, rows: int = 24, *, colour: bool = False
+) -> AbstractAsyncContextManager[Driver]:
+    """``async with running() as d:`` a console on ``session`` (default: bot_session())."""
+    return _running(session if session is not None else bot_session(), columns, rows, colour)

@@ -1,0 +1,520 @@
+"""The full-screen client in-process: keys typed through a pipe, the screen read back."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import re
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+import pytest
+from prompt_toolkit.data_structures import Size
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output.vt100 import Vt100_Output
+
+from dbnet.console.app import EXIT_ERROR, EXIT_INTERRUPTED, ConsoleApp, Tab, default_setup
+from dbnet.console.session import LocalSession
+from dbnet.engine import Choice, Decision, DecisionKind, Player, Zone
+from dbnet.engine.board import parse_cell
+from dbnet.render import describe_mini
+
+from .helpers import (
+    CTRL_C,
+    CTRL_Q,
+    CTRL_U,
+    DOWN,
+    ENTER,
+    F2,
+    F3,
+    F4,
+    F5,
+    PAGE_DOWN,
+    PAGE_UP,
+    TAB,
+    UP,
+    Driver,
+    SizedOutput,
+    bot_session,
+    running,
+)
+
+
+def run(test: Callable[[], Coroutine[Any, Any, None]]) -> Callable[[], None]:
+    """Run an asyncio test (prompt-toolkit's loop) from a plain pytest function."""
+
+    def wrapper() -> None:
+        asyncio.run(test())
+
+    wrapper.__name__ = test.__name__
+    return wrapper
+
+
+def lantern(driver: Driver) -> int:
+    game = driver.session.game
+    return next(m.id for m in game.minis if m.handle == "lantern-page#1" and m.owner is Player.A)
+
+
+@run
+async def test_legal_entry_is_applied_and_drawn() -> None:
+    async with running() as d:
+        assert "A:l-page#1" not in d.screen()
+        await d.keys("spawn lantern-page#1 e1" + ENTER)
+        await d.wait_for(lambda: d.session.game.minis[lantern(d)].zone is Zone.DREAMSCAPE, "spawn")
+        mini = d.session.game.minis[lantern(d)]
+        assert mini.cell == parse_cell("e1")
+        assert d.console.buffer.text == ""
+        screen = d.screen()
+        row1 = next(line for line in screen.splitlines() if line.startswith("1 |"))
+        assert row1.split("|")[5].strip() == "A:l-page#1"  # column e of row 1
+        assert "A spawn lantern-page#1 e1" in screen  # the log
+        assert "Played: spawn lantern-page#1 e1" in screen
+
+
+@run
+async def test_illegal_entry_is_explained_and_changes_nothing() -> None:
+    async with running() as d:
+        before = d.session.game.state_hash()
+        log = len(d.session.log)
+        await d.keys("spawn lantern-page#1 a1" + ENTER)
+        expected = (
+            "Not played: 'spawn lantern-page#1 a1' is not legal now: A:lantern-page#1 can't be "
+            "spawned in a1 (801.5-801.7)"
+        )
+        assert d.console.message == expected
+        assert d.session.game.state_hash() == before
+        assert len(d.session.log) == log
+        assert d.console.buffer.text == "spawn lantern-page#1 a1"  # still there to edit
+        assert "Not played: 'spawn lantern-page#1 a1' is not legal now" in d.screen()
+        # the entry is fixed in place and played
+        await d.keys("\x7f\x7f" + "e1" + ENTER)
+        await d.wait_for(lambda: d.session.game.minis[lantern(d)].zone is Zone.DREAMSCAPE, "spawn")
+
+
+@run
+async def test_malformed_entry_is_explained() -> None:
+    async with running() as d:
+        before = d.session.game.state_hash()
+        await d.keys("spawn nonsense e1" + ENTER)
+        assert d.console.message == "Not played: 'nonsense' names no miniature of A in reserves"
+        await d.keys(CTRL_U + "fly away" + ENTER)
+        assert d.console.message.startswith("Not played: 'fly away' does not fit a spawn decision")
+        assert d.session.game.state_hash() == before
+
+
+@run
+async def test_tab_completes_the_legal_choices() -> None:
+    async with running() as d:
+        await d.keys("sp mur" + TAB)
+        await d.wait_for(lambda: d.console.buffer.complete_state is not None, "the menu")
+        state = d.console.buffer.complete_state
+        assert state is not None
+        offered = [c.text for c in state.completions]
+        assert offered == ["spawn murmur-wisp#1 e1", "spawn murmur-wisp#2 e1"]
+        await d.keys(TAB)  # the first completion goes into the entry
+        await d.wait_for(lambda: d.console.buffer.text == "spawn murmur-wisp#1 e1", "completion")
+        assert "spawn murmur-wisp#2 e1" in d.screen()  # the menu is drawn
+
+
+@run
+async def test_enter_takes_a_completion_then_plays_it() -> None:
+    async with running() as d:
+        await d.keys("sp mur" + TAB)
+        await d.wait_for(lambda: d.console.buffer.complete_state is not None, "the menu")
+        await d.keys(DOWN + DOWN)  # the menu's second entry
+        assert d.console.buffer.text == "spawn murmur-wisp#2 e1"
+        await d.keys(ENTER)
+        assert d.console.buffer.complete_state is None
+        assert d.console.buffer.text == "spawn murmur-wisp#2 e1"
+        assert not any(line.notation.startswith("spawn murmur") for line in d.session.log)
+        await d.keys(ENTER)
+        await d.wait_for(
+            lambda: any(line.notation == "spawn murmur-wisp#2 e1" for line in d.session.log),
+            "the spawn",
+        )
+
+
+@run
+async def test_tab_on_an_empty_entry_offers_every_legal_choice() -> None:
+    async with running() as d:
+        await d.keys(TAB)
+        await d.wait_for(lambda: d.console.buffer.complete_state is not None, "the menu")
+        state = d.console.buffer.complete_state
+        assert state is not None
+        offered = [c.text for c in state.completions]
+        legal = d.console.choice_items()
+        assert offered[: len(legal)] == legal
+        assert "help" in offered
+        assert "quit" in offered
+
+
+@run
+async def test_arrow_keys_pick_a_legal_choice() -> None:
+    async with running() as d:
+        items = d.console.choice_items()
+        assert len(items) > 2
+        await d.keys(DOWN)
+        assert d.console.buffer.text == items[0]
+        assert d.console.tab is Tab.CHOICES
+        await d.keys(DOWN + DOWN + UP)
+        assert d.console.buffer.text == items[1]
+        assert d.console.selected == 1
+        await d.keys(UP + UP)  # wraps around to the last
+        assert d.console.buffer.text == items[-1]
+        await d.keys(DOWN + DOWN)
+        played = d.console.buffer.text
+        assert played == items[1]
+        await d.keys(ENTER)
+        await d.wait_for(lambda: any(line.notation == played for line in d.session.log), "play")
+
+
+@run
+async def test_a_click_picks_a_choice() -> None:
+    async with running() as d:
+        await d.keys(F2)
+        lines = d.screen().splitlines()
+        row = next(i for i, line in enumerate(lines) if line[59:] == " murmur-wisp#1 e1")
+        click = f"\x1b[<0;65;{row + 1}"  # SGR mouse report, 1-based column and row
+        await d.keys(click + "M" + click + "m")
+        assert d.console.buffer.text == "spawn murmur-wisp#1 e1"
+
+
+@run
+async def test_done_asks_first() -> None:
+    async with running() as d:
+        before = d.session.game.state_hash()
+        await d.keys("done" + ENTER)
+        assert d.console.confirm is not None
+        screen = d.screen()
+        assert "End your spawn phase? 7 spawn points left will be lost" in screen
+        assert "(801.9)." in screen
+        assert "[y] yes   [n] no" in screen
+        await d.keys("n")
+        assert d.console.confirm is None
+        assert d.session.game.state_hash() == before
+        assert d.console.buffer.text == "done"  # not typed into: the dialog had the keys
+        await d.keys(ENTER)
+        await d.keys("y")
+        await d.wait_for(lambda: any(line.notation == "done" for line in d.session.log), "done")
+
+
+@run
+async def test_shift_and_strike_need_no_confirmation() -> None:
+    async with running() as d:
+        await d.keys("spawn lantern-page#1 e1" + ENTER)
+        await d.ready()
+        await d.keys("done" + ENTER + "y")
+        await d.wait_for(
+            lambda: (
+                isinstance(d.session.game.pending, Decision)
+                and d.session.game.pending.kind is DecisionKind.ACTION
+                and d.session.local_player() is Player.A
+            ),
+            "A's action phase",
+        )
+        await d.keys("shift" + ENTER)
+        assert d.console.confirm is None
+        await d.wait_for(lambda: any(line.notation == "shift" for line in d.session.log), "shift")
+
+
+@run
+async def test_help_explains_the_current_step() -> None:
+    async with running() as d:
+        await d.keys("help" + ENTER)
+        assert d.console.tab is Tab.HELP
+        screen = d.screen()
+        assert "Spawn phase (801)" in screen
+        assert d.console.buffer.text == ""
+
+
+@run
+async def test_show_a_card() -> None:
+    async with running() as d:
+        await d.keys("show lantern-page#1" + ENTER)
+        assert d.console.tab is Tab.CARD
+        game = d.session.game
+        card = describe_mini(game, game.minis[lantern(d)])
+        assert card[0].startswith("A:lantern-page#1: Lantern Page")
+        screen = d.screen()
+        assert "\nA:lantern-page#1\n" in "\n".join(line[59:] for line in screen.splitlines())
+        assert "Lantern Page" in screen
+        assert "spawn cost 1," in screen
+        await d.keys("show nobody" + ENTER)
+        assert d.console.message == "No miniature in this game is called 'nobody'."
+        await d.keys(CTRL_U + "show B:ashmaw" + ENTER)
+        assert d.console.card
+        assert game.minis[d.console.card[0]].label == "B:ashmaw-brute"
+
+
+def current_tab(d: Driver) -> Tab:
+    return d.console.tab
+
+
+@run
+async def test_panels_switch_with_function_keys() -> None:
+    async with running() as d:
+        await d.keys(F4)
+        assert current_tab(d) is Tab.GRAVES
+        assert "A graveyard" in d.screen()
+        await d.keys(F3)
+        assert current_tab(d) is Tab.RESERVES
+        assert "A reserves (7 pts)" in d.screen()
+
+
+@run
+async def test_page_keys_scroll_the_panel() -> None:
+    async with running() as d:
+        await d.keys(F3)
+        panel = [line[59:] for line in d.screen().splitlines()]
+        assert panel[2] == "A reserves (7 pts)"
+        assert not any("magmaheart-tyra" in line for line in panel)  # below, at 80x24
+        await d.keys(PAGE_DOWN)
+        assert d.console.panel_top > 0
+        panel = [line[59:] for line in d.screen().splitlines()]
+        assert "A reserves (7 pts)" not in panel
+        assert any("magmaheart-tyra" in line for line in panel)
+        await d.keys(PAGE_UP)
+        assert d.console.panel_top == 0
+        assert [line[59:] for line in d.screen().splitlines()][2] == "A reserves (7 pts)"
+
+
+@run
+async def test_quit_asks_and_exits() -> None:
+    async with running() as d:
+        await d.keys(CTRL_Q)
+        assert d.console.confirm is not None
+        assert "Quit? This game will be abandoned." in d.screen()
+        await d.keys("n")
+        assert d.task is not None
+        assert not d.task.done()
+        await d.keys("quit" + ENTER)
+        assert d.console.confirm is not None
+        await d.keys("y")
+        assert await d.finish() == 0
+        assert d.console.closing_words == ["Game abandoned."]
+
+
+@run
+async def test_ctrl_c_exits_at_once() -> None:
+    async with running() as d:
+        await d.keys(CTRL_C)
+        assert await d.finish() == EXIT_INTERRUPTED
+
+
+@run
+async def test_resign_ends_the_game() -> None:
+    async with running() as d:
+        await d.keys("resign" + ENTER)
+        assert d.session.game.winner is None
+        await d.keys("y")
+        game = d.session.game
+        assert game.is_over
+        assert game.winner is Player.B
+        assert "B wins: A resigned." in d.screen()
+        assert d.console.message.startswith("You lose. B wins: A resigned.")
+        await d.keys(F5)
+        assert "Score by turn" in d.screen()
+        await d.keys("spawn lantern-page#1 e1" + ENTER)
+        assert d.console.message.startswith("The game is over")
+        await d.keys(CTRL_U + "quit" + ENTER)  # no question once the game is over
+        assert await d.finish() == 0
+        assert d.console.closing_words[0].startswith("The game is over. B wins")
+
+
+@run
+async def test_hotseat_hands_the_keyboard_over() -> None:
+    session = LocalSession.hotseat_game(default_setup(), seed=3)
+    async with running(session) as d:
+        first = d.session.local_player()
+        assert first is not None
+        assert f"\n{first.name}>" in d.screen()
+        assert f"{first.name}, your decision" in d.screen()
+        await d.keys("done" + ENTER + "y")
+        await d.wait_for(lambda: d.session.local_player() is first.other, "the other player")
+        assert f"\n{first.other.name}>" in d.screen()
+
+
+@run
+async def test_playing_b_turns_the_board_round() -> None:
+    async with running(bot_session(side=Player.B)) as d:
+        screen = d.screen().splitlines()
+        assert screen[1].startswith("  +-A portal-+-A spawn--")
+        assert screen[2].startswith("1 |")
+        assert "\nB>" in d.screen()
+        await d.keys(F3)
+        panel = [line[59:] for line in d.screen().splitlines()]
+        assert panel[2].startswith("B reserves")  # your own reserves first
+
+
+@run
+async def test_bot_decisions_and_dice_reach_the_log() -> None:
+    async with running() as d:
+        kinds = {(line.kind.value, line.player) for line in d.session.log}
+        assert ("roll", None) in kinds
+        assert ("choice", Player.B) in kinds  # B went first with seed 3 and spawned
+        screen = d.screen()
+        assert "Initiative: A 3, B 4. B goes first." in screen
+        assert "B spawn ashmaw-brute a5" in screen
+
+
+@run
+async def test_a_whole_game_by_arrow_keys() -> None:
+    """Keys alone play a game to its end: Down picks the first legal choice, Enter plays
+    it, y confirms the end of a phase; then the verdict shows and quit needs no question."""
+    async with running(bot_session(seed=5)) as d:
+        game = d.session.game
+
+        def settled() -> bool:
+            return game.is_over or (
+                d.session.local_player() is not None and not d.console._advancing
+            )
+
+        while not game.is_over:
+            await d.wait_for(settled, "the person's decision or the end")
+            if game.is_over:
+                break
+            await d.keys(DOWN + ENTER)
+            await d.wait_for(
+                lambda: d.console.confirm is not None or not d.console.buffer.text, "the play"
+            )
+            if d.console.confirm is not None:
+                await d.keys("y")
+        assert game.winner is not None
+        assert d.console.message.startswith(("You win! ", "You lose. "))
+        assert "The game is over." in d.screen()
+        assert len(game.conquest_history) >= 6
+        await d.keys("quit" + ENTER)
+        assert await d.finish() == 0
+        assert d.console.closing_words[1] == "Score by turn:"
+
+
+@run
+async def test_screen_fits_80x24() -> None:
+    async with running() as d:
+        screen = d.screen().splitlines()
+        assert len(screen) == 24
+        assert all(len(line) <= 80 for line in screen)
+        text = "\n".join(screen)
+        for part in (
+            "Turn 1, spawn phase of A, B went first",
+            "Victory A 0/6 B 0/6 | Conquest A 0 B 0",
+            "B portal",
+            "A portal",
+            "5pt A+B",
+            "A reserves (7 pts)",
+            "lantern-page#1",
+            "A you: 7 spawn pts left",
+            "0 in graveyard",
+            "Your decision: A to spawn (7 spawn points left)",
+            "A>",
+        ):
+            assert part in text, part
+
+
+@run
+async def test_resize_redraws_for_the_new_size() -> None:
+    async with running() as d:
+        assert "5pt A+B" in d.screen()
+        output = d.console.app.output
+        assert isinstance(output, SizedOutput)
+        output.columns, output.rows = 120, 40
+        d.console.app._on_resize()
+        screen = d.screen().splitlines()
+        assert len(screen) == 40
+        assert max(len(line) for line in screen) > 100
+        assert "5 pts A+B" in "\n".join(screen)
+        assert "Victory A 0/6 B 0/6 | Conquest now A 0 B 0" in screen[0]
+        output.columns, output.rows = 80, 24
+        d.console.app._on_resize()
+        assert len(d.screen().splitlines()) == 24
+
+
+# --- errors inside the app ---------------------------------------------------------
+
+
+class BrokenSession(LocalSession):
+    async def advance(self, changed: Callable[[], None]) -> None:
+        raise RuntimeError("the bot fell over")
+
+
+def test_an_error_in_the_background_ends_the_app_cleanly() -> None:
+    async def scenario() -> int:
+        session = BrokenSession(default_setup(), bot_session().seats)
+        with create_pipe_input() as pipe:
+            console = ConsoleApp(session, input=pipe, output=SizedOutput(80, 24))
+            code = await asyncio.wait_for(console.run_async(), 10)
+            assert console.error is not None
+            assert "the bot fell over" in console.error
+            return code
+
+    assert asyncio.run(scenario()) == EXIT_ERROR
+
+
+@run
+async def test_an_error_in_a_key_handler_ends_the_app_cleanly() -> None:
+    async with running() as d:
+
+        def broken(text: str) -> Choice:
+            raise RuntimeError(f"cannot submit {text}")
+
+        d.console.session.submit = broken  # type: ignore[method-assign]
+        await d.keys("spawn lantern-page#1 e1" + ENTER)
+        assert await d.finish() == EXIT_ERROR
+        assert d.console.error is not None
+        assert "RuntimeError: cannot submit spawn lantern-page#1 e1" in d.console.error
+
+
+# --- colour ---------------------------------------------------------------------------
+
+
+def colour_codes(written: str) -> list[str]:
+    """The SGR escape sequences in ``written`` that set a colour (foreground or background)."""
+    found = []
+    for params in re.findall(r"\x1b\[([0-9;]*)m", written):
+        numbers = [int(p) for p in params.split(";") if p]
+        if any(30 <= n <= 49 or 90 <= n <= 107 for n in numbers):
+            found.append(params)
+    return found
+
+
+def draw(colour: bool | None) -> str:
+    """Everything the client writes to an xterm while a game starts, as one string."""
+
+    async def scenario() -> str:
+        sink = io.StringIO()
+        output = Vt100_Output(sink, lambda: Size(rows=24, columns=80), term="xterm")
+        with create_pipe_input() as pipe:
+            console = ConsoleApp(bot_session(), input=pipe, output=output, colour=colour)
+            task = asyncio.create_task(console.run_async())
+            for _ in range(500):
+                if console.session.local_player() is not None and sink.getvalue():
+                    break
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.1)  # let it draw the first decision
+            pipe.send_text(CTRL_C)
+            await asyncio.wait_for(task, 10)
+        return sink.getvalue()
+
+    return asyncio.run(scenario())
+
+
+def test_colour_is_used_by_default() -> None:
+    written = draw(colour=True)
+    assert "B portal" in written
+    assert colour_codes(written)
+
+
+def test_no_color_means_no_colour_at_all(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    written = draw(colour=None)  # the client reads NO_COLOR itself
+    assert "B portal" in written
+    assert "\x1b[" in written  # it did draw, with bold and reverse video
+    assert re.search(r"\x1b\[0;[0-9;]*7m", written)  # reverse video, for the top bar
+    assert colour_codes(written) == []
+
+
+def test_empty_no_color_keeps_colour(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "")
+    with create_pipe_input() as pipe:
+        console = ConsoleApp(bot_session(), input=pipe, output=SizedOutput(80, 24))
+    assert console.colour

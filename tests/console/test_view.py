@@ -1,0 +1,290 @@
+"""What the client draws, without an app: board, bars, panels, completion, the session."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.document import Document
+
+from dbnet.bots import make_bot
+from dbnet.bots.match import roll_dice
+from dbnet.console.app import default_setup, find_minis
+from dbnet.console.completion import ChoiceCompleter, matches
+from dbnet.console.session import LocalSession, LogKind, Person
+from dbnet.console.view import (
+    NARROW_CELL,
+    WIDE_CELL,
+    board_width,
+    choice_items,
+    choice_lines,
+    compact_token,
+    log_text,
+    plain,
+    render_board,
+    reserve_entries,
+    reserve_lines,
+    top_bar,
+)
+from dbnet.engine import (
+    ChanceRequest,
+    Decision,
+    DecisionKind,
+    Game,
+    Player,
+    SpawnChoice,
+    Zone,
+    format_choice,
+)
+from dbnet.engine.board import parse_cell
+from dbnet.errors import IllegalChoiceError
+
+
+def new_game() -> Game:
+    return Game(default_setup())
+
+
+def play_until(game: Game, kind: DecisionKind, seed: int = 1) -> Game:
+    """Let two bots play ``game`` until ``kind`` is pending."""
+    bots = (make_bot("greedy", random.Random(seed)), make_bot("greedy", random.Random(seed + 100)))
+    dice = random.Random(seed)
+    while not game.is_over:
+        pending = game.pending
+        if isinstance(pending, ChanceRequest):
+            game.roll(roll_dice(dice, pending.count))
+        elif isinstance(pending, Decision):
+            if pending.kind is kind:
+                return game
+            game.apply(bots[pending.player].choose(game))
+    raise AssertionError(f"the game ended without a {kind.value} decision")
+
+
+def handle_id(game: Game, handle: str, owner: Player = Player.A) -> int:
+    return next(m.id for m in game.minis if m.handle == handle and m.owner is owner)
+
+
+@pytest.mark.parametrize("cell_width", [NARROW_CELL, WIDE_CELL])
+def test_board_lines_are_as_wide_as_the_board(cell_width: int) -> None:
+    game = play_until(new_game(), DecisionKind.STRIKE)
+    lines = plain(render_board(game, cell_width)).splitlines()
+    assert {len(line) for line in lines} == {board_width(cell_width)}
+    assert lines[-1].replace("-", " ").replace("+", " ").split() == list("abcde")
+
+
+def test_board_marks_portals_spawn_rows_and_key_cells() -> None:
+    lines = plain(render_board(new_game())).splitlines()
+    assert lines[0] == "  +-B portal-+-B spawn--+-B spawn--+-B spawn--+-B spawn--+"
+    assert lines[2] == "  +----------+-2pt A----+-3pt A----+-2pt A----+----------+"
+    assert lines[4] == "  +----------+-1pt A+B--+-5pt A+B--+-1pt A+B--+----------+"
+    assert lines[6] == "  +----------+-2pt B----+-3pt B----+-2pt B----+----------+"
+    assert lines[8] == "  +-A spawn--+-A spawn--+-A spawn--+-A spawn--+-A portal-+"
+    assert len(lines) == 11  # an empty dreamscape: one line per row
+
+
+def test_board_turns_round_for_b() -> None:
+    game = new_game()
+    brute = game.minis[handle_id(game, "ashmaw-brute", Player.B)]
+    brute.zone, brute.cell = Zone.DREAMSCAPE, parse_cell("b5") or 0
+    lines = plain(render_board(game, side=Player.B)).splitlines()
+    assert lines[0] == "  +-A portal-+-A spawn--+-A spawn--+-A spawn--+-A spawn--+"
+    assert lines[1].startswith("1 |")
+    assert lines[8] == "  +-B spawn--+-B spawn--+-B spawn--+-B spawn--+-B portal-+"
+    assert lines[9] == "5 |          |          |          |B:a-brute |          |"
+    assert lines[-1].replace("-", " ").replace("+", " ").split() == list("edcba")
+
+
+def test_board_places_tokens_with_owner_copy_and_damage() -> None:
+    game = new_game()
+    lantern = game.minis[handle_id(game, "lantern-page#2")]
+    lantern.zone, lantern.cell, lantern.damage = Zone.DREAMSCAPE, parse_cell("c3") or 0, 2
+    brute = game.minis[handle_id(game, "ashmaw-brute", Player.B)]
+    brute.zone, brute.cell = Zone.DREAMSCAPE, parse_cell("c3") or 0
+    lines = plain(render_board(game)).splitlines()
+    row3 = [line for line in lines if line.startswith("3 |")]
+    assert row3 == ["3 |          |          |A:l-pa#2*2|          |          |"]
+    assert lines[lines.index(row3[0]) + 1] == (
+        "  |          |          |B:a-brute |          |          |"
+    )
+    assert compact_token(lantern, "l-page", 14) == "A:l-page#2*2"
+
+
+def test_highlighted_cells_are_reversed() -> None:
+    c3 = parse_cell("c3")
+    assert c3 is not None
+    lines = render_board(new_game(), highlight=[c3])
+    row3 = next(line for line in lines if plain([line]).startswith("3 |"))
+    lit = [text for style, text, *_ in row3 if "highlight" in style]
+    assert lit == [" " * NARROW_CELL]
+
+
+@pytest.mark.parametrize("width", [80, 100, 140])
+def test_top_bar_fits(width: int) -> None:
+    game = play_until(new_game(), DecisionKind.SHIFT)
+    text = plain([top_bar(game, width)])
+    assert len(text) <= width
+    assert text.startswith(f" Turn {game.turn}, action phase")
+    assert "A 0/6 B 0/6" in text
+
+
+def test_reserves_sorted_by_cost_now_with_shortfall_and_affordability() -> None:
+    game = new_game()
+    while isinstance(game.pending, ChanceRequest):
+        game.roll([4, 3] if game.pending.count == 2 else [4])
+    pending = game.pending
+    assert isinstance(pending, Decision)
+    assert pending.kind is DecisionKind.SPAWN
+    assert pending.player is Player.A
+    entries = reserve_entries(game, Player.A)
+    costs = [e.cost for e in entries]
+    assert costs == sorted(costs)
+    for e in entries:
+        m = game.minis[handle_id(game, e.handle)]
+        assert e.cost == game.spawn_cost(m)
+        assert e.affordable == (e.cost <= game.spawn_points)
+    first = entries[0]
+    assert first.handle == "lantern-page#1"
+    assert (first.cost, first.base, first.shortfall) == (2, 1, 1)
+    narrow = plain(reserve_lines(game, 21)).splitlines()
+    assert narrow[0] == f"A reserves ({game.spawn_points} pts)"
+    assert narrow[1] == "* 2+ lantern-page#1"
+    assert all(len(line) <= 21 for line in narrow)
+    wide = plain(reserve_lines(game, 41)).splitlines()
+    assert wide[1] == "* 2 lantern-page#1 (1+1)"
+    unaffordable = [line for line in wide if "dawnspire-colossus" in line]
+    assert unaffordable == [" 15 dawnspire-colossus (12+3)"]
+    b_part = wide[wide.index("B reserves") :]
+    assert not any(line.startswith("*") for line in b_part)  # B is not spawning
+
+
+def test_damage_choices_put_everything_on_one_target() -> None:
+    game = play_until(new_game(), DecisionKind.DAMAGE)
+    pending = game.pending
+    assert isinstance(pending, Decision)
+    items = choice_items(game)
+    assert len(items) == len(pending.targets)
+    for item, target in zip(items, pending.targets, strict=True):
+        assert item == f"damage {game.minis[target].handle}={pending.total}"
+    text = plain(choice_lines(game, items, 0, 30))
+    assert f"Split exactly {pending.total} damage" in text
+    assert "Targets:" in text
+
+
+def test_long_choices_show_their_verb_once() -> None:
+    game = new_game()
+    while isinstance(game.pending, ChanceRequest):
+        game.roll([4, 3] if game.pending.count == 2 else [4])
+    items = choice_items(game)
+    assert items[-1] == "done"
+    lines = plain(choice_lines(game, items, -1, 21)).splitlines()
+    assert lines[0] == "spawn ..."
+    assert lines[1] == " lantern-page#1 e1"
+    assert lines[-1] == "done"
+    assert all(len(line) <= 21 for line in lines)
+
+
+def test_completion_matches_word_beginnings() -> None:
+    assert matches("sp lan e", "spawn lantern-page#1 e1")
+    assert matches("", "done")
+    assert matches("spawn ", "spawn lantern-page#1 e1")
+    assert not matches("spawn lantern-page#1 e1 x", "spawn lantern-page#1 e1")
+    assert not matches("mo", "spawn lantern-page#1 e1")
+
+
+def completions(completer: ChoiceCompleter, typed: str) -> list[str]:
+    document = Document(typed, len(typed))
+    return [c.text for c in completer.get_completions(document, CompleteEvent())]
+
+
+def test_completer_offers_legal_choices_commands_and_names() -> None:
+    game = new_game()
+    while isinstance(game.pending, ChanceRequest):
+        game.roll([4, 3] if game.pending.count == 2 else [4])
+    legal = [format_choice(game, c) for c in game.legal_choices() or []]
+    completer = ChoiceCompleter(lambda: game, lambda: legal)
+    assert completions(completer, "")[: len(legal)] == legal
+    assert completions(completer, "d") == ["done"]
+    assert completions(completer, "q") == ["quit"]
+    assert completions(completer, "show ashm") == ["show ashmaw-brute"]
+    assert completions(completer, "xyz") == []
+
+
+def test_completer_builds_damage_splits() -> None:
+    game = play_until(new_game(), DecisionKind.DAMAGE)
+    pending = game.pending
+    assert isinstance(pending, Decision)
+    completer = ChoiceCompleter(lambda: game, lambda: choice_items(game))
+    handles = [game.minis[i].handle for i in pending.targets]
+    offered = completions(completer, "damage ")
+    for handle in handles:
+        assert f"damage {handle}=" in offered
+    first = f"damage {handles[0]}=1 "
+    later = completions(completer, first)
+    assert f"{first}{handles[0]}=" not in later  # a target is named once
+    assert len(handles) == 2  # this game's first damage has two targets
+    assert f"{first}{handles[1]}=" in later
+
+
+def test_find_minis() -> None:
+    game = new_game()
+    assert [game.minis[i].label for i in find_minis(game, "lantern")] == ["A:lantern-page#1"]
+    assert [game.minis[i].label for i in find_minis(game, "lantern-page#2")] == ["A:lantern-page#2"]
+    assert [game.minis[i].label for i in find_minis(game, "b:ashmaw")] == ["B:ashmaw-brute"]
+    assert find_minis(game, "a:ashmaw") == []
+
+
+# --- the local session -------------------------------------------------------------------
+
+
+def test_session_plays_bots_and_dice_until_the_person_decides() -> None:
+    session = LocalSession.against_bot(default_setup(), seed=3, bot_delay=0)
+    changes: list[int] = []
+    asyncio.run(session.advance(lambda: changes.append(len(session.log))))
+    assert session.local_player() is Player.A
+    kinds = [line.kind for line in session.log]
+    assert kinds[0] is LogKind.NOTE
+    assert LogKind.ROLL in kinds
+    assert changes == sorted(changes)
+    assert len(changes) == sum(1 for line in session.log if line.notation)
+    numbers = [line.number for line in session.log if line.notation]
+    assert numbers == list(range(1, len(numbers) + 1))
+    assert session.notation()[0].startswith("roll ")
+
+
+def test_session_refuses_entries_out_of_turn_and_illegal_ones() -> None:
+    session = LocalSession.against_bot(default_setup(), seed=3, bot_delay=0)
+    with pytest.raises(IllegalChoiceError, match="no decision of yours is waiting"):
+        session.submit("done")  # the initiative dice come first
+    asyncio.run(session.advance(lambda: None))
+    before = session.game.state_hash()
+    with pytest.raises(IllegalChoiceError, match="is not legal now"):
+        session.submit("spawn lantern-page#1 a1")
+    assert session.game.state_hash() == before
+    choice = session.submit("spawn lant e1")
+    assert isinstance(choice, SpawnChoice)
+    assert session.log[-1].words == "A spawn lantern-page#1 e1"
+
+
+def test_session_logs_attack_dice_as_faces_and_turn_results() -> None:
+    setup = default_setup()
+    bots = (make_bot("greedy", random.Random(7)), make_bot("greedy", random.Random(8)))
+    session = LocalSession(setup, bots, random.Random(9), bot_delay=0)
+    asyncio.run(session.advance(lambda: None))
+    assert session.game.is_over
+    attacks = [line for line in session.log if "attack dice" in line.words]
+    assert attacks
+    assert all("[" in line.words and "damage." in line.words for line in attacks)
+    turns = [line for line in session.log if line.kind is LogKind.TURN]
+    assert len(turns) == len(session.game.conquest_history)
+    assert log_text(turns[0]).startswith("      End of turn 1: A ")
+    assert log_text(attacks[0]).split()[1] == "roll"
+
+
+def test_hotseat_seats_are_both_local() -> None:
+    session = LocalSession.hotseat_game(default_setup(), seed=1)
+    assert session.hotseat
+    assert all(isinstance(seat, Person) for seat in session.seats)
+    assert session.is_local(Player.A)
+    assert session.is_local(Player.B)
+    assert session.seat_label(Player.B) == "player B"

@@ -314,12 +314,12 @@ class Narrator:
         if not isinstance(request, ChanceRequest):
             raise IllegalChoiceError(f"roll {roll.index} while the game waits for a decision")
         values = roll.dice
-        words = _describe_roll(game, request, values)
+        words = describe_roll(game, request, values)
         turn, turns_done = game.turn, len(game.conquest_history)
         game.roll(values)
         self.rolls_told += 1
         if request.kind is ChanceKind.INITIATIVE:
-            words += _initiative_outcome(game)
+            words += initiative_outcome(game)
         faces = "" if request.kind is ChanceKind.INITIATIVE else format_attack_dice(values)
         event = Event(EventKind.ROLL, None, format_dice(values), words, faces, turn, values)
         return self._record([event], turns_done)
@@ -496,7 +496,8 @@ class LocalGame:
 # --- words ---------------------------------------------------------------------------------
 
 
-def _describe_roll(game: Game, request: ChanceRequest, values: Sequence[int]) -> str:
+def describe_roll(game: Game, request: ChanceRequest, values: Sequence[int]) -> str:
+    """A roll in words, attack dice as faces: ``A rolls 3 attack dice in c3: [2 - B] = 2``."""
     if request.kind is ChanceKind.INITIATIVE:
         rolls = ", ".join(f"{p.name} {v}" for p, v in zip(request.players, values, strict=True))
         return f"Initiative: {rolls}."
@@ -510,7 +511,8 @@ def _describe_roll(game: Game, request: ChanceRequest, values: Sequence[int]) ->
     )
 
 
-def _initiative_outcome(game: Game) -> str:
+def initiative_outcome(game: Game) -> str:
+    """After an initiative roll: a reroll, or who goes first and whether spawning is skipped."""
     pending = game.pending
     if isinstance(pending, ChanceRequest) and pending.kind is ChanceKind.INITIATIVE:
         return " Reroll (700.1, 800)."

@@ -38,9 +38,8 @@ from dbnet.engine import (
     format_dice,
     parse_choice,
 )
-from dbnet.engine.board import cell_name
-from dbnet.engine.notation import format_attack_dice
 from dbnet.errors import IllegalChoiceError
+from dbnet.localplay import describe_roll, initiative_outcome
 
 ATTACK_DAMAGE = (1, 2, 3, 0, 0, 0)  # 302: damage of each attack die face
 DEFAULT_BOT_DELAY = 0.35  # seconds between a bot's steps, so people can follow them
@@ -271,7 +270,7 @@ class LocalSession:
         turns_done = len(game.conquest_history)
         game.roll(values)
         if request.kind is ChanceKind.INITIATIVE:
-            words += _initiative_outcome(game)
+            words += initiative_outcome(game)
         self._add(LogKind.ROLL, request.owner, format_dice(values), words)
         self._turn_results(turns_done)
 
@@ -295,31 +294,6 @@ def _randomness(seed: int | None) -> tuple[random.Random, random.Random]:
     if seed is None:
         return secrets.SystemRandom(), random.Random()
     return random.Random(f"dbnet-play-dice:{seed}"), random.Random(f"dbnet-play-bot:{seed}")
-
-
-def describe_roll(game: Game, request: ChanceRequest, values: Sequence[int]) -> str:
-    """A roll in words, attack dice as faces: ``A rolls 3 attack dice in c3: [2 - B] = 2``."""
-    if request.kind is ChanceKind.INITIATIVE:
-        rolls = ", ".join(f"{p.name} {v}" for p, v in zip(request.players, values, strict=True))
-        return f"Initiative: {rolls}."
-    damage = sum(ATTACK_DAMAGE[v - 1] for v in values)
-    owner = request.owner.name if request.owner is not None else "?"
-    cell = cell_name(game.combat.cell) if game.combat is not None else "?"
-    what = "attack" if request.kind is ChanceKind.ATTACK else "deathblow"
-    return (
-        f"{owner} rolls {len(values)} {what} dice in {cell}: "
-        f"{format_attack_dice(values)} = {damage} damage."
-    )
-
-
-def _initiative_outcome(game: Game) -> str:
-    pending = game.pending
-    if isinstance(pending, ChanceRequest) and pending.kind is ChanceKind.INITIATIVE:
-        return " Reroll (700.1, 800)."
-    if game.is_over:
-        return ""
-    skip = " A 1 was rolled: both spawn phases are skipped (800.1)." if game.skip_spawn else ""
-    return f" {game.first.name} goes first.{skip}"
 
 
 def describe_turn(game: Game, turn: int, a: int, b: int) -> str:

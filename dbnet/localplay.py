@@ -46,6 +46,7 @@ from dbnet.engine import (
     parse_choice,
 )
 from dbnet.engine.board import cell_name
+from dbnet.engine.game import dice_damage
 from dbnet.engine.notation import format_attack_dice
 from dbnet.errors import IllegalChoiceError
 from dbnet.identity import Identity, config_dir
@@ -55,7 +56,6 @@ from dbnet.protocol.peer import RULES_VERSION, Peer
 from dbnet.replay.errors import ReplayError
 from dbnet.replay.file import EXTENSION, ReplayWriter
 
-ATTACK_DAMAGE = (1, 2, 3, 0, 0, 0)  # 302: damage of each attack die face
 _DERIVE_PERSON: Final = b"dbnet/localplay"
 
 
@@ -501,7 +501,7 @@ def describe_roll(game: Game, request: ChanceRequest, values: Sequence[int]) -> 
     if request.kind is ChanceKind.INITIATIVE:
         rolls = ", ".join(f"{p.name} {v}" for p, v in zip(request.players, values, strict=True))
         return f"Initiative: {rolls}."
-    damage = sum(ATTACK_DAMAGE[v - 1] for v in values)
+    damage = dice_damage(values)
     owner = request.owner.name if request.owner is not None else "?"
     cell = cell_name(game.combat.cell) if game.combat is not None else "?"
     what = "attack" if request.kind is ChanceKind.ATTACK else "deathblow"

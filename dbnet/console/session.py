@@ -41,7 +41,6 @@ from dbnet.engine import (
 from dbnet.errors import IllegalChoiceError
 from dbnet.localplay import describe_roll, initiative_outcome
 
-ATTACK_DAMAGE = (1, 2, 3, 0, 0, 0)  # 302: damage of each attack die face
 DEFAULT_BOT_DELAY = 0.35  # seconds between a bot's steps, so people can follow them
 
 

@@ -131,6 +131,11 @@ ATTACK_DAMAGE = (1, 2, 3, 0, 0, 0)
 BLADE_VALUE = 6
 
 
+def dice_damage(values: Sequence[int]) -> int:
+    """The damage attack dice show (302): 1, 2 or 3 each; misses and blades add nothing."""
+    return sum(ATTACK_DAMAGE[v - 1] for v in values)
+
+
 class Mini:
     """One miniature of one player's warband, and where it is now (internal, mutable)."""
 
@@ -417,9 +422,6 @@ class Game:
             self._pending = self._make_pending()
         return self._pending
 
-    def mini(self, mini_id: int) -> Mini:
-        return self.minis[mini_id]
-
     def minis_of(self, player: Player) -> list[Mini]:
         return [m for m in self.minis if m.owner is player]
 
@@ -472,9 +474,6 @@ class Game:
             if counts[aspect] < needed:
                 cost += needed - counts[aspect]
         return cost
-
-    def scoring_value(self, player: Player, cell: int) -> int:
-        return self.values[cell] if board.is_scoring_cell(player, cell) else 0
 
     def claimed_points(self, player: Player) -> int:
         """803.1: the value of the scoring cells ``player`` claims now."""
@@ -868,7 +867,7 @@ class Game:
                 ChanceKind.DEATHBLOW, self.combat.damage_total, owner=self.active.other
             )
         if step is Step.ORDER:
-            priority = self.active if self.phase in (Phase.SPAWN, Phase.ACTION) else self.first
+            priority = self._trigger_priority()
             player = priority if self._waiting_triggers(priority) else priority.other
             return Decision(
                 player,
@@ -966,9 +965,9 @@ class Game:
         900.7a: the effects of the player whose phase it is go first (the first
         player's in shared phases); a player with several chooses their order.
         """
-        priority = self.active if self.phase in (Phase.SPAWN, Phase.ACTION) else self.first
+        priority = self._trigger_priority()
         for player in (priority, priority.other):
-            mine = [i for i, t in enumerate(self.trigger_queue) if t.controller is player]
+            mine = self._waiting_triggers(player)
             if not mine:
                 continue
             if len(mine) > 1:
@@ -979,6 +978,11 @@ class Game:
             self.rules.resolve_trigger(self, self.trigger_queue.pop(mine[0]))
             return False
         raise AssertionError("a waiting trigger has no controller")
+
+    def _trigger_priority(self) -> Player:
+        """900.7a: whose simultaneous effects resolve first (the first player's in shared
+        phases such as initiative and conquest)."""
+        return self.active if self.phase in (Phase.SPAWN, Phase.ACTION) else self.first
 
     def _waiting_triggers(self, player: Player) -> list[int]:
         return [i for i, t in enumerate(self.trigger_queue) if t.controller is player]
@@ -1164,7 +1168,7 @@ class Game:
     def _after_attack_roll(self, dice: Sequence[int]) -> None:
         """Steps 2-3: the dice are rolled; blades then go to blade abilities one at a time."""
         combat = self._combat()
-        combat.damage_total = sum(ATTACK_DAMAGE[v - 1] for v in dice)
+        combat.damage_total = dice_damage(dice)
         combat.blades = sum(1 for v in dice if v == BLADE_VALUE)
         self.step = Step.BLADE  # _advance ends it at once when no blade ability can take one
 
@@ -1275,7 +1279,7 @@ class Game:
 
     def _after_deathblow_roll(self, dice: Sequence[int]) -> None:
         combat = self._combat()
-        total = sum(ATTACK_DAMAGE[v - 1] for v in dice)  # 900.4: blades are misses
+        total = dice_damage(dice)  # 900.4: blades are misses
         self._begin_damage(Player(combat.damage_owner), combat.damage_cell, total)
 
     def _begin_resolve(self) -> None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from dbnet.engine import board
 from dbnet.engine.abilities import NO_ABILITIES, AbilityRules
-from dbnet.engine.game import Game, Mode, Phase, Step, Zone
+from dbnet.engine.game import Game, Mode, Step, Zone
 from dbnet.engine.model import GameSetup, Player
 from dbnet.errors import DataError
 
@@ -127,10 +127,6 @@ def game_at(
         elif p.stage is Stage.STRIKE:
             game.mode, game.step = Mode.STRIKE, Step.STRIKE
             game.attacked_cells = _mask(p.attacked_cells)
-    game.phase = {
-        Stage.INITIATIVE: Phase.INITIATIVE,
-        Stage.SPAWN: Phase.SPAWN,
-    }.get(p.stage, Phase.ACTION)
     game._advance()
     return game
 

@@ -103,6 +103,13 @@ def decode(data: bytes, *, max_size: int = MAX_MESSAGE_SIZE, where: str = "messa
     Raises:
         DecodeError: for any input that is not such a value; never anything else.
     """
+    obj = _unpack(data, max_size, where)
+    _check_tree(obj, where)
+    return obj
+
+
+def _unpack(data: bytes, max_size: int, where: str) -> object:
+    """``decode`` without the walk that refuses floats and deep nesting."""
     if len(data) > max_size:
         raise DecodeError(where, f"{len(data)} bytes is more than the limit of {max_size} bytes")
     limit = len(data)  # every element takes at least one byte
@@ -159,7 +166,6 @@ def decode(data: bytes, *, max_size: int = MAX_MESSAGE_SIZE, where: str = "messa
                 where, f"map keys must be strings, got a key of type {key_type}"
             ) from exc
         raise DecodeError(where, f"malformed msgpack: {text}") from exc
-    _check_tree(obj, where)
     return obj
 
 
@@ -305,18 +311,31 @@ def _list(
 
 
 def _map(
-    value: object, path: str, required: Sequence[str], optional: Sequence[str] = ()
+    value: object,
+    path: str,
+    keys: Sequence[str],
+    optional: Sequence[str] = (),
+    *,
+    ordered: bool = False,
 ) -> dict[str, object]:
+    """``value`` as a map with exactly ``keys`` (those in ``optional`` may be left out);
+    with ``ordered``, they must come in the order of ``keys`` (canonical entries)."""
     if type(value) is not dict:
         raise DecodeError(path, f"expected a map, got {_show(value)}")
+    last = -1
     for key in value:
         if type(key) is not str:
             raise DecodeError(path, f"map keys must be strings, got {_show(key)}")
-        if key not in required and key not in optional:
-            allowed = ", ".join(repr(k) for k in (*required, *optional))
+        if key not in keys:
+            allowed = ", ".join(repr(k) for k in keys)
             raise DecodeError(path, f"unknown key {_quote(key)} (allowed: {allowed})")
-    for key in required:
-        if key not in value:
+        if ordered:
+            index = keys.index(key)
+            if index < last:
+                raise DecodeError(path, "map keys are not in the canonical order (docs/entries.md)")
+            last = index
+    for key in keys:
+        if key not in value and key not in optional:
             raise DecodeError(path, f"missing key {key!r}")
     return value
 
@@ -408,10 +427,10 @@ def setup_from_wire(obj: object, path: str) -> GameSetup:
         DecodeError: naming the first field that is wrong, warband rules 600.1 and 600.3
             included.
     """
-    m = _map(obj, path, _SETUP_KEYS)
+    m = _map(obj, path, _SETUP_KEYS, ordered=True)
     game_map = _map_from_wire(m["map"], f"{path}.map")
     where = f"{path}.options"
-    o = _map(m["options"], where, _OPTIONS_KEYS)
+    o = _map(m["options"], where, _OPTIONS_KEYS, ordered=True)
     options = Options(
         tournament_initiative=_bool(o["tournament_initiative"], f"{where}.tournament_initiative"),
         turns_to_win=_int(o["turns_to_win"], f"{where}.turns_to_win", 1, MAX_TURNS_TO_WIN),
@@ -422,7 +441,7 @@ def setup_from_wire(obj: object, path: str) -> GameSetup:
 
 
 def _map_from_wire(obj: object, path: str) -> MapDef:
-    m = _map(obj, path, _MAP_KEYS)
+    m = _map(obj, path, _MAP_KEYS, ordered=True)
     name = _str(m["name"], f"{path}.name", nonblank=True)
     items = _list(m["values"], f"{path}.values", exact=board.CELL_COUNT)
     values = tuple(_int(v, f"{path}.values[{i}]", 0, MAX_STAT) for i, v in enumerate(items))
@@ -437,7 +456,7 @@ def _map_from_wire(obj: object, path: str) -> MapDef:
 
 
 def _warband_from_wire(obj: object, path: str) -> Warband:
-    m = _map(obj, path, _WARBAND_KEYS)
+    m = _map(obj, path, _WARBAND_KEYS, ordered=True)
     name = _str(m["name"], f"{path}.name", nonblank=True)
     items = _list(m["minis"], f"{path}.minis", max_len=MAX_WARBAND)
     minis = tuple(_mini_from_wire(d, f"{path}.minis[{i}]") for i, d in enumerate(items))
@@ -449,7 +468,7 @@ def _warband_from_wire(obj: object, path: str) -> Warband:
 
 
 def _mini_from_wire(obj: object, path: str) -> MiniatureDef:
-    m = _map(obj, path, _MINI_KEYS)
+    m = _map(obj, path, _MINI_KEYS, ordered=True)
     slug = _str(m["slug"], f"{path}.slug")
     if not _SLUG.fullmatch(slug):
         raise DecodeError(
@@ -492,7 +511,7 @@ def _mini_from_wire(obj: object, path: str) -> MiniatureDef:
 
 
 def _ability_from_wire(obj: object, path: str) -> AbilityDef:
-    m = _map(obj, path, _ABILITY_KEYS)
+    m = _map(obj, path, _ABILITY_KEYS, ordered=True)
     activation = _ACTIVATION_NAMES[
         _choice(m["activation"], f"{path}.activation", tuple(_ACTIVATION_NAMES))
     ]
@@ -558,7 +577,9 @@ class OfferBody:
 
     @classmethod
     def from_wire(cls, obj: object, path: str) -> OfferBody:
-        m = _map(obj, path, ("rules", "keys", "nonce", "setup", "chain", "anchor", "state"))
+        m = _map(
+            obj, path, ("rules", "keys", "nonce", "setup", "chain", "anchor", "state"), ordered=True
+        )
         keys = _list(m["keys"], f"{path}.keys", exact=2)
         return cls(
             rules=_str(m["rules"], f"{path}.rules", MAX_RULES_LEN),
@@ -585,7 +606,7 @@ class AcceptBody:
 
     @classmethod
     def from_wire(cls, obj: object, path: str) -> AcceptBody:
-        m = _map(obj, path, ("anchor", "links", "state"))
+        m = _map(obj, path, ("anchor", "links", "state"), ordered=True)
         return cls(
             anchor=_bytes(m["anchor"], f"{path}.anchor", 32),
             links=_links(m["links"], f"{path}.links"),
@@ -616,7 +637,13 @@ class PlayBody:
 
     @classmethod
     def from_wire(cls, obj: object, path: str) -> PlayBody:
-        m = _map(obj, path, ("links", "state"), ("decision", "anchor"))
+        m = _map(
+            obj,
+            path,
+            ("decision", "links", "anchor", "state"),
+            ("decision", "anchor"),
+            ordered=True,
+        )
         decision = None
         if "decision" in m:
             decision = _str(m["decision"], f"{path}.decision", MAX_DECISION_LEN)
@@ -639,7 +666,7 @@ class ResignBody:
 
     @classmethod
     def from_wire(cls, obj: object, path: str) -> ResignBody:
-        m = _map(obj, path, ("state",))
+        m = _map(obj, path, ("state",), ordered=True)
         return cls(state=_bytes(m["state"], f"{path}.state", 32))
 
 
@@ -656,7 +683,7 @@ class ClaimBody:
 
     @classmethod
     def from_wire(cls, obj: object, path: str) -> ClaimBody:
-        m = _map(obj, path, ("reason", "waiting_for"))
+        m = _map(obj, path, ("reason", "waiting_for"), ordered=True)
         return cls(
             reason=_choice(m["reason"], f"{path}.reason", ("timeout",)),
             waiting_for=_int(m["waiting_for"], f"{path}.waiting_for"),
@@ -683,7 +710,7 @@ class FinalBody:
 
     @classmethod
     def from_wire(cls, obj: object, path: str) -> FinalBody:
-        m = _map(obj, path, ("winner", "reason", "turns", "state"))
+        m = _map(obj, path, ("winner", "reason", "turns", "state"), ordered=True)
         items = _list(m["turns"], f"{path}.turns", max_len=MAX_TURNS)
         turns: list[tuple[int, int]] = []
         for i, item in enumerate(items):
@@ -711,7 +738,7 @@ class CosignBody:
 
     @classmethod
     def from_wire(cls, obj: object, path: str) -> CosignBody:
-        m = _map(obj, path, ("head", "winner"))
+        m = _map(obj, path, ("head", "winner"), ordered=True)
         return cls(
             head=_bytes(m["head"], f"{path}.head", 32),
             winner=_int(m["winner"], f"{path}.winner", 0, 1),
@@ -724,6 +751,9 @@ _BODY_TYPES: Final[dict[EntryKind, type[Body]]] = {
     t.KIND: t
     for t in (OfferBody, AcceptBody, PlayBody, ResignBody, ClaimBody, FinalBody, CosignBody)
 }
+
+
+_ENTRY_KINDS: Final = tuple(EntryKind)  # by number, without the enum's lookup by value
 
 
 @dataclass(frozen=True, slots=True)
@@ -765,7 +795,7 @@ class Entry:
         number = _int(items[5], f"{path}.kind")
         if not EntryKind.OFFER <= number <= EntryKind.COSIGN:
             raise DecodeError(f"{path}.kind", f"unknown entry kind {number} (known: 0 to 6)")
-        kind = EntryKind(number)
+        kind = _ENTRY_KINDS[number]
         return cls(
             version=version,
             game_id=_bytes(items[1], f"{path}.game_id", 32),
@@ -829,16 +859,14 @@ def decode_entry(signed: bytes) -> Entry:
             encoding that is not canonical (longer forms than needed, or map keys not
             in the documented order).
     """
-    obj = decode(signed, max_size=MAX_ENTRY_SIZE, where="entry")
+    # No tree walk: ``from_wire`` checks the exact type of every value it keeps and the
+    # order of every map's keys, and the bytes must be the shortest encoding of the
+    # value, so they are the entry's one canonical encoding and nothing else can hide.
+    obj = _unpack(signed, MAX_ENTRY_SIZE, "entry")
+    entry = Entry.from_wire(obj)
     canonical = encode(obj)
     if canonical != signed:
         raise DecodeError("entry", f"not canonical msgpack: {_first_difference(canonical, signed)}")
-    entry = Entry.from_wire(obj)
-    ordered = entry.to_wire()
-    if encode(ordered) != signed:
-        assert isinstance(obj, list)  # the body is the only part with maps
-        where = _key_order_difference(ordered[6], obj[6], "entry.body") or "entry"
-        raise DecodeError(where, "map keys are not in the canonical order (docs/entries.md)")
     return entry
 
 
@@ -849,26 +877,33 @@ def _first_difference(canonical: bytes, received: bytes) -> str:
     return f"{len(received)} bytes, the shortest encoding has {len(canonical)}"
 
 
-def _key_order_difference(ordered: object, received: object, path: str) -> str | None:
-    """The path of the first map whose keys are in another order than the canonical one."""
-    if isinstance(ordered, dict) and isinstance(received, dict):
-        if list(ordered) != list(received):
-            return path
-        for key, value in ordered.items():
-            found = _key_order_difference(value, received[key], _field(path, key))
-            if found is not None:
-                return found
-    elif isinstance(ordered, list) and isinstance(received, list):
-        for i, (a, b) in enumerate(zip(ordered, received, strict=False)):
-            found = _key_order_difference(a, b, f"{path}[{i}]")
-            if found is not None:
-                return found
-    return None
-
-
 def encode_signed_entry(signed: SignedEntry) -> bytes:
     """The record of a signed entry: ``[signed, signature]``."""
     return encode(signed.to_wire())
+
+
+_SIGNATURE_HEADER: Final = bytes((0xC4, SIGNATURE_SIZE))
+
+
+def _split_signed_entry(data: bytes) -> SignedEntry | None:
+    """The record's two parts when it has exactly the canonical layout
+    ``0x92, bin(signed), bin(signature)``; None for anything else, which the general
+    decoder then refuses with a precise reason (or accepts, if this missed a case)."""
+    if len(data) < 3 or data[0] != 0x92:
+        return None
+    marker = data[1]
+    if marker == 0xC4:
+        size, start = data[2], 3
+    elif marker == 0xC5 and len(data) >= 4:
+        size, start = int.from_bytes(data[2:4], "big"), 4
+        if size < 0x100:  # a shorter header exists: not canonical
+            return None
+    else:
+        return None
+    end = start + size
+    if len(data) != end + 2 + SIGNATURE_SIZE or data[end : end + 2] != _SIGNATURE_HEADER:
+        return None
+    return SignedEntry(data[start:end], data[end + 2 :])
 
 
 def decode_signed_entry(data: bytes) -> tuple[SignedEntry, Entry]:
@@ -878,6 +913,9 @@ def decode_signed_entry(data: bytes) -> tuple[SignedEntry, Entry]:
     Raises:
         DecodeError: malformed or non-canonical bytes, or a schema violation.
     """
+    signed = _split_signed_entry(data)
+    if signed is not None:
+        return signed, decode_entry(signed.signed)
     obj = decode(data, where="signed_entry")
     canonical = encode(obj)
     if canonical != data:

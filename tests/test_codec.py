@@ -307,6 +307,37 @@ def test_non_canonical_record_is_refused() -> None:
     assert "signed_entry: not canonical msgpack" in decode_error(bin32, codec.decode_signed_entry)
 
 
+@pytest.mark.parametrize(
+    "layout",
+    [
+        # bin16 header for a body shorter than 256 bytes
+        lambda s, sig: b"\x92\xc5" + len(s).to_bytes(2, "big") + s + b"\xc4\x40" + sig,
+        # bin16 signature header
+        lambda s, sig: b"\x92\xc4" + bytes([len(s)]) + s + b"\xc5\x00\x40" + sig,
+    ],
+)
+def test_wider_record_headers_are_refused(layout: Callable[[bytes, bytes], bytes]) -> None:
+    """The fast path that slices canonical records must hand every other layout to the
+    strict decoder, which refuses it."""
+    signed = codec.encode_entry(entry(EntryKind.RESIGN))
+    assert len(signed) < 256
+    record = layout(signed, bytes(64))
+    assert codec.decode(record) == [signed, bytes(64)]
+    assert "signed_entry: not canonical msgpack" in decode_error(record, codec.decode_signed_entry)
+
+
+def test_long_entries_take_a_bin16_header() -> None:
+    """An OFFER (kilobytes of setup) round-trips through the sliced canonical layout."""
+    signed = codec.encode_entry(entry(EntryKind.OFFER))
+    assert len(signed) >= 256
+    record = codec.encode_signed_entry(SignedEntry(signed, bytes(range(64))))
+    assert record[1] == 0xC5
+    assert codec.decode_signed_entry(record) == (
+        SignedEntry(signed, bytes(range(64))),
+        codec.decode_entry(signed),
+    )
+
+
 # --- strict decoding ---------------------------------------------------------------------------
 
 
@@ -666,8 +697,12 @@ plain = st.recursive(
 @settings(max_examples=300, deadline=None)
 @given(st.lists(plain, min_size=7, max_size=7))
 def test_random_values_raise_only_decode_error(wire: list[object]) -> None:
-    with contextlib.suppress(DecodeError):
-        codec.decode_entry(codec.encode(wire))
+    data = codec.encode(wire)
+    try:
+        decoded = codec.decode_entry(data)
+    except DecodeError:
+        return
+    assert codec.encode_entry(decoded) == data  # whatever is accepted is canonical
 
 
 @settings(max_examples=300, deadline=None)

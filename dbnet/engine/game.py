@@ -407,7 +407,9 @@ class Game:
 
     def state_hash(self) -> bytes:
         """SHA-256 over the setup digest and the canonical state encoding."""
-        return hashlib.sha256(self._setup_digest + pack_ints(self.encode())).digest()
+        hasher = hashlib.sha256(self._setup_digest)
+        hasher.update(pack_ints(self.encode()))
+        return hasher.digest()
 
     # --- queries ------------------------------------------------------------
 
@@ -464,7 +466,7 @@ class Game:
             if other.owner is player and (
                 other.zone is Zone.DREAMSCAPE or other.zone is Zone.GRAVEYARD
             ):
-                for aspect in dict.fromkeys(other.defn.aspects):  # counts once per aspect
+                for aspect, _ in other.needs:  # each of its aspects, once
                     counts[aspect] += 1
         return counts
 
@@ -570,18 +572,10 @@ class Game:
         return cells
 
     def _move_choices(self) -> list[Choice]:
-        player = self.active
-        mine = self.creatures[player]
-        theirs = self.creatures[player.other]
+        mine = self.creatures[self.active]
         out: list[Choice] = []
         for m in self.minis:
-            if (
-                m.owner is not player
-                or m.cell < 0
-                or m.moved
-                or not m.defn.is_creature
-                or theirs[m.cell]  # 802.1a: engaged creatures can't move
-            ):
+            if not self._may_move(m):
                 continue
             for cell in board.ADJACENT[m.cell]:
                 if mine[cell] < CREATURES_PER_PLAYER_PER_CELL:  # 802.1c
@@ -590,10 +584,9 @@ class Game:
 
     def _attack_choices(self) -> list[Choice]:
         player = self.active
-        theirs = self.creatures[player.other]
         out: list[Choice] = []
         for cell in range(board.CELL_COUNT):
-            if (self.attacked_cells >> cell) & 1 or not theirs[cell]:
+            if not self._may_attack(cell):
                 continue
             ids = [m.id for m in self.creatures_in(cell, player)]
             for size in range(len(ids), 0, -1):
@@ -681,9 +674,7 @@ class Game:
         if self.step is Step.DAMAGE:
             self._check_damage(choice, pending)
             return
-        legal = self.legal_choices()
-        assert legal is not None
-        if choice in legal:
+        if self._is_legal(choice):
             return
         expected = _CHOICE_TYPES[pending.kind]
         if not isinstance(choice, expected):
@@ -693,6 +684,113 @@ class Game:
                 f"got {choice!r}"
             )
         raise IllegalChoiceError(f"{choice!r} is not legal now: {self._why_illegal(choice)}")
+
+    def _is_legal(self, choice: Choice) -> bool:
+        """Whether ``choice`` is among ``legal_choices()``, without building the list for
+        the decisions whose lists are long (spawn, shift, strike: one per decision)."""
+        step = self.step
+        kind = type(choice)
+        if step is Step.ACTION:
+            return kind is ShiftChoice or kind is StrikeChoice
+        if step is Step.SPAWN or step is Step.SHIFT or step is Step.STRIKE:
+            if kind is Done:
+                return True
+            if step is Step.SPAWN:
+                return kind is SpawnChoice and self._can_spawn(choice)  # type: ignore[arg-type]
+            if step is Step.SHIFT:
+                return kind is MoveChoice and self._can_move(choice)  # type: ignore[arg-type]
+            return kind is AttackChoice and self._can_attack(choice)  # type: ignore[arg-type]
+        legal = self.legal_choices()
+        assert legal is not None
+        return choice in legal
+
+    def _can_spawn(self, choice: SpawnChoice) -> bool:
+        """The conditions of ``_spawn_choices``, for one choice."""
+        if not 0 <= choice.mini < len(self.minis):
+            return False
+        m = self.minis[choice.mini]
+        return (
+            m.owner is self.active
+            and m.zone is Zone.RESERVES
+            and self.spawn_cost(m) <= self.spawn_points
+            and choice.cell in self._spawn_cells(m)
+        )
+
+    def _can_move(self, choice: MoveChoice) -> bool:
+        """The conditions of ``_move_choices``, for one choice."""
+        if not 0 <= choice.mini < len(self.minis):
+            return False
+        m = self.minis[choice.mini]
+        return (
+            self._may_move(m)
+            and choice.cell in board.ADJACENT[m.cell]
+            and self.creatures[m.owner][choice.cell] < CREATURES_PER_PLAYER_PER_CELL
+        )
+
+    def _may_move(self, m: Mini) -> bool:
+        """Whether ``m`` is a creature the shifting player may still move (802.1)."""
+        return (
+            m.owner is self.active
+            and m.cell >= 0
+            and not m.moved
+            and m.defn.is_creature
+            and not self.creatures[m.owner.other][m.cell]  # 802.1a: engaged creatures can't move
+        )
+
+    def _can_attack(self, choice: AttackChoice) -> bool:
+        """The conditions of ``_attack_choices``, for one choice: a cell not yet attacked
+        with enemy creatures in it, and a non-empty set of the striker's creatures there
+        in increasing id order."""
+        cell = choice.cell
+        if not self._may_attack(cell) or not choice.attackers:
+            return False
+        previous = -1
+        for mini in choice.attackers:
+            if mini <= previous or mini >= len(self.minis):
+                return False
+            m = self.minis[mini]
+            if m.cell != cell or m.owner is not self.active or not m.defn.is_creature:
+                return False
+            previous = mini
+        return True
+
+    def _may_attack(self, cell: int) -> bool:
+        """Whether the striking player may attack ``cell`` (802.2a)."""
+        return (
+            0 <= cell < board.CELL_COUNT
+            and not (self.attacked_cells >> cell) & 1
+            and self.creatures[self.active.other][cell] > 0
+            and self.creatures[self.active][cell] > 0
+        )
+
+    def _has_options(self, step: Step) -> bool:
+        """Whether the spawn, shift or strike decision offers anything besides DONE
+        (asked after every step, so it stops at the first option it finds)."""
+        if step is Step.SHIFT:
+            mine = self.creatures[self.active]
+            for m in self.minis:
+                if self._may_move(m):
+                    for cell in board.ADJACENT[m.cell]:
+                        if mine[cell] < CREATURES_PER_PLAYER_PER_CELL:
+                            return True
+            return False
+        if step is Step.STRIKE:
+            mine = self.creatures[self.active]
+            theirs = self.creatures[self.active.other]
+            for cell in range(board.CELL_COUNT):
+                if mine[cell] and theirs[cell] and self._may_attack(cell):
+                    return True
+            return False
+        counts = self._aspect_counts(self.active)
+        for m in self.minis:
+            if (
+                m.owner is self.active
+                and m.zone is Zone.RESERVES
+                and self._spawn_cost(m, counts) <= self.spawn_points
+                and self._spawn_cells(m)
+            ):
+                return True
+        return False
 
     def _check_damage(self, choice: Choice, pending: Decision) -> None:
         if not isinstance(choice, DamageChoice):
@@ -931,10 +1029,7 @@ class Game:
                 continue
             step = self.step
             if step is Step.SHIFT or step is Step.STRIKE or step is Step.SPAWN:
-                choices = self._make_choices()
-                assert choices is not None
-                if len(choices) > 1:
-                    self._choices = choices
+                if self._has_options(step):
                     return
                 if step is Step.SPAWN:
                     self._end_spawn_phase()

@@ -34,7 +34,7 @@ from dbnet.dice import ChainVerifier
 from dbnet.engine import ChanceRequest, Decision, Game, Player
 from dbnet.identity import fingerprint
 from dbnet.protocol.errors import InvalidEntryError
-from dbnet.protocol.log import GameLog, Status
+from dbnet.protocol.log import GameLog, Status, UncheckedSignature
 from dbnet.replay.errors import ReplayError
 from dbnet.replay.file import HEADER_OFFSET, decode_header, iter_records
 
@@ -200,12 +200,15 @@ class ReplayVerifier:
         self.log: GameLog | None = None
         self.records = 0
         """Records accepted so far (the header counts)."""
+        self._unchecked: list[tuple[int, int, UncheckedSignature]] = []
+        """Signatures of accepted records still to check, with their record and offset."""
 
     def copy(self) -> ReplayVerifier:
         twin = ReplayVerifier(self.where)
         twin.header = self.header
         twin.records = self.records
         twin.log = None if self.log is None else _copy_log(self.log)
+        twin._unchecked = list(self._unchecked)
         return twin
 
     def run(self, data: bytes, offset: int = 0) -> Verdict:
@@ -217,15 +220,43 @@ class ReplayVerifier:
                 data, where=self.where, offset=offset, index=self.records
             ):
                 at = (index, record_offset)
-                self.add(record)
+                self._add(record, record_offset)
         except ReplayError as exc:  # framing or header: it names its record (None: magic)
-            return self._invalid(exc.record, exc.offset, exc.problem)
+            return self._bad_signature() or self._invalid(exc.record, exc.offset, exc.problem)
         except InvalidEntryError as exc:
-            return self._invalid(at[0], at[1], exc.reason, seq=exc.seq)
-        return self.verdict()
+            return self._bad_signature() or self._invalid(at[0], at[1], exc.reason, seq=exc.seq)
+        return self._bad_signature() or self.verdict()
+
+    def _bad_signature(self) -> Verdict | None:
+        """Check the signatures left unchecked, in order: the verdict on the first bad one.
+
+        The log queues each signature where it would have checked it, so a bad one
+        comes before any later problem and after any earlier one, as if checked there.
+        """
+        unchecked, self._unchecked = self._unchecked, []
+        for index, record_offset, signature in unchecked:
+            try:
+                signature.check()
+            except InvalidEntryError as exc:
+                return self._invalid(index, record_offset, exc.reason, seq=exc.seq)
+        return None
 
     def add(self, record: bytes) -> None:
-        """Check the next record.
+        """Check the next record, its signature included (``run`` checks many faster).
+
+        Raises:
+            ReplayError: the header is bad, or does not match the OFFER.
+            InvalidEntryError: the entry is invalid.
+        """
+        try:
+            self._add(record, -1)
+        finally:
+            unchecked, self._unchecked = self._unchecked, []
+            for _, _, signature in unchecked:
+                signature.check()  # a bad signature comes before any problem found after it
+
+    def _add(self, record: bytes, record_offset: int) -> None:
+        """Check the next record, but leave its signature to ``_bad_signature``.
 
         Raises:
             ReplayError: the header is bad, or does not match the OFFER.
@@ -241,7 +272,11 @@ class ReplayVerifier:
             self.log = log
         else:
             assert self.log is not None
-            self.log.append(record, atomic=False)
+            unchecked: list[UncheckedSignature] = []
+            try:
+                self.log.append(record, atomic=False, unchecked=unchecked)
+            finally:  # a record that fails after its signature's place still has it checked
+                self._unchecked += ((index, record_offset, check) for check in unchecked)
         self.records = index + 1
 
     def _check_header(self, log: GameLog) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -42,7 +41,6 @@ def test_every_single_byte_flip_is_invalid_at_the_record_holding_it(
         snapshots.append(verifier.copy())
         verifier.add(content)
     assert verifier.verdict().status is VerdictStatus.COMPLETE
-    began = time.perf_counter()
     record = -1
     mutated = bytearray(data)
     for position in range(len(data)):
@@ -61,9 +59,7 @@ def test_every_single_byte_flip_is_invalid_at_the_record_holding_it(
         assert verdict.record == record, (position, verdict)
         if position % 97 == 0:
             assert verify_replay(changed, where="flip") == verdict, position
-    elapsed = time.perf_counter() - began
     assert len(data) > 5000
-    assert elapsed < 60  # about 2 s on the development machine (2 cores, shared)
 
 
 def test_deleting_any_record(tmp_path: Path, short_game: RecordedGame) -> None:

@@ -1,0 +1,90 @@
+"""The direct legality checks agree with the legal-choice lists.
+
+``check_choice`` validates spawn, shift and strike choices without building the
+(long) lists of every legal choice, and ``_advance`` asks whether such a decision
+offers anything besides DONE without building them either. These tests play
+random games and, at every such decision, compare both against the lists over
+a candidate space much larger than the legal moves: every miniature with every
+cell, and attacks with every cell and unordered, repeated or foreign attackers.
+"""
+
+from __future__ import annotations
+
+import random
+from itertools import permutations
+
+import pytest
+
+from dbnet.engine import board
+from dbnet.engine.choices import (
+    DONE,
+    SHIFT,
+    STRIKE,
+    AttackChoice,
+    Choice,
+    Decision,
+    DecisionKind,
+    MoveChoice,
+    SpawnChoice,
+)
+from dbnet.engine.game import Game, Step
+
+from .conftest import VANILLA_SETUP
+from .randomgame import play
+
+LIST_KINDS = (DecisionKind.SPAWN, DecisionKind.SHIFT, DecisionKind.STRIKE)
+
+
+def candidates(game: Game) -> list[Choice]:
+    """Choices of every shape the pending decision takes, legal or not."""
+    ids = range(-1, len(game.minis) + 1)
+    cells = range(-1, board.CELL_COUNT + 1)
+    out: list[Choice] = [DONE, SHIFT, STRIKE]
+    out += [SpawnChoice(m, c) for m in ids for c in cells]
+    out += [MoveChoice(m, c) for m in ids for c in cells]
+    for cell in cells:
+        here = [m.id for m in game.minis if m.cell == cell]
+        out.append(AttackChoice(cell, ()))
+        out += [AttackChoice(cell, (m,)) for m in here]
+        out += [AttackChoice(cell, pair) for pair in permutations(here[:4], 2)]
+        out += [AttackChoice(cell, (m, m)) for m in here[:2]]
+        out += [AttackChoice(cell, (m.id,)) for m in game.minis[:3]]
+    return out
+
+
+@pytest.mark.parametrize("seeds", [range(0, 6), range(6, 12)])
+def test_direct_checks_agree_with_the_lists(seeds: range) -> None:
+    compared = {kind: 0 for kind in LIST_KINDS}
+    for seed in seeds:
+        game = Game(VANILLA_SETUP)
+        for _ in play(game, random.Random(seed)):
+            pending = game.pending
+            if not isinstance(pending, Decision) or pending.kind not in LIST_KINDS:
+                continue
+            legal = game._make_choices()
+            assert legal is not None
+            assert len(legal) > 1, "a decision with only DONE is never asked"
+            for choice in candidates(game):
+                assert game._is_legal(choice) == (choice in legal), (choice, game.step)
+            compared[pending.kind] += 1
+    assert all(compared.values()), compared  # every kind was met in these games
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_options_agree_with_the_lists(seed: int) -> None:
+    """``_has_options`` is what ``len(list) > 1`` was, at every state of the step."""
+    game = Game(VANILLA_SETUP)
+    seen = {True: 0, False: 0}
+    for _ in play(game, random.Random(1000 + seed)):
+        for step in (Step.SPAWN, Step.SHIFT, Step.STRIKE):
+            saved = game.step
+            game.step = step
+            try:
+                lists = game._make_choices()
+                assert lists is not None
+                has = game._has_options(step)
+            finally:
+                game.step = saved
+            assert has == (len(lists) > 1), step
+            seen[has] += 1
+    assert seen[True] and seen[False], seen

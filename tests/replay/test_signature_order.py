@@ -30,14 +30,15 @@ Records = list[bytes]
 def one_by_one(data: bytes) -> tuple[int | None, str]:
     """The record and reason of the first problem, each signature checked in its place."""
     verifier = ReplayVerifier("v")
-    index: int | None = None
+    current: int | None = None
     try:
         for index, _offset, record in iter_records(data, where="v"):
+            current = index
             verifier.add(record)
     except InvalidEntryError as exc:
-        return index, exc.reason
+        return current, exc.reason
     except DbnetError as exc:
-        return getattr(exc, "record", index), str(getattr(exc, "problem", exc))
+        return getattr(exc, "record", current), str(getattr(exc, "problem", exc))
     verdict = verifier.verdict()
     return verdict.record, verdict.reason or verdict.status.value
 
@@ -49,7 +50,7 @@ def in_one_run(verdict: Verdict) -> tuple[int | None, str]:
 def resign(record: bytes, game: RecordedGame, *, forge: bool, state: bytes | None = None) -> bytes:
     """``record`` signed again: by the other player (``forge``) or its author, with the
     body's state hash replaced by ``state`` if given (a PLAY entry)."""
-    signed, entry = codec.decode_signed_entry(record)
+    _, entry = codec.decode_signed_entry(record)
     if state is not None:
         assert isinstance(entry.body, PlayBody)
         entry = dataclasses.replace(entry, body=dataclasses.replace(entry.body, state=state))

@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     "dbnet.commands.catalog",
     "dbnet.commands.verify",
     "dbnet.commands.replay",
+    "dbnet.commands.net",
 )
 
 EXIT_USAGE = 2

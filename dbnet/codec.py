@@ -47,7 +47,8 @@ __all__ = [
     "EntryKind", "FinalBody", "OfferBody", "PlayBody", "ReplayHeader", "ResignBody",
     "SignedEntry", "decode", "decode_entry", "decode_replay_header", "decode_signed_entry",
     "encode", "encode_entry", "encode_replay_header", "encode_signed_entry", "entry_hash",
-    "setup_from_wire", "setup_to_wire", "sign_entry", "signing_message",
+    "setup_from_wire", "setup_to_wire", "sign_entry", "signing_message", "warband_from_wire",
+    "warband_to_wire",
 ]  # fmt: skip
 
 PROTOCOL_VERSION: Final = 1
@@ -385,10 +386,18 @@ def setup_to_wire(setup: GameSetup) -> dict[str, object]:
             "tournament_initiative": setup.options.tournament_initiative,
             "turns_to_win": setup.options.turns_to_win,
         },
-        "warbands": [
-            {"name": w.name, "minis": [_mini_to_wire(d) for d in w.minis]} for w in setup.warbands
-        ],
+        "warbands": [warband_to_wire(w) for w in setup.warbands],
     }
+
+
+def warband_to_wire(warband: Warband) -> dict[str, object]:
+    """One warband as a plain value, as it appears in a setup."""
+    return {"name": warband.name, "minis": [_mini_to_wire(d) for d in warband.minis]}
+
+
+def warband_from_wire(obj: object, path: str) -> Warband:
+    """The warband in ``obj`` (DecodeError naming the field, as for a setup's warbands)."""
+    return _warband_from_wire(obj, path)
 
 
 def _mini_to_wire(d: MiniatureDef) -> dict[str, object]:

@@ -419,17 +419,58 @@ class LocalGame:
         """Write entries (bots' decisions, links, FINAL, COSIGN) until a person must decide
         or the log is closed."""
         match = self.match
-        while True:
-            author = match.next_author
-            if author is None:
-                break
-            peer = match.peers[author]
-            if peer.log.status is Status.PLAYING and isinstance(self.seats[author], Human):
-                self._new += self.narrator.catch_up(peer)
-                pending = self.game.pending
-                if isinstance(pending, Decision) and pending.player is author:
-                    break
+        while not match.is_closed and not self.waits_for_person():
             match.step(self._bot_choice)
+        return self._take()
+
+    def waits_for_person(self) -> bool:
+        """Whether the next entry is a person's decision (the game then shows their view:
+        the rolls their own due links complete are told first)."""
+        author = self.match.next_author
+        if author is None:
+            return False
+        peer = self.match.peers[author]
+        if peer.log.status is not Status.PLAYING or not isinstance(self.seats[author], Human):
+            return False
+        self._new += self.narrator.catch_up(peer)
+        pending = self.game.pending
+        return isinstance(pending, Decision) and pending.player is author
+
+    def bot_to_decide(self) -> tuple[Bot, Game] | None:
+        """When the next entry is a bot's decision: the bot and its view of the game, a copy
+        it may think on anywhere (in a worker thread, say) while nothing else is written."""
+        match = self.match
+        author = match.next_author
+        if author is None:
+            return None
+        seat = self.seats[author]
+        if isinstance(seat, Human) or match.peers[author].log.status is not Status.PLAYING:
+            return None
+        view = match.view(author)
+        pending = view.pending
+        if isinstance(pending, Decision) and pending.player is author:
+            return seat, view
+        return None
+
+    def step(self, decision: str | None = None) -> list[Event]:
+        """Write the one next entry that no person decides: a bot's ``decision`` (notation,
+        thought on ``bot_to_decide()``'s view) when one is due, else links, FINAL or COSIGN.
+        ``advance`` is this in a loop, with the bots thinking in place.
+
+        Raises:
+            IllegalChoiceError: the log is closed, a person must decide, or ``decision``
+                is given when no bot's decision is due (or missing when one is).
+        """
+        match = self.match
+        if match.is_closed:
+            raise IllegalChoiceError("the game's log is closed: no entry to write")
+        if self.waits_for_person():
+            raise IllegalChoiceError("a person must decide before the next entry")
+        due = self.bot_to_decide() is not None
+        if due != (decision is not None):
+            wanted = "a bot's decision is due" if due else "no bot's decision is due"
+            raise IllegalChoiceError(f"{wanted}; got {decision!r}")
+        match.step(lambda view: decision or "")
         return self._take()
 
     def play(self, text: str) -> list[Event]:

@@ -1,31 +1,42 @@
-"""``dbnet play``: a person against a bot, in a plain line-based terminal interface.
+"""``dbnet play``: a person against a bot, full screen or in a plain line-based interface.
 
-Each time the person owes a decision the command shows the position, the
-decision and its legal choices, and reads one line: a choice in notation
-(handles may be abbreviated) or a command (``help``, ``board``, ``choices``,
-``show NAME``, ``log``, ``resign``, ``quit``). An illegal entry is answered
-with one line saying why, and the question is asked again.
+On a terminal (stdin and stdout both terminals) ``dbnet play`` opens the
+full-screen client (``dbnet.console``; ``--hotseat`` seats two people there
+instead of a bot). ``--plain``, or a stdin or stdout that is not a terminal
+(a pipe, a file), gives the line-based interface this module implements, for
+scripts and screen readers. ``--tui`` insists on the full screen. Both play
+through the signed log and save the same replay file.
+
+In the line-based interface, each time the person owes a decision the command
+shows the position, the decision and its legal choices, and reads one line: a
+choice in notation (handles may be abbreviated) or a command (``help``,
+``board``, ``choices``, ``show NAME``, ``log``, ``resign``, ``quit``). An
+illegal entry is answered with one line saying why, and the question is asked
+again.
 
 The game runs through the signed log of two in-process peers (the person's
 with their identity key, the bot's with a key of its own; ``--seed`` derives
 both keys, the dice chains and the nonce from the seed instead), so the dice
 come from the peers' hash chains and every entry is appended to a replay file
 as it is written: ``<config dir>/replays/YYYYMMDD-HHMMSS-<game id>.dbnr`` (UTC)
-unless ``--replay PATH`` says where. The path is printed at the start.
+unless ``--replay PATH`` says where. The path is shown at the start and the end.
 
 Exit codes: 0 when the game ended (won, lost or resigned) or the player typed
-``quit``; 1 when input ended (EOF) before the game was over; 2 for bad
-arguments or files; 130 when interrupted with Ctrl-C.
+``quit``; 1 when input ended (EOF) before the game was over (line interface)
+or an internal error stopped the full screen; 2 for bad arguments or files;
+130 when interrupted with Ctrl-C.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import sys
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from dbnet.bots import BOT_NAMES, make_bot
 from dbnet.engine import Decision, Player
@@ -66,9 +77,13 @@ COMMANDS_HELP = (
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "play",
-        help="play a game against the computer",
-        description="Play Dreamblade against a bot at this terminal. "
-        "Exit codes: 0 game over or quit, 1 input ended first, 2 bad arguments, 130 Ctrl-C.",
+        help="play a game against the computer (or hotseat)",
+        description="Play Dreamblade against a bot at this terminal. On a terminal this opens "
+        "the full-screen client; with --plain, or when stdin or stdout is not a terminal (a "
+        "pipe, a file), it uses the line-based interface instead, for scripts and screen "
+        "readers. Every game is saved as a replay as it is played. Exit codes: 0 game over "
+        "or quit, 1 input ended first (line interface) or an internal error (full screen), "
+        "2 bad arguments, 130 Ctrl-C.",
     )
     parser.add_argument(
         "--warband", type=Path, metavar="FILE", help="your warband file (default: shipped)"
@@ -98,28 +113,91 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="PATH",
         help="save the replay here (a new file; default: <config dir>/replays/...)",
     )
-    parser.add_argument(
+    interface = parser.add_mutually_exclusive_group()
+    interface.add_argument(
+        "--plain",
+        action="store_true",
+        help="the line-based interface (for scripts and screen readers); it is also used "
+        "whenever stdin or stdout is not a terminal",
+    )
+    interface.add_argument(
         "--tui",
         action="store_true",
-        help="the full-screen client (preview: it does not save a replay yet)",
+        help="insist on the full-screen client (the default on a terminal): an error, rather "
+        "than the line interface, when stdin or stdout is not a terminal",
     )
     parser.add_argument(
         "--hotseat",
         action="store_true",
-        help="with --tui: two people at one keyboard instead of against the bot",
+        help="two people at one keyboard instead of against the bot (full screen only)",
+    )
+    parser.add_argument(
+        "--bot-delay",
+        type=_seconds,
+        metavar="SECONDS",
+        help="full screen: the pause after each of the bot's steps, so you can follow them "
+        "(default 0.35)",
     )
     parser.set_defaults(func=run)
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 <= value <= 60:
+        raise argparse.ArgumentTypeError(f"{text!r}: give 0 to 60 seconds")
+    return value
+
+
+def is_terminal(stream: IO[str] | None) -> bool:
+    """Whether ``stream`` is an open terminal."""
+    try:
+        return stream is not None and stream.isatty()
+    except ValueError:  # closed
+        return False
+
+
+def wants_full_screen(
+    args: argparse.Namespace, stdin: IO[str] | None, stdout: IO[str] | None
+) -> bool:
+    """Full screen unless ``--plain`` or a stdin or stdout that is not a terminal.
+
+    Raises:
+        InvalidChoiceError: ``--tui`` or ``--hotseat`` without a terminal, or ``--hotseat``
+            with ``--plain``.
+    """
+    terminal = is_terminal(stdin) and is_terminal(stdout)
+    if args.plain:
+        if args.hotseat:
+            raise InvalidChoiceError("--hotseat needs the full-screen client: drop --plain")
+        return False
+    if not terminal and (args.tui or args.hotseat):
+        option = "--tui" if args.tui else "--hotseat"
+        raise InvalidChoiceError(
+            f"{option} needs the full-screen client, and stdin or stdout is not a terminal"
+        )
+    return terminal
+
+
 def run(args: argparse.Namespace) -> int:
-    if args.hotseat and not args.tui:
-        raise InvalidChoiceError("--hotseat needs the full-screen client: add --tui")
-    if args.tui:
-        from dbnet.console import run_local  # prompt-toolkit only when asked for
+    if wants_full_screen(args, sys.stdin, sys.stdout):
+        # prompt-toolkit only when the full screen is wanted
+        from dbnet.console import run_local
+        from dbnet.console.session import DEFAULT_BOT_DELAY
 
         side = Player[args.side]
         setup = load_setup(args.warband, args.opponent, side)
-        return run_local(setup, bot=args.bot, side=side, seed=args.seed, hotseat=args.hotseat)
+        return run_local(
+            setup,
+            bot=args.bot,
+            side=side,
+            seed=args.seed,
+            hotseat=args.hotseat,
+            replay=args.replay,
+            bot_delay=DEFAULT_BOT_DELAY if args.bot_delay is None else args.bot_delay,
+        )
     session: Session | None = None
     try:
         session = Session.start(args, _read_line, _write)

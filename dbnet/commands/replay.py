@@ -6,7 +6,10 @@ proves, then re-play its entries with the engine:
 - ``replay`` prints the game turn by turn: every decision in notation, every
   roll with its dice (attack and deathblow dice also as faces, ``[2 3 - B]``),
   the conquest points of every turn and the result. ``--at TURN`` draws the
-  position at the start of that turn instead.
+  position at the start of that turn instead. On a terminal (stdin and stdout
+  both terminals) it opens the full-screen viewer (``dbnet.console``) instead,
+  at the first step of ``--at TURN`` if given; ``--plain``, or a stdout or
+  stdin that is not a terminal (``dbnet replay FILE | less``), prints the text.
 - ``export`` prints the same content for programs: ``--format json`` (the
   default) one JSON document with the header, the players' key fingerprints,
   the verdict and every entry (sequence number, author, kind, decision, the
@@ -61,10 +64,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "replay",
         help="check a replay file, then show the game turn by turn",
         description=(
-            f"Verify a replay file (*{EXTENSION}) and print the game turn by turn: decisions "
-            "in notation, dice, conquest points of every turn, the result. Exit status 0 "
-            "for a valid file, 1 for an invalid one (told up to where it stops), 2 when it "
-            "cannot be read."
+            f"Verify a replay file (*{EXTENSION}) and show the game. On a terminal this "
+            "opens the full-screen viewer (step through it with the arrow keys; 'help' "
+            "inside). With --plain, or when stdin or stdout is not a terminal (a pipe, a "
+            "file), it prints the game turn by turn instead: decisions in notation, dice, "
+            "conquest points of every turn, the result. Exit status 0 for a valid file, 1 "
+            "for an invalid one (shown up to where it stops), 2 when it cannot be read."
         ),
     )
     replay.add_argument("file", type=Path, metavar="FILE", help="the replay file")
@@ -72,7 +77,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--at",
         type=_turn,
         metavar="TURN",
-        help="show the position at the start of TURN instead of the whole game",
+        help="print the position at the start of TURN instead of the whole game; full "
+        "screen: open the viewer at the first step of TURN",
+    )
+    replay.add_argument(
+        "--plain",
+        action="store_true",
+        help="print the text even on a terminal (it is printed anyway when stdin or stdout "
+        "is not a terminal)",
     )
     replay.set_defaults(func=run_replay)
 
@@ -208,6 +220,8 @@ def _load(path: Path) -> Story:
 
 def run_replay(args: argparse.Namespace) -> int:
     story = _load(args.file)
+    if not args.plain and _terminal() and story.setup is not None:
+        return _view(story, args.at)
     out = sys.stdout
     if args.at is not None:
         narrator = story.narrator
@@ -229,6 +243,31 @@ def run_replay(args: argparse.Namespace) -> int:
     for line in _game_lines(story):
         print(line, file=out)
     return _exit(story)
+
+
+def _terminal() -> bool:
+    """Whether stdin and stdout are both open terminals (the viewer needs keys)."""
+    try:
+        return sys.stdin is not None and sys.stdin.isatty() and sys.stdout.isatty()
+    except ValueError:  # closed
+        return False
+
+
+def _view(story: Story, at: int | None) -> int:
+    """The full-screen viewer, at the first step of turn ``at``."""
+    from dbnet.console.replay_app import run_viewer  # prompt-toolkit only when asked for
+    from dbnet.console.replay_view import ReplayModel
+
+    model = ReplayModel(story)
+    if at is not None and model.first_of_turn(at) is None:
+        turns = model.turns
+        reached = f"it has turns 1 to {turns[-1]}" if turns else "no turn can be read"
+        print(
+            f"dbnet replay: {story.where}: the game has no turn {at} ({reached})",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    return run_viewer(model, at=at)
 
 
 def _exit(story: Story) -> int:

@@ -1,8 +1,10 @@
-"""The full-screen console client: play in a terminal with prompt-toolkit.
+"""The full-screen console client: play and watch replays in a terminal with prompt-toolkit.
 
-``run_local`` plays a local game (against a bot, or hotseat); the client talks
-to a ``Session`` (``dbnet.console.session``) so network games and replays can
-use the same screen.
+``run_local`` plays a local game (against a bot, or hotseat) through the signed
+log, saving its replay as it goes; the client talks to a ``Session``
+(``dbnet.console.session``) so network games can use the same screen. The
+replay viewer is ``dbnet.console.replay_app`` (``run_viewer``) over the model in
+``dbnet.console.replay_view``; both screens draw with ``dbnet.console.view``.
 """
 
 from dbnet.console.app import ConsoleApp, run_local

@@ -10,11 +10,13 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from dbnet.bots import BOT_NAMES
 from dbnet.console.app import run_local
 from dbnet.console.session import DEFAULT_BOT_DELAY
 from dbnet.engine import Player
+from dbnet.errors import DbnetError
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -32,14 +34,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="SECONDS",
         help=f"pause after each bot step (default {DEFAULT_BOT_DELAY})",
     )
-    args = parser.parse_args(argv)
-    return run_local(
-        bot=args.bot,
-        side=Player[args.side],
-        seed=args.seed,
-        hotseat=args.hotseat,
-        bot_delay=args.bot_delay,
+    parser.add_argument(
+        "--replay", type=Path, metavar="PATH", help="save the replay here (a new file)"
     )
+    args = parser.parse_args(argv)
+    try:
+        return run_local(
+            bot=args.bot,
+            side=Player[args.side],
+            seed=args.seed,
+            hotseat=args.hotseat,
+            bot_delay=args.bot_delay,
+            replay=args.replay,
+        )
+    except DbnetError as exc:
+        print(f"{parser.prog}: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

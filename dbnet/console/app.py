@@ -8,23 +8,23 @@ log, a miniature's card, help); the log's latest lines; the pending decision
 in words; the input line; a status line for answers and errors.
 
 The client only talks to a ``Session`` (``dbnet.console.session``), so the
-same screen will serve network games and replays. Bots, dice and later the
-network run in a background task; the screen never waits for them.
+same screen will serve network games. Bots, dice and later the network run in
+a background task; the screen never waits for them. When the screen closes,
+however it closes, the session is closed too: its replay file holds every
+entry written, and where it is is printed on the terminal.
 """
 
 from __future__ import annotations
 
-import enum
-import os
 import sys
 import textwrap
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
+from pathlib import Path
 
 from prompt_toolkit.application import Application
-from prompt_toolkit.application.current import set_app
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.data_structures import Point
 from prompt_toolkit.document import Document
@@ -46,18 +46,22 @@ from prompt_toolkit.layout.containers import WindowAlign
 from prompt_toolkit.layout.controls import BufferControl
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.menus import CompletionsMenu
-from prompt_toolkit.layout.mouse_handlers import MouseHandlers
 from prompt_toolkit.layout.processors import BeforeInput
-from prompt_toolkit.layout.screen import Screen, WritePosition
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
-from prompt_toolkit.output import ColorDepth, Output
-from prompt_toolkit.styles import Style
+from prompt_toolkit.output import Output
 from prompt_toolkit.widgets import Frame
 
 from dbnet.catalog import default_warbands, load_catalog, load_map
-from dbnet.console import view
+from dbnet.console import screen, view
 from dbnet.console.completion import ChoiceCompleter
+from dbnet.console.screen import (
+    TAB_KEYS,
+    TAB_WORDS,
+    Tab,
+    no_color,
+)
 from dbnet.console.session import DEFAULT_BOT_DELAY, LocalSession, Session
+from dbnet.console.view import find_minis
 from dbnet.engine import (
     Decision,
     DecisionKind,
@@ -68,7 +72,6 @@ from dbnet.engine import (
     format_choice,
     parse_choice,
 )
-from dbnet.engine.board import parse_cell
 from dbnet.errors import DbnetError
 from dbnet.render import describe_pending, describe_result, render_score_by_turn
 
@@ -76,84 +79,8 @@ EXIT_DONE = 0
 EXIT_ERROR = 1
 EXIT_INTERRUPTED = 130
 
-WIDE_COLUMNS = 100  # from this width on, the board uses render's 14-column cells
 LOG_MIN = 2
 
-COLOUR_STYLE = {
-    "topbar": "reverse bold",
-    "owner-a": "ansicyan",
-    "owner-b": "ansiyellow",
-    "damaged": "bold",
-    "mark.portal": "bold",
-    "mark.spawn": "",
-    "mark.key": "ansigreen",
-    "border": "ansibrightblack",
-    "label": "bold",
-    "highlight": "reverse",
-    "panel.title": "reverse",
-    "panel.tab": "",
-    "panel.heading": "bold underline",
-    "affordable": "bold",
-    "choice.selected": "reverse",
-    "dim": "ansibrightblack",
-    "log.roll": "",
-    "log.turn": "bold",
-    "decision": "bold",
-    "prompt": "bold",
-    "status.error": "ansired bold",
-    "status.info": "ansigreen",
-    "status.hint": "ansibrightblack",
-    "dialog": "",
-    "dialog frame.label": "bold",
-}
-# NO_COLOR (https://no-color.org): the same screen with no colour at all, only
-# bold, underline and reverse video.
-MONO_STYLE = {
-    name: " ".join(word for word in value.split() if not word.startswith("ansi"))
-    for name, value in COLOUR_STYLE.items()
-} | {
-    "completion-menu": "noinherit",
-    "completion-menu.completion": "noinherit",
-    "completion-menu.completion.current": "noinherit reverse",
-    "completion-menu.meta.completion": "noinherit",
-    "completion-menu.meta.completion.current": "noinherit reverse",
-    "scrollbar.background": "noinherit",
-    "scrollbar.button": "noinherit reverse",
-}
-
-
-def no_color() -> bool:
-    """Whether the NO_COLOR convention asks for no colour (set and not empty)."""
-    return bool(os.environ.get("NO_COLOR"))
-
-
-class Tab(enum.Enum):
-    HELP = "Help"
-    CHOICES = "Choices"
-    RESERVES = "Reserves"
-    GRAVES = "Graveyards"
-    LOG = "Log"
-    CARD = "Card"
-
-
-TAB_KEYS = {
-    "f1": Tab.HELP,
-    "f2": Tab.CHOICES,
-    "f3": Tab.RESERVES,
-    "f4": Tab.GRAVES,
-    "f5": Tab.LOG,
-    "f6": Tab.CARD,
-}
-TAB_WORDS = {
-    "choices": Tab.CHOICES,
-    "reserves": Tab.RESERVES,
-    "reserve": Tab.RESERVES,
-    "graves": Tab.GRAVES,
-    "graveyards": Tab.GRAVES,
-    "graveyard": Tab.GRAVES,
-    "log": Tab.LOG,
-    "card": Tab.CARD,
-}
 PHASE_ENDING = (DecisionKind.SPAWN, DecisionKind.SHIFT, DecisionKind.STRIKE)
 HINT = "Tab complete  Up/Down pick  Enter play  F1 help  F2-F6 panels  ^Q quit"
 
@@ -182,7 +109,10 @@ class ConsoleApp:
         self.colour = not no_color() if colour is None else colour
         self.tab = Tab.CHOICES
         self.message = "Welcome to dbnet. Type 'help' or press F1 at any time."
+        if session.replay_path is not None:
+            self.message += f" Saving the replay to {session.replay_path}"
         self.message_style = "class:status.info"
+        self.welcome = True  # the welcome (and where the replay goes) stays until a key
         self.card: list[int] = []
         self.selected = -1
         self.panel_top = 0  # the panel line shown at the top (PageUp, PageDown)
@@ -202,11 +132,12 @@ class ConsoleApp:
             name="entry",
         )
         self.buffer.on_text_changed += self._on_text_changed
+        style, depth = screen.style(self.colour)
         self.app: Application[int] = Application(
             layout=self._layout(),
             key_bindings=self._key_bindings(),
-            style=Style.from_dict(COLOUR_STYLE if self.colour else MONO_STYLE),
-            color_depth=None if self.colour else ColorDepth.DEPTH_1_BIT,
+            style=style,
+            color_depth=depth,
             full_screen=True,
             mouse_support=mouse,
             input=input,
@@ -217,14 +148,14 @@ class ConsoleApp:
     # --- running --------------------------------------------------------------------
 
     def run(self) -> int:
-        """Run until the person quits or interrupts; the terminal is restored either way."""
+        """Run until the person quits or interrupts; the terminal is restored either way,
+        and the session is closed (its replay saved as far as the game went)."""
         try:
             code = self.app.run(pre_run=self.start_advance)
         except Exception:
             self.error = traceback.format_exc()
             code = EXIT_ERROR
-        self.exit_code = code if self.error is None else EXIT_ERROR
-        return self.exit_code
+        return self._finish(code)
 
     async def run_async(self) -> int:
         try:
@@ -232,12 +163,20 @@ class ConsoleApp:
         except Exception:
             self.error = traceback.format_exc()
             code = EXIT_ERROR
+        return self._finish(code)
+
+    def _finish(self, code: int) -> int:
+        try:
+            self.session.close()
+        except Exception:
+            self.error = (self.error or "") + traceback.format_exc()
+        self.closing_words += self.session.farewell()
         self.exit_code = code if self.error is None else EXIT_ERROR
         return self.exit_code
 
     def start_advance(self) -> None:
         """Let bots and dice play, in the background, until a local person must decide."""
-        if self._advancing or self.session.game.is_over:
+        if self._advancing or self.session.is_closed:
             return
         self._advancing = True
         self.app.create_background_task(self._advance())
@@ -250,7 +189,11 @@ class ConsoleApp:
             self.crash(traceback.format_exc())
         finally:
             self._advancing = False
-            if len(self.session.log) != steps and self.message_style != "class:status.error":
+            if (
+                len(self.session.log) != steps
+                and self.message_style != "class:status.error"
+                and not self.welcome
+            ):
                 self.message = ""  # the answer to the last entry is old news now
             if self.session.game.is_over:
                 self.say(self.verdict())
@@ -263,7 +206,9 @@ class ConsoleApp:
         mine = [p for p in (Player.A, Player.B) if self.session.is_local(p)]
         if len(mine) == 1 and game.winner is not None:
             result = ("You win! " if game.winner is mine[0] else "You lose. ") + result
-        return f"{result} Type 'quit' to leave; F5 shows the log and the score by turn."
+        path = self.session.replay_path
+        saved = "" if path is None else f" Replay: {path}."
+        return f"{result}{saved} Type 'quit' to leave; F5 shows the log and the score by turn."
 
     def _changed(self) -> None:
         self._set_default_tab()
@@ -294,11 +239,11 @@ class ConsoleApp:
 
     @property
     def cell_width(self) -> int:
-        return view.WIDE_CELL if self.size[0] >= WIDE_COLUMNS else view.NARROW_CELL
+        return screen.cell_width(self.size[0])
 
     @property
     def panel_width(self) -> int:
-        return max(10, self.size[0] - view.board_width(self.cell_width) - 1)
+        return screen.panel_width(self.size[0])
 
     def choice_items(self) -> list[str]:
         """The legal choices of the pending decision if a local person owes it."""
@@ -313,18 +258,7 @@ class ConsoleApp:
 
     def highlighted_cells(self) -> list[int]:
         """The cells the entry names, and the cells of the miniatures it names."""
-        cells = []
-        game = self.session.game
-        for word in self.buffer.text.lower().split()[1:]:
-            cell = parse_cell(word)
-            if cell is not None:
-                cells.append(cell)
-                continue
-            name = word.partition("=")[0]
-            for m in game.minis:
-                if m.handle == name and m.cell >= 0:
-                    cells.append(m.cell)
-        return cells
+        return view.named_cells(self.session.game, self.buffer.text.lower().split()[1:])
 
     def _set_default_tab(self) -> None:
         """On a new local decision, show reserves for a spawn and the choices otherwise,
@@ -350,6 +284,7 @@ class ConsoleApp:
     def say(self, text: str, error: bool = False) -> None:
         self.message = text
         self.message_style = "class:status.error" if error else "class:status.info"
+        self.welcome = False
 
     # --- layout --------------------------------------------------------------------------
 
@@ -438,8 +373,7 @@ class ConsoleApp:
         return view.render_board(game, self.cell_width, cells, side=self.viewer)
 
     def _board_height(self) -> Dimension:
-        needed = len(self._board_lines())
-        return Dimension(min=min(needed, 11), preferred=needed, max=needed)
+        return screen.board_height(len(self._board_lines()))
 
     def _decision_lines(self) -> int:
         width = self.size[0]
@@ -454,35 +388,19 @@ class ConsoleApp:
         return Dimension.exact(self._decision_lines())
 
     def _top_text(self) -> StyleAndTextTuples:
-        return view.top_bar(self.session.game, self.size[0])
+        return view.top_bar(self.session.game, self.size[0], self.session.connection)
 
     def _board_text(self) -> StyleAndTextTuples:
-        return _join(self._board_lines())
+        return screen.join(self._board_lines())
 
     def _seats_text(self) -> StyleAndTextTuples:
-        return _join(view.seat_lines(self.session, view.board_width(self.cell_width)))
+        labels = (self.session.seat_label(Player.A), self.session.seat_label(Player.B))
+        return screen.join(
+            view.seat_lines(self.session.game, labels, view.board_width(self.cell_width))
+        )
 
     def _tab_bar(self) -> StyleAndTextTuples:
-        width = self.panel_width
-        keys = {tab: key.upper() for key, tab in TAB_KEYS.items()}
-        full: StyleAndTextTuples = []
-        used = 0
-        for tab in Tab:
-            label = f"{keys[tab]} {tab.value}" if width >= 60 else tab.value
-            style = "class:panel.title" if tab is self.tab else "class:panel.tab"
-            full.append((style, f" {label} ", partial(self._click_tab, tab)))
-            used += len(label) + 2
-        if used <= width:
-            return full
-        title = f" {self.tab.value} ({keys[self.tab]}) "
-        return [
-            ("class:panel.title", title),
-            ("class:dim", " F1-F6"[: width - len(title)]),
-        ]
-
-    def _click_tab(self, tab: Tab, event: MouseEvent) -> None:
-        if event.event_type is MouseEventType.MOUSE_UP:
-            self.show_tab(tab)
+        return screen.tab_bar(list(Tab), self.tab, self.panel_width, self.show_tab)
 
     def _panel_lines(self) -> list[StyleAndTextTuples]:
         game = self.session.game
@@ -549,20 +467,20 @@ class ConsoleApp:
                 elif rows[-1] >= self.panel_top + height:
                     self.panel_top = rows[-1] - height + 1
         self.panel_top = max(0, min(self.panel_top, len(lines) - 1))
-        return _join(lines[self.panel_top :])
+        return screen.join(lines[self.panel_top :])
 
     def _log_lines(self) -> list[StyleAndTextTuples]:
         return view.log_lines(self.session.log, view.board_width(self.cell_width))
 
     def _log_text(self) -> StyleAndTextTuples:
-        return _join(self._log_lines())
+        return screen.join(self._log_lines())
 
     def _log_cursor(self) -> Point:
         return Point(0, max(0, len(self._log_lines()) - 1))
 
     def _decision_text(self) -> StyleAndTextTuples:
         text = view.decision_text(self.session)
-        return _join(view.wrap(text, self.size[0], "class:decision"))
+        return screen.join(view.wrap(text, self.size[0], "class:decision"))
 
     def _prompt(self) -> StyleAndTextTuples:
         player = self.session.local_player()
@@ -570,7 +488,7 @@ class ConsoleApp:
 
     def _status_text(self) -> StyleAndTextTuples:
         if self.message:
-            return _join(view.wrap(self.message, self.size[0], self.message_style))
+            return screen.join(view.wrap(self.message, self.size[0], self.message_style))
         return [("class:status.hint", HINT)]
 
     def _confirm_text(self) -> StyleAndTextTuples:
@@ -667,6 +585,7 @@ class ConsoleApp:
     def _on_text_changed(self, buffer: Buffer) -> None:
         if self.message_style != "class:status.error":
             self.message = ""  # an answer to the last entry; errors stay while it is fixed
+            self.welcome = False
         if self.selected >= 0 and buffer.text != self._items[self.selected]:
             self.selected = -1
 
@@ -761,8 +680,12 @@ class ConsoleApp:
         )
 
     def _resign(self, player: Player) -> None:
-        self.session.resign(player)
-        self.say(self.verdict())
+        if self.session.resign(player):
+            self.say(self.verdict())
+        else:
+            who = self.session.seat_label(player.other)
+            self.say(f"{player.name} resigns as soon as their entry is due (after {who}'s).")
+        self.start_advance()
         self.app.invalidate()
 
     def play(self, text: str) -> None:
@@ -815,37 +738,11 @@ class ConsoleApp:
 
     def screen_text(self) -> str:
         """The screen as plain text at the output's size (tests and captures)."""
-        columns, rows = self.size
-        self.app.render_counter += 1  # controls cache their text per render: draw afresh
-        with set_app(self.app):
-            screen = Screen()
-            self.app.layout.container.write_to_screen(
-                screen,
-                MouseHandlers(),
-                WritePosition(0, 0, columns, rows),
-                parent_style="",
-                erase_bg=False,
-                z_index=None,
-            )
-            screen.draw_all_floats()
-        lines = []
-        for y in range(rows):
-            row = screen.data_buffer[y]
-            lines.append("".join(row[x].char for x in range(columns)).rstrip())
-        return "\n".join(lines)
+        return screen.screen_text(self.app)
 
 
 def _is_selected(line: StyleAndTextTuples) -> bool:
     return any("choice.selected" in fragment[0] for fragment in line)
-
-
-def _join(lines: Sequence[StyleAndTextTuples]) -> StyleAndTextTuples:
-    out: StyleAndTextTuples = []
-    for i, line in enumerate(lines):
-        if i:
-            out.append(("", "\n"))
-        out.extend(line)
-    return out
 
 
 def _ending_question(game: Game, pending: Decision) -> str:
@@ -858,26 +755,6 @@ def _ending_question(game: Game, pending: Decision) -> str:
     if pending.kind is DecisionKind.SHIFT:
         return "End your shift? Creatures that have not moved stay where they are."
     return "End your strike? No more combats this action phase."
-
-
-def find_minis(game: Game, name: str) -> list[int]:
-    """Miniatures called ``name``: ``[A:|B:]handle``, a beginning of a handle, or the full
-    name. Exact names win over beginnings; copies of one miniature show once."""
-    owner: Player | None = None
-    key = name.strip().lower()
-    if len(key) > 2 and key[1] == ":" and key[0] in "ab":
-        owner = Player.A if key[0] == "a" else Player.B
-        key = key[2:]
-    minis = [m for m in game.minis if owner is None or m.owner is owner]
-    exact = [m for m in minis if key in (m.handle, m.defn.slug, m.defn.name.lower())]
-    found = exact or [m for m in minis if m.handle.startswith(key)]
-    seen: set[tuple[Player, str]] = set()
-    out = []
-    for m in found:
-        if (m.owner, m.defn.slug) not in seen or m.handle == key:
-            seen.add((m.owner, m.defn.slug))
-            out.append(m.id)
-    return out
 
 
 def default_setup(side: Player = Player.A) -> GameSetup:
@@ -895,24 +772,33 @@ def run_local(
     seed: int | None = None,
     hotseat: bool = False,
     bot_delay: float = DEFAULT_BOT_DELAY,
+    replay: Path | None = None,
 ) -> int:
     """Play a local game full screen: a person in ``side``'s seat against ``bot``, or two
     people at this keyboard (``hotseat``; ``side`` and ``bot`` are then unused).
 
     ``setup`` defaults to the standard map and the shipped warbands (the first in
-    ``side``'s seat). ``seed`` makes dice and bot repeatable. Returns the exit code:
-    0 when the game ended or the person quit, 1 after an internal error (reported
-    on stderr), 130 on Ctrl-C.
+    ``side``'s seat). ``seed`` makes the keys, dice and bot repeatable. The game is saved
+    as it is played at ``replay`` (a new file), by default in ``<config dir>/replays/``;
+    where it went is printed on exit. Returns the exit code: 0 when the game ended or the
+    person quit, 1 after an internal error (reported on stderr), 130 on Ctrl-C.
+
+    Raises:
+        DbnetError: the replay file cannot be created (before the screen opens).
     """
     if setup is None:
         setup = default_setup(side)
     if hotseat:
-        session = LocalSession.hotseat_game(setup, seed=seed)
+        session = LocalSession.hotseat_game(setup, seed=seed, replay=replay)
     else:
         session = LocalSession.against_bot(
-            setup, bot=bot, side=side, seed=seed, bot_delay=bot_delay
+            setup, bot=bot, side=side, seed=seed, bot_delay=bot_delay, replay=replay
         )
-    console = ConsoleApp(session)
+    try:
+        console = ConsoleApp(session)
+    except BaseException:
+        session.close()
+        raise
     code = console.run()
     for line in console.closing_words:
         print(line)

@@ -3,15 +3,20 @@
 The client draws ``session.game`` (a view it never changes), asks
 ``session.local_player()`` whether a person at this keyboard owes the pending
 decision, plays that person's entry with ``session.submit(text)`` and follows
-``session.log``. Everything else (dice, bots, later a network peer or a replay
-file) happens in ``session.advance``, a coroutine the client runs in the
-background: it returns when a local person must decide or the game is over,
-and calls ``changed()`` after every step so the screen follows the game live.
+``session.log``. Everything else (dice, bots, later a network peer) happens in
+``session.advance``, a coroutine the client runs in the background: it
+returns when a local person must decide or nothing more will happen, and
+calls ``changed()`` after every step so the screen follows the game live.
+``session.close()`` ends it: the replay file is complete as far as the game
+went, and ``replay_path`` says where it is.
 
-``LocalSession`` is the local implementation: the engine, a bot or a second
-person at the same keyboard (hotseat), and dice from a ``random.Random``. Bots
-think in a worker thread on a copy of the game, so the screen never freezes
-and never sees a half-applied step.
+``LocalSession`` is the local implementation: a ``LocalGame`` (two in-process
+peers writing the signed log, dice from their hash chains) with a bot or a
+second person at the same keyboard (hotseat), every entry appended to a
+replay file as it is written, exactly as ``dbnet play --plain`` does. Bots
+think in a worker thread on a copy of their view, and every entry is written
+on the client's thread, so the screen never freezes and never sees a
+half-written step.
 """
 
 from __future__ import annotations
@@ -19,27 +24,29 @@ from __future__ import annotations
 import asyncio
 import enum
 import random
-import secrets
+import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
 from dbnet.bots import Bot, make_bot
-from dbnet.bots.match import roll_dice
-from dbnet.engine import (
-    ChanceKind,
-    ChanceRequest,
-    Choice,
-    Decision,
-    Game,
-    GameSetup,
-    Player,
-    format_choice,
-    format_dice,
-    parse_choice,
-)
+from dbnet.engine import Choice, Decision, Game, GameSetup, Player, format_choice, parse_choice
 from dbnet.errors import IllegalChoiceError
-from dbnet.localplay import describe_roll, initiative_outcome
+from dbnet.identity import Identity
+from dbnet.localplay import (
+    Event,
+    EventKind,
+    Human,
+    LocalGame,
+    MatchKeys,
+    Seat,
+    default_replay_path,
+    now_utc,
+    replay_header,
+    start_replay,
+)
+from dbnet.replay.file import ReplayWriter
 
 DEFAULT_BOT_DELAY = 0.35  # seconds between a bot's steps, so people can follow them
 
@@ -50,18 +57,31 @@ class LogKind(enum.Enum):
     RESIGN = "resign"
     TURN = "turn"  # a conquest phase's result: words only
     NOTE = "note"  # anything else the session wants people to read
+    SEAL = "seal"  # an entry that closes the log (FINAL, COSIGN, CLAIM): words only
 
 
 @dataclass(frozen=True, slots=True)
 class LogLine:
     """One thing that happened. ``notation`` is the replay line (``spawn lockjaw e1``,
-    ``roll 3 5``), empty for TURN and NOTE; ``words`` says it for people, dice as faces."""
+    ``roll 3 5``), empty for TURN, NOTE and SEAL; ``words`` says it for people, dice as
+    faces. ``number`` counts the numbered lines from 1 (0: not numbered)."""
 
     kind: LogKind
     player: Player | None
     notation: str
     words: str
-    number: int = 0  # the position in the game's notation record, from 1; 0 for none
+    number: int = 0
+
+
+def log_line(event: Event, number: int) -> LogLine:
+    """The log line of one of ``dbnet.localplay``'s events (TURN events get no number)."""
+    kind = {
+        EventKind.CHOICE: LogKind.CHOICE,
+        EventKind.ROLL: LogKind.ROLL,
+        EventKind.RESIGN: LogKind.RESIGN,
+        EventKind.TURN: LogKind.TURN,
+    }[event.kind]
+    return LogLine(kind, event.player, event.notation, event.words, number)
 
 
 class Session(Protocol):
@@ -82,6 +102,22 @@ class Session(Protocol):
         """True when both seats are people at this keyboard."""
         ...
 
+    @property
+    def is_closed(self) -> bool:
+        """Nothing more will happen: the game's log is closed (or the session is)."""
+        ...
+
+    @property
+    def replay_path(self) -> Path | None:
+        """Where the replay is being saved, if it is."""
+        ...
+
+    @property
+    def connection(self) -> str | None:
+        """A network game's connection state ("connected to bob", "reconnecting..."); None
+        for a game on this machine."""
+        ...
+
     def seat_label(self, player: Player) -> str:
         """Who sits in ``player``'s seat: ``'you'``, ``'greedy bot'``, ``'player B'``."""
         ...
@@ -99,45 +135,73 @@ class Session(Protocol):
         and changes nothing if it is malformed or illegal now."""
         ...
 
-    def resign(self, player: Player) -> None:
-        """``player`` (a local seat) resigns; the game is over."""
+    def resign(self, player: Player) -> bool:
+        """``player`` (a local seat) resigns: at once (True) when their entry is due, else
+        as soon as it is (False; ``advance`` writes it)."""
         ...
 
     async def advance(self, changed: Callable[[], None]) -> None:
-        """Let everyone but the local people play until one of them must decide or the
-        game is over, calling ``changed()`` after each step."""
+        """Let everyone but the local people play until one of them must decide or
+        nothing more will happen, calling ``changed()`` after each step."""
+        ...
+
+    def close(self) -> None:
+        """Stop: write what needs nobody's decision (FINAL, COSIGN) if the game is over,
+        then close the replay file. Safe to call twice."""
+        ...
+
+    def farewell(self) -> list[str]:
+        """What to print once the screen is gone: where the replay is, and how far it goes."""
         ...
 
 
-@dataclass(frozen=True, slots=True)
-class Person:
-    """A seat played by someone at this keyboard."""
-
-    label: str
-
-
-Seat = Bot | Person
-
-
 class LocalSession:
-    """A game on this machine: two seats (people or bots) and local dice."""
+    """A game on this machine through the signed log: two seats (people or bots)."""
 
     def __init__(
         self,
-        setup: GameSetup,
-        seats: tuple[Seat, Seat],
-        dice: random.Random | None = None,
+        local: LocalGame,
         *,
+        replay: ReplayWriter | None = None,
         bot_delay: float = DEFAULT_BOT_DELAY,
     ) -> None:
-        self._game = Game(setup)
-        self.seats = seats
-        self.dice: random.Random = dice if dice is not None else secrets.SystemRandom()
+        self.local = local
+        self.replay = replay
         self.bot_delay = bot_delay
         self._log: list[LogLine] = []
         self._numbered = 0
-        self._steps = 0  # bumped by every change, so a bot's late answer can be dropped
-        self._introduce(setup)
+        self._told = 0  # events of local.log already in self._log
+        self._resigning: Player | None = None
+        self._sealed = False
+        self._closed = False
+        self._introduce()
+        self._sync()
+
+    @classmethod
+    def start(
+        cls,
+        setup: GameSetup,
+        seats: tuple[Seat, Seat],
+        keys: MatchKeys,
+        *,
+        replay: Path | None = None,
+        bot_delay: float = DEFAULT_BOT_DELAY,
+    ) -> LocalSession:
+        """A new game saved as it is played, at ``replay`` (a new file) or by default at
+        ``<config dir>/replays/YYYYMMDD-HHMMSS-<game id>.dbnr``.
+
+        Raises:
+            ReplayError: the file exists already or cannot be written.
+        """
+        created = now_utc()
+        path = replay if replay is not None else default_replay_path(keys.game_id(setup), created)
+        writer = start_replay(path, replay_header(keys, setup, created))
+        try:
+            local = LocalGame(setup, seats, keys, on_record=writer.append)
+        except BaseException:
+            writer.close()
+            raise
+        return cls(local, replay=writer, bot_delay=bot_delay)
 
     @classmethod
     def against_bot(
@@ -147,160 +211,200 @@ class LocalSession:
         bot: str = "greedy",
         side: Player = Player.A,
         seed: int | None = None,
+        replay: Path | None = None,
         bot_delay: float = DEFAULT_BOT_DELAY,
     ) -> LocalSession:
         """A person in ``side``'s seat against the bot called ``bot``.
 
-        With a ``seed`` the dice and the bot are repeatable, and the same seed gives
-        the same dice and bot as ``dbnet play --plain --seed`` does.
+        As in ``dbnet play --plain``: the person signs with their identity key (the bot
+        with a key made for the game); with a ``seed``, both keys, the dice chains and the
+        bot's choices come from the seed instead, the same seed giving the same game in
+        both interfaces.
         """
-        dice, bot_rng = _randomness(seed)
+        keys, bot_rng = _keys(seed, side)
         opponent = make_bot(bot, bot_rng)
-        you = Person("you")
-        seats: tuple[Seat, Seat] = (you, opponent) if side is Player.A else (opponent, you)
-        return cls(setup, seats, dice, bot_delay=bot_delay)
+        seats: tuple[Seat, Seat] = (Human(), opponent) if side is Player.A else (opponent, Human())
+        return cls.start(setup, seats, keys, replay=replay, bot_delay=bot_delay)
 
     @classmethod
-    def hotseat_game(cls, setup: GameSetup, *, seed: int | None = None) -> LocalSession:
-        """Two people taking turns at one keyboard."""
-        dice, _ = _randomness(seed)
-        return cls(setup, (Person("player A"), Person("player B")), dice, bot_delay=0.0)
+    def hotseat_game(
+        cls, setup: GameSetup, *, seed: int | None = None, replay: Path | None = None
+    ) -> LocalSession:
+        """Two people taking turns at one keyboard. Both seats sign with keys made for the
+        game (nobody's identity key: two people share the keyboard)."""
+        keys = MatchKeys.fresh() if seed is None else _keys(seed, Player.A)[0]
+        seats = (Human("player A"), Human("player B"))
+        return cls.start(setup, seats, keys, replay=replay, bot_delay=0.0)
 
     # --- the Session interface -----------------------------------------------
 
     @property
     def game(self) -> Game:
-        return self._game
+        return self.local.game
 
     @property
     def log(self) -> Sequence[LogLine]:
         return self._log
 
     @property
+    def seats(self) -> tuple[Seat, Seat]:
+        return self.local.seats
+
+    @property
     def hotseat(self) -> bool:
-        return all(isinstance(seat, Person) for seat in self.seats)
+        return all(isinstance(seat, Human) for seat in self.seats)
+
+    @property
+    def is_closed(self) -> bool:
+        return self._closed or self.local.is_closed
+
+    @property
+    def replay_path(self) -> Path | None:
+        return None if self.replay is None else self.replay.path
+
+    @property
+    def connection(self) -> str | None:
+        return None
 
     def seat_label(self, player: Player) -> str:
         seat = self.seats[player]
-        return seat.label if isinstance(seat, Person) else f"{seat.name} bot"
+        return seat.name if isinstance(seat, Human) else f"{seat.name} bot"
 
     def is_local(self, player: Player) -> bool:
-        return isinstance(self.seats[player], Person)
+        return isinstance(self.seats[player], Human)
 
     def local_player(self) -> Player | None:
-        pending = self._game.pending
-        if isinstance(pending, Decision) and self.is_local(pending.player):
-            return pending.player
-        return None
+        if self._closed or self._resigning is not None:
+            return None
+        return self.local.human_to_decide()
 
     def submit(self, text: str) -> Choice:
         player = self.local_player()
         if player is None:
             raise IllegalChoiceError(f"no decision of yours is waiting; {text!r} not played")
-        choice = parse_choice(self._game, text)
-        self._apply(player, choice)
+        choice = parse_choice(self.game, text)
+        self.local.play(format_choice(self.game, choice))
+        self._sync()
         return choice
 
-    def resign(self, player: Player) -> None:
-        self._game.resign(player)
-        self._add(LogKind.RESIGN, player, "resign", f"{player.name} resigns.")
+    def resign(self, player: Player) -> bool:
+        if self._closed or self.game.is_over:
+            raise IllegalChoiceError("the game is already over")
+        if not self.is_local(player):
+            raise IllegalChoiceError(f"{player.name} is not played at this keyboard")
+        if self.local.match.next_author is not player:
+            self._resigning = player  # the log lets only the player whose entry is due write
+            return False
+        self.local.resign(player)
+        self._resigning = None
+        self._sync()
+        return True
 
     async def advance(self, changed: Callable[[], None]) -> None:
-        game = self._game
-        while True:
-            pending = game.pending
-            if pending is None:
+        local = self.local
+        while not self._closed:
+            if self._resigning is not None and self.game.is_over:
+                self._resigning = None  # the game ended first
+            if self._resigning is not None and local.match.next_author is self._resigning:
+                self.resign(self._resigning)
+                changed()
+                continue
+            if local.is_closed or local.waits_for_person():
+                if self._sync():
+                    changed()
                 return
-            if isinstance(pending, ChanceRequest):
-                self._roll(pending)
+            due = local.bot_to_decide()
+            if due is None:
+                local.step()
             else:
-                seat = self.seats[pending.player]
-                if isinstance(seat, Person):
+                # The bot thinks on its own copy in a worker thread; the entry is written here.
+                bot, view = due
+                decision = await asyncio.to_thread(_think, bot, view)
+                if self._closed:
                     return
-                # The bot thinks on a copy in a worker thread; the screen keeps the real game.
-                steps = self._steps
-                choice = await asyncio.to_thread(seat.choose, game.copy())
-                if steps != self._steps:  # someone resigned meanwhile: the answer is stale
-                    continue
-                self._apply(pending.player, choice)
+                local.step(decision)
+            if not self._sync():
+                continue
             changed()
-            if self.bot_delay > 0 and self.local_player() is None and not game.is_over:
+            if self.bot_delay > 0 and self.local_player() is None and not self.game.is_over:
                 await asyncio.sleep(self.bot_delay)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            if self.game.is_over and not self.local.is_closed:
+                self.local.advance()  # FINAL and COSIGN: no decisions left, nothing to wait for
+                self._sync()
+        finally:
+            if self.replay is not None:
+                self.replay.close()
+
+    def farewell(self) -> list[str]:
+        path = self.replay_path
+        if path is None:
+            return []
+        state = "complete" if self.local.is_closed else "unfinished"
+        return [
+            f"Replay saved ({state}): {path}",
+            f"Check it: dbnet verify {shlex.quote(str(path))}",
+        ]
 
     # --- the record -------------------------------------------------------------
 
-    def _introduce(self, setup: GameSetup) -> None:
+    def notation(self) -> list[str]:
+        """The game so far as notation lines (decisions, rolls, resignations), in order."""
+        return [line.notation for line in self._log if line.notation]
+
+    def _introduce(self) -> None:
+        setup = self.local.narrator.game.setup
         seats = []
         for player in (Player.A, Player.B):
             portal = "e1" if player is Player.A else "a5"
             warband = setup.warbands[player].name
             seats.append(f"{player.name} {self.seat_label(player)} ({warband}, portal {portal})")
         to_win = setup.options.turns_to_win
-        self._add(
-            LogKind.NOTE,
-            None,
-            "",
-            f"{seats[0]} against {seats[1]}. First to win {to_win} turns wins.",
-        )
+        self._note(f"{seats[0]} against {seats[1]}. First to win {to_win} turns wins.")
         if setup.map.reconstructed:
-            self._add(
-                LogKind.NOTE,
-                None,
-                "",
-                f"Map {setup.map.name!r}: its key-cell values are a reconstruction.",
-            )
+            self._note(f"Map {setup.map.name!r}: its key-cell values are a reconstruction.")
+        if self.replay is not None:
+            self._note(f"Replay: {self.replay.path}")
 
-    def notation(self) -> list[str]:
-        """The game so far as notation lines (decisions, rolls, resignations), in order."""
-        return [line.notation for line in self._log if line.notation]
+    def _sync(self) -> bool:
+        """Add the game's new events to the log; whether there were any."""
+        events = self.local.log
+        new = events[self._told :]
+        self._told = len(events)
+        for event in new:
+            number = 0
+            if event.kind is not EventKind.TURN:
+                self._numbered += 1
+                number = self._numbered
+            self._log.append(log_line(event, number))
+        if self.local.is_closed and not self._sealed:
+            self._sealed = True
+            if self.replay is not None:
+                self._note(f"Replay saved, complete (both signed the result): {self.replay.path}")
+            return True
+        return bool(new)
 
-    def _apply(self, player: Player, choice: Choice) -> None:
-        game = self._game
-        text = format_choice(game, choice)  # before applying: it reads the position
-        turns_done = len(game.conquest_history)
-        game.apply(choice)
-        self._add(LogKind.CHOICE, player, text, f"{player.name} {text}")
-        self._turn_results(turns_done)
-
-    def _roll(self, request: ChanceRequest) -> None:
-        game = self._game
-        values = roll_dice(self.dice, request.count)
-        words = describe_roll(game, request, values)
-        turns_done = len(game.conquest_history)
-        game.roll(values)
-        if request.kind is ChanceKind.INITIATIVE:
-            words += initiative_outcome(game)
-        self._add(LogKind.ROLL, request.owner, format_dice(values), words)
-        self._turn_results(turns_done)
-
-    def _turn_results(self, turns_done: int) -> None:
-        game = self._game
-        history = game.conquest_history
-        for turn, (a, b) in enumerate(history[turns_done:], start=turns_done + 1):
-            self._add(LogKind.TURN, None, "", describe_turn(game, turn, a, b))
-
-    def _add(self, kind: LogKind, player: Player | None, notation: str, words: str) -> None:
-        self._steps += 1
-        number = 0
-        if notation:
-            self._numbered += 1
-            number = self._numbered
-        self._log.append(LogLine(kind, player, notation, words, number))
+    def _note(self, words: str) -> None:
+        self._log.append(LogLine(LogKind.NOTE, None, "", words))
 
 
-def _randomness(seed: int | None) -> tuple[random.Random, random.Random]:
-    """Dice and bot randomness; seeded the way ``dbnet play --seed`` seeds them."""
+def _think(bot: Bot, view: Game) -> str:
+    """The bot's decision on ``view`` (its own copy), in notation."""
+    pending = view.pending
+    assert isinstance(pending, Decision)
+    return format_choice(view, bot.choose(view))
+
+
+def _keys(seed: int | None, person: Player) -> tuple[MatchKeys, random.Random]:
+    """Keys and the bot's randomness, derived the way ``dbnet play --plain`` derives them."""
     if seed is None:
-        return secrets.SystemRandom(), random.Random()
-    return random.Random(f"dbnet-play-dice:{seed}"), random.Random(f"dbnet-play-bot:{seed}")
-
-
-def describe_turn(game: Game, turn: int, a: int, b: int) -> str:
-    """A conquest phase's result: both players' points, who won, the victory track."""
-    outcome = "a tie (803.3)" if a == b else f"{'A' if a > b else 'B'} wins the turn"
-    to_win = game.setup.options.turns_to_win
-    wa, wb = game.turns_won
-    return (
-        f"End of turn {turn}: A {a}, B {b} conquest points, {outcome}. "
-        f"Victory A {wa}/{to_win}, B {wb}/{to_win}."
-    )
+        own = Identity.load_or_create()
+        keys = MatchKeys.fresh((own, None) if person is Player.A else (None, own))
+        return keys, random.Random()
+    keys = MatchKeys.from_seed(f"dbnet-play:{seed}".encode())
+    return keys, random.Random(f"dbnet-play-bot:{seed}")

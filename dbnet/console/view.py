@@ -33,7 +33,15 @@ from dbnet.engine import (
     Zone,
     format_choice,
 )
-from dbnet.engine.board import COLUMNS, KEY_CELLS, PORTAL, SCORING_CELLS, SIZE, spawn_row_cells
+from dbnet.engine.board import (
+    COLUMNS,
+    KEY_CELLS,
+    PORTAL,
+    SCORING_CELLS,
+    SIZE,
+    parse_cell,
+    spawn_row_cells,
+)
 from dbnet.errors import DbnetError
 from dbnet.render import (
     CELL_WIDTH,
@@ -151,21 +159,26 @@ def render_board(
 # --- status -------------------------------------------------------------------------
 
 
-def top_bar(game: Game, width: int) -> Line:
+def top_bar(game: Game, width: int, connection: str | None = None) -> Line:
     """Turn and phase on the left; the victory track and the conquest points each player
-    would score if the turn ended now on the right, shortened to fit ``width``."""
+    would score if the turn ended now on the right, shortened to fit ``width``. In a
+    network game, ``connection`` (its state) comes first."""
     to_win = game.setup.options.turns_to_win
     a, b = game.turns_won
     ca, cb = conquest_now(game, Player.A), conquest_now(game, Player.B)
     phase = describe_phase(game)
     short_phase = phase.partition(", ")[0] if game.is_over else phase.rsplit(", ", 1)[0]
     victory = f"Victory A {a}/{to_win} B {b}/{to_win}"
-    options = (
+    options: tuple[tuple[str, str], ...] = (
         (phase, f"{victory} | Conquest now A {ca} B {cb}"),
         (phase, f"{victory} | Conquest A {ca} B {cb}"),
         (short_phase, f"{victory} | Conquest A {ca} B {cb}"),
         (short_phase, f"Won A {a}/{to_win} B {b}/{to_win} | Now A {ca} B {cb}"),
     )
+    if connection is not None:
+        options = tuple((f"[{connection}] {left}", right) for left, right in options) + tuple(
+            (f"[{connection}] {short_phase}", right) for _, right in options[-1:]
+        )
     for left, right in options:
         if len(left) + len(right) + 3 <= width:
             break
@@ -173,9 +186,9 @@ def top_bar(game: Game, width: int) -> Line:
     return [("class:topbar", f" {left}{' ' * gap}{right} "[:width])]
 
 
-def seat_lines(session: Session, width: int) -> list[Line]:
-    """One line per player: who sits there, spawn points left, reserves and graveyard."""
-    game = session.game
+def seat_lines(game: Game, labels: tuple[str, str], width: int) -> list[Line]:
+    """One line per player: who sits there (``labels``, A's first), spawn points left,
+    reserves and graveyard."""
     lines: list[Line] = []
     for player in (Player.A, Player.B):
         mine = game.minis_of(player)
@@ -187,9 +200,45 @@ def seat_lines(session: Session, width: int) -> list[Line]:
         if game.bonus[player]:
             parts.append(f"bonus {game.bonus[player]}")
         parts += [f"{waiting} in reserves", f"{dead} in graveyard"]
-        text = f"{player.name} {session.seat_label(player)}: " + " | ".join(parts)
+        text = f"{player.name} {labels[player]}: " + " | ".join(parts)
         lines.append([(OWNER_STYLE[player], _fit(text, width))])
     return lines
+
+
+def named_cells(game: Game, words: Iterable[str]) -> list[int]:
+    """The cells ``words`` name (``c3``), and the cells of the miniatures they name by
+    handle (``lantern-page#1``, ``ashmaw-brute=3``)."""
+    cells = []
+    for word in words:
+        cell = parse_cell(word.lower())
+        if cell is not None:
+            cells.append(cell)
+            continue
+        name = word.lower().partition("=")[0]
+        for m in game.minis:
+            if m.handle == name and m.cell >= 0:
+                cells.append(m.cell)
+    return cells
+
+
+def find_minis(game: Game, name: str) -> list[int]:
+    """Miniatures called ``name``: ``[A:|B:]handle``, a beginning of a handle, or the full
+    name. Exact names win over beginnings; copies of one miniature show once."""
+    owner: Player | None = None
+    key = name.strip().lower()
+    if len(key) > 2 and key[1] == ":" and key[0] in "ab":
+        owner = Player.A if key[0] == "a" else Player.B
+        key = key[2:]
+    minis = [m for m in game.minis if owner is None or m.owner is owner]
+    exact = [m for m in minis if key in (m.handle, m.defn.slug, m.defn.name.lower())]
+    found = exact or [m for m in minis if m.handle.startswith(key)]
+    seen: set[tuple[Player, str]] = set()
+    out = []
+    for m in found:
+        if (m.owner, m.defn.slug) not in seen or m.handle == key:
+            seen.add((m.owner, m.defn.slug))
+            out.append(m.id)
+    return out
 
 
 def decision_text(session: Session) -> str:
@@ -344,8 +393,11 @@ def choice_lines(game: Game, items: Sequence[str], selected: int, width: int) ->
 
 def log_text(line: LogLine) -> str:
     """``'  12. B spawn ashmaw-brute a5'``; rolls add their outcome in words."""
-    if line.kind is LogKind.TURN or line.kind is LogKind.NOTE:
+    if line.kind is LogKind.TURN or (line.kind is LogKind.NOTE and not line.number):
         return f"      {line.words}"
+    if line.kind in (LogKind.NOTE, LogKind.SEAL):
+        who = line.player.name if line.player is not None else " "
+        return f"{line.number:4}. {who} {line.words}"
     who = line.player.name if line.player is not None and line.kind is not LogKind.ROLL else " "
     words = f"  {line.words}" if line.kind is LogKind.ROLL else ""
     return f"{line.number:4}. {who} {line.notation}{words}"
@@ -361,13 +413,16 @@ def log_style(line: LogLine) -> str:
     return ""
 
 
-def log_lines(log: Sequence[LogLine], width: int = 0) -> list[Line]:
-    """The log, one entry a line; with a ``width``, long entries wrap under their text."""
+def log_lines(log: Sequence[LogLine], width: int = 0, current: int | None = None) -> list[Line]:
+    """The log, one entry a line; with a ``width``, long entries wrap under their text.
+    The line at index ``current`` (all its rows) is marked ``class:log.current``."""
     if not log:
         return [[("class:dim", "(nothing has happened yet)")]]
     lines: list[Line] = []
-    for line in log:
+    for i, line in enumerate(log):
         text, style = log_text(line), log_style(line)
+        if i == current:
+            style += " class:log.current"
         if width <= 0 or len(text) <= width:
             lines.append([(style, text)])
             continue
@@ -376,6 +431,14 @@ def log_lines(log: Sequence[LogLine], width: int = 0) -> list[Line]:
         )
         lines += [[(style, part)] for part in parts]
     return lines
+
+
+def current_row(lines: Sequence[Line]) -> int:
+    """The first row ``log_lines`` marked current (0 when none is)."""
+    for y, line in enumerate(lines):
+        if any("class:log.current" in fragment[0] for fragment in line):
+            return y
+    return 0
 
 
 def card_lines(game: Game, minis: Sequence[int], width: int) -> list[Line]:

@@ -1,23 +1,29 @@
 #!/usr/bin/env bash
 # Regenerate the text captures of the console client in docs/console/.
 #
-# Runs `python -m dbnet.console` in a private tmux server (its own socket), plays
-# a repeatable game (--seed 3, no bot pause) by picking the first legal choice
-# with Down and Enter, and saves the panes at 80x24 and at 120x40.
+# Runs `dbnet play` (full screen, as on any terminal) in a private tmux server
+# (its own socket), plays a repeatable game (--seed 11, no bot pause) by picking
+# the first legal choice with Down and Enter, and saves the panes at 80x24 and
+# at 120x40. Then runs `dbnet replay` on replays/01-greedy-vs-random.dbnr and on
+# a copy with one flipped bit, and saves the viewer's panes. The game's own
+# replay and configuration go to a temporary folder, removed at the end.
 #
 #   docs/console/capture.sh            (from anywhere; needs tmux and dbnet installed)
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
 python="${PYTHON:-python3}"
 socket="dbnet-capture-$$"
 tmux=(tmux -L "$socket" -f /dev/null)
+work="$(mktemp -d)"
 
 cleanup() {
     local path
     path="$("${tmux[@]}" display-message -p '#{socket_path}' 2>/dev/null || true)"
     "${tmux[@]}" kill-server 2>/dev/null || true
     if [ -n "$path" ]; then rm -f -- "$path"; fi
+    rm -rf -- "$work"
 }
 trap cleanup EXIT
 
@@ -57,8 +63,15 @@ save() {  # save NAME: the pane, trailing blanks trimmed, into docs/console/NAME
     echo "wrote docs/console/$1.txt"
 }
 
-"${tmux[@]}" new-session -d -x 80 -y 24 -s cap \
-    "env -u NO_COLOR TERM=xterm-256color $python -m dbnet.console --seed 3 --bot-delay 0"
+run() {  # run COMMAND...: a new window of 80x24 running COMMAND in $work
+    "${tmux[@]}" kill-session -t cap 2>/dev/null || true
+    "${tmux[@]}" new-session -d -x 80 -y 24 -s cap -c "$work" \
+        "env -u NO_COLOR TERM=xterm-256color DBNET_HOME=$work/home $*"
+}
+
+# --- a game against the bot ---------------------------------------------------------
+
+run "$python -m dbnet play --seed 11 --bot-delay 0 --replay game.dbnr"
 wait_for "Your decision: A to spawn"
 save local-80x24-start
 
@@ -83,3 +96,52 @@ keys C-q
 wait_for "[y] yes"
 save local-80x24-quit
 keys y
+
+# --- the replay viewer ----------------------------------------------------------------
+
+cp "$root/replays/01-greedy-vs-random.dbnr" "$work/"
+run "$python -m dbnet replay 01-greedy-vs-random.dbnr"
+wait_for "Right (or n) steps forward"
+save replay-80x24-start
+
+keys Right Right Right
+wait_for "Step 3 of 120"
+save replay-80x24-step
+
+keys -l ":3"
+keys Enter
+wait_for "Turn 3, its first step."
+save replay-80x24-turn
+
+keys -l "#113"
+keys Enter
+wait_for "Step 113 of 120"
+keys F5
+sleep 0.3
+save replay-80x24-attack
+
+keys End F1
+sleep 0.3
+"${tmux[@]}" resize-window -t cap -x 120 -y 40
+sleep 0.5
+save replay-120x40-end
+keys q
+
+# one flipped bit in record 30's signature: invalid from there on
+"$python" - "$work/01-greedy-vs-random.dbnr" "$work/tampered.dbnr" <<'EOF'
+import sys
+
+data = bytearray(open(sys.argv[1], "rb").read())
+offset = 8  # the magic; then each record: 4 bytes of length, the record
+for _ in range(30):
+    offset += 4 + int.from_bytes(data[offset : offset + 4], "big")
+size = int.from_bytes(data[offset : offset + 4], "big")
+data[offset + 4 + size - 1] ^= 1  # the signature ends the record
+open(sys.argv[2], "wb").write(bytes(data))
+EOF
+run "$python -m dbnet replay tampered.dbnr"
+wait_for "INVALID"
+keys End
+wait_for "The replay stops here."
+save replay-80x24-invalid
+keys q

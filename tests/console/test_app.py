@@ -13,11 +13,14 @@ from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 
-from dbnet.console.app import EXIT_ERROR, EXIT_INTERRUPTED, ConsoleApp, Tab, default_setup
+from dbnet.console.app import EXIT_ERROR, EXIT_INTERRUPTED, ConsoleApp, default_setup
+from dbnet.console.screen import Tab
 from dbnet.console.session import LocalSession
 from dbnet.engine import Choice, Decision, DecisionKind, Player, Zone
 from dbnet.engine.board import parse_cell
+from dbnet.localplay import LocalGame
 from dbnet.render import describe_mini
+from dbnet.replay.verify import VerdictStatus, verify_replay
 
 from .helpers import (
     CTRL_C,
@@ -264,6 +267,9 @@ async def test_panels_switch_with_function_keys() -> None:
 @run
 async def test_page_keys_scroll_the_panel() -> None:
     async with running() as d:
+        assert "Saving the replay to" in d.console.message
+        await d.keys("x\x7f")  # typing clears the welcome line, giving its room to the panel
+        assert not d.console.message
         await d.keys(F3)
         panel = [line[59:] for line in d.screen().splitlines()]
         assert panel[2] == "A reserves (7 pts)"
@@ -291,7 +297,15 @@ async def test_quit_asks_and_exits() -> None:
         assert d.console.confirm is not None
         await d.keys("y")
         assert await d.finish() == 0
-        assert d.console.closing_words == ["Game abandoned."]
+        path = d.session.replay_path
+        assert path is not None
+        assert d.console.closing_words == [
+            "Game abandoned.",
+            f"Replay saved (unfinished): {path}",
+            f"Check it: dbnet verify {path}",
+        ]
+        verdict = verify_replay(path.read_bytes(), where=str(path))
+        assert verdict.status is VerdictStatus.UNFINISHED, verdict.summary()
 
 
 @run
@@ -386,6 +400,13 @@ async def test_a_whole_game_by_arrow_keys() -> None:
         await d.keys("quit" + ENTER)
         assert await d.finish() == 0
         assert d.console.closing_words[1] == "Score by turn:"
+        # every entry was saved as it was played; both sides signed the result
+        path = d.session.replay_path
+        assert path is not None
+        assert f"Replay saved (complete): {path}" in d.console.closing_words
+        verdict = verify_replay(path.read_bytes(), where=str(path))
+        assert verdict.status is VerdictStatus.COMPLETE, verdict.summary()
+        assert verdict.winner == game.winner.name
 
 
 @run
@@ -439,7 +460,7 @@ class BrokenSession(LocalSession):
 
 def test_an_error_in_the_background_ends_the_app_cleanly() -> None:
     async def scenario() -> int:
-        session = BrokenSession(default_setup(), bot_session().seats)
+        session = BrokenSession(LocalGame(default_setup(), bot_session().seats))
         with create_pipe_input() as pipe:
             console = ConsoleApp(session, input=pipe, output=SizedOutput(80, 24))
             code = await asyncio.wait_for(console.run_async(), 10)

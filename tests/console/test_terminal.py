@@ -2,112 +2,29 @@
 
 from __future__ import annotations
 
-import os
+import re
 import shlex
-import shutil
-import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
-TIMEOUT = 20.0
+from .tmux import Tmux
 
 
-class Tmux:
-    """A detached tmux server of our own (its own socket) running a shell at 80x24."""
-
-    def __init__(self, name: str, cwd: Path) -> None:
-        self.socket = name
-        self.cwd = cwd
-
-    def run(self, *args: str) -> str:
-        result = subprocess.run(
-            ["tmux", "-L", self.socket, *args],
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT,
-            check=True,
-        )
-        return result.stdout
-
-    def start(self, columns: int = 80, rows: int = 24) -> None:
-        env = {**os.environ, "TERM": "xterm-256color"}
-        env.pop("NO_COLOR", None)
-        size = ["-x", str(columns), "-y", str(rows)]
-        where = ["-s", "t", "-c", str(self.cwd)]
-        shell = "bash --norc --noprofile"
-        subprocess.run(
-            [
-                "tmux",
-                "-L",
-                self.socket,
-                "-f",
-                "/dev/null",
-                "new-session",
-                "-d",
-                *size,
-                *where,
-                shell,
-            ],
-            env=env,
-            check=True,
-            timeout=TIMEOUT,
-        )
-
-    def keys(self, *keys: str) -> None:
-        self.run("send-keys", "-t", "t", *keys)
-
-    def type(self, text: str) -> None:
-        self.run("send-keys", "-t", "t", "-l", text)
-
-    def pane(self) -> str:
-        return self.run("capture-pane", "-p", "-t", "t")
-
-    def wait_for(self, text: str) -> str:
-        """Poll the pane until ``text`` is on it; fail with the pane after TIMEOUT seconds."""
-        deadline = time.monotonic() + TIMEOUT
-        while True:
-            pane = self.pane()
-            if text in pane:
-                return pane
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{text!r} never appeared; the pane:\n{pane}")
-            time.sleep(0.1)
-
-    def kill(self) -> None:
-        """Stop our server and remove its socket file (tmux leaves it behind)."""
-        tmux = ["tmux", "-L", self.socket]
-        where = subprocess.run(
-            [*tmux, "display-message", "-p", "#{socket_path}"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-        )
-        path = where.stdout.strip()
-        subprocess.run([*tmux, "kill-server"], capture_output=True, timeout=10)
-        if path:
-            Path(path).unlink(missing_ok=True)
-
-
-@pytest.fixture
-def tmux(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Tmux]:
-    assert shutil.which("tmux"), "these tests need tmux"
-    server = Tmux(f"dbnet-test-{os.getpid()}-{request.node.name}"[:80], tmp_path)
-    server.start()
-    try:
-        yield server
-    finally:
-        server.kill()
-
-
-def start_game(tmux: Tmux, *args: str) -> None:
-    command = [sys.executable, "-m", "dbnet.console", "--seed", "3", "--bot-delay", "0", *args]
-    tmux.type(shlex.join(command) + "; echo EXIT=$?")
+def start_game(tmux: Tmux, *args: str, seed: int = 11) -> None:
+    """``dbnet play`` with no interface option: on a terminal, that is the full screen."""
+    command = [sys.executable, "-m", "dbnet", "play", "--seed", str(seed), "--bot-delay", "0"]
+    tmux.type(shlex.join([*command, *args]) + "; echo EXIT=$?")
     tmux.keys("Enter")
     tmux.wait_for("Your decision: A to spawn")
+
+
+def shell(tmux: Tmux, *command: str) -> str:
+    """Run ``command`` in the pane's shell (the screen cleared first); the pane after it."""
+    tmux.type(f"clear; {shlex.join(command)}; echo STATUS=$?")
+    tmux.keys("Enter")
+    tmux.wait_for("STATUS=")
+    return tmux.text()
 
 
 def assert_terminal_usable(tmux: Tmux) -> None:
@@ -154,3 +71,145 @@ def test_ctrl_c_leaves_a_usable_terminal(tmux: Tmux) -> None:
     tmux.keys("C-c")
     tmux.wait_for("EXIT=130")
     assert_terminal_usable(tmux)
+
+
+WHOLE_GAME_TIMEOUT = 300.0
+
+
+def test_a_whole_game_by_keys_leaves_a_replay_that_verifies(tmux: Tmux, tmp_path: Path) -> None:
+    """Down picks the first legal choice, Enter plays it, y ends a phase: the game is
+    played to its end; `dbnet verify` then accepts the replay as complete."""
+    path = tmp_path / "whole.dbnr"
+    start_game(tmux, "--replay", str(path), seed=5)
+    pane = tmux.pane()
+    assert f"Saving the replay to {path}" in " ".join(pane.split())  # said at the start
+    deadline = time.monotonic() + WHOLE_GAME_TIMEOUT
+    plays = 0
+    while "The game is over." not in pane:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the game did not end after {plays} plays; the pane:\n{pane}")
+        if "[y] yes" in pane:
+            tmux.keys("y")
+        elif "Your decision: " in pane and re.search(r"^A> *$", pane, re.MULTILINE):
+            tmux.keys("Down", "Enter")
+            plays += 1
+        time.sleep(0.05)  # a polling interval: the loop only goes on when the pane changes
+        pane = tmux.pane()
+    assert re.search(r"You (win|lose)\. [AB] wins", pane)
+    assert plays > 10
+    tmux.type("quit")
+    tmux.keys("Enter")
+    tmux.wait_for("EXIT=0")
+    assert f"Replay saved (complete): {path}" in tmux.text()
+    assert_terminal_usable(tmux)
+    pane = shell(tmux, sys.executable, "-m", "dbnet", "verify", str(path))
+    assert "STATUS=0" in pane
+    assert re.search(r": complete: [AB] won by victory on turn \d+", pane)
+
+
+def test_quitting_mid_game_leaves_a_valid_unfinished_replay(tmux: Tmux, tmp_path: Path) -> None:
+    path = tmp_path / "left.dbnr"
+    start_game(tmux, "--replay", str(path))
+    tmux.keys("C-c")
+    tmux.wait_for("EXIT=130")
+    pane = tmux.text()
+    assert "Interrupted: game abandoned." in pane
+    assert f"Replay saved (unfinished): {path}" in pane
+    assert_terminal_usable(tmux)
+    pane = shell(tmux, sys.executable, "-m", "dbnet", "verify", str(path))
+    assert "STATUS=1" in pane  # only a complete game verifies...
+    assert "unfinished after" in pane  # ...but this one is valid so far
+    assert "A owes entry" in pane
+
+
+def test_plain_keeps_the_line_interface_in_a_terminal(tmux: Tmux, tmp_path: Path) -> None:
+    path = tmp_path / "plain.dbnr"
+    command = [sys.executable, "-m", "dbnet", "play", "--plain", "--seed", "11"]
+    tmux.type(shlex.join([*command, "--replay", str(path)]) + "; echo EXIT=$?")
+    tmux.keys("Enter")
+    pane = tmux.wait_for("\nA>")  # the prompt (the pane drops trailing blanks)
+    assert "Legal choices (" in pane
+    assert "Victory A 0/6" not in pane  # not the full screen's top bar
+    tmux.type("quit")
+    tmux.keys("Enter")
+    tmux.wait_for("EXIT=0")
+    assert "quit: game abandoned" in tmux.text()
+    assert path.exists()
+
+
+RECORDED = Path(__file__).resolve().parents[2] / "replays" / "01-greedy-vs-random.dbnr"
+
+
+def open_replay(tmux: Tmux, *args: str, tag: str = "EXIT") -> None:
+    """``dbnet replay ARGS``, then ``TAG=<exit code>`` echoed."""
+    command = [sys.executable, "-m", "dbnet", "replay", *args]
+    tmux.type(shlex.join(command) + f"; echo {tag}=$?")
+    tmux.keys("Enter")
+
+
+def test_a_replay_stepped_through_in_a_real_terminal(tmux: Tmux) -> None:
+    open_replay(tmux, str(RECORDED))
+    pane = tmux.wait_for("Right (or n) steps forward")
+    lines = pane.splitlines()
+    assert lines[0].startswith(" 01-greedy-vs-random.dbnr: complete: A won by victory on turn")
+    assert lines[1].startswith(" Turn 1, initiative phase")
+
+    tmux.keys("Right", "Right", "Right")  # three steps: two initiative rolls, B's spawn
+    pane = tmux.wait_for("Step 3 of 120")
+    assert "B spawn nightveil-stalker a5." in pane
+    row5 = next(line for line in pane.splitlines() if line.startswith("5 |"))
+    assert row5.split("|")[1].strip() == "B:n-stalke"
+
+    tmux.keys("Left")  # one back: the roll that gave B the first turn, dice and words
+    pane = tmux.wait_for("Step 2 of 120")
+    assert "roll 4 6: Initiative: A 4, B 6. B goes first." in " ".join(pane.split())
+    assert "B:n-stalke" not in pane
+
+    tmux.type(":3")  # a turn by number
+    tmux.keys("Enter")
+    pane = tmux.wait_for("Turn 3, its first step.")
+    assert pane.splitlines()[1].startswith(" Turn 3, ")
+    assert "Step 36 of 120" in pane
+
+    tmux.keys("PageDown")
+    pane = tmux.wait_for("turn 4: roll")
+    assert pane.splitlines()[1].startswith(" Turn 4, ")
+
+    tmux.keys("q")
+    tmux.wait_for("EXIT=0")
+    assert f"{RECORDED}: complete: A won by victory" in tmux.text()
+    assert_terminal_usable(tmux)
+
+
+def test_a_replay_opens_at_a_turn(tmux: Tmux) -> None:
+    open_replay(tmux, str(RECORDED), "--at", "5")
+    pane = tmux.wait_for("Step ")
+    assert ", turn 5: roll " in pane  # turn 5's first step: its initiative roll
+    assert pane.splitlines()[1].startswith(" Turn 5, ")
+    tmux.keys("C-c")
+    tmux.wait_for("EXIT=130")
+    assert_terminal_usable(tmux)
+
+
+def test_a_bad_replay_file_is_one_line_in_a_terminal(tmux: Tmux, tmp_path: Path) -> None:
+    junk = tmp_path / "junk.dbnr"
+    junk.write_bytes(b"not a replay at all")
+    open_replay(tmux, str(junk), tag="JUNK")
+    tmux.wait_for("JUNK=1")
+    assert f"{junk}: invalid: not a dbnet replay" in tmux.text()
+    open_replay(tmux, str(tmp_path / "missing.dbnr"), tag="MISSING")
+    tmux.wait_for("MISSING=2")
+    assert f"dbnet replay: {tmp_path / 'missing.dbnr'}: cannot read" in tmux.text()
+    open_replay(tmux, str(RECORDED), "--at", "9", tag="NOTURN")
+    tmux.wait_for("NOTURN=2")
+    assert "the game has no turn 9 (it has turns 1 to 7)" in tmux.text()
+    assert "Traceback" not in tmux.text()
+    assert_terminal_usable(tmux)
+
+
+def test_replay_plain_prints_the_text_in_a_terminal(tmux: Tmux) -> None:
+    open_replay(tmux, str(RECORDED), "--plain", "--at", "2")
+    tmux.wait_for("EXIT=0")
+    text = tmux.text()
+    assert "Position at the start of turn 2:" in text
+    assert "Step " not in text  # not the viewer

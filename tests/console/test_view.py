@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import random
 
 import pytest
@@ -11,9 +10,8 @@ from prompt_toolkit.document import Document
 
 from dbnet.bots import make_bot
 from dbnet.bots.match import roll_dice
-from dbnet.console.app import default_setup, find_minis
+from dbnet.console.app import default_setup
 from dbnet.console.completion import ChoiceCompleter, matches
-from dbnet.console.session import LocalSession, LogKind, Person
 from dbnet.console.view import (
     NARROW_CELL,
     WIDE_CELL,
@@ -21,7 +19,7 @@ from dbnet.console.view import (
     choice_items,
     choice_lines,
     compact_token,
-    log_text,
+    find_minis,
     plain,
     render_board,
     reserve_entries,
@@ -34,12 +32,10 @@ from dbnet.engine import (
     DecisionKind,
     Game,
     Player,
-    SpawnChoice,
     Zone,
     format_choice,
 )
 from dbnet.engine.board import parse_cell
-from dbnet.errors import IllegalChoiceError
 
 
 def new_game() -> Game:
@@ -232,59 +228,3 @@ def test_find_minis() -> None:
     assert [game.minis[i].label for i in find_minis(game, "lantern-page#2")] == ["A:lantern-page#2"]
     assert [game.minis[i].label for i in find_minis(game, "b:ashmaw")] == ["B:ashmaw-brute"]
     assert find_minis(game, "a:ashmaw") == []
-
-
-# --- the local session -------------------------------------------------------------------
-
-
-def test_session_plays_bots_and_dice_until_the_person_decides() -> None:
-    session = LocalSession.against_bot(default_setup(), seed=3, bot_delay=0)
-    changes: list[int] = []
-    asyncio.run(session.advance(lambda: changes.append(len(session.log))))
-    assert session.local_player() is Player.A
-    kinds = [line.kind for line in session.log]
-    assert kinds[0] is LogKind.NOTE
-    assert LogKind.ROLL in kinds
-    assert changes == sorted(changes)
-    assert len(changes) == sum(1 for line in session.log if line.notation)
-    numbers = [line.number for line in session.log if line.notation]
-    assert numbers == list(range(1, len(numbers) + 1))
-    assert session.notation()[0].startswith("roll ")
-
-
-def test_session_refuses_entries_out_of_turn_and_illegal_ones() -> None:
-    session = LocalSession.against_bot(default_setup(), seed=3, bot_delay=0)
-    with pytest.raises(IllegalChoiceError, match="no decision of yours is waiting"):
-        session.submit("done")  # the initiative dice come first
-    asyncio.run(session.advance(lambda: None))
-    before = session.game.state_hash()
-    with pytest.raises(IllegalChoiceError, match="is not legal now"):
-        session.submit("spawn lantern-page#1 a1")
-    assert session.game.state_hash() == before
-    choice = session.submit("spawn lant e1")
-    assert isinstance(choice, SpawnChoice)
-    assert session.log[-1].words == "A spawn lantern-page#1 e1"
-
-
-def test_session_logs_attack_dice_as_faces_and_turn_results() -> None:
-    setup = default_setup()
-    bots = (make_bot("greedy", random.Random(7)), make_bot("greedy", random.Random(8)))
-    session = LocalSession(setup, bots, random.Random(9), bot_delay=0)
-    asyncio.run(session.advance(lambda: None))
-    assert session.game.is_over
-    attacks = [line for line in session.log if "attack dice" in line.words]
-    assert attacks
-    assert all("[" in line.words and "damage." in line.words for line in attacks)
-    turns = [line for line in session.log if line.kind is LogKind.TURN]
-    assert len(turns) == len(session.game.conquest_history)
-    assert log_text(turns[0]).startswith("      End of turn 1: A ")
-    assert log_text(attacks[0]).split()[1] == "roll"
-
-
-def test_hotseat_seats_are_both_local() -> None:
-    session = LocalSession.hotseat_game(default_setup(), seed=1)
-    assert session.hotseat
-    assert all(isinstance(seat, Person) for seat in session.seats)
-    assert session.is_local(Player.A)
-    assert session.is_local(Player.B)
-    assert session.seat_label(Player.B) == "player B"

@@ -1,0 +1,396 @@
+"""``dbnet host``, ``dbnet join`` and ``dbnet resume``: a game with a player on another machine.
+
+The host listens (IPv4 and IPv6), prints the addresses to give the opponent and
+its key fingerprint, and plays A; the joiner connects to ``HOST:PORT`` and plays
+B. Either side may let a bot play (``--bot``), so two processes can play
+unattended. The replay is saved as the game goes, to the path printed at the
+start. When the connection drops, the joiner reconnects and the host waits;
+the game resumes where it was. After ``--adjourn-after`` seconds without the
+peer the game is adjourned; ``dbnet resume FILE`` goes on with it later (it
+listens, or connects to ``HOST:PORT`` if given), or ``--claim-timeout``
+records a signed claim that the peer stopped answering.
+
+Exit codes: 0 the game is complete; 1 the game could not go on (the peer
+misbehaved, left, or its key was refused); 2 bad arguments or files; 3 the
+game was adjourned; 130 Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import random
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import trio
+
+from dbnet.bots import BOT_NAMES, make_bot
+from dbnet.catalog import default_warbands, load_catalog, load_warband
+from dbnet.engine import Game, Options, Warband, format_choice, parse_choice
+from dbnet.errors import DbnetError, InvalidChoiceError
+from dbnet.identity import Identity, KnownPeers, fingerprint
+from dbnet.localplay import Event, derive
+from dbnet.net.messages import NAME_PATTERN
+from dbnet.net.session import (
+    RESIGN,
+    Chooser,
+    GameSession,
+    GameSessionError,
+    NewGame,
+    Outcome,
+    Seat,
+    Timing,
+    listening,
+)
+from dbnet.protocol.remote import RemoteGame
+from dbnet.render import choice_lines, describe_result, explain_pending, render_position
+from dbnet.replay.file import ReplayWriter, load_replay
+
+EXIT_COMPLETE = 0
+EXIT_FAILED = 1
+EXIT_ADJOURNED = 3
+DEFAULT_PORT = 7117
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    host = subparsers.add_parser(
+        "host",
+        help="host a game over the network (you play A)",
+        description="Listen for an opponent on IPv4 and IPv6 and play a game as A. Prints the "
+        "addresses to give the opponent and your key fingerprint. Exit codes: 0 complete, "
+        "1 the game could not go on, 2 bad arguments, 3 adjourned, 130 Ctrl-C.",
+    )
+    host.add_argument(
+        "--port", type=_port, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT})"
+    )
+    host.add_argument(
+        "--turns-to-win", type=int, default=Options().turns_to_win, metavar="N",
+        help=f"turns a player must win (default {Options().turns_to_win})",
+    )  # fmt: skip
+    _common(host)
+    host.set_defaults(func=run_host)
+
+    join = subparsers.add_parser(
+        "join",
+        help="join a game hosted over the network (you play B)",
+        description="Connect to a host and play a game as B; reconnects by itself when the "
+        "connection drops. Exit codes as for 'dbnet host'.",
+    )
+    join.add_argument("address", type=_address, metavar="HOST:PORT", help="the host's address")
+    _common(join)
+    join.set_defaults(func=run_join)
+
+    resume = subparsers.add_parser(
+        "resume",
+        help="go on with an adjourned network game from its replay",
+        description="Go on with a network game from this side's replay file: listen for the "
+        "opponent, or connect to HOST:PORT if given. With --claim-timeout, append a signed "
+        "claim that the opponent stopped answering instead (verifiers show it as unilateral).",
+    )
+    resume.add_argument("file", type=Path, metavar="FILE", help="this side's replay file")
+    resume.add_argument(
+        "address", type=_address, nargs="?", metavar="HOST:PORT", help="connect here"
+    )
+    resume.add_argument(
+        "--port", type=_port, default=DEFAULT_PORT, help=f"listen here (default {DEFAULT_PORT})"
+    )
+    resume.add_argument(
+        "--claim-timeout",
+        action="store_true",
+        help="record a signed timeout claim (only while waiting for the opponent's entry)",
+    )
+    _common(resume, new_game=False)
+    resume.set_defaults(func=run_resume)
+
+
+def _common(parser: argparse.ArgumentParser, *, new_game: bool = True) -> None:
+    if new_game:
+        parser.add_argument(
+            "--warband", type=Path, metavar="FILE", help="your warband file (default: shipped)"
+        )
+        parser.add_argument(
+            "--replay", type=Path, metavar="PATH", help="save the replay here (a new file)"
+        )
+        parser.add_argument(
+            "--seed",
+            type=int,
+            metavar="N",
+            help="testing only: derive the bot's choices and the host's game nonce from N, "
+            "so the same players and seed give the same game and dice",
+        )
+    parser.add_argument(
+        "--bot", choices=BOT_NAMES, help="let a bot play this side (default: you, at the prompt)"
+    )
+    parser.add_argument(
+        "--plain",
+        action="store_true",
+        help="the line-based interface (for scripts and screen readers) instead of the "
+        "full-screen client; it is also used when stdin or stdout is not a terminal",
+    )
+    parser.add_argument(
+        "--name",
+        type=_name,
+        default=None,
+        help="your name as the opponent's known-peers file records it (default: your login)",
+    )
+    parser.add_argument(
+        "--expect",
+        metavar="FINGERPRINT",
+        help="refuse to play unless the opponent's key has this fingerprint (compare it by "
+        "phone or in person first)",
+    )
+    parser.add_argument(
+        "--adjourn-after",
+        type=float,
+        default=300.0,
+        metavar="SECONDS",
+        help="adjourn the game after this long without the opponent (default 300)",
+    )
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port number (0-65535)")
+    return port
+
+
+def _address(text: str) -> tuple[str, int]:
+    host, sep, port = text.rpartition(":")
+    if not sep or not host:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected HOST:PORT, e.g. 192.0.2.7:7117")
+    return host.strip("[]"), _port(port)
+
+
+def _name(text: str) -> str:
+    if not NAME_PATTERN.fullmatch(text):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: a name is 1-32 letters, digits, '_', '.' or '-', starting with a "
+            "letter or digit"
+        )
+    return text
+
+
+def _default_name() -> str:
+    try:
+        login = getpass.getuser()
+    except (KeyError, OSError):
+        login = "player"
+    cleaned = "".join(ch for ch in login if ch.isalnum() or ch in "_.-")[:32]
+    return cleaned if cleaned and cleaned[0].isalnum() else "player"
+
+
+def _say(text: str) -> None:
+    print(text, flush=True)
+
+
+def _show_events(events: list[Event]) -> None:
+    for event in events:
+        print(f"  {event}", flush=True)
+
+
+# --- choosers ----------------------------------------------------------------------------
+
+
+def bot_chooser(name: str, rng: random.Random) -> Chooser:
+    bot = make_bot(name, rng)
+
+    async def choose(view: Game) -> str:
+        return await trio.to_thread.run_sync(lambda: format_choice(view, bot.choose(view)))
+
+    return choose
+
+
+def line_chooser(read_line: Callable[[str], str] = input) -> Chooser:
+    """A person at this terminal: the position, the decision, one line of notation."""
+
+    async def choose(view: Game) -> str:
+        print(render_position(view), flush=True)
+        for line in explain_pending(view):
+            print(line, flush=True)
+        while True:
+            text = (await trio.to_thread.run_sync(read_line, "> ")).strip()
+            if text in ("help", "choices"):
+                for line in choice_lines(view):
+                    print(line, flush=True)
+                continue
+            if text == "board":
+                print(render_position(view), flush=True)
+                continue
+            if text == "resign":
+                return RESIGN
+            try:
+                return format_choice(view, parse_choice(view, text))
+            except DbnetError as exc:
+                print(f"illegal: {exc}", flush=True)
+
+    return choose
+
+
+# --- running -----------------------------------------------------------------------------
+
+
+def _seat(args: argparse.Namespace, identity: Identity) -> Seat:
+    seed = getattr(args, "seed", None)
+    if args.bot is not None:
+        rng = random.Random() if seed is None else random.Random(f"dbnet-net-bot:{seed}")
+        choose = bot_chooser(args.bot, rng)
+    else:
+        choose = line_chooser()
+    return Seat(
+        identity=identity,
+        name=args.name or _default_name(),
+        choose=choose,
+        say=_say,
+        known_peers=KnownPeers.in_dir(),
+        expect=args.expect,
+        on_events=_show_events,
+    )
+
+
+def _warband(args: argparse.Namespace, default: int) -> Warband:
+    catalog = load_catalog()
+    if args.warband is not None:
+        return load_warband(args.warband, catalog)
+    return default_warbands(catalog)[default]
+
+
+def _timing(args: argparse.Namespace) -> Timing:
+    if args.adjourn_after <= 0:
+        raise InvalidChoiceError("--adjourn-after must be a positive number of seconds")
+    return Timing(adjourn_after=args.adjourn_after)
+
+
+Make = Callable[[Seat], GameSession]
+Play = Callable[[GameSession], Awaitable[Outcome]]
+
+
+def run_host(args: argparse.Namespace) -> int:
+    identity = Identity.load_or_create()
+    if not 1 <= args.turns_to_win <= 99:
+        raise InvalidChoiceError("--turns-to-win must be from 1 to 99")
+    nonce = None if args.seed is None else derive(f"{args.seed}".encode(), "network nonce")
+    new = NewGame(_warband(args, 0), options=Options(turns_to_win=args.turns_to_win), nonce=nonce)
+    timing = _timing(args)
+
+    def make(seat: Seat) -> GameSession:
+        return GameSession(seat, new_game=new, replay_path=args.replay, timing=timing)
+
+    async def play(session: GameSession) -> Outcome:
+        say = session.seat.say
+        async with listening(args.port) as listeners:
+            say(f"hosting; your key fingerprint is {identity.fingerprint}")
+            for listener in listeners:
+                say(f"listening on {_shown(listener)}")
+            say("give the opponent this machine's address and the port; waiting...")
+            return await session.host(listeners)
+
+    return _run(args, _seat(args, identity), make, play)
+
+
+def run_join(args: argparse.Namespace) -> int:
+    identity = Identity.load_or_create()
+    new, timing = NewGame(_warband(args, 1)), _timing(args)
+    host, port = args.address
+
+    def make(seat: Seat) -> GameSession:
+        return GameSession(seat, new_game=new, replay_path=args.replay, timing=timing)
+
+    async def play(session: GameSession) -> Outcome:
+        session.seat.say(f"joining {host}:{port}; your key fingerprint is {identity.fingerprint}")
+        return await session.join(_connector(host, port))
+
+    return _run(args, _seat(args, identity), make, play)
+
+
+def run_resume(args: argparse.Namespace) -> int:
+    identity = Identity.load_or_create()
+    writer = ReplayWriter.resume(args.file)
+    try:
+        records = list(load_replay(args.file).records)
+        game = RemoteGame.restore(identity, records, writer.append)
+    except BaseException:
+        writer.close()
+        raise
+    if args.claim_timeout:
+        try:
+            game.claim_timeout()
+        finally:
+            writer.close()
+        _say(f"timeout claim signed and saved to {args.file}")
+        return EXIT_COMPLETE
+    if game.is_closed:
+        writer.close()
+        _say(f"{args.file}: this game's log is closed already; nothing to resume")
+        return EXIT_COMPLETE
+    peer_key = game.log.keys[game.me.other]
+    timing = _timing(args)
+
+    def make(seat: Seat) -> GameSession:
+        return GameSession(seat, game=game, writer=writer, replay_path=args.file, timing=timing)
+
+    async def play(session: GameSession) -> Outcome:
+        say = session.seat.say
+        say(f"resuming as {game.me.name} against {fingerprint(peer_key)} ({len(records)} entries)")
+        if args.address is not None:
+            return await session.join(_connector(*args.address))
+        async with listening(args.port) as listeners:
+            for listener in listeners:
+                say(f"listening on {_shown(listener)}")
+            return await session.host(listeners)
+
+    try:
+        return _run(args, _seat(args, identity), make, play)
+    finally:
+        writer.close()
+
+
+def _connector(host: str, port: int) -> Callable[[], Awaitable[trio.abc.Stream]]:
+    async def connect() -> trio.abc.Stream:
+        return await trio.open_tcp_stream(host, port)
+
+    return connect
+
+
+def _shown(listener: trio.SocketListener) -> str:
+    host, port = listener.socket.getsockname()[:2]
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def _run(args: argparse.Namespace, seat: Seat, make: Make, play: Play) -> int:
+    """Play full screen when a person plays at a terminal (not ``--plain``), else in lines."""
+    if args.bot is None and not args.plain and sys.stdin.isatty() and sys.stdout.isatty():
+        from dbnet.console.network import run_network
+
+        return run_network(make, play, seat)
+    session = make(seat)
+    return _finish(session, lambda: trio.run(play, session))
+
+
+def _finish(session: GameSession, run: Callable[[], Outcome]) -> int:
+    try:
+        outcome = run()
+    except GameSessionError as exc:
+        print(f"dbnet: the game cannot go on: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    finally:
+        if session.writer is not None:
+            session.writer.close()
+    where = session.replay_path
+    if outcome is Outcome.ADJOURNED:
+        print(
+            f"dbnet: the opponent has been away too long: the game is adjourned. Go on later "
+            f"with: dbnet resume {where} [HOST:PORT]",
+            file=sys.stderr,
+        )
+        return EXIT_ADJOURNED
+    game = session.game
+    assert game is not None
+    _say(describe_result(game.log.game))
+    _say(f"replay: {where}")
+    return EXIT_COMPLETE

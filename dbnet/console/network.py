@@ -1,0 +1,292 @@
+"""A network game in the full-screen client: ``NetworkSession``.
+
+The game itself is a ``dbnet.net.session.GameSession`` (trio), run by ``trio.run``
+in a thread of its own, while prompt-toolkit keeps the screen on its asyncio loop
+in the main thread: neither loop ever blocks the other. They meet in three places:
+
+- the game thread publishes what the screen shows (the position as this player
+  sees it, log lines, the connection's state) by swapping in new immutable values
+  and waking the screen with ``loop.call_soon_threadsafe``;
+- when the person owes a decision, the game thread's chooser publishes the
+  position and waits on a trio channel; ``submit`` (screen thread) checks the
+  entry against that position and hands the notation over with
+  ``trio.from_thread.run_sync``;
+- ``close`` cancels the game thread, which closes its connection and the replay.
+
+A dropped connection shows as "reconnecting" and the game goes on when the peer
+is back; the screen never waits for the network.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+import sys
+import threading
+from collections.abc import Awaitable, Callable, Sequence
+from contextlib import suppress
+from pathlib import Path
+
+import trio
+
+from dbnet.console.session import LogKind, LogLine, log_line
+from dbnet.engine import Choice, Decision, Game, GameSetup, Player, format_choice, parse_choice
+from dbnet.errors import DbnetError, IllegalChoiceError
+from dbnet.identity import fingerprint
+from dbnet.localplay import Event, EventKind
+from dbnet.net.session import RESIGN, GameSession, GameSessionError, Outcome, Seat
+
+Runner = Callable[[GameSession], Awaitable[Outcome]]
+"""Plays the session (``session.host(...)`` or ``session.join(...)``) in the game thread."""
+
+
+class NetworkSession:
+    """The console's ``Session`` for a game with a remote peer."""
+
+    def __init__(self, make: Callable[[Seat], GameSession], run: Runner, seat: Seat) -> None:
+        """``make`` builds the game session for ``seat`` (whose ``choose``, ``say`` and
+        ``on_events`` this class replaces); ``run`` plays it in the game thread."""
+        seat.choose = self._choose
+        seat.say = self._say
+        seat.on_events = self._on_events
+        self.seat = seat
+        self._run = run
+        self._log: list[LogLine] = []
+        self._numbered = 0
+        self._asking = False  # the game thread waits for the person's decision
+        self._resigning = False
+        self._state = "waiting for the opponent"
+        self._outcome: Outcome | None = None
+        self._failure: str | None = None
+        self._closed = False
+        self._thread: threading.Thread | None = None
+        self._token: trio.lowlevel.TrioToken | None = None
+        self._answers: trio.MemorySendChannel[str] | None = None
+        self._receive: trio.MemoryReceiveChannel[str] | None = None
+        self._cancel: trio.CancelScope | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._wake = asyncio.Event()
+        self.net = make(seat)  # a resumed game tells its story to _on_events at once
+        self._view: Game = _placeholder(self.net)
+
+    # --- the Session interface -----------------------------------------------------
+
+    @property
+    def game(self) -> Game:
+        return self._view
+
+    @property
+    def log(self) -> Sequence[LogLine]:
+        return self._log
+
+    @property
+    def hotseat(self) -> bool:
+        return False
+
+    @property
+    def is_closed(self) -> bool:
+        return self._closed or self._outcome is not None or self._failure is not None
+
+    @property
+    def replay_path(self) -> Path | None:
+        return self.net.replay_path if self.net.writer is not None else None
+
+    @property
+    def connection(self) -> str:
+        """The connection's state, for the top of the screen."""
+        return self._state
+
+    def seat_label(self, player: Player) -> str:
+        """ "you", or the opponent's name and key fingerprint."""
+        if self.is_local(player):
+            return "you"
+        game = self.net.game
+        name = self.net.peer_name or "opponent"
+        if game is None:
+            return name
+        return f"{name} {fingerprint(game.log.keys[game.me.other])}"
+
+    def is_local(self, player: Player) -> bool:
+        game = self.net.game
+        return game is not None and game.me is player
+
+    def local_player(self) -> Player | None:
+        if not self._asking or self.is_closed:
+            return None
+        pending = self._view.pending
+        return pending.player if isinstance(pending, Decision) else None
+
+    def submit(self, text: str) -> Choice:
+        player = self.local_player()
+        if player is None:
+            raise IllegalChoiceError(f"no decision of yours is waiting; {text!r} not played")
+        view = self._view
+        choice = parse_choice(view, text)
+        self._answer(format_choice(view, choice))
+        return choice
+
+    def resign(self, player: Player) -> bool:
+        if self.is_closed or self._view.is_over:
+            raise IllegalChoiceError("the game is already over")
+        if not self.is_local(player):
+            raise IllegalChoiceError(f"{player.name} is not played at this keyboard")
+        if self._asking:
+            self._answer(RESIGN)
+            return True
+        self._resigning = True  # at this player's next decision
+        return False
+
+    async def advance(self, changed: Callable[[], None]) -> None:
+        if self._thread is None:
+            self._start()
+        while True:
+            if self.local_player() is not None or self.is_closed:
+                changed()
+                return
+            await self._wake.wait()
+            self._wake.clear()
+            changed()
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        token, scope = self._token, self._cancel
+        if token is not None and scope is not None:
+            with suppress(trio.RunFinishedError, RuntimeError):  # finished already
+                trio.from_thread.run_sync(scope.cancel, trio_token=token)
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+
+    def farewell(self) -> list[str]:
+        lines: list[str] = []
+        if self._failure is not None:
+            lines.append(f"The game could not go on: {self._failure}")
+        if self._outcome is Outcome.ADJOURNED:
+            lines.append("The opponent was away too long: the game is adjourned.")
+        path = self.replay_path
+        if path is None:
+            return lines
+        game = self.net.game
+        done = game is not None and game.is_closed
+        lines.append(f"Replay saved ({'complete' if done else 'unfinished'}): {path}")
+        if not done:
+            lines.append(f"Go on later: dbnet resume {shlex.quote(str(path))} [HOST:PORT]")
+        lines.append(f"Check it: dbnet verify {shlex.quote(str(path))}")
+        return lines
+
+    # --- the game thread -------------------------------------------------------------
+
+    def _start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        ready = threading.Event()
+        self._thread = threading.Thread(
+            target=trio.run, args=(self._main, ready), name="dbnet-network", daemon=True
+        )
+        self._thread.start()
+        ready.wait(timeout=10)
+
+    async def _main(self, ready: threading.Event) -> None:
+        self._token = trio.lowlevel.current_trio_token()
+        send, self._receive = trio.open_memory_channel[str](1)
+        self._answers = send
+        with trio.CancelScope() as scope:
+            self._cancel = scope
+            ready.set()
+            try:
+                self._outcome = await self._run(self.net)
+                self._note("The game is complete; both players signed the result.")
+            except GameSessionError as exc:
+                self._failure = str(exc)
+                self._note(f"The game cannot go on: {exc}")
+            except DbnetError as exc:
+                self._failure = str(exc)
+                self._note(f"Error: {exc}")
+            finally:
+                if self.net.writer is not None:
+                    self.net.writer.close()
+        if scope.cancelled_caught:
+            self._state = "closed"
+        self._publish()
+
+    async def _choose(self, view: Game) -> str:
+        if self._resigning:
+            self._resigning = False
+            return RESIGN
+        self._view = view
+        self._asking = True
+        self._publish()
+        assert self._receive is not None
+        try:
+            return await self._receive.receive()
+        finally:
+            self._asking = False
+
+    def _answer(self, text: str) -> None:
+        token, answers = self._token, self._answers
+        if token is None or answers is None:
+            raise IllegalChoiceError("the game is not running")
+        self._asking = False
+        trio.from_thread.run_sync(answers.send_nowait, text, trio_token=token)
+
+    def _say(self, text: str) -> None:
+        if text.startswith("connected to "):
+            self._state = "connected to " + text.removeprefix("connected to ").split(" (")[0]
+        elif text.startswith(("connection lost", "connection failed", "cannot reach")):
+            self._state = "reconnecting..."
+        self._note(text)
+
+    def _on_events(self, events: list[Event]) -> None:
+        for event in events:
+            number = 0
+            if event.kind is not EventKind.TURN:
+                self._numbered += 1
+                number = self._numbered
+            self._log.append(log_line(event, number))
+        self._publish()
+
+    def _note(self, words: str) -> None:
+        self._log.append(LogLine(LogKind.NOTE, None, "", words))
+        self._publish()
+
+    def _publish(self) -> None:
+        """Show the game as it is now and wake the screen (from the game thread)."""
+        net = self.__dict__.get("net")  # None while the game session is being made
+        if net is not None and net.game is not None and not self._asking:
+            self._view = net.game.peer.view()
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            with suppress(RuntimeError):  # the screen's loop has stopped
+                loop.call_soon_threadsafe(self._wake.set)
+
+
+def _placeholder(net: GameSession) -> Game:
+    """What to draw before the game exists: the game being resumed, or the standard map
+    with this side's warband in both seats until the opponent's arrives."""
+    if net.game is not None:
+        return net.game.peer.view()
+    from dbnet.catalog import load_map
+
+    assert net.new_game is not None
+    warband = net.new_game.warband
+    return Game(GameSetup(load_map(), (warband, warband), options=net.new_game.options))
+
+
+def run_network(make: Callable[[Seat], GameSession], run: Runner, seat: Seat) -> int:
+    """Play a network game full screen (see ``NetworkSession``); returns the exit code:
+    0 when the screen was closed normally, 1 after an internal error, 130 on Ctrl-C."""
+    from dbnet.console.app import ConsoleApp
+
+    session = NetworkSession(make, run, seat)
+    try:
+        console = ConsoleApp(session)
+    except BaseException:
+        session.close()
+        raise
+    code = console.run()
+    for line in console.closing_words:
+        print(line)
+    if console.error is not None:
+        print("dbnet: internal error, the game was stopped:", file=sys.stderr)
+        print(console.error, file=sys.stderr, end="")
+    return code

@@ -1,0 +1,262 @@
+"""One player's side of a game with a remote peer: what to write, what to resend after a
+reconnection, and what each received record means. Sans-IO: records in and out.
+
+The player's ``Peer`` writes and checks entries; ``RemoteGame`` adds what a
+connection that can drop needs:
+
+- every record of the game, in order, each saved (``save``) before it counts:
+  the caller's save appends it to the replay file and fsyncs, so a record is on
+  disk before it is sent or acted on;
+- ``missing_for(have)``: the records a peer holding ``have`` of them lacks (sent
+  after every handshake, so nothing is lost when a connection drops);
+- ``receive(record)``: a record the peer sent. One we hold already is dropped
+  (resent after a reconnection: nothing is applied twice); a different record
+  with the same sequence number, validly signed by its author, is equivocation
+  and raises with both records as evidence.
+
+The chain secret is derived from the identity key and the game id
+(``chain_secret``), so a player can resume a game from its replay file and
+identity alone, even after a crash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from typing import Final
+
+from dbnet import codec, dice
+from dbnet.codec import EntryKind
+from dbnet.engine import ChanceRequest, Decision, Game, GameSetup, Player
+from dbnet.errors import DbnetError
+from dbnet.identity import Identity, verify
+from dbnet.protocol.errors import InvalidEntryError, LocalProtocolError, ProtocolError
+from dbnet.protocol.log import GameLog, Status, game_id_for
+from dbnet.protocol.peer import RULES_VERSION, Peer
+
+_SECRET_TAG: Final = b"dbnet/chain-secret/v1\x00"
+_SECRET_PERSON: Final = b"dbnet/chainsec"
+
+Save = Callable[[bytes], None]
+
+
+class EquivocationError(ProtocolError):
+    """The peer signed two different entries with one sequence number: proof of cheating.
+
+    ``evidence`` holds both records, each validly signed by the same author.
+    """
+
+    def __init__(self, seq: int, first: bytes, second: bytes) -> None:
+        self.seq = seq
+        self.evidence = (first, second)
+        super().__init__(
+            f"entry {seq}: the peer signed two different entries with this sequence number "
+            "(equivocation); both are kept as evidence"
+        )
+
+
+def chain_secret(identity: Identity, game_id: bytes) -> bytes:
+    """This player's chain secret for ``game_id``: a hash of the identity's Ed25519
+    signature over a tag and the game id. Ed25519 signatures are deterministic and
+    only the key's holder can make them, so the secret is fixed by key and game,
+    and unknowable to anyone else."""
+    signature = identity.sign(_SECRET_TAG + game_id)
+    return hashlib.blake2b(signature, digest_size=32, person=_SECRET_PERSON).digest()
+
+
+class RemoteGame:
+    """This player's side of one game played with a remote peer."""
+
+    def __init__(self, peer: Peer, records: list[bytes], save: Save) -> None:
+        self.peer = peer
+        self.records = records
+        self.save = save
+        """Called with every record before it counts (e.g. ``ReplayWriter.append``)."""
+
+    # --- starting ----------------------------------------------------------------------
+
+    @classmethod
+    def offer(
+        cls,
+        identity: Identity,
+        peer_key: bytes,
+        setup: GameSetup,
+        save: Save,
+        *,
+        nonce: bytes,
+        chain_length: int = dice.DEFAULT_CHAIN_LENGTH,
+    ) -> RemoteGame:
+        """A (the host) offers a game; the OFFER is saved, to be sent."""
+        keys = (identity.public_key, peer_key)
+        setup_bytes = codec.encode(codec.setup_to_wire(setup))
+        game_id = game_id_for(RULES_VERSION, keys, nonce, setup_bytes)
+        peer, offer = Peer.offer(
+            identity,
+            peer_key,
+            setup,
+            chain_length=chain_length,
+            secret=chain_secret(identity, game_id),
+            nonce=nonce,
+        )
+        save(offer)
+        return cls(peer, [offer], save)
+
+    @classmethod
+    def accept(cls, identity: Identity, offer: bytes, save: Save) -> RemoteGame:
+        """B (the joiner) accepts an OFFER (check ``offered_setup`` first); the OFFER and the
+        ACCEPT are saved, the ACCEPT to be sent."""
+        log = GameLog.start(offer)
+        peer, accept = Peer.accept(identity, offer, secret=chain_secret(identity, log.game_id))
+        save(offer)
+        save(accept)
+        return cls(peer, [offer, accept], save)
+
+    @classmethod
+    def restore(cls, identity: Identity, records: list[bytes], save: Save) -> RemoteGame:
+        """The game of a replay file's ``records`` (this player's copy), to go on with.
+
+        Raises:
+            LocalProtocolError: the identity is neither player of the game.
+            InvalidEntryError: a record is invalid (the file was damaged).
+        """
+        if not records:
+            raise LocalProtocolError("the replay holds no entries: there is no game to resume")
+        log = GameLog.start(records[0])
+        if identity.public_key not in log.keys:
+            raise LocalProtocolError("this identity is neither player of the game in the replay")
+        me = Player(log.keys.index(identity.public_key))
+        for record in records[1:]:
+            log.append(record)
+        chain = dice.Chain.create(
+            chain_secret(identity, log.game_id),
+            dice.chain_salt(log.game_id, identity.public_key),
+            log.chain_length,
+        )
+        if me < len(log.anchors) and log.anchors[me] != chain.anchor(0):
+            raise LocalProtocolError(
+                "this identity's chain does not match the game's anchor: the game was not "
+                "started with this identity's derived chain secret"
+            )
+        return cls(Peer(identity, me, log, chain), list(records), save)
+
+    # --- state -------------------------------------------------------------------------
+
+    @property
+    def log(self) -> GameLog:
+        return self.peer.log
+
+    @property
+    def me(self) -> Player:
+        return self.peer.me
+
+    @property
+    def game_id(self) -> bytes:
+        return self.log.game_id
+
+    @property
+    def is_closed(self) -> bool:
+        """Nothing more may be written: complete, or ended by a claim."""
+        return self.log.expected_author() is None
+
+    @property
+    def my_turn(self) -> bool:
+        return self.log.expected_author() is self.me
+
+    def decision_view(self) -> Game | None:
+        """When this player owes a decision now: the game as they see it (dice they can
+        know included), to decide on; else None (a link, FINAL or COSIGN is due, or it is
+        the peer's turn)."""
+        if not self.my_turn or self.log.status in (Status.FINAL_DUE, Status.COSIGN_DUE):
+            return None
+        view = self.peer.view()
+        pending = view.pending
+        if isinstance(pending, Decision) and pending.player is self.me:
+            return view
+        return None
+
+    # --- writing -----------------------------------------------------------------------
+
+    def write(self, decision: str | None = None) -> bytes:
+        """This player's next entry (``decision`` in notation when one is owed), saved.
+
+        Raises:
+            LocalProtocolError: it is not this player's turn, or a decision is owed and
+                not given (or given when none is owed).
+            InvalidEntryError: the decision is illegal (nothing is written).
+        """
+        peer = self.peer
+        owes_decision = self.decision_view() is not None
+        if (decision is not None) != owes_decision:
+            what = "owes a decision" if owes_decision else "owes no decision"
+            raise LocalProtocolError(f"{self.me.name} {what} now")
+        if self.log.status in (Status.FINAL_DUE, Status.COSIGN_DUE):
+            record = peer.finish()
+        elif decision is not None:
+            record = peer.decide(decision)
+        else:
+            record = peer.reveal()
+        return self._keep(record)
+
+    def resign(self) -> bytes:
+        """Resign in this player's due entry (after any link it owes), saved; returns the
+        last record written."""
+        if not self.my_turn:
+            raise LocalProtocolError("a player resigns in their own entry: wait for your turn")
+        if isinstance(self.log.game.pending, ChanceRequest):
+            self._keep(self.peer.reveal())  # every roll this player saw stays in the log
+        return self._keep(self.peer.resign())
+
+    def claim_timeout(self) -> bytes:
+        """A signed unilateral claim that the peer stopped answering, saved."""
+        return self._keep(self.peer.claim_timeout())
+
+    def _keep(self, record: bytes) -> bytes:
+        self.save(record)
+        self.records.append(record)
+        return record
+
+    # --- the connection ----------------------------------------------------------------
+
+    def missing_for(self, have: int) -> list[bytes]:
+        """The records a peer that holds ``have`` of them lacks, in order."""
+        return self.records[have:]
+
+    def receive(self, record: bytes) -> bool:
+        """A record from the peer: True if it was new and is now saved and applied, False
+        if it was one we hold already.
+
+        Raises:
+            InvalidEntryError: the record is not the valid next entry (nothing changed).
+            EquivocationError: a different, validly signed entry with a sequence number
+                we hold.
+        """
+        seq = self._seq_of(record)
+        held = len(self.records)
+        if seq < held:
+            if record == self.records[seq]:
+                return False
+            self._check_equivocation(seq, record)
+            raise InvalidEntryError(seq, "a different copy of an entry we hold", record)
+        if seq > held:
+            raise InvalidEntryError(seq, f"entries {held} to {seq - 1} are missing", record)
+        self.peer.receive(record)
+        self._keep(record)
+        return True
+
+    def _seq_of(self, record: bytes) -> int:
+        try:
+            _, entry = codec.decode_signed_entry(record)
+        except DbnetError as exc:
+            raise InvalidEntryError(len(self.records), f"malformed: {exc}", record) from exc
+        return entry.seq
+
+    def _check_equivocation(self, seq: int, record: bytes) -> None:
+        signed, entry = codec.decode_signed_entry(record)
+        _, ours = codec.decode_signed_entry(self.records[seq])
+        if entry.game_id != self.game_id or entry.author != ours.author:
+            return
+        if entry.kind is EntryKind.OFFER and seq != 0:
+            return
+        key = self.log.keys[entry.author]
+        if verify(key, signed.signature, codec.signing_message(signed.signed)):
+            raise EquivocationError(seq, self.records[seq], record)

@@ -1,0 +1,32 @@
+"""Every console test keeps dbnet's configuration folder (identity key, replays) in its
+own temporary folder."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from .tmux import Tmux
+
+
+@pytest.fixture(autouse=True)
+def dbnet_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``$DBNET_HOME`` for the test: ``tmp_path / 'dbnet-home'``."""
+    home = tmp_path / "dbnet-home"
+    monkeypatch.setenv("DBNET_HOME", str(home))
+    return home
+
+
+@pytest.fixture
+def tmux(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Tmux]:
+    assert shutil.which("tmux"), "these tests need tmux"
+    server = Tmux(f"dbnet-test-{os.getpid()}-{request.node.name}"[:80], tmp_path)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.kill()

@@ -371,7 +371,9 @@ _MINI_KEYS: Final = (
     "slug", "name", "kind", "spawn_cost", "aspects", "power", "defense", "life", "lineage",
     "official", "set", "abilities",
 )  # fmt: skip
-_ABILITY_KEYS: Final = ("keyword", "activation", "x", "modifier", "spawn_cost", "score", "text")
+_ABILITY_KEYS: Final = (
+    "keyword", "activation", "x", "modifier", "spawn_cost", "cost_x", "score", "text",
+)  # fmt: skip
 
 
 def setup_to_wire(setup: GameSetup) -> dict[str, object]:
@@ -424,6 +426,7 @@ def _ability_to_wire(a: AbilityDef) -> dict[str, object]:
         "x": a.x,
         "modifier": a.modifier,
         "spawn_cost": a.spawn_cost,
+        "cost_x": a.cost_x,
         "score": a.score,
         "text": a.text,
     }
@@ -525,18 +528,23 @@ def _ability_from_wire(obj: object, path: str) -> AbilityDef:
         _choice(m["activation"], f"{path}.activation", tuple(_ACTIVATION_NAMES))
     ]
     spawn_cost = _optional_int(m["spawn_cost"], f"{path}.spawn_cost", 0, MAX_STAT)
-    if (activation is Activation.SPAWN) != (spawn_cost is not None):
+    cost_x = _bool(m["cost_x"], f"{path}.cost_x")
+    if (activation is Activation.SPAWN) != (spawn_cost is not None or cost_x) or (
+        cost_x and spawn_cost is not None
+    ):
         raise DecodeError(
             f"{path}.spawn_cost",
-            "a spawn ability has a spawn cost and no other ability has one (303.2a); "
-            f"activation {activation.value!r}, spawn cost {spawn_cost!r}",
+            "a spawn ability has a spawn cost (a number, or X) and no other ability has one "
+            f"(303.2a); activation {activation.value!r}, spawn cost "
+            f"{'X' if cost_x else spawn_cost!r}",
         )
     return AbilityDef(
         keyword=_str(m["keyword"], f"{path}.keyword", nonblank=True),
         activation=activation,
-        x=_optional_int(m["x"], f"{path}.x", 0, MAX_STAT),
+        x=_optional_int(m["x"], f"{path}.x", -MAX_STAT, MAX_STAT),
         modifier=_optional_str(m["modifier"], f"{path}.modifier", nonblank=True),
         spawn_cost=spawn_cost,
+        cost_x=cost_x,
         score=_bool(m["score"], f"{path}.score"),
         text=_str(m["text"], f"{path}.text"),
     )

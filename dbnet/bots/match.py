@@ -11,8 +11,6 @@ from dataclasses import dataclass
 
 from dbnet.bots.base import Bot
 from dbnet.engine import (
-    NO_ABILITIES,
-    AbilityRules,
     ChanceRequest,
     EndReason,
     Game,
@@ -47,11 +45,10 @@ def play_match(
     bots: tuple[Bot, Bot],
     dice: random.Random,
     *,
-    rules: AbilityRules = NO_ABILITIES,
     max_turns: int = DEFAULT_MAX_TURNS,
 ) -> MatchResult:
     """Play one game, ``bots[0]`` as A and ``bots[1]`` as B, rolling with ``dice``."""
-    game = Game(setup, rules)
+    game = Game(setup)
     decisions = rolls = 0
     while not game.is_over and game.turn <= max_turns:
         pending = game.pending

@@ -160,15 +160,16 @@ def _parse_ability(item: object, index: int, where: str) -> AbilityDef:
     activation = ACTIVATION_NAMES[
         as_choice(table.get("activation", "always"), "activation", where, ACTIVATION_NAMES)
     ]
-    x = as_int(table["x"], "x", where, minimum=0) if "x" in table else None
+    x = as_int(table["x"], "x", where) if "x" in table else None
     modifier = as_str(table["modifier"], "modifier", where).strip() if "modifier" in table else None
     spawn_cost = None
-    if "spawn_cost" in table:
+    cost_x = table.get("spawn_cost") == "X"  # {oX}: the cost is X, chosen when activated
+    if "spawn_cost" in table and not cost_x:
         spawn_cost = as_int(table["spawn_cost"], "spawn_cost", where, minimum=0)
     # 303.2a: a spawn ability is activated by spending spawn points, and only it is.
-    if activation is Activation.SPAWN and spawn_cost is None:
+    if activation is Activation.SPAWN and spawn_cost is None and not cost_x:
         raise DataError(where, "field 'spawn_cost' is required for a spawn ability (303.2a)")
-    if activation is not Activation.SPAWN and spawn_cost is not None:
+    if activation is not Activation.SPAWN and (spawn_cost is not None or cost_x):
         raise DataError(
             where,
             f"field 'spawn_cost' is only allowed for a spawn ability (303.2a), "
@@ -180,6 +181,7 @@ def _parse_ability(item: object, index: int, where: str) -> AbilityDef:
         x=x,
         modifier=modifier,
         spawn_cost=spawn_cost,
+        cost_x=cost_x,
         score=as_bool(table.get("score", False), "score", where),
         text=as_str(table.get("text", ""), "text", where, nonempty=False).strip(),
     )

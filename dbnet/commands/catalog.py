@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from dbnet.catalog import Catalog, load_catalog
-from dbnet.engine import NO_ABILITIES
+from dbnet.engine.keywords import check_ability, explain
 from dbnet.engine.model import AbilityDef, Activation, MiniatureDef
 
 WIDTH = 80
@@ -27,7 +27,6 @@ ACTIVATION_LABELS = {
     Activation.DOUBLE_MULTIBLADE: "double multiblade",
     Activation.SPAWN: "spawn",
     Activation.COMES_INTO_PLAY: "comes into play",
-    Activation.TRIGGERED: "triggered",
     Activation.UNKNOWN: "activation unknown",
 }
 EXIT_OK = 0
@@ -112,7 +111,7 @@ def ability_label(ability: AbilityDef) -> str:
 
 
 def unimplemented(mini: MiniatureDef) -> list[AbilityDef]:
-    return [a for a in mini.abilities if not NO_ABILITIES.implements(a.keyword)]
+    return [a for a in mini.abilities if check_ability(a) is not None]
 
 
 def format_table(minis: Sequence[MiniatureDef]) -> str:
@@ -148,7 +147,9 @@ def format_table(minis: Sequence[MiniatureDef]) -> str:
     noun = "miniature" if len(minis) == 1 else "miniatures"
     lines.append(f"{len(minis)} {noun}: {official} official, {len(minis) - official} original.")
     if any(unimplemented(m) for m in minis):
-        lines.append("* has abilities not implemented yet: a game refuses it for now.")
+        lines.append(
+            "* has an ability dbnet can't play (its effect is unknown): a game refuses it."
+        )
     return "\n".join(lines)
 
 
@@ -178,11 +179,13 @@ def format_details(catalog: Catalog, mini: MiniatureDef) -> str:
         lines.append("  abilities:")
         for ability in mini.abilities:
             label = ability_label(ability)
-            if not NO_ABILITIES.implements(ability.keyword):
-                label += " (not implemented yet)"
+            problem = check_ability(ability)
+            if problem is not None:
+                label += f" (not played by dbnet: {problem})"
             lines += _wrap(label, "    ", "    ")
-            if ability.text:
-                lines += _wrap(ability.text, "      ", "      ")
+            lines += _wrap(explain(ability), "      ", "      ")
+            if ability.text and ability.text != explain(ability):
+                lines += _wrap(f"Printed: {ability.text}", "      ", "      ")
     provenance = catalog.provenance(mini)
     if provenance.confidence:
         lines.append(f"  confidence: {provenance.confidence}")

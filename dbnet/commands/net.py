@@ -11,8 +11,8 @@ listens, or connects to ``HOST:PORT`` if given), or ``--claim-timeout``
 records a signed claim that the peer stopped answering.
 
 Exit codes: 0 the game is complete; 1 the game could not go on (the peer
-misbehaved, left, or its key was refused); 2 bad arguments or files; 3 the
-game was adjourned; 130 Ctrl-C.
+misbehaved, left, or its key was refused; or the host was never reached);
+2 bad arguments or files; 3 the game was adjourned; 130 Ctrl-C.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import random
+import socket
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -32,6 +33,7 @@ from dbnet.engine import Game, Options, Warband, format_choice, parse_choice
 from dbnet.errors import DbnetError, InvalidChoiceError
 from dbnet.identity import Identity, KnownPeers, fingerprint
 from dbnet.localplay import Event, derive
+from dbnet.net.hosting import listener_port, listening, reachable_addresses, with_port
 from dbnet.net.messages import NAME_PATTERN
 from dbnet.net.session import (
     RESIGN,
@@ -42,7 +44,6 @@ from dbnet.net.session import (
     Outcome,
     Seat,
     Timing,
-    listening,
 )
 from dbnet.protocol.remote import RemoteGame
 from dbnet.render import choice_lines, describe_result, explain_pending, render_position
@@ -214,7 +215,10 @@ def line_chooser(read_line: Callable[[str], str] = input) -> Chooser:
         for line in explain_pending(view):
             print(line, flush=True)
         while True:
-            text = (await trio.to_thread.run_sync(read_line, "> ")).strip()
+            # abandon_on_cancel: a game that ends (or fails) while the person is at the
+            # prompt must not wait for them to press Enter.
+            line = await trio.to_thread.run_sync(read_line, "> ", abandon_on_cancel=True)
+            text = line.strip()
             if text in ("help", "choices"):
                 for line in choice_lines(view):
                     print(line, flush=True)
@@ -285,9 +289,7 @@ def run_host(args: argparse.Namespace) -> int:
         say = session.seat.say
         async with listening(args.port) as listeners:
             say(f"hosting; your key fingerprint is {identity.fingerprint}")
-            for listener in listeners:
-                say(f"listening on {_shown(listener)}")
-            say("give the opponent this machine's address and the port; waiting...")
+            _show_addresses(say, listeners)
             return await session.host(listeners)
 
     return _run(args, _seat(args, identity), make, play)
@@ -340,8 +342,8 @@ def run_resume(args: argparse.Namespace) -> int:
         if args.address is not None:
             return await session.join(_connector(*args.address))
         async with listening(args.port) as listeners:
-            for listener in listeners:
-                say(f"listening on {_shown(listener)}")
+            say(f"your key fingerprint is {identity.fingerprint}")
+            _show_addresses(say, listeners)
             return await session.host(listeners)
 
     try:
@@ -357,9 +359,26 @@ def _connector(host: str, port: int) -> Callable[[], Awaitable[trio.abc.Stream]]
     return connect
 
 
-def _shown(listener: trio.SocketListener) -> str:
-    host, port = listener.socket.getsockname()[:2]
-    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+def _show_addresses(say: Callable[[str], None], listeners: list[trio.SocketListener]) -> None:
+    """The addresses to give the opponent: this machine's own (not loopback) in the
+    families listened on, the public one behind a router, and the port."""
+    port = listener_port(listeners[0])
+    families = {listener.socket.family for listener in listeners}
+    wanted = {socket.AF_INET: ".", socket.AF_INET6: ":"}
+    marks = tuple(mark for family, mark in wanted.items() if family in families)
+    addresses = [a for a in reachable_addresses() if any(m in a for m in marks)]
+    if addresses:
+        say("give the opponent one of these addresses (and your fingerprint, to compare):")
+        for address in addresses:
+            say(f"  {with_port(address, port)}")
+    else:
+        say(f"this machine's address could not be found: give the opponent it and port {port}")
+    say(f"  (over the internet: your public address, with TCP port {port} forwarded here)")
+    kinds = " and ".join(
+        name for family, name in ((socket.AF_INET, "IPv4"), (socket.AF_INET6, "IPv6"))
+        if family in families
+    )  # fmt: skip
+    say(f"listening on port {port} ({kinds}); waiting for the opponent...")
 
 
 def _run(args: argparse.Namespace, seat: Seat, make: Make, play: Play) -> int:
@@ -377,15 +396,25 @@ def _finish(session: GameSession, run: Callable[[], Outcome]) -> int:
         outcome = run()
     except GameSessionError as exc:
         print(f"dbnet: the game cannot go on: {exc}", file=sys.stderr)
+        if session.game is not None:
+            print(
+                f"dbnet: the game so far is saved in {session.replay_path} (check it with "
+                "dbnet verify)",
+                file=sys.stderr,
+            )
         return EXIT_FAILED
     finally:
         if session.writer is not None:
             session.writer.close()
     where = session.replay_path
+    if outcome is Outcome.UNREACHED:
+        print("dbnet: the host could not be reached; no game was started", file=sys.stderr)
+        return EXIT_FAILED
     if outcome is Outcome.ADJOURNED:
         print(
             f"dbnet: the opponent has been away too long: the game is adjourned. Go on later "
-            f"with: dbnet resume {where} [HOST:PORT]",
+            f"with: dbnet resume {where} [HOST:PORT], or record that the opponent stopped "
+            f"answering with: dbnet resume {where} --claim-timeout",
             file=sys.stderr,
         )
         return EXIT_ADJOURNED

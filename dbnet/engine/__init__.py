@@ -5,11 +5,12 @@ The public surface is re-exported here; the modules behind it are
 choices), ``game`` (the state machine) and ``notation``.
 """
 
-from dbnet.engine.abilities import NO_ABILITIES, AbilityRules, Event, EventKind, Stat, Trigger
+from dbnet.engine.abilities import Event, EventKind, Stat, Trigger
 from dbnet.engine.choices import (
     DONE,
     SHIFT,
     STRIKE,
+    ActivateChoice,
     AttackChoice,
     BladeChoice,
     BuryChoice,
@@ -26,9 +27,11 @@ from dbnet.engine.choices import (
     OrderChoice,
     Pending,
     PlaceChoice,
+    RerollChoice,
     ShiftChoice,
     SpawnChoice,
     StrikeChoice,
+    TargetChoice,
 )
 from dbnet.engine.game import EndReason, Game, Mini, Phase, Step, Zone
 from dbnet.engine.model import (
@@ -48,11 +51,10 @@ from dbnet.engine.position import Placement, Position, Stage, game_at
 
 __all__ = [
     "DONE",
-    "NO_ABILITIES",
     "SHIFT",
     "STRIKE",
     "AbilityDef",
-    "AbilityRules",
+    "ActivateChoice",
     "Activation",
     "Aspect",
     "AttackChoice",
@@ -85,12 +87,14 @@ __all__ = [
     "Placement",
     "Player",
     "Position",
+    "RerollChoice",
     "ShiftChoice",
     "SpawnChoice",
     "Stage",
     "Stat",
     "Step",
     "StrikeChoice",
+    "TargetChoice",
     "Trigger",
     "Warband",
     "Zone",

@@ -1,11 +1,15 @@
-"""The seam where abilities plug into the engine.
+"""Always-on abilities: stats, blade abilities in reach, and what an event triggers.
 
-The engine asks an ``AbilityRules`` object every question whose answer an
-ability can change: a stat's modifiers (900.8 minimums are applied by the
-engine, after all modifiers), whether an ability keyword is implemented at
-all, and so on. ``NO_ABILITIES`` is the rulebook with no ability in play; the
-ability system (a later issue) provides a richer implementation of the same
-protocol, so the turn sequence never needs rewriting for it.
+The engine asks this module every question whose answer an ability can change:
+a stat after modifiers (900.8 minimums applied after all of them), which blade
+abilities a miniature has now (its own, Copy's and Hell's Fury's, none under
+Nullify), whether a rule-changing keyword is in effect for a miniature, and
+which abilities a game event triggers (900.7). ``Statics`` indexes a game's
+abilities once, at setup, so that a game whose miniatures have no ability pays
+almost nothing for these questions.
+
+An ability is *active* (glossary) while its miniature is in the dreamscape and,
+for a "score" ability (303.2b, 900.12), on one of its controller's scoring cells.
 """
 
 from __future__ import annotations
@@ -13,9 +17,11 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Final
 
-from dbnet.engine.model import Player
+from dbnet.engine import board
+from dbnet.engine.keywords import ASPECT_WORDS, Kind, lookup
+from dbnet.engine.model import AbilityDef, Activation, MiniatureDef, Player
 
 if TYPE_CHECKING:
     from dbnet.engine.game import Game, Mini
@@ -66,67 +72,279 @@ class Trigger:
 # 900.8: power and cost can't go below 0, defense and life can't go below 1.
 STAT_MINIMUM: tuple[int, int, int, int] = (0, 1, 1, 0)
 
+HELLS_FURY_CRIT: Final = AbilityDef(
+    "Crit", Activation.BLADE, x=2, text="Deal +2 damage this combat (granted by Hell's Fury)."
+)
 
-class AbilityRules(Protocol):
-    """What the engine asks about abilities. Every method must be deterministic."""
-
-    def implements(self, keyword: str) -> bool:
-        """Whether this rule set gives the ability ``keyword`` its effect."""
-        ...
-
-    def stat_modifier(self, game: Game, mini: Mini, stat: Stat) -> int:
-        """The sum of all modifiers to ``stat`` of ``mini`` now (may be negative)."""
-        ...
-
-    def blade_usable(self, game: Game, mini: Mini, index: int) -> bool:
-        """Whether ability ``index`` of ``mini`` can take a blade now (Nullify says no)."""
-        ...
-
-    def activate_blade(self, game: Game, mini: Mini, index: int) -> None:
-        """Resolve blade ability ``index`` of ``mini`` (combat step 3), e.g. by adding to
-        ``game.combat.damage_bonus``."""
-        ...
-
-    def triggers(self, game: Game, event: Event) -> Sequence[Trigger]:
-        """The abilities ``event`` triggers; they are simultaneous (900.7)."""
-        ...
-
-    def resolve_trigger(self, game: Game, trigger: Trigger) -> None:
-        """Carry out a triggered ability (damage goes through ``Game.deal_damage``)."""
-        ...
-
-
-class NoAbilities:
-    """The rules with no ability in effect: every modifier is 0."""
-
-    __slots__ = ()
-
-    def implements(self, keyword: str) -> bool:
-        return False
-
-    def stat_modifier(self, game: Game, mini: Mini, stat: Stat) -> int:
-        return 0
-
-    def blade_usable(self, game: Game, mini: Mini, index: int) -> bool:
-        return False
-
-    def activate_blade(self, game: Game, mini: Mini, index: int) -> None:
-        raise AssertionError("no blade ability is usable without abilities")
-
-    def triggers(self, game: Game, event: Event) -> Sequence[Trigger]:
-        return ()
-
-    def resolve_trigger(self, game: Game, trigger: Trigger) -> None:
-        raise AssertionError("nothing triggers without abilities")
-
-    def __repr__(self) -> str:
-        return "NoAbilities()"
-
-
-NO_ABILITIES = NoAbilities()
+# Static keywords that change other creatures' stats: (stat, whose: "ally" local or
+# adjacent, or "enemy" in the same cell, sign).
+_AURAS: Final[dict[str, tuple[Stat, str, int]]] = {
+    "Bolster": (Stat.DEFENSE, "ally", 1),
+    "Enrage": (Stat.POWER, "ally", 1),
+    "Invigorate": (Stat.LIFE, "ally", 1),
+    "Inciter": (Stat.POWER, "enemy", 1),
+    "Weaken": (Stat.POWER, "enemy", -1),
+    "Panic": (Stat.DEFENSE, "enemy", -1),
+    "Drain": (Stat.LIFE, "enemy", -1),
+}
+_SELF_STATS: Final = ("Fight", "Geomancy", "Thanatomancy")
+END_OF_COMBAT: Final = ("Strikeback", "Bloodthirsty", "Detonate", "Fade")
 
 
 def apply_minimum(stat: Stat, value: int) -> int:
     """900.8: clamp a stat after all modifiers."""
     floor = STAT_MINIMUM[stat]
     return value if value > floor else floor
+
+
+def matches(modifier: str | None, defn: MiniatureDef) -> bool:
+    """Whether a miniature is of the aspect or lineage a modifier names (900.14); Self and
+    Enemies are checked by the caller, and no modifier matches everything."""
+    if modifier is None or modifier in ("Self", "Enemies"):
+        return True
+    aspect = ASPECT_WORDS.get(modifier)
+    if aspect is not None:
+        return aspect in defn.aspects
+    return defn.lineage == modifier
+
+
+def near(a: int, b: int) -> bool:
+    """Local or adjacent (Bolster, Enrage, Invigorate, Hell's Fury)."""
+    return a == b or b in board.ADJACENT[a]
+
+
+class Statics:
+    """A game's abilities, indexed by what they do (built once per game)."""
+
+    __slots__ = ("auras", "channels", "keywords", "self_stats", "triggered")
+
+    def __init__(self, minis: Sequence[Mini]) -> None:
+        self.auras: list[tuple[int, AbilityDef, Stat, str, int]] = []
+        self.self_stats: list[tuple[int, AbilityDef]] = []
+        self.channels: list[tuple[int, AbilityDef]] = []
+        self.triggered: list[tuple[int, int, AbilityDef]] = []
+        self.keywords: dict[str, list[tuple[int, int, AbilityDef]]] = {}
+        """Every printed ability by keyword: (mini, index, ability), in mini order."""
+        for m in minis:
+            for index, ability in enumerate(m.abilities):
+                keyword = ability.keyword
+                self.keywords.setdefault(keyword, []).append((m.id, index, ability))
+                if keyword in _AURAS:
+                    self.auras.append((m.id, ability, *_AURAS[keyword]))
+                elif keyword in _SELF_STATS:
+                    self.self_stats.append((m.id, ability))
+                elif keyword == "Channel":
+                    self.channels.append((m.id, ability))
+                spec = lookup(keyword)
+                if spec is not None and (
+                    spec.kind is Kind.TRIGGERED or ability.activation is Activation.COMES_INTO_PLAY
+                ):
+                    self.triggered.append((m.id, index, ability))
+
+    def of(self, keyword: str) -> list[tuple[int, int, AbilityDef]]:
+        return self.keywords.get(keyword, [])
+
+
+def is_active(game: Game, m: Mini, ability: AbilityDef) -> bool:
+    """In the dreamscape and, for a score ability, on a scoring cell of its controller."""
+    if m.cell < 0:
+        return False
+    return not ability.score or m.cell in board.SCORING_CELLS[m.owner]
+
+
+def has_active(game: Game, m: Mini, keyword: str) -> AbilityDef | None:
+    """``m``'s first active ability ``keyword`` (a rule-changing static), or None."""
+    if m.cell < 0:
+        return None
+    for ability in m.abilities:
+        if ability.keyword == keyword and is_active(game, m, ability):
+            return ability
+    return None
+
+
+def stat_modifier(game: Game, m: Mini, stat: Stat) -> int:
+    """The sum of every modifier to ``stat`` of ``m`` now (may be negative)."""
+    statics = game.statics
+    total = 0
+    if stat is Stat.COST:
+        for source_id, ability in statics.channels:
+            source = game.minis[source_id]
+            if (
+                source.owner is m.owner
+                and is_active(game, source, ability)
+                and matches(ability.modifier, m.defn)
+            ):
+                total -= ability.x or 0
+        return total
+    if m.cell < 0 or not m.defn.is_creature:
+        return 0
+    for source_id, ability, aura_stat, whose, sign in statics.auras:
+        if aura_stat is not stat:
+            continue
+        source = game.minis[source_id]
+        if not is_active(game, source, ability) or not matches(ability.modifier, m.defn):
+            continue
+        if ability.modifier == "Self":
+            if source is m:
+                total += sign * (ability.x or 0)
+        elif whose == "ally":
+            if source is not m and source.owner is m.owner and near(source.cell, m.cell):
+                total += sign * (ability.x or 0)
+        elif source.owner is not m.owner and source.cell == m.cell:
+            total += sign * (ability.x or 0)
+    for source_id, ability in statics.self_stats:
+        if source_id != m.id or not is_active(game, m, ability):
+            continue
+        keyword = ability.keyword
+        if keyword == "Geomancy":
+            column = board.column(m.cell)
+            locations = sum(
+                1
+                for other in game.minis
+                if other.owner is m.owner
+                and other.cell >= 0
+                and other.defn.is_location
+                and board.column(other.cell) == column
+            )
+            total += (ability.x or 0) * locations
+        elif (
+            keyword == "Fight"
+            and stat is Stat.POWER
+            and any(
+                other.cell == m.cell
+                and other.owner is not m.owner
+                and other.defn.is_creature
+                and matches(ability.modifier, other.defn)
+                for other in game.minis
+            )
+        ):
+            total += ability.x or 0
+    return total
+
+
+def base_power(game: Game, m: Mini) -> int:
+    """Printed power, or for Thanatomancy the creatures in its controller's graveyard."""
+    if game.statics.self_stats and has_active(game, m, "Thanatomancy") is not None:
+        from dbnet.engine.game import Zone
+
+        return sum(
+            1
+            for other in game.minis
+            if other.owner is m.owner and other.zone is Zone.GRAVEYARD and other.defn.is_creature
+        )
+    return m.defn.power
+
+
+# --- blade abilities ---------------------------------------------------------------
+
+
+def ability_def(game: Game, source: int, index: int) -> AbilityDef:
+    """The ability ``index`` of miniature ``source``; Hell's Fury stands for the Crit 2 it
+    grants (a granted ability is named by the miniature and ability that grant it)."""
+    ability = game.minis[source].abilities[index]
+    return HELLS_FURY_CRIT if ability.keyword == "Hell's Fury" else ability
+
+
+def blade_abilities(game: Game, holder: Mini) -> list[tuple[int, int, AbilityDef]]:
+    """The blade abilities ``holder`` has now, as (source, index, ability): its own, the
+    Crit 2 of Hell's Fury (if it is a Hellbred ally near one), and under Copy those of
+    every other local creature (never their copies); none at all under Nullify."""
+    if holder.cell < 0 or _nullified(game, holder):
+        return []
+    out = [
+        (holder.id, index, ability)
+        for index, ability in enumerate(holder.abilities)
+        if ability.activation.is_blade and is_active(game, holder, ability)
+    ]
+    out += _granted(game, holder)
+    copies = game.statics.of("Copy")
+    if copies and any(
+        mini == holder.id and is_active(game, holder, ability) for mini, _, ability in copies
+    ):
+        for other in game.minis:
+            if other is holder or other.cell != holder.cell or not other.defn.is_creature:
+                continue
+            out += [
+                (other.id, index, ability)
+                for index, ability in enumerate(other.abilities)
+                if ability.activation.is_blade and is_active(game, other, ability)
+            ]
+            out += _granted(game, other)
+    return out
+
+
+def _granted(game: Game, holder: Mini) -> list[tuple[int, int, AbilityDef]]:
+    if holder.defn.lineage != "Hellbred" or not holder.defn.is_creature:
+        return []
+    out = []
+    for source_id, index, ability in game.statics.of("Hell's Fury"):
+        source = game.minis[source_id]
+        if (
+            source is not holder
+            and source.owner is holder.owner
+            and is_active(game, source, ability)
+            and near(source.cell, holder.cell)
+        ):
+            out.append((source_id, index, HELLS_FURY_CRIT))
+    return out
+
+
+def _nullified(game: Game, holder: Mini) -> bool:
+    """Nullify negates the blade abilities of local creatures (not locations), narrowed by
+    its modifier: Enemies, an aspect or a lineage (900.14)."""
+    if not holder.defn.is_creature:
+        return False
+    for source_id, _, ability in game.statics.of("Nullify"):
+        source = game.minis[source_id]
+        if source.cell != holder.cell or not is_active(game, source, ability):
+            continue
+        modifier = ability.modifier
+        if modifier == "Enemies" and holder.owner is source.owner:
+            continue
+        if modifier == "Self" and holder is not source:
+            continue
+        if matches(modifier, holder.defn):
+            return True
+    return False
+
+
+# --- triggers ------------------------------------------------------------------------
+
+
+def triggers(game: Game, event: Event) -> list[Trigger]:
+    """The abilities ``event`` triggers now, in miniature and ability order (900.7)."""
+    out: list[Trigger] = []
+    kind = event.kind
+    for mini_id, index, ability in game.statics.triggered:
+        m = game.minis[mini_id]
+        keyword = ability.keyword
+        if kind is EventKind.SPAWNED:
+            if mini_id == event.mini and ability.activation is Activation.COMES_INTO_PLAY:
+                out.append(Trigger(m.owner, mini_id, index, event))
+        elif kind is EventKind.ENTERED:
+            mover = game.minis[event.mini]
+            if keyword == "Ambush":
+                if (
+                    m.cell == event.cell
+                    and mover.owner is not m.owner
+                    and mover.defn.is_creature
+                    and m.defn.is_creature
+                    and is_active(game, m, ability)
+                ):
+                    out.append(Trigger(m.owner, mini_id, index, event))
+            elif (
+                keyword == "Charge"
+                and mini_id == event.mini
+                and is_active(game, m, ability)
+                and game.creatures[m.owner.other][m.cell]
+            ):
+                out.append(Trigger(m.owner, mini_id, index, event))
+        elif (
+            kind is EventKind.DESTROYED and keyword == "Reincarnate" and mini_id == event.mini
+        ) or (
+            kind is EventKind.COMBAT_ENDED
+            and keyword in END_OF_COMBAT
+            and game.end_of_combat_due(m, index, ability)
+        ):
+            out.append(Trigger(m.owner, mini_id, index, event))
+    return out

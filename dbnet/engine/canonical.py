@@ -20,6 +20,7 @@ def _ability(a: AbilityDef) -> dict[str, object]:
         "x": a.x,
         "modifier": a.modifier,
         "spawn_cost": a.spawn_cost,
+        "cost_x": a.cost_x,
         "score": a.score,
     }
 

@@ -26,6 +26,8 @@ class DecisionKind(enum.Enum):
     DEATHBLOW = "deathblow"  # 802.2g: which dying creatures make the deathblow
     RESOLVE = "resolve"  # combat step 7: next creature to destroy or place
     ORDER = "order"  # 900.7a: which of one's simultaneous triggered effects resolves next
+    TARGET = "target"  # 900.9: the targets of an ability being activated
+    REROLL = "reroll"  # Fortunate: which dice to reroll
 
     def __repr__(self) -> str:
         return f"DecisionKind.{self.name}"
@@ -33,8 +35,11 @@ class DecisionKind(enum.Enum):
 
 class ChanceKind(enum.Enum):
     INITIATIVE = "initiative"
-    ATTACK = "attack"
+    ATTACK = "attack"  # a regular attack while striking
     DEATHBLOW = "deathblow"
+    SPECIAL = "special"  # a special attack of an ability (Ambush, Assault ...); blades miss
+    REROLL = "reroll"  # Fortunate's rerolled dice
+    WAIL = "wail"  # Wail's two initiative dice
 
     def __repr__(self) -> str:
         return f"ChanceKind.{self.name}"
@@ -48,7 +53,11 @@ class Decision:
     ``targets`` the miniatures that may take it; the game validates a split.
     ``cell`` is the cell the decision is about (combat cell, deathblow cell).
     ``minis`` lists the miniatures the decision is about (dying creatures,
-    creatures awaiting fate or resolution).
+    creatures awaiting fate or resolution; for TARGET and REROLL the miniature
+    whose ability it is). ``ability`` names that ability as (source miniature,
+    index): the source is the miniature that prints it (Copy) or grants it
+    (Hell's Fury). For REROLL, ``dice`` are the dice as they stand and
+    ``total`` how many may be rerolled.
     """
 
     player: Player
@@ -57,6 +66,8 @@ class Decision:
     total: int = 0
     targets: tuple[int, ...] = ()
     minis: tuple[int, ...] = ()
+    ability: tuple[int, ...] = ()
+    dice: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,8 +97,19 @@ class Done:
 
 @dataclass(frozen=True, slots=True)
 class SpawnChoice:
+    """Spawn ``mini`` from the reserves (or, with Respawn, the graveyard) into ``cell``."""
+
     mini: int
     cell: int
+
+
+@dataclass(frozen=True, slots=True)
+class ActivateChoice:
+    """801.8: activate spawn ability ``index`` of ``mini``; ``x`` is X for an X cost."""
+
+    mini: int
+    index: int
+    x: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,11 +138,30 @@ class AttackChoice:
 
 @dataclass(frozen=True, slots=True)
 class BladeChoice:
-    """Combat step 3: assign a blade (two for double blade abilities) to ability ``index``
-    of ``mini`` (an attacker, or a location of the attacking player in the combat cell)."""
+    """Combat step 3: assign a blade (two for double blade abilities) to a blade ability of
+    ``mini`` (an attacker, or a location of the attacking player in the combat cell):
+    ability ``index`` of ``source``, which is ``mini`` itself (-1), or the creature whose
+    ability ``mini`` copies, or the miniature whose Hell's Fury grants it."""
 
     mini: int
     index: int
+    source: int = -1
+
+
+@dataclass(frozen=True, slots=True)
+class TargetChoice:
+    """900.9: the targets of the ability being activated, in the order its kind takes them
+    (miniature ids and cells); ``()`` uses a "may" ability without effect."""
+
+    targets: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RerollChoice:
+    """Fortunate: reroll one die showing each of these values (sorted; 4 stands for a miss,
+    which a die shows as 4 or 5); ``()`` rerolls none."""
+
+    dice: tuple[int, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +211,9 @@ class PlaceChoice:
 Choice = (
     Done
     | SpawnChoice
+    | ActivateChoice
+    | TargetChoice
+    | RerollChoice
     | ShiftChoice
     | StrikeChoice
     | MoveChoice

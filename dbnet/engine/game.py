@@ -6,11 +6,18 @@ is over. ``apply`` takes a choice and ``roll`` takes dice; each validates in
 full before it changes anything, so an illegal or malformed input raises and
 leaves the game untouched. Decisions that have only one legal answer (damage
 with a single target, a disrupted creature with one empty cell to go to, a
-shift with nothing left to move) are applied automatically.
+shift with nothing left to move, an ability with one possible target) are
+applied automatically.
 
-Theory of operation: ``_step`` says what the engine waits for. Every input
+Theory of operation: ``step`` says where in the turn the game is. Abilities
+interrupt it: a roll in progress (``rolling``, with Fortunate's rerolls), an
+ability waiting for its targets (``choosing``), triggered effects
+and the queued parts of effects (moves, special attacks, rolls) wait on one
+stack (``stack``, innermost last: what an effect triggers resolves before the
+rest of that effect, glossary: triggered ability, 900.7), and all of them come
+before the step, in that order. Every input
 handler changes the state and then calls ``_advance``, which runs automatic
-steps (phase ends, conquest, forced decisions) until input is needed again.
+work (effects, phase ends, conquest, forced decisions) until input is needed.
 Combat follows the FAQ's ten-step sequence; its progress lives in ``Combat``.
 
 Determinism: no floats, clocks, randomness or iteration over sets; the state
@@ -24,21 +31,29 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from itertools import combinations
 
-from dbnet.engine import board
+from dbnet.engine import board, effects
 from dbnet.engine.abilities import (
-    NO_ABILITIES,
-    AbilityRules,
     Event,
     EventKind,
     Stat,
+    Statics,
     Trigger,
+    ability_def,
     apply_minimum,
+    base_power,
+    blade_abilities,
+    has_active,
+    is_active,
+    matches,
+    stat_modifier,
+    triggers,
 )
 from dbnet.engine.canonical import pack_ints, setup_bytes
 from dbnet.engine.choices import (
     DONE,
     SHIFT,
     STRIKE,
+    ActivateChoice,
     AttackChoice,
     BladeChoice,
     BuryChoice,
@@ -55,17 +70,50 @@ from dbnet.engine.choices import (
     OrderChoice,
     Pending,
     PlaceChoice,
+    RerollChoice,
     ShiftChoice,
     SpawnChoice,
     StrikeChoice,
+    TargetChoice,
 )
-from dbnet.engine.model import Activation, GameSetup, MiniatureDef, Player
+from dbnet.engine.combat import (
+    ATTACK_DAMAGE,
+    BLADE_VALUE,
+    Combat,
+    Fate,
+    Purpose,
+    Rolling,
+    Stage,
+    attack_faces,
+    dice_damage,
+)
+from dbnet.engine.effects import Op, OpKind
+from dbnet.engine.keywords import check_ability
+from dbnet.engine.model import AbilityDef, Activation, GameSetup, MiniatureDef, Player
+from dbnet.engine.targets import Targeting, needs_targets, number, options
 from dbnet.errors import DataError, GameOverError, IllegalChoiceError, InvalidChoiceError
 
-HASH_VERSION = 1
+__all__ = [
+    "ATTACK_DAMAGE",
+    "BLADE_VALUE",
+    "EndReason",
+    "Game",
+    "Mini",
+    "Mode",
+    "Phase",
+    "Step",
+    "Zone",
+    "dice_damage",
+]
+
+
+HASH_VERSION = 2
 MAX_WARBAND = 16
 MAX_COPIES = 3
 CREATURES_PER_PLAYER_PER_CELL = 4  # 301.1a
+
+INERT = AbilityDef("(not played)", Activation.UNKNOWN)
+"""Stands in for an ability the engine can't play, in a game that allows such miniatures."""
 
 
 class Zone(enum.IntEnum):
@@ -89,23 +137,20 @@ class Phase(enum.IntEnum):
 
 
 class Step(enum.IntEnum):
-    """What the engine waits for."""
+    """Where the turn is (abilities may interrupt any step, see the module docstring)."""
 
     ROLL_INITIATIVE = 0
     SPAWN = 1
     ACTION = 2
     SHIFT = 3
     STRIKE = 4
-    ROLL_ATTACK = 5
-    DAMAGE = 6
-    FATE = 7
-    DEATHBLOW = 8
-    ROLL_DEATHBLOW = 9
-    RESOLVE = 10
+    BLADE = 5  # combat step 3
+    DAMAGE = 6  # combat steps 4 and 6
+    FATE = 7  # step 5: disrupt or destroy
+    DEATHBLOW = 8  # step 6
+    RESOLVE = 9  # step 7
+    COMBAT_END = 10  # step 10's effects are resolving; then back to step 5
     OVER = 11
-    BLADE = 12
-    ORDER = 13  # 900.7a: a player orders their simultaneous triggered effects
-    COMBAT_END = 14  # step 10's effects are resolving; then back to step 5
 
 
 class Mode(enum.IntEnum):
@@ -114,38 +159,52 @@ class Mode(enum.IntEnum):
     STRIKE = 2
 
 
-class Fate(enum.IntEnum):
-    """What combat step 5 decided for a creature."""
-
-    DISRUPT = 1
-    DESTROY = 2
-
-
 class EndReason(enum.Enum):
     VICTORY = "victory"
     RESIGNATION = "resignation"
 
 
-# Attack die faces (302): index = die value - 1.
-ATTACK_DAMAGE = (1, 2, 3, 0, 0, 0)
-BLADE_VALUE = 6
-
-
-def dice_damage(values: Sequence[int]) -> int:
-    """The damage attack dice show (302): 1, 2 or 3 each; misses and blades add nothing."""
-    return sum(ATTACK_DAMAGE[v - 1] for v in values)
+_CHANCE_KINDS = {
+    Purpose.ATTACK: ChanceKind.ATTACK,
+    Purpose.DEATHBLOW: ChanceKind.DEATHBLOW,
+    Purpose.SPECIAL: ChanceKind.SPECIAL,
+    Purpose.WAIL: ChanceKind.WAIL,
+}
 
 
 class Mini:
-    """One miniature of one player's warband, and where it is now (internal, mutable)."""
+    """One miniature of one player's warband, and where it is now (internal, mutable).
 
-    __slots__ = ("cell", "damage", "defn", "handle", "id", "moved", "needs", "owner", "zone")
+    ``abilities`` are the printed abilities the game plays (an unplayable one, in a
+    game that allows it, is ``INERT``), indexed as printed.
+    """
 
-    def __init__(self, mini_id: int, owner: Player, defn: MiniatureDef, handle: str) -> None:
+    __slots__ = (
+        "abilities",
+        "cell",
+        "damage",
+        "defn",
+        "handle",
+        "id",
+        "moved",
+        "needs",
+        "owner",
+        "zone",
+    )
+
+    def __init__(
+        self,
+        mini_id: int,
+        owner: Player,
+        defn: MiniatureDef,
+        handle: str,
+        abilities: tuple[AbilityDef, ...] | None = None,
+    ) -> None:
         self.id = mini_id
         self.owner = owner
         self.defn = defn
         self.handle = handle
+        self.abilities = defn.abilities if abilities is None else abilities
         self.needs = defn.aspect_needs()  # asked on every spawn-cost check (801.4)
         self.zone = Zone.RESERVES
         self.cell = -1
@@ -158,6 +217,7 @@ class Mini:
         other.owner = self.owner
         other.defn = self.defn
         other.handle = self.handle
+        other.abilities = self.abilities
         other.needs = self.needs
         other.zone = self.zone
         other.cell = self.cell
@@ -173,102 +233,6 @@ class Mini:
     def __repr__(self) -> str:
         where = board.cell_name(self.cell) if self.cell >= 0 else self.zone.name.lower()
         return f"<Mini {self.id} {self.label} {where} damage={self.damage}>"
-
-
-class Combat:
-    """Progress of one combat (FAQ combat sequence) in one cell."""
-
-    __slots__ = (
-        "attackers",
-        "blade_uses",
-        "blades",
-        "cell",
-        "damage_bonus",
-        "damage_cell",
-        "damage_owner",
-        "damage_total",
-        "deathblow_queue",
-        "deathblown",
-        "ended",
-        "fate_queue",
-        "in_deathblow",
-        "marks",
-        "resolver",
-        "resume",
-    )
-
-    def __init__(self, cell: int, attackers: tuple[int, ...], resume: Step) -> None:
-        """A combat in ``cell`` (-1: damage dealt outside combat, 900.3); ``resume`` is the
-        step the game returns to afterwards."""
-        self.cell = cell
-        self.attackers = attackers
-        self.resume = resume
-        self.ended = False
-        self.marks: dict[int, Fate] = {}
-        self.fate_queue: list[int] = []
-        self.deathblow_queue: list[int] = []
-        self.deathblown: list[int] = []
-        self.in_deathblow = False
-        self.damage_owner = -1
-        self.damage_cell = -1
-        self.damage_total = 0
-        self.resolver = -1
-        self.blades = 0  # blades not yet assigned (combat step 3)
-        self.blade_uses: list[tuple[int, int, int]] = []  # (mini, ability index, activations)
-        self.damage_bonus = 0  # "+X damage this combat" from blade abilities (Crit, Fumble ...)
-
-    def uses(self, mini: int, index: int) -> int:
-        for m, i, n in self.blade_uses:
-            if m == mini and i == index:
-                return n
-        return 0
-
-    def record_use(self, mini: int, index: int) -> None:
-        n = self.uses(mini, index)
-        self.blade_uses = sorted(
-            [u for u in self.blade_uses if (u[0], u[1]) != (mini, index)] + [(mini, index, n + 1)]
-        )
-
-    def clone(self) -> Combat:
-        other = Combat(self.cell, self.attackers, self.resume)
-        other.ended = self.ended
-        other.blades = self.blades
-        other.blade_uses = list(self.blade_uses)
-        other.damage_bonus = self.damage_bonus
-        other.marks = dict(self.marks)
-        other.fate_queue = list(self.fate_queue)
-        other.deathblow_queue = list(self.deathblow_queue)
-        other.deathblown = list(self.deathblown)
-        other.in_deathblow = self.in_deathblow
-        other.damage_owner = self.damage_owner
-        other.damage_cell = self.damage_cell
-        other.damage_total = self.damage_total
-        other.resolver = self.resolver
-        return other
-
-    def encode(self) -> list[int]:
-        out = [self.cell, len(self.attackers), *self.attackers]
-        marks = sorted(self.marks.items())
-        out += [len(marks)]
-        for mini, fate in marks:
-            out += [mini, int(fate)]
-        for seq in (self.fate_queue, self.deathblow_queue, sorted(self.deathblown)):
-            out += [len(seq), *seq]
-        out += [
-            int(self.in_deathblow),
-            self.damage_owner,
-            self.damage_cell,
-            self.damage_total,
-            self.resolver,
-            self.blades,
-            self.damage_bonus,
-            self.resume,
-            int(self.ended),
-            len(self.blade_uses),
-        ]
-        for use in self.blade_uses:
-            out += use
-        return out
 
 
 def make_handles(minis: Sequence[MiniatureDef]) -> list[str]:
@@ -296,32 +260,36 @@ def check_warband_size(name: str, minis: Sequence[MiniatureDef]) -> None:
             raise DataError(name, f"has {n} copies of {slug!r}; at most 3 are allowed (600.3)")
 
 
+def playable_abilities(defn: MiniatureDef) -> tuple[AbilityDef, ...]:
+    """The miniature's abilities with the ones the engine can't play replaced by ``INERT``."""
+    return tuple(INERT if check_ability(a) else a for a in defn.abilities)
+
+
 class Game:
     """One game of Dreamblade between A and B. See the module docstring."""
 
-    def __init__(
-        self,
-        setup: GameSetup,
-        rules: AbilityRules = NO_ABILITIES,
-        *,
-        allow_unimplemented: bool = False,
-    ) -> None:
+    def __init__(self, setup: GameSetup, *, allow_unimplemented: bool = False) -> None:
+        """A new game at its first initiative roll. A miniature with an ability the engine
+        does not play is refused (DataError naming it and why) unless
+        ``allow_unimplemented``, when that ability simply has no effect."""
         self.setup = setup
-        self.rules = rules
         self.values = setup.map.values
         self.minis: list[Mini] = []
         for player in (Player.A, Player.B):
             warband = setup.warbands[player]
             check_warband_size(f"warband {warband.name!r}", warband.minis)
             for defn, handle in zip(warband.minis, make_handles(warband.minis), strict=True):
+                abilities = playable_abilities(defn)
                 if not allow_unimplemented:
                     for ability in defn.abilities:
-                        if not rules.implements(ability.keyword):
+                        problem = check_ability(ability)
+                        if problem:
                             raise DataError(
                                 f"warband {warband.name!r}, {defn.name}",
-                                f"ability {ability.keyword!r} is not implemented by these rules",
+                                f"ability {ability.keyword!r} can't be played: {problem}",
                             )
-                self.minis.append(Mini(len(self.minis), player, defn, handle))
+                self.minis.append(Mini(len(self.minis), player, defn, handle, abilities))
+        self.statics = Statics(self.minis)
         self._setup_digest = hashlib.sha256(setup_bytes(setup)).digest()
         # creature counts per player per cell, and the location in each cell (-1: none)
         self.creatures: list[list[int]] = [[0] * board.CELL_COUNT, [0] * board.CELL_COUNT]
@@ -332,7 +300,7 @@ class Game:
         self.step = Step.ROLL_INITIATIVE
         self.turns_won = [0, 0]
         self.bonus = [0, 0]  # 801.2: bonus spawn points waiting for the next spawn phase
-        self.kills = [0, 0]  # 803.2: enemy creatures destroyed this turn
+        self.kills = [0, 0]  # 803.2: enemy miniatures destroyed this turn
         self.initiative = [0, 0]
         self.reroll: tuple[Player, ...] = (Player.A, Player.B)
         self.had_one_last_turn = False
@@ -343,15 +311,21 @@ class Game:
         self.spawn_points = 0
         self.allies_at_spawn_start = 0  # bitmask of cells (801.5 condition 1)
         self.spawned_into = [0] * board.CELL_COUNT
+        self.spawn_uses: list[tuple[int, int]] = []  # spawn abilities used this phase (801.8)
         self.mode = Mode.NONE
         self.attacked_cells = 0  # bitmask (802.2a)
+        self.locked_cells = 0  # bitmask: Lockdown, no creature shifts out this turn
         self.combat: Combat | None = None
         self.winner: Player | None = None
         self.end_reason: EndReason | None = None
         self.conquest_history: list[tuple[int, int]] = []
-        self.trigger_queue: list[Trigger] = []  # triggered effects waiting to resolve (900.7)
-        self.order_resume = Step.OVER  # the step to return to after an ORDER decision
-        self.damaged_outside_combat = False  # 900.3: check disruption once triggers resolve
+        self.stack: list[Frame] = []
+        """Work waiting, innermost last: each frame is simultaneous triggered effects (900.7)
+        or the rest of one effect (its moves, attacks and rolls, in order)."""
+        self.rolling: Rolling | None = None
+        self.choosing: Targeting | None = None  # an ability waiting for its targets (900.9)
+        self.no_disrupt: list[int] = []  # Relentless: damaged creatures that can't be disrupted
+        self.damaged_outside_combat = False  # 900.3: check disruption once effects resolve
         self._pending: Pending | None = None
         self._choices: list[Choice] | None = None
         self._start_turn()
@@ -362,10 +336,11 @@ class Game:
         """An independent game in the same state."""
         other = Game.__new__(Game)
         for name in (
-            "setup", "rules", "values", "_setup_digest", "turn", "phase", "step", "reroll",
+            "setup", "values", "statics", "_setup_digest", "turn", "phase", "step", "reroll",
             "had_one_last_turn", "skip_spawn", "first", "active", "action_index",
-            "spawn_points", "allies_at_spawn_start", "mode", "attacked_cells", "winner",
-            "end_reason", "_pending", "_choices", "order_resume", "damaged_outside_combat",
+            "spawn_points", "allies_at_spawn_start", "mode", "attacked_cells", "locked_cells",
+            "winner", "end_reason", "_pending", "_choices", "damaged_outside_combat",
+            "choosing",
         ):  # fmt: skip
             setattr(other, name, getattr(self, name))
         other.minis = [m.clone() for m in self.minis]
@@ -376,9 +351,12 @@ class Game:
         other.kills = list(self.kills)
         other.initiative = list(self.initiative)
         other.spawned_into = list(self.spawned_into)
+        other.spawn_uses = list(self.spawn_uses)
         other.combat = self.combat.clone() if self.combat is not None else None
+        other.rolling = self.rolling.clone() if self.rolling is not None else None
         other.conquest_history = list(self.conquest_history)
-        other.trigger_queue = list(self.trigger_queue)
+        other.stack = [_copy_frame(frame) for frame in self.stack]
+        other.no_disrupt = list(self.no_disrupt)
         return other
 
     def encode(self) -> list[int]:
@@ -388,7 +366,7 @@ class Game:
             *self.kills, *self.initiative, len(self.reroll), *self.reroll,
             int(self.had_one_last_turn), int(self.skip_spawn), self.first, self.active,
             self.action_index, self.spawn_points, self.allies_at_spawn_start,
-            *self.spawned_into, self.mode, self.attacked_cells,
+            *self.spawned_into, self.mode, self.attacked_cells, self.locked_cells,
             -1 if self.winner is None else int(self.winner),
             0 if self.end_reason is None else (1 if self.end_reason is EndReason.VICTORY else 2),
             len(self.minis),
@@ -400,9 +378,31 @@ class Game:
         else:
             combat = self.combat.encode()
             out += [1, len(combat), *combat]
-        out += [self.order_resume, int(self.damaged_outside_combat), len(self.trigger_queue)]
-        for t in self.trigger_queue:
-            out += (t.controller, t.mini, t.index, t.event.kind, t.event.mini, t.event.cell)
+        out += [int(self.damaged_outside_combat), len(self.stack)]
+        for frame in self.stack:
+            out.append(len(frame))
+            for work in frame:
+                if isinstance(work, Trigger):
+                    event = work.event
+                    out += (1, work.controller, work.mini, work.index, event.kind, event.mini,
+                            event.cell)  # fmt: skip
+                else:
+                    out += (0, *work)
+        out.append(len(self.spawn_uses))
+        for mini, index in self.spawn_uses:
+            out += (mini, index)
+        out += [len(self.no_disrupt), *self.no_disrupt]
+        if self.rolling is None:
+            out.append(0)
+        else:
+            rolling = self.rolling.encode()
+            out += [1, len(rolling), *rolling]
+        choosing = self.choosing
+        if choosing is None:
+            out.append(0)
+        else:
+            out += [1, choosing.holder, choosing.source, choosing.index, choosing.controller,
+                    choosing.number, choosing.context]  # fmt: skip
         return out
 
     def state_hash(self) -> bytes:
@@ -452,11 +452,22 @@ class Game:
     def stat(self, m: Mini, stat: Stat) -> int:
         """A stat after all modifiers and the 900.8 minimums."""
         d = m.defn
-        base = (d.power, d.defense, d.life, d.spawn_cost)[stat]
-        return apply_minimum(stat, base + self.rules.stat_modifier(self, m, stat))
+        if stat is Stat.POWER:
+            base = base_power(self, m)
+        else:
+            base = (d.power, d.defense, d.life, d.spawn_cost)[stat]
+        statics = self.statics
+        if statics.auras or statics.self_stats or (stat is Stat.COST and statics.channels):
+            base += stat_modifier(self, m, stat)
+        return apply_minimum(stat, base)
+
+    def ability_def(self, source: int, index: int) -> AbilityDef:
+        """Ability ``index`` of ``source`` (for Hell's Fury: the Crit 2 it grants)."""
+        return ability_def(self, source, index)
 
     def spawn_cost(self, m: Mini) -> int:
-        """What spawning ``m`` costs its owner now: spawn cost plus aspect shortfall (801.4)."""
+        """What spawning ``m`` costs its owner now: spawn cost (Respawn's cost from the
+        graveyard) after Channel, plus aspect shortfall (801.4)."""
         return self._spawn_cost(m, self._aspect_counts(m.owner))
 
     def _aspect_counts(self, player: Player) -> list[int]:
@@ -471,19 +482,65 @@ class Game:
         return counts
 
     def _spawn_cost(self, m: Mini, counts: list[int]) -> int:
+        if m.zone is Zone.GRAVEYARD:
+            # Respawn: "as if it were in your reserves", so it does not count for itself.
+            respawn = self._respawn(m)
+            cost = (respawn.x or 0) if respawn is not None else m.defn.spawn_cost
+            if self.statics.channels:
+                cost += stat_modifier(self, m, Stat.COST)
+            cost = apply_minimum(Stat.COST, cost)
+            for aspect, needed in m.needs:
+                have = counts[aspect] - 1
+                if have < needed:
+                    cost += needed - have
+            return cost
         cost = self.stat(m, Stat.COST)
         for aspect, needed in m.needs:
             if counts[aspect] < needed:
                 cost += needed - counts[aspect]
         return cost
 
+    def _respawn(self, m: Mini) -> AbilityDef | None:
+        for ability in m.abilities:
+            if ability.keyword == "Respawn":
+                return ability
+        return None
+
     def claimed_points(self, player: Player) -> int:
-        """803.1: the value of the scoring cells ``player`` claims now."""
+        """803.1: the value of the scoring cells ``player`` claims now (Dominate claims a
+        contested cell)."""
         total = 0
+        dominators = self.statics.of("Dominate")
         for cell in board.SCORING_CELLS[player]:
-            if self.creatures[player][cell] and not self.creatures[player.other][cell]:
+            if not self.creatures[player][cell]:
+                continue
+            if not self.creatures[player.other][cell] or (
+                dominators and self._dominates(player, cell)
+            ):
                 total += self.values[cell]
         return total
+
+    def _dominates(self, player: Player, cell: int) -> bool:
+        for mini, _, ability in self.statics.of("Dominate"):
+            m = self.minis[mini]
+            if m.owner is player and m.cell == cell and is_active(self, m, ability):
+                return True
+        return False
+
+    def attack_bonus(self, owner: Player, cell: int) -> int:
+        """Darkheart Cottage: each attack ``owner``'s creatures make in its cell has +1
+        power per unengaged creature ``owner`` controls (FAQ: any kind of attack)."""
+        bonus = 0
+        for mini, _, ability in self.statics.of("Darkheart Cottage"):
+            m = self.minis[mini]
+            if m.owner is owner and m.cell == cell and cell >= 0 and is_active(self, m, ability):
+                bonus += sum(
+                    1
+                    for c in self.minis
+                    if c.owner is owner and c.cell >= 0 and c.defn.is_creature
+                    and not self.creatures[owner.other][c.cell]
+                )  # fmt: skip
+        return bonus
 
     # --- legal choices --------------------------------------------------------
 
@@ -499,6 +556,14 @@ class Game:
         return self._choices
 
     def _make_choices(self) -> list[Choice] | None:
+        rolling = self.rolling
+        if rolling is not None:
+            return self._reroll_choices() if rolling.stage is Stage.DECIDE else None
+        if self.choosing is not None:
+            return [TargetChoice(o) for o in options(self, self.choosing)]
+        if self._triggers() is not None:
+            waiting = self._waiting_triggers(self._trigger_player())
+            return [OrderChoice(i) for i in range(len(waiting))]
         step = self.step
         if step is Step.SPAWN:
             return self._spawn_choices()
@@ -509,25 +574,21 @@ class Game:
         if step is Step.STRIKE:
             return [*self._attack_choices(), DONE]
         if step is Step.FATE:
-            assert self.combat is not None
-            mini = self.combat.fate_queue[0]
+            mini = self._combat().fate_queue[0]
             return [FateChoice(mini, False), FateChoice(mini, True)]
         if step is Step.DEATHBLOW:
-            assert self.combat is not None
-            dying = self._dying_in(self.combat.deathblow_queue[0])
+            cell = self._combat().deathblow_queue[0]
+            dying = self._dying_in(cell)
             return [
-                DeathblowChoice(self.combat.deathblow_queue[0], subset)
+                DeathblowChoice(cell, subset)
                 for size in range(len(dying), -1, -1)
                 for subset in combinations(dying, size)
+                if self._may_attack_together(subset)
             ]
         if step is Step.RESOLVE:
             return self._resolve_choices()
         if step is Step.BLADE:
             return self._blade_choices()
-        if step is Step.ORDER:
-            pending = self._make_pending()
-            assert isinstance(pending, Decision)
-            return [OrderChoice(i) for i in range(len(pending.minis))]
         return None
 
     def _spawn_choices(self) -> list[Choice]:
@@ -535,13 +596,51 @@ class Game:
         out: list[Choice] = []
         counts = self._aspect_counts(player)
         for m in self.minis:
-            if m.owner is not player or m.zone is not Zone.RESERVES:
+            if m.owner is not player or not self._spawnable(m):
                 continue
             if self._spawn_cost(m, counts) > self.spawn_points:
                 continue
             out.extend(SpawnChoice(m.id, cell) for cell in self._spawn_cells(m))
+        for m in self.minis:
+            if m.owner is player and m.cell >= 0:
+                for index, ability in enumerate(m.abilities):
+                    out.extend(self._activations(m, index, ability))
         out.append(DONE)
         return out
+
+    def _spawnable(self, m: Mini) -> bool:
+        """In the reserves (or, with Respawn, the graveyard), and not barred by Unique or
+        Vengeance."""
+        if m.zone is not Zone.RESERVES and not (
+            m.zone is Zone.GRAVEYARD and self._respawn(m) is not None
+        ):
+            return False
+        for ability in m.abilities:
+            keyword = ability.keyword
+            if keyword == "Vengeance" and self.turns_won[m.owner.other] < (ability.x or 0):
+                return False
+            if keyword == "Unique" and self._controls_unique(m.owner, ability.modifier):
+                return False
+        return True
+
+    def _controls_unique(self, player: Player, name: str | None) -> bool:
+        for mini, _, ability in self.statics.of("Unique"):
+            other = self.minis[mini]
+            if other.owner is player and other.cell >= 0 and ability.modifier == name:
+                return True
+        return False
+
+    def _activations(self, m: Mini, index: int, ability: AbilityDef) -> list[ActivateChoice]:
+        """801.8: the ways to activate spawn ability ``index`` of ``m`` now."""
+        if ability.activation is not Activation.SPAWN or (m.id, index) in self.spawn_uses:
+            return []
+        if not is_active(self, m, ability):  # the score condition (303.2b)
+            return []
+        if ability.cost_x:
+            return [ActivateChoice(m.id, index, x) for x in range(1, self.spawn_points + 1)]
+        if (ability.spawn_cost or 0) > self.spawn_points:
+            return []
+        return [ActivateChoice(m.id, index)]
 
     def _spawn_cells(self, m: Mini) -> list[int]:
         player = m.owner
@@ -569,18 +668,49 @@ class Game:
                 and self.spawned_into[cell] < CREATURES_PER_PLAYER_PER_CELL  # 801.5: four a phase
             ):
                 cells.append(cell)
+        for ability in m.abilities:
+            if ability.keyword == "Reinforce":
+                cells += self._reinforce_cells(m, ability.modifier, cells)
         return cells
 
+    def _reinforce_cells(self, m: Mini, kind: str | None, taken: list[int]) -> list[int]:
+        """Reinforce [type]: any cell with an ally of that type (a creature: FAQ), within the
+        stacking limit."""
+        mine = self.creatures[m.owner]
+        out = []
+        for cell in range(board.CELL_COUNT):
+            if (
+                cell in taken
+                or mine[cell] >= CREATURES_PER_PLAYER_PER_CELL
+                or self.spawned_into[cell] >= CREATURES_PER_PLAYER_PER_CELL
+            ):
+                continue
+            if any(
+                a.cell == cell and a.owner is m.owner and a.defn.is_creature
+                and matches(kind, a.defn)
+                for a in self.minis
+            ):  # fmt: skip
+                out.append(cell)
+        return out
+
     def _move_choices(self) -> list[Choice]:
-        mine = self.creatures[self.active]
         out: list[Choice] = []
         for m in self.minis:
-            if not self._may_move(m):
-                continue
-            for cell in board.ADJACENT[m.cell]:
-                if mine[cell] < CREATURES_PER_PLAYER_PER_CELL:  # 802.1c
-                    out.append(MoveChoice(m.id, cell))
+            if self._may_move(m):
+                out.extend(MoveChoice(m.id, cell) for cell in self._shift_cells(m))
         return out
+
+    def _shift_cells(self, m: Mini) -> list[int]:
+        """Where ``m`` may move when shifting: adjacent (802.1b), room for it (802.1c), and
+        for a Defender no enemy creature there."""
+        mine = self.creatures[m.owner]
+        theirs = self.creatures[m.owner.other]
+        defender = self.statics.of("Defender") and has_active(self, m, "Defender") is not None
+        return [
+            cell
+            for cell in board.ADJACENT[m.cell]
+            if mine[cell] < CREATURES_PER_PLAYER_PER_CELL and not (defender and theirs[cell])
+        ]
 
     def _attack_choices(self) -> list[Choice]:
         player = self.active
@@ -590,8 +720,18 @@ class Game:
                 continue
             ids = [m.id for m in self.creatures_in(cell, player)]
             for size in range(len(ids), 0, -1):
-                out.extend(AttackChoice(cell, subset) for subset in combinations(ids, size))
+                out.extend(
+                    AttackChoice(cell, subset)
+                    for subset in combinations(ids, size)
+                    if self._may_attack_together(subset)
+                )
         return out
+
+    def _may_attack_together(self, attackers: Sequence[int]) -> bool:
+        """Loner: a creature with it can't attack alongside others, deathblows included."""
+        if len(attackers) < 2 or not self.statics.of("Loner"):
+            return True
+        return not any(has_active(self, self.minis[i], "Loner") is not None for i in attackers)
 
     def _blade_choices(self) -> list[Choice]:
         """Combat step 3 (303.1, 802.2c, 900.10): the abilities the next blade(s) can go to.
@@ -602,40 +742,58 @@ class Game:
         combat = self._combat()
         if combat.blades <= 0:
             return []
-        sources = list(combat.attackers)
+        holders = list(combat.attackers)
         for m in self.minis:
             if m.cell == combat.cell and m.defn.is_location and m.owner is self.active:
-                sources.append(m.id)
+                holders.append(m.id)
         out: list[Choice] = []
-        for mini in sorted(sources):
-            m = self.minis[mini]
-            for index, ability in enumerate(m.defn.abilities):
-                activation = ability.activation
-                if not activation.is_blade or not self.rules.blade_usable(self, m, index):
+        for holder in sorted(holders):
+            m = self.minis[holder]
+            for source, index, ability in blade_abilities(self, m):
+                if ability.is_double_blade and combat.blades < 2:
                     continue
-                double = activation in (Activation.DOUBLE_BLADE, Activation.DOUBLE_MULTIBLADE)
-                once = activation in (Activation.BLADE, Activation.DOUBLE_BLADE)
-                if double and combat.blades < 2:
+                if ability.is_single_use_blade and combat.uses(holder, source, index):
                     continue
-                if once and combat.uses(mini, index):
-                    continue
-                out.append(BladeChoice(mini, index))
+                out.append(BladeChoice(holder, index, -1 if source == holder else source))
         return out
 
+    def _reroll_choices(self) -> list[Choice]:
+        """Fortunate: every set of at most X of the dice (as values) to reroll, none first."""
+        rolling = self.rolling
+        assert rolling is not None
+        limit = rolling.fortunes[0][1]
+        dice = sorted(rolling.dice)
+        found: list[tuple[int, ...]] = []
+        for size in range(min(limit, len(dice)) + 1):
+            for combo in combinations(dice, size):
+                if combo not in found:
+                    found.append(combo)
+        return [RerollChoice(c) for c in found]
+
     def _resolve_choices(self) -> list[Choice]:
-        assert self.combat is not None
-        resolver = Player(self.combat.resolver)
+        combat = self._combat()
+        resolver = Player(combat.resolver)
+        destroys = self._destroys_for(resolver)
+        if destroys:
+            return [BuryChoice(mini) for mini in destroys]
         out: list[Choice] = []
         empties = self._empty_cells_for(resolver)
-        for mini, fate in sorted(self.combat.marks.items()):
-            m = self.minis[mini]
-            if m.owner is resolver or fate is not Fate.DISRUPT:
+        for mini, (fate, by) in sorted(combat.marks.items()):
+            if by is not resolver or fate is not Fate.DISRUPT:
                 continue
             if empties:
                 out.extend(PlaceChoice(mini, cell) for cell in empties)
             else:
                 out.append(BuryChoice(mini))  # no empty cell: destroyed instead
         return out
+
+    def _destroys_for(self, resolver: Player) -> list[int]:
+        combat = self._combat()
+        return [
+            mini
+            for mini, (fate, by) in sorted(combat.marks.items())
+            if by is resolver and fate is Fate.DESTROY
+        ]
 
     def _empty_cells_for(self, disrupter: Player) -> list[int]:
         """Cells a disrupted enemy may go to: no miniature at all, not the disrupter's portal."""
@@ -651,12 +809,12 @@ class Game:
         ]
 
     def _dying_in(self, cell: int) -> tuple[int, ...]:
-        assert self.combat is not None
+        combat = self._combat()
         return tuple(
             mini
-            for mini, fate in sorted(self.combat.marks.items())
+            for mini, (fate, _) in sorted(combat.marks.items())
             if fate is Fate.DESTROY and self.minis[mini].cell == cell
-            and mini in self.combat.deathblown
+            and mini in combat.deathblown
         )  # fmt: skip
 
     # --- input ----------------------------------------------------------------
@@ -671,10 +829,10 @@ class Game:
                 f"the game is waiting for {pending.count} {pending.kind.value} dice, not a choice"
             )
         _check_field_types(choice)
-        if self.step is Step.DAMAGE:
+        if pending.kind is DecisionKind.DAMAGE:
             self._check_damage(choice, pending)
             return
-        if self._is_legal(choice):
+        if self._is_legal(choice, pending):
             return
         expected = _CHOICE_TYPES[pending.kind]
         if not isinstance(choice, expected):
@@ -685,19 +843,25 @@ class Game:
             )
         raise IllegalChoiceError(f"{choice!r} is not legal now: {self._why_illegal(choice)}")
 
-    def _is_legal(self, choice: Choice) -> bool:
+    def _is_legal(self, choice: Choice, pending: Decision) -> bool:
         """Whether ``choice`` is among ``legal_choices()``, without building the list for
         the decisions whose lists are long (spawn, shift, strike: one per decision)."""
-        step = self.step
         kind = type(choice)
-        if step is Step.ACTION:
+        decision = pending.kind
+        if decision is DecisionKind.ACTION:
             return kind is ShiftChoice or kind is StrikeChoice
-        if step is Step.SPAWN or step is Step.SHIFT or step is Step.STRIKE:
+        if (
+            decision is DecisionKind.SPAWN
+            or decision is DecisionKind.SHIFT
+            or (decision is DecisionKind.STRIKE)
+        ):
             if kind is Done:
                 return True
-            if step is Step.SPAWN:
+            if decision is DecisionKind.SPAWN:
+                if kind is ActivateChoice:
+                    return self._can_activate(choice)  # type: ignore[arg-type]
                 return kind is SpawnChoice and self._can_spawn(choice)  # type: ignore[arg-type]
-            if step is Step.SHIFT:
+            if decision is DecisionKind.SHIFT:
                 return kind is MoveChoice and self._can_move(choice)  # type: ignore[arg-type]
             return kind is AttackChoice and self._can_attack(choice)  # type: ignore[arg-type]
         legal = self.legal_choices()
@@ -711,21 +875,25 @@ class Game:
         m = self.minis[choice.mini]
         return (
             m.owner is self.active
-            and m.zone is Zone.RESERVES
+            and self._spawnable(m)
             and self.spawn_cost(m) <= self.spawn_points
             and choice.cell in self._spawn_cells(m)
         )
+
+    def _can_activate(self, choice: ActivateChoice) -> bool:
+        if not 0 <= choice.mini < len(self.minis):
+            return False
+        m = self.minis[choice.mini]
+        if m.owner is not self.active or m.cell < 0 or not 0 <= choice.index < len(m.abilities):
+            return False
+        return choice in self._activations(m, choice.index, m.abilities[choice.index])
 
     def _can_move(self, choice: MoveChoice) -> bool:
         """The conditions of ``_move_choices``, for one choice."""
         if not 0 <= choice.mini < len(self.minis):
             return False
         m = self.minis[choice.mini]
-        return (
-            self._may_move(m)
-            and choice.cell in board.ADJACENT[m.cell]
-            and self.creatures[m.owner][choice.cell] < CREATURES_PER_PLAYER_PER_CELL
-        )
+        return self._may_move(m) and choice.cell in self._shift_cells(m)
 
     def _may_move(self, m: Mini) -> bool:
         """Whether ``m`` is a creature the shifting player may still move (802.1)."""
@@ -735,12 +903,13 @@ class Game:
             and not m.moved
             and m.defn.is_creature
             and not self.creatures[m.owner.other][m.cell]  # 802.1a: engaged creatures can't move
+            and not (self.locked_cells >> m.cell) & 1  # Lockdown
         )
 
     def _can_attack(self, choice: AttackChoice) -> bool:
         """The conditions of ``_attack_choices``, for one choice: a cell not yet attacked
         with enemy creatures in it, and a non-empty set of the striker's creatures there
-        in increasing id order."""
+        in increasing id order (a Loner alone)."""
         cell = choice.cell
         if not self._may_attack(cell) or not choice.attackers:
             return False
@@ -752,7 +921,7 @@ class Game:
             if m.cell != cell or m.owner is not self.active or not m.defn.is_creature:
                 return False
             previous = mini
-        return True
+        return self._may_attack_together(choice.attackers)
 
     def _may_attack(self, cell: int) -> bool:
         """Whether the striking player may attack ``cell`` (802.2a)."""
@@ -767,13 +936,7 @@ class Game:
         """Whether the spawn, shift or strike decision offers anything besides DONE
         (asked after every step, so it stops at the first option it finds)."""
         if step is Step.SHIFT:
-            mine = self.creatures[self.active]
-            for m in self.minis:
-                if self._may_move(m):
-                    for cell in board.ADJACENT[m.cell]:
-                        if mine[cell] < CREATURES_PER_PLAYER_PER_CELL:
-                            return True
-            return False
+            return any(self._may_move(m) and self._shift_cells(m) for m in self.minis)
         if step is Step.STRIKE:
             mine = self.creatures[self.active]
             theirs = self.creatures[self.active.other]
@@ -783,11 +946,16 @@ class Game:
             return False
         counts = self._aspect_counts(self.active)
         for m in self.minis:
+            if m.owner is not self.active:
+                continue
             if (
-                m.owner is self.active
-                and m.zone is Zone.RESERVES
+                self._spawnable(m)
                 and self._spawn_cost(m, counts) <= self.spawn_points
                 and self._spawn_cells(m)
+            ):
+                return True
+            if m.cell >= 0 and any(
+                self._activations(m, index, ability) for index, ability in enumerate(m.abilities)
             ):
                 return True
         return False
@@ -816,6 +984,40 @@ class Game:
             raise IllegalChoiceError(
                 f"all {pending.total} damage must be assigned (900.2); this assigns {total}"
             )
+        short = self._bodyguards_short(pending.targets, dict(choice.assignments))
+        if short:
+            raise IllegalChoiceError(
+                "Bodyguard: no damage may go to "
+                + ", ".join(self.minis[i].label for i in sorted(choice_others(choice, short)))
+                + " until "
+                + ", ".join(f"{self.minis[g].label} has {need}" for g, need in short)
+                + " (enough to disrupt or destroy it)"
+            )
+
+    def bodyguards(self, targets: Sequence[int]) -> list[int]:
+        """The targets with an active Bodyguard."""
+        if not self.statics.of("Bodyguard"):
+            return []
+        return [i for i in targets if has_active(self, self.minis[i], "Bodyguard") is not None]
+
+    def bodyguard_need(self, mini: int) -> int:
+        """The damage a Bodyguard must have before its allies may take any: enough to
+        disrupt or destroy it."""
+        m = self.minis[mini]
+        return min(self.defense(m), self.life(m))
+
+    def _bodyguards_short(
+        self, targets: Sequence[int], assigned: dict[int, int]
+    ) -> list[tuple[int, int]]:
+        """Bodyguards still short of their need when others take damage: (id, need)."""
+        guards = self.bodyguards(targets)
+        if not guards or all(i in guards for i in assigned):
+            return []
+        return [
+            (g, self.bodyguard_need(g))
+            for g in guards
+            if self.minis[g].damage + assigned.get(g, 0) < self.bodyguard_need(g)
+        ]
 
     def _why_illegal(self, choice: Choice) -> str:
         """A short reason for an illegal choice of the right type (best effort, for people)."""
@@ -826,14 +1028,18 @@ class Game:
             m = self.minis[choice.mini]
             if m.owner is not self.active:
                 return f"{m.label} is not {self.active.name}'s"
-            if m.zone is not Zone.RESERVES:
-                return f"{m.label} is not in reserves"
+            if not self._spawnable(m):
+                if m.zone is not Zone.RESERVES:
+                    return f"{m.label} is not in reserves"
+                return f"{m.label} can't be spawned now (Unique or Vengeance)"
             cost = self.spawn_cost(m)
             if cost > self.spawn_points:
                 return f"{m.label} costs {cost} and only {self.spawn_points} spawn points are left"
             if not 0 <= choice.cell < board.CELL_COUNT:
                 return f"there is no cell {choice.cell}"
             return f"{m.label} can't be spawned in {board.cell_name(choice.cell)} (801.5-801.7)"
+        if isinstance(choice, ActivateChoice) and step is Step.SPAWN:
+            return "that spawn ability is not available (used, unaffordable, or off a scoring cell)"
         if isinstance(choice, MoveChoice) and step is Step.SHIFT:
             if not 0 <= choice.mini < len(self.minis):
                 return f"there is no miniature {choice.mini}"
@@ -844,68 +1050,87 @@ class Game:
                 return f"{m.label} has already moved this shift"
             if self.is_engaged(m):
                 return f"{m.label} is engaged and can't move (802.1a)"
+            if (self.locked_cells >> m.cell) & 1:
+                return f"{m.label} is in a locked-down cell (Lockdown)"
             if not 0 <= choice.cell < board.CELL_COUNT or choice.cell not in board.ADJACENT[m.cell]:
                 return "creatures move one cell forward, back, left or right (802.1b)"
+            if self.creatures[m.owner.other][choice.cell] and has_active(self, m, "Defender"):
+                return f"{m.label} has Defender: it can't shift into a cell with enemies"
             return f"{self.active.name} already has four creatures there (802.1c)"
         if isinstance(choice, AttackChoice) and step is Step.STRIKE:
             if (self.attacked_cells >> choice.cell) & 1 if 0 <= choice.cell < 25 else False:
                 return "that cell has already been attacked this strike (802.2a)"
+            if not self._may_attack_together(choice.attackers):
+                return "a creature with Loner can't attack with others"
             return "attackers must be engaged creatures of the striking player in that cell"
         return "it is not among the legal choices"
 
     def apply(self, choice: Choice) -> None:
         """Play ``choice`` for the pending decision; raise and change nothing if it is not legal."""
         self.check_choice(choice)
+        pending = self.pending
+        assert isinstance(pending, Decision)
         self._invalidate()
-        step = self.step
-        if step is Step.SPAWN:
+        kind = pending.kind
+        if kind is DecisionKind.REROLL:
+            assert isinstance(choice, RerollChoice)
+            self._reroll(choice.dice)
+        elif kind is DecisionKind.TARGET:
+            assert isinstance(choice, TargetChoice)
+            targeting = self.choosing
+            assert targeting is not None
+            self.choosing = None
+            effects.resolve(self, targeting, choice.targets)
+        elif kind is DecisionKind.ORDER:
+            assert isinstance(choice, OrderChoice)
+            chosen = self._waiting_triggers(pending.player)[choice.position]
+            self._resolve_trigger(self._pop_trigger(chosen))
+        elif kind is DecisionKind.SPAWN:
             if isinstance(choice, Done):
                 self._end_spawn_phase()
+            elif isinstance(choice, ActivateChoice):
+                self._activate_spawn_ability(choice)
             else:
                 assert isinstance(choice, SpawnChoice)
                 self._spawn(self.minis[choice.mini], choice.cell)
-        elif step is Step.ACTION:
+        elif kind is DecisionKind.ACTION:
             self.mode = Mode.SHIFT if isinstance(choice, ShiftChoice) else Mode.STRIKE
             self.step = Step.SHIFT if isinstance(choice, ShiftChoice) else Step.STRIKE
-        elif step is Step.SHIFT:
+        elif kind is DecisionKind.SHIFT:
             if isinstance(choice, Done):
                 self._end_action_phase()
             else:
                 assert isinstance(choice, MoveChoice)
                 m = self.minis[choice.mini]
-                self._move(m, choice.cell)
                 m.moved = True
-        elif step is Step.STRIKE:
+                self._move(m, choice.cell)
+        elif kind is DecisionKind.STRIKE:
             if isinstance(choice, Done):
                 self._end_action_phase()
             else:
                 assert isinstance(choice, AttackChoice)
                 self._start_combat(choice.cell, choice.attackers)
-        elif step is Step.BLADE:
+        elif kind is DecisionKind.BLADE:
             assert isinstance(choice, BladeChoice)
-            self._assign_blade(choice.mini, choice.index)
-        elif step is Step.DAMAGE:
+            source = choice.mini if choice.source < 0 else choice.source
+            self._assign_blade(choice.mini, source, choice.index)
+        elif kind is DecisionKind.DAMAGE:
             assert isinstance(choice, DamageChoice)
             self._deal_damage(choice.assignments)
-        elif step is Step.FATE:
+        elif kind is DecisionKind.FATE:
             assert isinstance(choice, FateChoice)
-            assert self.combat is not None
-            self.combat.fate_queue.pop(0)
-            self.combat.marks[choice.mini] = Fate.DESTROY if choice.destroy else Fate.DISRUPT
+            combat = self._combat()
+            combat.fate_queue.pop(0)
+            fate = Fate.DESTROY if choice.destroy else Fate.DISRUPT
+            combat.marks[choice.mini] = (fate, self.minis[choice.mini].owner.other)
             self._after_fates()
-        elif step is Step.DEATHBLOW:
+        elif kind is DecisionKind.DEATHBLOW:
             assert isinstance(choice, DeathblowChoice)
             self._declare_deathblow(choice.cell, choice.attackers)
-        elif step is Step.RESOLVE:
+        else:
+            assert kind is DecisionKind.RESOLVE
             assert isinstance(choice, BuryChoice | PlaceChoice)
             self._apply_resolution(choice)
-        elif step is Step.ORDER:
-            assert isinstance(choice, OrderChoice)
-            pending = self._make_pending()
-            assert isinstance(pending, Decision)
-            chosen = self._waiting_triggers(pending.player)[choice.position]
-            self.step = self.order_resume
-            self.rules.resolve_trigger(self, self.trigger_queue.pop(chosen))
         self._advance()
 
     def roll(self, values: Sequence[int]) -> None:
@@ -927,14 +1152,13 @@ class Game:
             if type(v) is not int or not 1 <= v <= 6:
                 raise InvalidChoiceError(f"die value {v!r} is not an int from 1 to 6")
         self._invalidate()
-        if self.step is Step.ROLL_INITIATIVE:
+        if self.rolling is not None:
+            self._rolled(values)
+        else:
+            assert self.step is Step.ROLL_INITIATIVE
             for player, value in zip(self.reroll, values, strict=True):
                 self.initiative[player] = value
             self._after_initiative()
-        elif self.step is Step.ROLL_ATTACK:
-            self._after_attack_roll(values)
-        else:
-            self._after_deathblow_roll(values)
         self._advance()
 
     def resign(self, player: Player) -> None:
@@ -951,32 +1175,46 @@ class Game:
     # --- pending ----------------------------------------------------------------
 
     def _make_pending(self) -> Pending:
-        step = self.step
-        if step is Step.ROLL_INITIATIVE:
-            return ChanceRequest(ChanceKind.INITIATIVE, len(self.reroll), players=self.reroll)
-        if step is Step.ROLL_ATTACK:
-            assert self.combat is not None
+        rolling = self.rolling
+        if rolling is not None:
+            if rolling.stage is Stage.DECIDE:
+                mini, x = rolling.fortunes[0]
+                return Decision(
+                    rolling.owner,
+                    DecisionKind.REROLL,
+                    cell=self.minis[mini].cell,
+                    total=x,
+                    minis=(mini,),
+                    dice=tuple(rolling.dice),
+                )
+            kind = ChanceKind.REROLL if rolling.stage is Stage.REROLL else None
             return ChanceRequest(
-                ChanceKind.ATTACK, self._attack_dice(self.combat.attackers), owner=self.active
+                kind or _CHANCE_KINDS[rolling.purpose], rolling.count, owner=rolling.owner
             )
-        if step is Step.ROLL_DEATHBLOW:
-            assert self.combat is not None
-            return ChanceRequest(
-                ChanceKind.DEATHBLOW, self.combat.damage_total, owner=self.active.other
+        targeting = self.choosing
+        if targeting is not None:
+            holder = self.minis[targeting.holder]
+            return Decision(
+                targeting.controller,
+                DecisionKind.TARGET,
+                cell=holder.cell,
+                minis=(targeting.holder,),
+                ability=(targeting.source, targeting.index),
             )
-        if step is Step.ORDER:
-            priority = self._trigger_priority()
-            player = priority if self._waiting_triggers(priority) else priority.other
+        frame = self._triggers()
+        if frame is not None:
+            player = self._trigger_player()
             return Decision(
                 player,
                 DecisionKind.ORDER,
-                minis=tuple(self.trigger_queue[i].mini for i in self._waiting_triggers(player)),
+                minis=tuple(frame[i].mini for i in self._waiting_triggers(player)),
             )
+        step = self.step
+        if step is Step.ROLL_INITIATIVE:
+            return ChanceRequest(ChanceKind.INITIATIVE, len(self.reroll), players=self.reroll)
         if step is Step.BLADE:
-            assert self.combat is not None
-            return Decision(
-                self.active, DecisionKind.BLADE, cell=self.combat.cell, total=self.combat.blades
-            )
+            combat = self._combat()
+            return Decision(self.active, DecisionKind.BLADE, cell=combat.cell, total=combat.blades)
         if step is Step.SPAWN:
             return Decision(self.active, DecisionKind.SPAWN)
         if step is Step.ACTION:
@@ -985,43 +1223,63 @@ class Game:
             return Decision(self.active, DecisionKind.SHIFT)
         if step is Step.STRIKE:
             return Decision(self.active, DecisionKind.STRIKE)
-        combat = self.combat
-        assert combat is not None
+        combat = self._combat()
         if step is Step.DAMAGE:
+            owner = Player(combat.damage_owner)
             return Decision(
-                Player(combat.damage_owner),
+                owner,
                 DecisionKind.DAMAGE,
                 cell=combat.damage_cell,
                 total=combat.damage_total,
-                targets=self._damage_targets(Player(combat.damage_owner), combat.damage_cell),
+                targets=self._damage_targets(owner, combat.damage_cell),
             )
         if step is Step.FATE:
-            mini = self.minis[combat.fate_queue[0]]
-            return Decision(mini.owner.other, DecisionKind.FATE, cell=mini.cell, minis=(mini.id,))
+            fated = self.minis[combat.fate_queue[0]]
+            return Decision(
+                fated.owner.other, DecisionKind.FATE, cell=fated.cell, minis=(fated.id,)
+            )
         if step is Step.DEATHBLOW:
             cell = combat.deathblow_queue[0]
             return Decision(
                 self.first.other, DecisionKind.DEATHBLOW, cell=cell, minis=self._dying_in(cell)
             )
-        assert step is Step.RESOLVE
+        assert step is Step.RESOLVE, step
         resolver = Player(combat.resolver)
-        waiting = tuple(
-            mini for mini in sorted(combat.marks) if self.minis[mini].owner is not resolver
+        destroys = self._destroys_for(resolver)
+        waiting = (
+            tuple(destroys)
+            if destroys
+            else tuple(mini for mini, (_, by) in sorted(combat.marks.items()) if by is resolver)
         )
         return Decision(resolver, DecisionKind.RESOLVE, minis=waiting)
 
     # --- automatic flow --------------------------------------------------------
 
     def _advance(self) -> None:
-        """Run automatic steps until a real decision or dice are needed.
+        """Run automatic work until a real decision or dice are needed.
 
-        Triggered effects come first: nothing voluntary happens while any wait (glossary:
-        triggered ability). Each pass of the loop does one thing, so the effects a step
-        triggers resolve before the next step (FAQ combat step 7).
+        A roll in progress and an ability's targets come first; then triggered effects
+        (nothing voluntary happens while any wait: glossary, triggered ability); then
+        the rest of the effects in progress, one move or attack at a time; then the
+        check of damage dealt outside combat (900.3); then the step. Each pass of the
+        loop does one thing, so what a thing triggers resolves before the next.
         """
-        while True:
-            if self.trigger_queue:
-                if self._resolve_next_trigger():
+        while self.step is not Step.OVER:
+            if self.rolling is not None:
+                return
+            targeting = self.choosing
+            if targeting is not None:
+                found = options(self, targeting)
+                if len(found) > 1:
+                    self._choices = [TargetChoice(o) for o in found]
+                    return
+                self.choosing = None  # one way to do it, or none (900.1c): no decision
+                effects.resolve(self, targeting, found[0] if found else ())
+                continue
+            if self.stack:
+                if self._triggers() is None:
+                    self._run_op()
+                elif self._resolve_next_trigger():
                     return
                 continue
             if self.damaged_outside_combat and self.combat is None:
@@ -1043,7 +1301,8 @@ class Game:
                 if choices:
                     blade = choices[0]
                     assert isinstance(blade, BladeChoice)
-                    self._assign_blade(blade.mini, blade.index)
+                    source = blade.mini if blade.source < 0 else blade.source
+                    self._assign_blade(blade.mini, source, blade.index)
                 else:
                     self._end_blades()
             elif step is Step.RESOLVE:
@@ -1060,27 +1319,290 @@ class Game:
         900.7a: the effects of the player whose phase it is go first (the first
         player's in shared phases); a player with several chooses their order.
         """
-        priority = self._trigger_priority()
-        for player in (priority, priority.other):
-            mine = self._waiting_triggers(player)
-            if not mine:
-                continue
-            if len(mine) > 1:
-                if self.step is not Step.ORDER:
-                    self.order_resume = self.step
-                    self.step = Step.ORDER
-                return True
-            self.rules.resolve_trigger(self, self.trigger_queue.pop(mine[0]))
-            return False
-        raise AssertionError("a waiting trigger has no controller")
+        player = self._trigger_player()
+        mine = self._waiting_triggers(player)
+        if len(mine) > 1:
+            return True
+        self._resolve_trigger(self._pop_trigger(mine[0]))
+        return False
 
-    def _trigger_priority(self) -> Player:
-        """900.7a: whose simultaneous effects resolve first (the first player's in shared
-        phases such as initiative and conquest)."""
-        return self.active if self.phase in (Phase.SPAWN, Phase.ACTION) else self.first
+    def _trigger_player(self) -> Player:
+        """Whose waiting effects resolve next (900.7a): the player whose phase it is (the
+        first player in shared phases) while they have any, then the other."""
+        priority = self.active if self.phase in (Phase.SPAWN, Phase.ACTION) else self.first
+        return priority if self._waiting_triggers(priority) else priority.other
 
     def _waiting_triggers(self, player: Player) -> list[int]:
-        return [i for i, t in enumerate(self.trigger_queue) if t.controller is player]
+        frame = self._triggers()
+        assert frame is not None
+        return [i for i, t in enumerate(frame) if t.controller is player]
+
+    def _triggers(self) -> list[Trigger] | None:
+        """The innermost frame of the stack when it holds triggered effects."""
+        if self.stack:
+            frame = self.stack[-1]
+            if isinstance(frame[0], Trigger):
+                return frame
+        return None
+
+    def _pop_trigger(self, position: int) -> Trigger:
+        frame = self._triggers()
+        assert frame is not None
+        trigger = frame.pop(position)
+        if not frame:
+            self.stack.pop()
+        return trigger
+
+    def _resolve_trigger(self, trigger: Trigger) -> None:
+        self._activate(trigger.mini, trigger.mini, trigger.index, trigger.controller,
+                       context=trigger.event.mini)  # fmt: skip
+
+    # --- abilities -----------------------------------------------------------------
+
+    def _activate(
+        self,
+        holder: int,
+        source: int,
+        index: int,
+        controller: Player,
+        chosen_x: int = 0,
+        context: int = -1,
+    ) -> None:
+        """Activate an ability: its targets are chosen now (a TARGET decision unless there
+        is one way or none), then its effect happens (900.9, FAQ: targeting)."""
+        ability = self.ability_def(source, index)
+        targeting = Targeting(
+            holder, source, index, ability, controller, number(ability, chosen_x), context
+        )
+        if needs_targets(ability):
+            self.choosing = targeting  # _advance offers the targets or takes the only one
+        else:
+            effects.resolve(self, targeting, ())
+
+    def _activate_spawn_ability(self, choice: ActivateChoice) -> None:
+        m = self.minis[choice.mini]
+        ability = m.abilities[choice.index]
+        self.spawn_points -= choice.x if ability.cost_x else (ability.spawn_cost or 0)
+        self.spawn_uses.append((choice.mini, choice.index))
+        self._activate(m.id, m.id, choice.index, m.owner, chosen_x=choice.x)
+
+    def push_ops(self, ops: list[Op]) -> None:
+        """Queue the parts of an effect that must happen one at a time."""
+        if ops:
+            self.stack.append(ops)
+
+    def _run_op(self) -> None:
+        frame = self.stack[-1]
+        op = frame.pop(0)
+        assert isinstance(op, Op)
+        if not frame:
+            self.stack.pop()
+        m = self.minis[op.mini]
+        if op.kind is OpKind.MOVE:
+            # 900.1c, 900.13: a target that left, or a cell now full, is skipped.
+            if (
+                m.cell >= 0
+                and m.defn.is_creature
+                and m.cell != op.arg
+                and self.creatures[m.owner][op.arg] < CREATURES_PER_PLAYER_PER_CELL
+            ):
+                self._move(m, op.arg)
+        elif op.kind is OpKind.SWAP:
+            other = self.minis[op.arg]
+            if m.cell >= 0 and other.cell >= 0 and m.cell != other.cell:
+                here, there = m.cell, other.cell
+                self._place(m, Zone.DREAMSCAPE, there)
+                self._place(other, Zone.DREAMSCAPE, here)
+                self._emit(EventKind.ENTERED, m.id, there)
+                self._emit(EventKind.ENTERED, other.id, here)
+        elif op.kind is OpKind.ATTACK:
+            self._start_special(op.mini, op.extra, op.arg)
+        else:
+            assert op.kind is OpKind.WAIL
+            self.rolling = Rolling(Purpose.WAIL, m.owner, 2, [], attacker=m.id)
+
+    def _fortunes(self, attackers: Iterable[int]) -> list[tuple[int, int]]:
+        """The Fortunate abilities of the attacking creatures, in order (FAQ: each one
+        rerolls separately)."""
+        if not self.statics.of("Fortunate"):
+            return []
+        out = []
+        for mini in attackers:
+            m = self.minis[mini]
+            for ability in m.abilities:
+                if ability.keyword == "Fortunate" and is_active(self, m, ability):
+                    out.append((mini, ability.x or 0))
+        return out
+
+    def _start_roll(
+        self,
+        purpose: Purpose,
+        owner: Player,
+        count: int,
+        attackers: Sequence[int],
+        target: int = -1,
+    ) -> None:
+        """Roll ``count`` attack dice for ``attackers``; with none, the roll is over at once."""
+        if count <= 0:
+            self._finish_roll(purpose, owner, [], attackers[0] if attackers else -1, target)
+            return
+        attacker = attackers[0] if purpose is Purpose.SPECIAL else -1
+        self.rolling = Rolling(purpose, owner, count, self._fortunes(attackers), attacker, target)
+
+    def _rolled(self, values: Sequence[int]) -> None:
+        rolling = self.rolling
+        assert rolling is not None
+        if rolling.purpose is Purpose.WAIL:
+            self.rolling = None
+            self._wail(rolling.attacker, values[0] + values[1])
+            return
+        faces = attack_faces(values)
+        if rolling.stage is Stage.ROLL:
+            rolling.dice = faces
+        else:  # FAQ: a rerolled die takes its new result, whatever it is
+            for value in rolling.rerolling:
+                rolling.dice.remove(value)
+            rolling.dice += faces
+            rolling.rerolling = ()
+            rolling.fortunes.pop(0)
+        self._next_fortune()
+
+    def _reroll(self, dice: tuple[int, ...]) -> None:
+        rolling = self.rolling
+        assert rolling is not None
+        if not dice:
+            rolling.fortunes.pop(0)
+            self._next_fortune()
+            return
+        rolling.stage = Stage.REROLL
+        rolling.rerolling = dice
+        rolling.count = len(dice)
+
+    def _next_fortune(self) -> None:
+        rolling = self.rolling
+        assert rolling is not None
+        if rolling.fortunes and rolling.dice:
+            rolling.stage = Stage.DECIDE
+            rolling.count = 0
+            return
+        self.rolling = None
+        self._finish_roll(
+            rolling.purpose, rolling.owner, rolling.dice, rolling.attacker, rolling.target
+        )
+
+    def _finish_roll(
+        self, purpose: Purpose, owner: Player, dice: list[int], attacker: int, target: int
+    ) -> None:
+        if purpose is Purpose.ATTACK:
+            self._after_attack_roll(dice)
+        elif purpose is Purpose.DEATHBLOW:
+            combat = self._combat()
+            self._begin_damage(owner, combat.damage_cell, dice_damage(dice), combat.relentless)
+        else:
+            assert purpose is Purpose.SPECIAL
+            self._special_damage(attacker, target, dice_damage(dice))
+
+    def _start_special(self, attacker: int, power: int, target: int) -> None:
+        """A special attack (Ambush, Assault, Charge, Strikeback, Warpstrike): X dice plus
+        Darkheart Cottage, rerolled by the attacker's Fortunate, blades missing (900.4)."""
+        m = self.minis[attacker]
+        if m.cell < 0:
+            return  # the attacker has left the dreamscape: no attack
+        count = power + self.attack_bonus(m.owner, m.cell)
+        self._start_roll(Purpose.SPECIAL, m.owner, count, (attacker,), target)
+
+    def _special_damage(self, attacker: int, target: int, amount: int) -> None:
+        """The damage of a special attack goes to its target, unless a Bodyguard stops it
+        (FAQ: Bodyguard against Ambush and Warpstrike)."""
+        m = self.minis[target]
+        if amount <= 0 or m.cell < 0 or not m.defn.is_creature:
+            return
+        local = [c.id for c in self.minis if c.cell == m.cell and c.owner is m.owner]
+        if self._bodyguards_short(local, {target: amount}):
+            return
+        self.deal_damage(m, amount)
+        source = self.minis[attacker]
+        if self.statics.of("Relentless") and has_active(self, source, "Relentless") is not None:
+            self.no_disrupt.append(target)
+
+    def _wail(self, wailer: int, total: int) -> None:
+        """Banish each creature in the dreamscape whose printed spawn cost is ``total``
+        (FAQ: just the number, not the aspect symbols; it may banish the wailer)."""
+        for m in self.minis:
+            if m.cell >= 0 and m.defn.is_creature and m.defn.spawn_cost == total:
+                self.send(m, Zone.RESERVES)
+
+    def end_of_combat_due(self, m: Mini, index: int, ability: AbilityDef) -> bool:
+        """Whether ``m``'s end-of-combat ability triggers at this step 10 (FAQ step 10 and
+        Strikeback: each at most once per combat)."""
+        combat = self.combat
+        if combat is None or combat.cell < 0 or (m.id, index) in combat.ended or m.cell < 0:
+            return False
+        keyword = ability.keyword
+        if keyword == "Strikeback":
+            return (
+                m.id in combat.defenders
+                and m.owner is not self.active
+                and self.phase is Phase.ACTION
+                and is_active(self, m, ability)
+                and not any(self.minis[r].owner is m.owner for r in combat.removed)
+            )
+        if m.id not in combat.attackers:
+            return False
+        if keyword == "Bloodthirsty":
+            return not any(
+                self.minis[d].owner is not m.owner and self.minis[d].defn.is_creature
+                for d in combat.destroyed
+            )
+        return keyword in ("Detonate", "Fade")
+
+    # --- effects' primitives (called by dbnet.engine.effects) ------------------------
+
+    def sacrifice(self, m: Mini) -> None:
+        """Glossary: to the graveyard; not destroyed, so no points, no bonus, no deathblow."""
+        if m.cell >= 0:
+            self._place(m, Zone.GRAVEYARD)
+
+    def send(self, m: Mini, zone: Zone) -> None:
+        """Move ``m`` to the reserves (banish, Raise) or the graveyard (Purge) as it is:
+        neither destroyed nor sacrificed."""
+        self._place(m, zone)
+
+    def deal_damage(self, m: Mini, amount: int) -> None:
+        """Damage from an ability (900.3): checked once the effects waiting resolve (900.7b),
+        or in combat step 5 during a combat."""
+        if amount > 0 and m.cell >= 0 and m.defn.is_creature:
+            m.damage += amount
+            self.damaged_outside_combat = self.combat is None
+
+    def deal_to_each(self, victims: Sequence[Mini], amount: int, by: Player) -> None:
+        """``amount`` damage to each of ``victims`` (Bomb): Bodyguards take theirs first, and
+        the others only once every Bodyguard has enough."""
+        ids = [v.id for v in victims if v.defn.is_creature]
+        guards = self.bodyguards(ids)
+        for mini in guards:
+            self.deal_damage(self.minis[mini], amount)
+        others = [i for i in ids if i not in guards]
+        if others and not self._bodyguards_short(ids, {others[0]: amount}):
+            for mini in others:
+                self.deal_damage(self.minis[mini], amount)
+
+    def destroy_by_ability(self, m: Mini, by: Player) -> None:
+        """Demolish: during a strike, marked now and destroyed in combat step 7 (FAQ)."""
+        combat = self.combat
+        if combat is not None and combat.cell >= 0:
+            combat.marks[m.id] = (Fate.DESTROY, by)
+        elif m.cell >= 0:
+            self._destroy(m, by)
+
+    def disrupt_by_ability(self, m: Mini, by: Player) -> None:
+        """Dissipate: marked now and disrupted in combat step 7 by ``by`` (FAQ)."""
+        if self.combat is None:
+            self.combat = Combat(-1, (), self.step)
+            self.combat.marks[m.id] = (Fate.DISRUPT, by)
+            self._check_combat()
+        else:
+            self.combat.marks[m.id] = (Fate.DISRUPT, by)
 
     # --- turn structure ----------------------------------------------------------
 
@@ -1091,6 +1613,7 @@ class Game:
         self.initiative = [0, 0]
         self.reroll = (Player.A, Player.B)
         self.kills = [0, 0]
+        self.locked_cells = 0  # Lockdown lasts the turn
 
     def _after_initiative(self) -> None:
         a, b = self.initiative
@@ -1120,18 +1643,24 @@ class Game:
         self.phase = Phase.SPAWN
         self.step = Step.SPAWN
         self.active = player
-        # 801.1, 801.2, 801.10: unmodified initiative dice plus bonus points.
+        # 801.1, 801.2, 801.10: unmodified initiative dice plus bonus points; Energize.
         self.spawn_points = self.initiative[0] + self.initiative[1] + self.bonus[player]
         self.bonus[player] = 0
+        for mini, _, ability in self.statics.of("Energize"):
+            m = self.minis[mini]
+            if m.owner is player and is_active(self, m, ability):
+                self.spawn_points += ability.x or 0
         mask = 0
         for cell, n in enumerate(self.creatures[player]):
             if n:
                 mask |= 1 << cell
         self.allies_at_spawn_start = mask
         self.spawned_into = [0] * board.CELL_COUNT
+        self.spawn_uses = []
 
     def _end_spawn_phase(self) -> None:
         self.spawn_points = 0  # 801.9: leftover points are wasted
+        self.spawn_uses = []
         self._clear_damage()  # 802.2h: damage taken in another phase lasts until its end
         if self.active is self.first:
             self._start_spawn_phase(self.first.other)
@@ -1178,6 +1707,11 @@ class Game:
         self.winner = winner
         self.end_reason = reason
         self.combat = None
+        self.rolling = None
+        self.choosing = None
+        self.stack = []
+        self.no_disrupt = []
+        self.damaged_outside_combat = False
 
     def _clear_damage(self) -> None:
         for m in self.minis:
@@ -1203,16 +1737,19 @@ class Game:
             m.damage = 0
 
     def _emit(self, kind: EventKind, mini: int = -1, cell: int = -1) -> None:
-        found = self.rules.triggers(self, Event(kind, mini, cell))
-        if found:
-            self.trigger_queue.extend(found)
+        if self.statics.triggered:
+            found = triggers(self, Event(kind, mini, cell))
+            if found:
+                self._push_triggers(found)
 
-    def deal_damage(self, m: Mini, amount: int) -> None:
-        """Damage from an ability (900.3): checked once the effects waiting resolve (900.7b),
-        or in combat step 5 during a combat."""
-        if amount > 0 and m.cell >= 0 and m.defn.is_creature:
-            m.damage += amount
-            self.damaged_outside_combat = self.combat is None
+    def _push_triggers(self, found: list[Trigger]) -> None:
+        """Triggers join the simultaneous ones waiting on top, or wait in a frame of their
+        own above the effect that raised them."""
+        frame = self._triggers()
+        if frame is not None:
+            frame.extend(found)
+        else:
+            self.stack.append(found)
 
     def _spawn(self, m: Mini, cell: int) -> None:
         self.spawn_points -= self.spawn_cost(m)
@@ -1226,24 +1763,44 @@ class Game:
         self._emit(EventKind.ENTERED, m.id, cell)
 
     def _destroy(self, m: Mini, by: Player) -> None:
-        """Put ``m`` into its owner's graveyard; ``by`` scores if it is an enemy (803.2, 300.6)."""
+        """Put ``m`` into its owner's graveyard; ``by`` scores if it is an enemy (803.2, 300.6).
+
+        Regenerate banishes it instead (no points, no bonus); Vessel changes the bonus.
+        """
         cell = m.cell
+        if m.defn.is_creature and has_active(self, m, "Regenerate") is not None:
+            self._place(m, Zone.RESERVES)
+            return
+        vessel = has_active(self, m, "Vessel")
         self._place(m, Zone.GRAVEYARD)
-        self.bonus[m.owner] += 2
+        self.bonus[m.owner] += (vessel.x or 0) if vessel is not None else 2
         if by is not m.owner:
             self.kills[by] += 1
+        combat = self.combat
+        if combat is not None:
+            combat.destroyed.append(m.id)
+            if m.defn.is_creature:
+                combat.removed.append(m.id)
         self._emit(EventKind.DESTROYED, m.id, cell)
 
     def _disrupt(self, m: Mini, cell: int) -> None:
         self._place(m, Zone.DREAMSCAPE, cell)
         m.damage = 0  # 802.2f, combat step 8
+        if self.combat is not None:
+            self.combat.removed.append(m.id)
         self._emit(EventKind.DISRUPTED, m.id, cell)
         self._emit(EventKind.ENTERED, m.id, cell)
 
     # --- combat (FAQ combat sequence) ---------------------------------------------
 
-    def _attack_dice(self, attackers: Iterable[int]) -> int:
-        return sum(self.power(self.minis[i]) for i in attackers)
+    def _attack_power(self, owner: Player, attackers: Sequence[int], cell: int) -> int:
+        """The dice of an attack: the attackers' power plus Darkheart Cottage's bonus."""
+        return sum(self.power(self.minis[i]) for i in attackers) + self.attack_bonus(owner, cell)
+
+    def _relentless(self, attackers: Iterable[int]) -> bool:
+        if not self.statics.of("Relentless"):
+            return False
+        return any(has_active(self, self.minis[i], "Relentless") is not None for i in attackers)
 
     def _damage_targets(self, owner: Player, cell: int) -> tuple[int, ...]:
         enemy = owner.other
@@ -1252,59 +1809,66 @@ class Game:
         )
 
     def _start_combat(self, cell: int, attackers: tuple[int, ...]) -> None:
-        """Step 1: the cell and the attackers are declared."""
+        """Steps 1-2: the cell and the attackers are declared; the dice are rolled."""
         self.attacked_cells |= 1 << cell
-        self.combat = Combat(cell, attackers, Step.STRIKE)
-        if self._attack_dice(attackers) > 0:
-            self.step = Step.ROLL_ATTACK
-        else:
-            self._after_attack_roll(())
+        defenders = tuple(m.id for m in self.creatures_in(cell, self.active.other))
+        self.combat = Combat(cell, attackers, Step.STRIKE, defenders)
+        self.combat.relentless = self._relentless(attackers)
+        dice = self._attack_power(self.active, attackers, cell)
+        self._start_roll(Purpose.ATTACK, self.active, dice, attackers)
 
     def _after_attack_roll(self, dice: Sequence[int]) -> None:
-        """Steps 2-3: the dice are rolled; blades then go to blade abilities one at a time."""
+        """Step 3: blades then go to blade abilities one at a time."""
         combat = self._combat()
         combat.damage_total = dice_damage(dice)
         combat.blades = sum(1 for v in dice if v == BLADE_VALUE)
         self.step = Step.BLADE  # _advance ends it at once when no blade ability can take one
 
-    def _assign_blade(self, mini: int, index: int) -> None:
+    def _assign_blade(self, holder: int, source: int, index: int) -> None:
         """Step 3: one blade (two for double blade abilities) activates the ability now."""
         combat = self._combat()
-        m = self.minis[mini]
-        activation = m.defn.abilities[index].activation
-        double = activation in (Activation.DOUBLE_BLADE, Activation.DOUBLE_MULTIBLADE)
-        combat.blades -= 2 if double else 1
-        combat.record_use(mini, index)
-        self.rules.activate_blade(self, m, index)
+        ability = self.ability_def(source, index)
+        combat.blades -= 2 if ability.is_double_blade else 1
+        combat.record_use(holder, source, index)
+        self._activate(holder, source, index, self.active)
 
     def _end_blades(self) -> None:
         """Step 4: damage from the dice and damage modifiers; it can't go below 0 (900.8)."""
         combat = self._combat()
         combat.blades = 0  # blades no ability can take are lost (900.10)
         total = combat.damage_total + combat.damage_bonus
-        self._begin_damage(self.active, combat.cell, total if total > 0 else 0)
+        self._begin_damage(self.active, combat.cell, total if total > 0 else 0, combat.relentless)
 
     def _combat(self) -> Combat:
         assert self.combat is not None
         return self.combat
 
-    def _begin_damage(self, owner: Player, cell: int, total: int) -> None:
+    def _begin_damage(self, owner: Player, cell: int, total: int, relentless: bool) -> None:
         combat = self._combat()
         combat.damage_owner = owner
         combat.damage_cell = cell
         combat.damage_total = total
+        combat.relentless = relentless
         targets = self._damage_targets(owner, cell)
+        guards = self.bodyguards(targets)
         if total <= 0 or not targets:
             self._deal_damage(())
         elif len(targets) == 1:
             self._deal_damage(((targets[0], total),))
+        elif (
+            len(guards) == 1
+            and total <= self.bodyguard_need(guards[0]) - self.minis[guards[0]].damage
+        ):
+            self._deal_damage(((guards[0], total),))  # Bodyguard: the only legal split
         else:
             self.step = Step.DAMAGE
 
     def _deal_damage(self, assignments: Sequence[tuple[int, int]]) -> None:
+        combat = self._combat()
         for mini, amount in assignments:
             self.minis[mini].damage += amount
-        combat = self._combat()
+            if combat.relentless:
+                self.no_disrupt.append(mini)
         combat.damage_total = 0
         if combat.in_deathblow:
             self._next_deathblow()
@@ -1319,12 +1883,18 @@ class Game:
             if m.damage <= 0 or m.cell < 0 or m.id in combat.marks or m.id in combat.fate_queue:
                 continue
             defense, life = self.defense(m), self.life(m)
-            if m.damage >= life and m.damage >= defense:
-                combat.fate_queue.append(m.id)  # 802.2d: the damaging player chooses
-            elif m.damage >= life:
-                combat.marks[m.id] = Fate.DESTROY
+            by = m.owner.other
+            unstoppable = m.id in self.no_disrupt or m.id in combat.ferocity
+            if m.damage >= life:
+                if m.damage >= defense and not unstoppable:
+                    combat.fate_queue.append(m.id)  # 802.2d: the damaging player chooses
+                else:
+                    combat.marks[m.id] = (Fate.DESTROY, by)
             elif m.damage >= defense:
-                combat.marks[m.id] = Fate.DISRUPT
+                if m.id in self.no_disrupt:
+                    continue  # Relentless: it can't be disrupted
+                fate = Fate.DESTROY if m.id in combat.ferocity else Fate.DISRUPT
+                combat.marks[m.id] = (fate, by)
         self._after_fates()
 
     def _after_fates(self) -> None:
@@ -1338,12 +1908,14 @@ class Game:
         # Step 6: deathblows, only in the first player's action phases (802.2g).
         if self.active is self.first and self.phase is Phase.ACTION:
             cells = []
-            for mini, fate in sorted(combat.marks.items()):
+            for mini, (fate, _) in sorted(combat.marks.items()):
                 m = self.minis[mini]
                 if (
                     fate is Fate.DESTROY
                     and m.owner is not self.first
+                    and m.defn.is_creature
                     and mini not in combat.deathblown
+                    and has_active(self, m, "Regenerate") is None  # banished, not destroyed
                 ):
                     combat.deathblown.append(mini)
                     if m.cell not in cells and self.creatures[self.first][m.cell]:
@@ -1365,17 +1937,10 @@ class Game:
         combat.in_deathblow = True
         combat.damage_cell = cell
         combat.damage_owner = self.first.other
-        dice = self._attack_dice(attackers)
-        if dice > 0:
-            combat.damage_total = dice  # the dice count, until they are rolled
-            self.step = Step.ROLL_DEATHBLOW
-        else:
-            self._begin_damage(self.first.other, cell, 0)
-
-    def _after_deathblow_roll(self, dice: Sequence[int]) -> None:
-        combat = self._combat()
-        total = dice_damage(dice)  # 900.4: blades are misses
-        self._begin_damage(Player(combat.damage_owner), combat.damage_cell, total)
+        combat.relentless = self._relentless(attackers)
+        owner = self.first.other
+        dice = self._attack_power(owner, attackers, cell) if attackers else 0
+        self._start_roll(Purpose.DEATHBLOW, owner, dice, attackers)
 
     def _begin_resolve(self) -> None:
         """Step 7: the active player deals with the opponent's creatures first."""
@@ -1384,17 +1949,23 @@ class Game:
         self.step = Step.RESOLVE
 
     def _resolve_step(self) -> bool:
-        """Step 7, one creature at a time; True when the resolving player must choose.
+        """Step 7, one miniature at a time; True when the resolving player must choose.
 
-        Without effects that trigger on destruction, burying first only adds empty
-        cells for the disrupted, so creatures marked for destruction go first.
+        Burying first only adds empty cells for the disrupted, so miniatures marked
+        for destruction go first, in id order unless one of them has Reincarnate
+        (then the order decides what it can bring back, and the player chooses).
         """
         combat = self._combat()
         resolver = Player(combat.resolver)
-        for mini, fate in sorted(combat.marks.items()):
-            if fate is Fate.DESTROY and self.minis[mini].owner is not resolver:
-                self._apply_resolution(BuryChoice(mini))
-                return False
+        destroys = self._destroys_for(resolver)
+        if len(destroys) > 1 and any(
+            any(a.keyword == "Reincarnate" for a in self.minis[d].abilities) for d in destroys
+        ):
+            self._choices = [BuryChoice(d) for d in destroys]
+            return True
+        if destroys:
+            self._apply_resolution(BuryChoice(destroys[0]))
+            return False
         choices = self._resolve_choices()
         if len(choices) > 1:
             self._choices = choices
@@ -1413,11 +1984,14 @@ class Game:
 
     def _apply_resolution(self, choice: BuryChoice | PlaceChoice) -> None:
         combat = self._combat()
-        del combat.marks[choice.mini]
+        _, by = combat.marks.pop(choice.mini)
+        m = self.minis[choice.mini]
+        if m.cell < 0:
+            return  # it left the dreamscape before its turn came (a sacrifice, a banishment)
         if isinstance(choice, BuryChoice):
-            self._destroy(self.minis[choice.mini], by=Player(combat.resolver))
+            self._destroy(m, by=by)
         else:
-            self._disrupt(self.minis[choice.mini], choice.cell)
+            self._disrupt(m, choice.cell)
 
     def _start_damage_check(self) -> None:
         """900.3: ability damage outside combat is checked like combat steps 5-9."""
@@ -1427,14 +2001,28 @@ class Game:
     def _end_combat(self) -> None:
         """Step 10: end-of-combat effects, each once per combat; then the game goes on."""
         combat = self._combat()
-        if not combat.ended and combat.cell >= 0:
-            combat.ended = True
-            self._emit(EventKind.COMBAT_ENDED, -1, combat.cell)
-            if self.trigger_queue:
+        if combat.cell >= 0 and self.statics.triggered:
+            found = triggers(self, Event(EventKind.COMBAT_ENDED, -1, combat.cell))
+            if found:
+                combat.ended += ((t.mini, t.index) for t in found)
+                self._push_triggers(found)
                 self.step = Step.COMBAT_END
                 return
         self.combat = None
-        self.step = combat.resume
+        self.no_disrupt = []
+        self.step = Step(combat.resume)
+
+
+Frame = list[Op] | list[Trigger]
+
+
+def _copy_frame(frame: Frame) -> Frame:
+    return list(frame)  # type: ignore[return-value]
+
+
+def choice_others(choice: DamageChoice, short: list[tuple[int, int]]) -> list[int]:
+    guards = {g for g, _ in short}
+    return [mini for mini, _ in choice.assignments if mini not in guards]
 
 
 def _check_field_types(choice: Choice) -> None:
@@ -1452,7 +2040,7 @@ def _check_value(choice: Choice, name: str, value: object) -> None:
 
 
 _CHOICE_TYPES: dict[DecisionKind, tuple[type, ...]] = {
-    DecisionKind.SPAWN: (SpawnChoice, Done),
+    DecisionKind.SPAWN: (SpawnChoice, ActivateChoice, Done),
     DecisionKind.ACTION: (ShiftChoice, StrikeChoice),
     DecisionKind.SHIFT: (MoveChoice, Done),
     DecisionKind.STRIKE: (AttackChoice, Done),
@@ -1462,4 +2050,6 @@ _CHOICE_TYPES: dict[DecisionKind, tuple[type, ...]] = {
     DecisionKind.FATE: (FateChoice,),
     DecisionKind.DEATHBLOW: (DeathblowChoice,),
     DecisionKind.RESOLVE: (PlaceChoice, BuryChoice),
+    DecisionKind.TARGET: (TargetChoice,),
+    DecisionKind.REROLL: (RerollChoice,),
 }

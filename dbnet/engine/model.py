@@ -55,7 +55,6 @@ class Activation(enum.Enum):
     DOUBLE_MULTIBLADE = "double_multiblade"
     SPAWN = "spawn"
     COMES_INTO_PLAY = "comes_into_play"
-    TRIGGERED = "triggered"
     UNKNOWN = "unknown"  # our sources do not say; such an ability is never implemented
 
     def __repr__(self) -> str:
@@ -69,6 +68,8 @@ class Activation(enum.Enum):
 _BLADE_ACTIVATIONS = frozenset(
     {Activation.BLADE, Activation.MULTIBLADE, Activation.DOUBLE_BLADE, Activation.DOUBLE_MULTIBLADE}
 )
+_DOUBLE_BLADE = frozenset({Activation.DOUBLE_BLADE, Activation.DOUBLE_MULTIBLADE})
+_SINGLE_USE_BLADE = frozenset({Activation.BLADE, Activation.DOUBLE_BLADE})
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,8 +78,10 @@ class AbilityDef:
 
     ``keyword`` is the glossary name (``"Crit"``) or, for an ability that is no
     glossary keyword, the miniature's own name for it. ``spawn_cost`` is the
-    spawn-point cost of a spawn ability; ``score`` marks the score condition
-    (303.2b). ``text`` is the full rules text shown to players.
+    spawn-point cost of a spawn ability; ``cost_x`` marks a spawn ability whose
+    cost is X, chosen when it is activated, which is also its number (``{oX}:
+    Assault X``). ``score`` marks the score condition (303.2b). ``text`` is the
+    full rules text shown to players.
     """
 
     keyword: str
@@ -88,6 +91,16 @@ class AbilityDef:
     spawn_cost: int | None = None
     score: bool = False
     text: str = ""
+    cost_x: bool = False
+
+    @property
+    def is_double_blade(self) -> bool:
+        return self.activation in _DOUBLE_BLADE
+
+    @property
+    def is_single_use_blade(self) -> bool:
+        """Blade and double blade abilities take blades once per attack (303.1a, 303.1c)."""
+        return self.activation in _SINGLE_USE_BLADE
 
 
 @dataclass(frozen=True, slots=True)

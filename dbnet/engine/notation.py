@@ -10,7 +10,8 @@ case-insensitive.
     move temple-lion#2 d2      attack c3     attack c3 lockjaw sir-glorious
     blade ogre crit   damage lockjaw=4 temple-lion#1=3   destroy lockjaw   disrupt lockjaw
     deathblow c3    deathblow c3 none        place lockjaw a2    bury lockjaw
-    roll 3 5
+    activate pearlthorn-castle pearlthorn-castle      target iron-thug c4    target none
+    reroll - B      reroll none     order 2     roll 3 5
 """
 
 from __future__ import annotations
@@ -18,10 +19,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from dbnet.engine import board
+from dbnet.engine.abilities import blade_abilities
 from dbnet.engine.choices import (
     DONE,
     SHIFT,
     STRIKE,
+    ActivateChoice,
     AttackChoice,
     BladeChoice,
     BuryChoice,
@@ -36,15 +39,19 @@ from dbnet.engine.choices import (
     MoveChoice,
     OrderChoice,
     PlaceChoice,
+    RerollChoice,
     ShiftChoice,
     SpawnChoice,
     StrikeChoice,
+    TargetChoice,
 )
 from dbnet.engine.game import Game, Mini, Zone
 from dbnet.engine.model import Player
+from dbnet.engine.targets import Slot, slots
 from dbnet.errors import GameOverError, IllegalChoiceError, InvalidChoiceError
 
 DIE_FACES = ("1", "2", "3", "-", "-", "B")
+_FACE_VALUES = {"1": 1, "2": 2, "3": 3, "-": 4, "b": 6}
 
 _Filter = Callable[[Mini], bool]
 
@@ -70,8 +77,24 @@ def format_choice(game: Game, choice: Choice) -> str:
             return f"attack {cell}"
         return f"attack {cell} " + " ".join(h[i].handle for i in choice.attackers)
     if isinstance(choice, BladeChoice):
-        keyword = _keyword(h[choice.mini].defn.abilities[choice.index].keyword)
-        return f"blade {h[choice.mini].handle} {keyword}"
+        source = choice.mini if choice.source < 0 else choice.source
+        keyword = _keyword(game.ability_def(source, choice.index).keyword)
+        text = f"blade {h[choice.mini].handle} {keyword}"
+        if choice.source >= 0:
+            holder = h[choice.mini]
+            other = h[choice.source]
+            text += " " + (other.handle if other.owner is holder.owner else other.label)
+        return text
+    if isinstance(choice, ActivateChoice):
+        ability = h[choice.mini].abilities[choice.index]
+        text = f"activate {h[choice.mini].handle} {_keyword(ability.keyword)}"
+        return f"{text} {choice.x}" if ability.cost_x else text
+    if isinstance(choice, TargetChoice):
+        return "target " + _format_targets(game, choice.targets)
+    if isinstance(choice, RerollChoice):
+        if not choice.dice:
+            return "reroll none"
+        return "reroll " + " ".join(DIE_FACES[v - 1] for v in choice.dice)
     if isinstance(choice, DamageChoice):
         parts = [f"{h[i].handle}={n}" for i, n in choice.assignments]
         return " ".join(["damage", *parts])
@@ -147,8 +170,14 @@ def parse_choice(game: Game, text: str) -> Choice:
         return STRIKE
     if verb == "spawn":
         _arity(text, args, 2)
-        m = _mini(game, args[0], player, lambda m: m.zone is Zone.RESERVES, "in reserves")
+        m = _mini(game, args[0], player, _spawnable_from, "in reserves")
         return SpawnChoice(m.id, _cell(args[1]))
+    if verb == "activate":
+        return _parse_activate(game, text, args, player)
+    if verb == "target":
+        return _parse_targets(game, text, args)
+    if verb == "reroll":
+        return _parse_reroll(text, args)
     if verb == "move":
         _arity(text, args, 2)
         m = _mini(game, args[0], player, lambda m: m.cell >= 0, "in the dreamscape")
@@ -163,22 +192,7 @@ def parse_choice(game: Game, text: str) -> Choice:
             attackers = _minis(game, args[1:], player, lambda m: m.cell == cell, f"in {args[0]}")
         return AttackChoice(cell, attackers)
     if verb == "blade":
-        if len(args) not in (1, 2):
-            raise InvalidChoiceError(
-                f"{text!r}: write 'blade HANDLE ABILITY', e.g. 'blade ogre crit'"
-            )
-        m = _mini(game, args[0], player, lambda m: m.cell >= 0, "in the dreamscape")
-        indices = [
-            i
-            for i, a in enumerate(m.defn.abilities)
-            if a.activation.is_blade and (len(args) == 1 or _keyword(a.keyword) == args[1].lower())
-        ]
-        if len(indices) != 1:
-            raise InvalidChoiceError(
-                f"{text!r}: {m.label} has "
-                + ("no such blade ability" if not indices else "several; name the ability")
-            )
-        return BladeChoice(m.id, indices[0])
+        return _parse_blade(game, text, args, player)
     if verb == "damage":
         pairs: list[tuple[int, int]] = []
         for word in args:
@@ -230,7 +244,146 @@ _VERBS: dict[DecisionKind, tuple[str, ...]] = {
     DecisionKind.DEATHBLOW: ("deathblow",),
     DecisionKind.RESOLVE: ("place", "bury"),
     DecisionKind.ORDER: ("order",),
+    DecisionKind.TARGET: ("target",),
+    DecisionKind.REROLL: ("reroll",),
 }
+_VERBS[DecisionKind.SPAWN] = ("spawn", "activate", "done")
+
+
+def _spawnable_from(m: Mini) -> bool:
+    """Reserves, or the graveyard for a miniature with Respawn."""
+    return m.zone is Zone.RESERVES or (
+        m.zone is Zone.GRAVEYARD and any(a.keyword == "Respawn" for a in m.abilities)
+    )
+
+
+def _parse_activate(game: Game, text: str, args: Sequence[str], player: Player) -> Choice:
+    if len(args) not in (1, 2, 3):
+        raise InvalidChoiceError(
+            f"{text!r}: write 'activate HANDLE ABILITY [X]', e.g. 'activate castle pearlthorn'"
+        )
+    m = _mini(game, args[0], player, lambda m: m.cell >= 0, "in the dreamscape")
+    words = list(args[1:])
+    x = 0
+    if words and words[-1].isdigit():
+        x = int(words.pop())
+    indices = [
+        i
+        for i, a in enumerate(m.abilities)
+        if a.spawn_cost is not None or a.cost_x
+        if not words or _keyword(a.keyword).startswith(words[0].lower())
+    ]
+    if len(indices) != 1:
+        raise InvalidChoiceError(
+            f"{text!r}: {m.label} has "
+            + ("no such spawn ability" if not indices else "several; name the ability")
+        )
+    return ActivateChoice(m.id, indices[0], x)
+
+
+def _parse_blade(game: Game, text: str, args: Sequence[str], player: Player) -> Choice:
+    """``blade HOLDER [ABILITY [SOURCE]]``: SOURCE names the creature whose ability is copied
+    (Copy) or the miniature whose Hell's Fury grants it."""
+    if len(args) not in (1, 2, 3):
+        raise InvalidChoiceError(f"{text!r}: write 'blade HANDLE ABILITY', e.g. 'blade ogre crit'")
+    m = _mini(game, args[0], player, lambda m: m.cell >= 0, "in the dreamscape")
+    found = [
+        (source, index)
+        for source, index, ability in blade_abilities(game, m)
+        if len(args) == 1 or _keyword(ability.keyword) == args[1].lower()
+    ]
+    if len(args) == 3:
+        word = args[2].lower()
+        found = [(s, i) for s, i in found if s != m.id and _names(game.minis[s], word)]
+    elif len(found) > 1:
+        own = [(s, i) for s, i in found if s == m.id]
+        found = own if len(own) == 1 else found
+    if len(found) != 1:
+        raise InvalidChoiceError(
+            f"{text!r}: {m.label} has "
+            + ("no such blade ability" if not found else "several; name the ability (and source)")
+        )
+    source, index = found[0]
+    return BladeChoice(m.id, index, -1 if source == m.id else source)
+
+
+def _names(m: Mini, word: str) -> bool:
+    """Whether ``word`` names ``m``: its handle, its label (``B:ogre``) or their prefix."""
+    return m.handle.startswith(word) or m.label.lower().startswith(word)
+
+
+def _format_targets(game: Game, targets: tuple[int, ...]) -> str:
+    if not targets:
+        return "none"
+    pending = game.pending
+    assert isinstance(pending, Decision)
+    ability = game.ability_def(*pending.ability)
+    words = []
+    for position, (kind, value) in enumerate(
+        zip(slots(ability, len(targets)), targets, strict=True)
+    ):
+        if kind is Slot.CELL:
+            words.append(board.cell_name(value))
+            continue
+        m = game.minis[value]
+        rivals = {
+            o.targets[position]
+            for o in _target_options(game)
+            if len(o.targets) > position and o.targets[position] != value
+        }
+        clash = any(game.minis[r].handle == m.handle for r in rivals)
+        words.append(m.label if clash else m.handle)
+    return " ".join(words)
+
+
+def _target_options(game: Game) -> list[TargetChoice]:
+    legal = game.legal_choices() or []
+    return [c for c in legal if isinstance(c, TargetChoice)]
+
+
+def _parse_targets(game: Game, text: str, args: Sequence[str]) -> Choice:
+    if len(args) == 1 and args[0].lower() == "none":
+        return TargetChoice(())
+    if not args:
+        raise InvalidChoiceError(f"{text!r}: name the targets, or 'target none'")
+    pending = game.pending
+    assert isinstance(pending, Decision)
+    ability = game.ability_def(*pending.ability)
+    options = _target_options(game)
+    chosen: list[int] = []
+    for position, (kind, word) in enumerate(zip(slots(ability, len(args)), args, strict=True)):
+        if kind is Slot.CELL:
+            chosen.append(_cell(word))
+            continue
+        key = word.lower()
+        candidates: list[int] = []
+        for o in options:
+            value = o.targets[position] if len(o.targets) > position else -1
+            if value >= 0 and o.targets[:position] == tuple(chosen) and value not in candidates:
+                candidates.append(value)
+        exact = [
+            c for c in candidates if key in (game.minis[c].handle, game.minis[c].label.lower())
+        ]
+        matches = exact or [c for c in candidates if _names(game.minis[c], key)]
+        if len(matches) != 1:
+            problem = "is ambiguous" if matches else "names no miniature that can be targeted"
+            raise IllegalChoiceError(f"{text!r}: {word!r} {problem} here")
+        chosen.append(matches[0])
+    return TargetChoice(tuple(chosen))
+
+
+def _parse_reroll(text: str, args: Sequence[str]) -> Choice:
+    if len(args) == 1 and args[0].lower() == "none":
+        return RerollChoice(())
+    try:
+        values = sorted(_FACE_VALUES[word.lower()] for word in args)
+    except KeyError:
+        raise InvalidChoiceError(
+            f"{text!r}: name the dice to reroll by face (1 2 3 - B), or 'reroll none'"
+        ) from None
+    if not values:
+        raise InvalidChoiceError(f"{text!r}: name the dice to reroll, or 'reroll none'")
+    return RerollChoice(tuple(values))
 
 
 def _keyword(keyword: str) -> str:

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from dbnet.engine import board
-from dbnet.engine.abilities import NO_ABILITIES, AbilityRules
 from dbnet.engine.game import Game, Mode, Step, Zone
 from dbnet.engine.model import GameSetup, Player
 from dbnet.errors import DataError
@@ -69,15 +68,9 @@ class Position:
     placements: tuple[Placement, ...] = ()
 
 
-def game_at(
-    setup: GameSetup,
-    position: Position,
-    rules: AbilityRules = NO_ABILITIES,
-    *,
-    allow_unimplemented: bool = False,
-) -> Game:
+def game_at(setup: GameSetup, position: Position, *, allow_unimplemented: bool = False) -> Game:
     """A game of ``setup`` at ``position``; DataError if the position breaks a rule."""
-    game = Game(setup, rules, allow_unimplemented=allow_unimplemented)
+    game = Game(setup, allow_unimplemented=allow_unimplemented)
     p = position
     if len(p.placements) > len(game.minis):
         raise DataError("position", f"{len(p.placements)} placements for {len(game.minis)} minis")

@@ -9,7 +9,7 @@ signed); the others steer the connection and are never saved.
 message   type  fields
 ========  ====  ===============================================================
 Hello     0     name, game id (or nil for a new game), entries held, warband
-                (or nil)
+                (or nil), replay creation time (or nil)
 Entry     1     one signed entry record
 Ping      2     token
 Pong      3     the token of the Ping it answers
@@ -34,6 +34,8 @@ MAX_REASON_LEN: Final = 200
 MAX_ENTRIES: Final = 2**31
 NAME_PATTERN: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}")
 """A player's name: what the other side pins their key under in known_peers."""
+CREATED_PATTERN: Final = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
+"""A replay header's creation time, in UTC to the second (``2026-05-01T12:00:00Z``)."""
 
 
 class MessageError(NetError):
@@ -54,13 +56,16 @@ class Hello:
 
     ``game_id`` is None when the sender has no game with the other yet; ``have`` is
     how many entries of the game the sender holds (the other resends the rest);
-    ``warband`` is the joining player's warband for a new game, else None.
+    ``warband`` is the joining player's warband for a new game, else None;
+    ``created`` is the creation time the host gives a new game's replay header, which
+    the joiner copies so that both replay files are the same byte for byte, else None.
     """
 
     name: str
     game_id: bytes | None
     have: int
     warband: Warband | None = None
+    created: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +105,14 @@ def encode_message(message: Message) -> bytes:
     wire: list[object]
     if isinstance(message, Hello):
         warband = None if message.warband is None else codec.warband_to_wire(message.warband)
-        wire = [MessageType.HELLO, message.name, message.game_id, message.have, warband]
+        wire = [
+            MessageType.HELLO,
+            message.name,
+            message.game_id,
+            message.have,
+            warband,
+            message.created,
+        ]
     elif isinstance(message, Entry):
         wire = [MessageType.ENTRY, message.record]
     elif isinstance(message, Ping):
@@ -132,23 +144,30 @@ def _from_wire(obj: object) -> Message:
     if type(kind) is not int or not MessageType.HELLO <= kind <= MessageType.BYE:
         raise DecodeError("message[0]", f"unknown message type {kind!r}")
     fields = obj[1:]
-    sizes = {0: 4, 1: 1, 2: 1, 3: 1, 4: 2}
+    sizes = {0: 5, 1: 1, 2: 1, 3: 1, 4: 2}
     if len(fields) != sizes[kind]:
         name = MessageType(kind).name
         raise DecodeError("message", f"{name} has {sizes[kind]} fields, got {len(fields)}")
     if kind == MessageType.HELLO:
-        name, game_id, have, warband = fields
+        name, game_id, have, warband, created = fields
         if type(name) is not str or not NAME_PATTERN.fullmatch(name):
             raise DecodeError(
                 "hello.name", f"expected a name of 1-32 letters, digits, '_', '.', '-': {name!r}"
             )
         if game_id is not None and (type(game_id) is not bytes or len(game_id) != 32):
             raise DecodeError("hello.game_id", "expected 32 bytes or nil")
+        if created is not None and (
+            type(created) is not str or not CREATED_PATTERN.fullmatch(created)
+        ):
+            raise DecodeError(
+                "hello.created", f"expected nil or a time like 2026-05-01T12:00:00Z: {created!r}"
+            )
         return Hello(
             name,
             game_id,
             _count(have, "hello.have"),
             None if warband is None else codec.warband_from_wire(warband, "hello.warband"),
+            created,
         )
     if kind == MessageType.ENTRY:
         (record,) = fields

@@ -8,33 +8,43 @@ connection runs the same steps (docs/network.md):
    side holds; the peer's key is checked against the game's, the known-peers
    file (a changed key is refused) and ``--expect``;
 3. for a new game, the host (A) writes the OFFER with the joiner's warband and
-   the joiner (B) accepts it; then each side resends the entries the other
-   lacks, which the other drops if it holds them already;
+   the joiner (B) accepts it; then each side sends the entries the other lacks,
+   which the other drops if it holds them already;
 4. the game: whoever owes the next entry writes it, saves it to the replay file
    (appended and fsynced) and sends it; the other checks and saves it. A PING
    goes out after ``ping_after`` seconds without sending; a peer silent for
    ``dead_after`` seconds is taken for gone (this catches half-open connections);
 5. when the log is complete, each side says BYE (done) and both close.
 
-A broken connection (closed, timed out, corrupted) ends step 4 with nothing
-lost: the host listens again, the joiner reconnects with backoff, and step 3's
-resend resumes the game. After ``adjourn_after`` seconds without the peer, the
-game is adjourned: ``dbnet resume FILE`` goes on with it later, or records a
-signed timeout claim. Misbehaviour (an invalid entry, equivocation, a changed
-key) ends the game session with an error instead.
+The player (a person or a bot) decides in a task of its own that outlives the
+connections: a decision being made when a connection drops is not lost, and
+is sent once the peer is back. A broken connection (closed, timed out,
+corrupted) ends step 4 with nothing lost: the host listens again, the joiner
+reconnects with backoff, and step 3's resend resumes the game. After
+``adjourn_after`` seconds without the peer the game is adjourned: ``dbnet
+resume FILE`` goes on with it later, or records a signed timeout claim.
+
+Misbehaviour of the game's peer (an invalid entry, equivocation, a malformed
+message, a flood) ends the game session with ``GameSessionError``. The host
+refuses a connection it cannot play with (another key, another game, a
+fingerprint other than ``--expect``, a changed key) and waits on for its
+opponent, so a stranger cannot end its game; the joiner stops, since the host
+it reached is not the one it wants.
 
 All game rules live in ``dbnet.protocol``; this module moves bytes and keeps time.
 """
 
 from __future__ import annotations
 
+import datetime
 import enum
 import math
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager, suppress
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Final
 
 import trio
 
@@ -43,39 +53,47 @@ from dbnet.engine import Game, GameSetup, MapDef, Options, Player, Warband
 from dbnet.errors import DbnetError, KnownPeerMismatchError
 from dbnet.identity import Identity, KnownPeers, fingerprint
 from dbnet.localplay import Event, Narrator, default_replay_path, now_utc, start_replay
-from dbnet.net.errors import NetError
-from dbnet.net.messages import (
-    Bye,
-    Entry,
-    Hello,
-    Message,
-    Ping,
-    Pong,
-    decode_message,
-    encode_message,
-)
-from dbnet.net.stream import SecureStream, open_channel
+from dbnet.net.errors import NetError, VersionMismatchError
+from dbnet.net.link import FloodError, Link, Timing
+from dbnet.net.messages import Bye, Entry, Hello, Message, MessageError, Ping, Pong
+from dbnet.net.stream import open_channel
 from dbnet.protocol.errors import InvalidEntryError, ProtocolError
+from dbnet.protocol.log import GameLog
 from dbnet.protocol.peer import RULES_VERSION
 from dbnet.protocol.remote import RemoteGame
 from dbnet.replay.file import ReplayWriter
 
-PING_AFTER = 5.0
-DEAD_AFTER = 20.0
-ADJOURN_AFTER = 300.0
-HELLO_TIMEOUT = 10.0
-BACKOFF = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
-"""Seconds between reconnection attempts (the last one repeats)."""
+__all__ = [
+    "RESIGN",
+    "Chooser",
+    "GameSession",
+    "GameSessionError",
+    "NewGame",
+    "Outcome",
+    "PeerLeftError",
+    "Seat",
+    "Timing",
+]
 
-RESIGN = "resign"
+RESIGN: Final = "resign"
 """What a chooser returns to resign instead of deciding."""
+
+ARRIVALS_QUEUED: Final = 8
+"""Connections the host keeps waiting while it serves one; more are closed at once."""
 
 Chooser = Callable[[Game], Awaitable[str]]
 """Given this player's view of the game, a decision in notation (or ``RESIGN``)."""
 
 
 class GameSessionError(DbnetError):
-    """The game cannot go on with this peer: misbehaviour, a refused key, a wrong game."""
+    """The game cannot go on with this peer: misbehaviour, a refused key, a wrong game.
+
+    ``to_peer`` is what the peer is told in BYE (by default the message itself).
+    """
+
+    def __init__(self, message: str, *, to_peer: str | None = None) -> None:
+        super().__init__(message)
+        self.to_peer = message if to_peer is None else to_peer
 
 
 class PeerLeftError(GameSessionError):
@@ -83,28 +101,16 @@ class PeerLeftError(GameSessionError):
 
 
 class Outcome(enum.Enum):
-    COMPLETE = "complete"  # the log is complete on both sides
+    COMPLETE = "complete"  # the log is complete here (and the peer said so, or left)
     ADJOURNED = "adjourned"  # the peer stayed away too long; resume later
+    UNREACHED = "unreached"  # the joiner never reached its host: no game was started
 
 
 class _ConnectionLostError(Exception):
     """This connection is over; the game is not (a reconnection resumes it)."""
 
 
-@dataclass
-class Timing:
-    """The session's clocks, in seconds (tests shorten them)."""
-
-    ping_after: float = PING_AFTER
-    dead_after: float = DEAD_AFTER
-    adjourn_after: float = ADJOURN_AFTER
-    hello_timeout: float = HELLO_TIMEOUT
-    handshake_timeout: float = 10.0
-    frame_timeout: float = 10.0
-    backoff: tuple[float, ...] = BACKOFF
-
-
-@dataclass
+@dataclass(frozen=True, slots=True)
 class NewGame:
     """What this side brings to a game not started yet."""
 
@@ -116,7 +122,8 @@ class NewGame:
 
 @dataclass
 class Seat:
-    """This side of the game: who plays here and how they choose."""
+    """This side of the game: who plays here and how they choose (the console swaps in
+    its own ``choose``, ``say`` and ``on_events``)."""
 
     identity: Identity
     name: str
@@ -125,6 +132,28 @@ class Seat:
     known_peers: KnownPeers | None = None
     expect: str | None = None  # the peer's fingerprint, compared out of band
     on_events: Callable[[list[Event]], None] | None = None
+
+
+class _Signal:
+    """Wakes every task waiting for a change of the game or the connection. Take ``event``
+    before looking at the state, then wait on it: a change in between is not missed."""
+
+    def __init__(self) -> None:
+        self.event = trio.Event()
+
+    def notify(self) -> None:
+        self.event.set()
+        self.event = trio.Event()
+
+
+@dataclass
+class _Exchange:
+    """What one connection knows of the peer."""
+
+    peer_has: int  # entries the peer holds (it told us, or we sent or got them since)
+    peer_done: bool = False  # the peer said BYE (done)
+    said_done: bool = False  # we said BYE (done)
+    peer_gone: trio.Event = field(default_factory=trio.Event)  # ...and then it closed
 
 
 class GameSession:
@@ -149,10 +178,18 @@ class GameSession:
         self.replay_path = replay_path
         self.timing = timing or Timing()
         self.narrator: Narrator | None = None
-        self._told = 0  # entries the narrator has told
-        self._initiator = False  # whether this side opened the current connection
         self.peer_name: str | None = None
         self.connected = False
+        """Whether the current connection's peer is accepted as this game's opponent."""
+        self.connections = 0
+        """Connections on which the game's peer was accepted (the first and reconnections)."""
+        self.messages_sent = 0
+        """Messages sent on all connections (HELLO, entries, PINGs, ...)."""
+        self._told = 0  # entries the narrator has told
+        self._initiator = False  # whether this side opened the current connection
+        self._hosting = False  # whether this side waits for connections (host or resume)
+        self._created_at: str | None = None  # a new game's replay creation time, once fixed
+        self._changed = _Signal()
         self._last_contact = trio.current_time() if _in_trio() else 0.0
         if game is not None:
             self._start_narrator(game)
@@ -162,305 +199,123 @@ class GameSession:
     async def host(self, listeners: list[trio.SocketListener]) -> Outcome:
         """Serve the game on ``listeners`` (this side answers the handshake) until it is
         complete or adjourned; one connection at a time."""
-        incoming, arrivals = trio.open_memory_channel[trio.abc.Stream](math.inf)
+        incoming, arrivals = trio.open_memory_channel[trio.abc.Stream](ARRIVALS_QUEUED)
         async with _nursery() as nursery:
             for listener in listeners:
                 nursery.start_soon(_accept_into, listener, incoming)
             outcome = await self.serve(arrivals)
             nursery.cancel_scope.cancel()
+        while True:  # close the connections still waiting
+            try:
+                await trio.aclose_forcefully(arrivals.receive_nowait())
+            except (trio.WouldBlock, trio.EndOfChannel):
+                break
         return outcome
 
     async def serve(self, arrivals: trio.MemoryReceiveChannel[trio.abc.Stream]) -> Outcome:
         """Take connections from ``arrivals`` (this side answers the handshake) until the
-        game is complete or adjourned; ``host`` feeds it from TCP listeners."""
+        game is complete or adjourned; ``host`` feeds it from TCP listeners. Before the
+        game has started it waits for an opponent as long as it takes."""
+        self._hosting = True
         self._last_contact = trio.current_time()
-        while True:
-            stream = await self._next_arrival(arrivals)
-            if stream is None:
-                return Outcome.ADJOURNED
-            if await self._connection(stream, initiator=False):
-                return Outcome.COMPLETE
+        async with self._playing():
+            while True:
+                stream: trio.abc.Stream | None = None
+                with trio.move_on_at(self._give_up_at()):
+                    stream = await arrivals.receive()
+                if stream is None:
+                    return self._gave_up()
+                if await self._connection(stream, initiator=False):
+                    return Outcome.COMPLETE
 
     async def join(self, connect: Callable[[], Awaitable[trio.abc.Stream]]) -> Outcome:
         """Connect with ``connect`` (this side starts the handshake), reconnecting with
-        backoff, until the game is complete or adjourned."""
+        backoff, until the game is complete or adjourned (or the host was never reached
+        within ``adjourn_after``)."""
+        self._hosting = False
         self._last_contact = trio.current_time()
-        attempt = 0
-        while True:
-            try:
-                stream = await connect()
-            except OSError as exc:
-                if self._adjourn_due():
-                    return Outcome.ADJOURNED
-                delay = self.timing.backoff[min(attempt, len(self.timing.backoff) - 1)]
-                attempt += 1
-                self.seat.say(
-                    f"cannot reach the host ({_why_unreachable(exc)}); retrying in {delay:g} s"
-                )
-                await trio.sleep(delay)
-                continue
-            attempt = 0
-            if await self._connection(stream, initiator=True):
-                return Outcome.COMPLETE
-            if self._adjourn_due():
-                return Outcome.ADJOURNED
-            await trio.sleep(self.timing.backoff[0])
-
-    async def _next_arrival(
-        self, arrivals: trio.MemoryReceiveChannel[trio.abc.Stream]
-    ) -> trio.abc.Stream | None:
-        deadline = self._last_contact + self.timing.adjourn_after
-        with trio.move_on_at(deadline):
-            return await arrivals.receive()
-        return None
-
-    def _adjourn_due(self) -> bool:
-        return trio.current_time() >= self._last_contact + self.timing.adjourn_after
-
-    # --- one connection ---------------------------------------------------------------
-
-    async def _connection(self, stream: trio.abc.Stream, *, initiator: bool) -> bool:
-        """Play over one connection: True when the game is complete on both sides,
-        False when the connection was lost (GameSessionError: the game cannot go on)."""
-        self._initiator = initiator
-        try:
-            secure = await open_channel(
-                stream,
-                self.seat.identity,
-                initiator=initiator,
-                handshake_timeout=self.timing.handshake_timeout,
-                frame_timeout=self.timing.frame_timeout,
-            )
-        except NetError as exc:
-            self.seat.say(f"connection failed: {exc}")
-            return False
-        link = _Link(secure, self.timing)
-        try:
-            try:
-                return await self._converse(link)
-            except GameSessionError as exc:
-                await link.say_bye(str(exc))
-                raise
-            except (InvalidEntryError, ProtocolError) as exc:
-                await link.say_bye(f"your entry was refused: {exc}")
-                raise GameSessionError(f"the peer sent an invalid entry: {exc}") from exc
-        except (_ConnectionLostError, NetError) as exc:
-            if self.connected:
-                self.seat.say(f"connection lost ({_reason(exc)}); waiting to reconnect")
-            return False
-        finally:
-            self.connected = False
-            await link.close()
-
-    async def _converse(self, link: _Link) -> bool:
-        hello = await self._exchange_hellos(link)
-        self._last_contact = trio.current_time()
-        self.connected = True
-        self.seat.say(f"connected to {hello.name} ({fingerprint(link.stream.peer_key)})")
-        game = await self._ensure_game(link, hello)
-        for record in game.missing_for(hello.have):
-            await link.send(Entry(record))
-        return await self._play(link, game)
-
-    async def _exchange_hellos(self, link: _Link) -> Hello:
-        game = self.game
-        ours = Hello(
-            name=self.seat.name,
-            game_id=None if game is None else game.game_id,
-            have=0 if game is None else len(game.records),
-            warband=self._joiner_warband(),
-        )
-        await link.send(ours)
-        with trio.move_on_after(self.timing.hello_timeout) as scope:
-            message = await link.receive()
-        if scope.cancelled_caught:
-            raise _ConnectionLostError("no HELLO from the peer in time")
-        if not isinstance(message, Hello):
-            raise GameSessionError(f"the peer's first message is not HELLO but {message!r}")
-        self._check_peer(link.stream.peer_key, message)
-        return message
-
-    def _joiner_warband(self) -> Warband | None:
-        """The warband to send in HELLO: a new game's joiner (the initiator) sends it."""
-        if self.game is None and self.new_game is not None and self._initiator:
-            return self.new_game.warband
-        return None
-
-    def _check_peer(self, key: bytes, hello: Hello) -> None:
-        seat = self.seat
-        print_key = fingerprint(key)
-        if seat.expect is not None and _normal(seat.expect) != _normal(print_key):
-            raise GameSessionError(
-                f"the peer's key fingerprint is {print_key}, not the expected {seat.expect}: "
-                "refusing to play (check the fingerprint with your opponent)"
-            )
-        game = self.game
-        if game is not None:
-            other = game.log.keys[game.me.other]
-            if key != other:
-                raise GameSessionError(
-                    f"the peer ({print_key}) is not the other player of this game "
-                    f"({fingerprint(other)})"
-                )
-            if hello.game_id is not None and hello.game_id != game.game_id:
-                raise GameSessionError(
-                    "the peer is resuming another game (its game id differs from ours)"
-                )
-        if seat.known_peers is not None:
-            try:
-                if seat.known_peers.check(hello.name, key) == "new":
-                    seat.known_peers.remember(hello.name, key)
-                    seat.say(f"first game with {hello.name}: key {print_key} remembered")
-            except KnownPeerMismatchError as exc:
-                raise GameSessionError(str(exc)) from exc
-        self.peer_name = hello.name
-
-    async def _ensure_game(self, link: _Link, hello: Hello) -> RemoteGame:
-        if self.game is not None:
-            return self.game
-        assert self.new_game is not None
-        if hello.game_id is not None:
-            raise GameSessionError("the peer is resuming a game, but this side starts a new one")
-        if not self._initiator:
-            if hello.warband is None:
-                raise GameSessionError("the peer sent no warband: it is not joining a new game")
-            return self._offer(link.stream.peer_key, hello.warband)
-        if hello.warband is not None:
-            raise GameSessionError("the host sent a warband: both sides are trying to join")
-        return await self._accept(link)
-
-    def _offer(self, peer_key: bytes, their_warband: Warband) -> RemoteGame:
-        new = self.new_game
-        assert new is not None
-        from dbnet.catalog import load_map
-
-        game_map = new.game_map if new.game_map is not None else load_map()
-        setup = GameSetup(game_map, (new.warband, their_warband), options=new.options)
-        nonce = new.nonce if new.nonce is not None else secrets.token_bytes(32)
-        holder: list[bytes] = []
-        game = RemoteGame.offer(self.seat.identity, peer_key, setup, holder.append, nonce=nonce)
-        self._open_replay(game, holder)
-        return game
-
-    async def _accept(self, link: _Link) -> RemoteGame:
-        new = self.new_game
-        assert new is not None
-        with trio.move_on_after(self.timing.hello_timeout) as scope:
-            message = await link.receive()
-        if scope.cancelled_caught:
-            raise _ConnectionLostError("no OFFER from the host in time")
-        if not isinstance(message, Entry):
-            raise GameSessionError(f"expected the host's OFFER, got {message!r}")
-        setup = _offered_setup(message.record, self.seat.identity, new.warband)
-        holder: list[bytes] = []
-        game = RemoteGame.accept(self.seat.identity, message.record, holder.append)
-        self.seat.say(
-            f"the host offers: {setup.map.name}, {setup.options.turns_to_win} turns to win; "
-            f"you play B with {new.warband.name}"
-        )
-        self._open_replay(game, holder)
-        return game
-
-    def _open_replay(self, game: RemoteGame, saved: list[bytes]) -> None:
-        """Create the replay file of a new game and write its first records to it."""
-        log = game.log
-        created = now_utc()
-        header = codec.ReplayHeader(
-            rules=log.rules,
-            game_id=log.game_id,
-            keys=log.keys,
-            created=created.isoformat().replace("+00:00", "Z"),
-        )
-        path = self.replay_path or default_replay_path(log.game_id, created)
-        writer = start_replay(path, header)
-        for record in saved:
-            writer.append(record)
-        game.save = writer.append
-        self.writer = writer
-        self.replay_path = path
-        self.game = game
-        self.seat.say(f"replay: {path}")
-        self._start_narrator(game)
-
-    def _start_narrator(self, game: RemoteGame) -> None:
-        names = ("you", "peer") if game.me is Player.A else ("peer", "you")
-        self.narrator = Narrator(game.log.game.setup, names)
-        self._told = 0
-        self._narrate(game)
-
-    def _narrate(self, game: RemoteGame) -> None:
-        narrator = self.narrator
-        if narrator is None:
-            return
-        log = game.log
-        events: list[Event] = []
-        for entry in log.decoded[self._told :]:
-            events += narrator.entry(entry.kind, Player(entry.author), entry.body, log.rolls)
-        self._told = len(log.decoded)
-        events += narrator.catch_up(game.peer)
-        if events and self.seat.on_events is not None:
-            self.seat.on_events(events)
-
-    # --- the game over one connection --------------------------------------------------
-
-    async def _play(self, link: _Link, game: RemoteGame) -> bool:
-        changed = trio.Event()
-        state = _PlayState()
-
-        async def receive_loop() -> None:
-            nonlocal changed
+        failures = 0
+        async with self._playing():
             while True:
-                try:
-                    message = await link.receive()
-                except (NetError, _ConnectionLostError):
-                    if state.peer_done and state.said_done:
-                        state.peer_gone.set()  # the peer closed after the last BYE
-                        return
-                    raise
-                self._last_contact = trio.current_time()
-                if isinstance(message, Entry):
-                    if game.receive(message.record):
-                        self._narrate(game)
-                        changed.set()
-                elif isinstance(message, Ping):
-                    await link.send(Pong(message.token))
-                elif isinstance(message, Bye):
-                    if not message.done:
-                        raise PeerLeftError(f"the peer left: {message.reason}")
-                    state.peer_done = True
-                    changed.set()
-                elif isinstance(message, Hello):
-                    raise GameSessionError("the peer sent HELLO twice")
-
-        async def act_loop() -> None:
-            nonlocal changed
-            while True:
-                if game.is_closed:
-                    if not state.said_done:
-                        await link.send(Bye(True, "the game's log is complete"))
-                        state.said_done = True
-                    if state.peer_done:
-                        # The opener closes first; the other waits for that close, so
-                        # that no unread byte makes its close reset the connection and
-                        # destroy the last BYE before the opener reads it.
-                        if not self._initiator:
-                            with trio.move_on_after(self.timing.hello_timeout):
-                                await state.peer_gone.wait()
-                        return
-                elif game.my_turn:
-                    await self._write_next(link, game)
+                stream: trio.abc.Stream | None = None
+                with trio.move_on_at(self._give_up_at()):
+                    stream = await self._dial(connect, failures)
+                    if stream is None:
+                        failures += 1
+                        await trio.sleep(self._backoff(failures))
+                        continue
+                if stream is None:
+                    return self._gave_up()
+                reached = self.connections
+                if await self._connection(stream, initiator=True):
+                    return Outcome.COMPLETE
+                failures = 0 if self.connections > reached else failures + 1
+                with trio.move_on_at(self._give_up_at()):
+                    await trio.sleep(self._backoff(failures))
                     continue
-                await changed.wait()
-                changed = trio.Event()
+                return self._gave_up()
 
+    async def _dial(
+        self, connect: Callable[[], Awaitable[trio.abc.Stream]], failures: int
+    ) -> trio.abc.Stream | None:
+        try:
+            return await connect()
+        except OSError as exc:
+            delay = self._backoff(failures + 1)
+            self.seat.say(
+                f"cannot reach the host ({_why_unreachable(exc)}); retrying in {delay:g} s"
+            )
+            return None
+
+    def _backoff(self, failures: int) -> float:
+        backoff = self.timing.backoff
+        return backoff[min(max(failures - 1, 0), len(backoff) - 1)]
+
+    def _give_up_at(self) -> float:
+        """When to stop waiting for the peer: never for a host whose game has not started;
+        ``adjourn_after`` after the last contact; sooner once our log is complete (the
+        peer has all it needs if it does not come back for what it lacks by then)."""
+        game = self.game
+        if game is None and self._hosting:
+            return math.inf
+        wait = self.timing.adjourn_after
+        if game is not None and game.is_closed:
+            wait = min(wait, self.timing.dead_after)
+        return self._last_contact + wait
+
+    def _gave_up(self) -> Outcome:
+        game = self.game
+        if game is None:
+            self.seat.say(f"the host could not be reached for {self.timing.adjourn_after:g} s")
+            return Outcome.UNREACHED
+        if game.is_closed:
+            self.seat.say("the game's log is complete here; the opponent left without saying so")
+            return Outcome.COMPLETE
+        return Outcome.ADJOURNED
+
+    @asynccontextmanager
+    async def _playing(self) -> AsyncIterator[None]:
+        """The player's task, alive across connections, while the body runs."""
         async with _nursery() as nursery:
-            nursery.start_soon(link.heartbeat)
-            nursery.start_soon(receive_loop)
-            await act_loop()
+            nursery.start_soon(self._player)
+            yield
             nursery.cancel_scope.cancel()
-        return True
 
-    async def _write_next(self, link: _Link, game: RemoteGame) -> None:
+    # --- the player -------------------------------------------------------------------
+
+    async def _player(self) -> None:
+        """Write this player's entries whenever one is due, connected or not (a record
+        written while the peer is away is sent when it is back)."""
+        while True:
+            changed = self._changed.event
+            game = self.game
+            if game is not None and game.my_turn:
+                await self._write_next(game)
+                await trio.lowlevel.checkpoint()
+                continue
+            await changed.wait()
+
+    async def _write_next(self, game: RemoteGame) -> None:
         view = game.decision_view()
         held = len(game.records)
         if view is None:
@@ -478,59 +333,346 @@ class GameSession:
                     self.seat.say(f"illegal: {exc.reason}")
                     return
         self._narrate(game)
-        for record in game.records[held:]:
-            await link.send(Entry(record))
+        self._changed.notify()
 
+    # --- one connection ---------------------------------------------------------------
 
-@dataclass
-class _PlayState:
-    peer_done: bool = False  # the peer said BYE (done)
-    said_done: bool = False  # we said BYE (done)
-    peer_gone: trio.Event = field(default_factory=trio.Event)  # ...and then it closed
+    async def _connection(self, stream: trio.abc.Stream, *, initiator: bool) -> bool:
+        """Play over one connection: True when the game is complete on both sides,
+        False when the connection was lost or refused (GameSessionError: the game
+        cannot go on)."""
+        self._initiator = initiator
+        try:
+            secure = await open_channel(
+                stream,
+                self.seat.identity,
+                initiator=initiator,
+                handshake_timeout=self.timing.handshake_timeout,
+                frame_timeout=self.timing.frame_timeout,
+            )
+        except VersionMismatchError as exc:
+            if initiator:
+                raise GameSessionError(f"cannot play with this host: {exc}") from exc
+            self.seat.say(f"refused a connection: {exc}")
+            return False
+        except NetError as exc:
+            self.seat.say(f"connection failed: {exc}")
+            return False
+        link = Link(secure, self.timing)
+        try:
+            try:
+                return await self._converse(link)
+            except (MessageError, FloodError) as exc:
+                raise GameSessionError(
+                    f"the peer broke the protocol: {exc}", to_peer=f"you broke the protocol: {exc}"
+                ) from exc
+            except ProtocolError as exc:
+                raise GameSessionError(
+                    f"the peer sent an invalid entry: {exc}",
+                    to_peer=f"your entry was refused: {exc}",
+                ) from exc
+        except GameSessionError as exc:
+            await link.say_bye(exc.to_peer)
+            if initiator or self.connected:
+                raise
+            self.seat.say(f"refused a connection: {exc}; still waiting for the opponent")
+            return False
+        except (_ConnectionLostError, NetError) as exc:
+            if self.connected:
+                self.seat.say(f"connection lost ({_reason(exc)}); waiting to reconnect")
+            else:
+                self.seat.say(f"connection failed: {_reason(exc)}")
+            return False
+        finally:
+            self.connected = False
+            self.messages_sent += link.sent
+            await link.close()
 
+    async def _converse(self, link: Link) -> bool:
+        async with _nursery() as nursery:
+            nursery.start_soon(link.heartbeat)
+            hello = await self._exchange_hellos(link)
+            self._check_peer(link.peer_key, hello)
+            self._check_game(hello)
+            self._last_contact = trio.current_time()
+            self.connected = True
+            self.connections += 1
+            self.peer_name = hello.name
+            self.seat.say(f"connected to {hello.name} ({fingerprint(link.peer_key)})")
+            exchange = _Exchange(peer_has=hello.have)
+            game = await self._ensure_game(link, hello, exchange)
+            complete = await self._play(link, game, exchange)
+            nursery.cancel_scope.cancel()
+        return complete
 
-class _Link:
-    """One connection's messages: typed sends and receives, heartbeats, dead-peer timeout."""
+    async def _exchange_hellos(self, link: Link) -> Hello:
+        game = self.game
+        ours = Hello(
+            name=self.seat.name,
+            game_id=None if game is None else game.game_id,
+            have=0 if game is None else len(game.records),
+            warband=self._joiner_warband(),
+            created=None if self._initiator else self._created(),
+        )
+        await link.send(ours)
+        with trio.move_on_after(self.timing.hello_timeout):
+            message = await link.receive()
+            if isinstance(message, Bye):
+                raise PeerLeftError(f"the peer hung up: {message.reason}")
+            if not isinstance(message, Hello):
+                raise GameSessionError(f"the peer's first message is not HELLO but {message!r}")
+            return message
+        raise _ConnectionLostError("no HELLO from the peer in time")
 
-    def __init__(self, stream: SecureStream, timing: Timing) -> None:
-        self.stream = stream
-        self.timing = timing
-        self._last_send = trio.current_time()
-        self._tokens = 0
+    def _created(self) -> str:
+        """The creation time of this side's replay header (fixed when first asked, for a
+        game not started yet): the host tells the joiner, whose header copies it."""
+        if self.writer is not None:
+            return self.writer.header.created
+        if self._created_at is None:
+            self._created_at = now_utc().isoformat().replace("+00:00", "Z")
+        return self._created_at
 
-    async def send(self, message: Message) -> None:
-        await self.stream.send(encode_message(message))
-        self._last_send = trio.current_time()
+    def _joiner_warband(self) -> Warband | None:
+        """The warband to send in HELLO: a new game's joiner (the initiator) sends it."""
+        if self.game is None and self.new_game is not None and self._initiator:
+            return self.new_game.warband
+        return None
 
-    async def receive(self) -> Message:
-        """The next message; _ConnectionLostError when the peer is silent for ``dead_after``."""
-        with trio.move_on_after(self.timing.dead_after) as scope:
-            data = await self.stream.receive()
-        if scope.cancelled_caught:
-            raise _ConnectionLostError(f"the peer was silent for {self.timing.dead_after:g} s")
-        return decode_message(data)
+    def _check_peer(self, key: bytes, hello: Hello) -> None:
+        seat = self.seat
+        print_key = fingerprint(key)
+        if seat.expect is not None and _normal(seat.expect) != _normal(print_key):
+            raise GameSessionError(
+                f"the peer's key fingerprint is {print_key}, not the expected {seat.expect}: "
+                "refusing to play (check the fingerprint with your opponent)",
+                to_peer="your key is not the one this player expects",
+            )
+        game = self.game
+        if game is not None:
+            other = game.log.keys[game.me.other]
+            if key != other:
+                raise GameSessionError(
+                    f"the peer ({hello.name}, {print_key}) is not the other player of this game "
+                    f"({fingerprint(other)})",
+                    to_peer="you are not the other player of this game",
+                )
+        if seat.known_peers is not None:
+            try:
+                if seat.known_peers.check(hello.name, key) == "new":
+                    seat.known_peers.remember(hello.name, key)
+                    seat.say(f"first game with {hello.name}: key {print_key} remembered")
+            except KnownPeerMismatchError as exc:
+                raise GameSessionError(
+                    str(exc), to_peer=f"your key is not the one remembered for {hello.name!r}"
+                ) from exc
 
-    async def heartbeat(self) -> None:
+    def _check_game(self, hello: Hello) -> None:
+        """Whether the peer's HELLO fits this side's game (or new game)."""
+        game = self.game
+        if game is not None:
+            if hello.game_id is not None and hello.game_id != game.game_id:
+                raise GameSessionError(
+                    "the peer is resuming another game (its game id differs from ours)"
+                )
+            if hello.game_id is None and not (self._hosting and len(game.records) == 1):
+                # Only a joiner whose ACCEPT never arrived may come back without the game.
+                raise GameSessionError(
+                    f"the peer has no copy of this game ({len(game.records)} entries); it "
+                    "must resume it from its replay (dbnet resume FILE HOST:PORT)"
+                )
+            return
+        if self._initiator:
+            if hello.warband is not None:
+                raise GameSessionError("the host sent a warband: both sides are trying to join")
+            if hello.game_id is not None and hello.have != 1:
+                raise GameSessionError(
+                    f"the host is resuming an earlier game with you ({hello.have} entries): "
+                    "go on with it with dbnet resume YOUR_REPLAY HOST:PORT"
+                )
+        else:
+            if hello.game_id is not None:
+                raise GameSessionError(
+                    "the peer is resuming a game, but this side starts a new one"
+                )
+            if hello.warband is None:
+                raise GameSessionError("the peer sent no warband: it is not joining a new game")
+
+    async def _ensure_game(self, link: Link, hello: Hello, exchange: _Exchange) -> RemoteGame:
+        if self.game is not None:
+            return self.game
+        if not self._initiator:
+            assert hello.warband is not None  # _check_game
+            return self._offer(link.peer_key, hello.warband)
+        game = await self._accept(link, hello)
+        exchange.peer_has = max(exchange.peer_has, 1)  # the host sent us its OFFER
+        return game
+
+    def _offer(self, peer_key: bytes, their_warband: Warband) -> RemoteGame:
+        new = self.new_game
+        assert new is not None
+        from dbnet.catalog import load_map
+
+        game_map = new.game_map if new.game_map is not None else load_map()
+        setup = GameSetup(game_map, (new.warband, their_warband), options=new.options)
+        nonce = new.nonce if new.nonce is not None else secrets.token_bytes(32)
+        holder: list[bytes] = []
+        game = RemoteGame.offer(self.seat.identity, peer_key, setup, holder.append, nonce=nonce)
+        self._open_replay(game, holder)
+        return game
+
+    async def _accept(self, link: Link, hello: Hello) -> RemoteGame:
+        new = self.new_game
+        assert new is not None
+        message: Message | None = None
+        with trio.move_on_after(self.timing.hello_timeout):
+            while True:
+                message = await link.receive()
+                if isinstance(message, Entry):
+                    break
+                if isinstance(message, Bye):
+                    raise PeerLeftError(f"the host hung up: {message.reason}")
+                if isinstance(message, Hello):
+                    raise GameSessionError("the host sent HELLO twice")
+                link.charge()
+                if isinstance(message, Ping):
+                    await link.send(Pong(message.token))
+        if not isinstance(message, Entry):
+            raise _ConnectionLostError("no OFFER from the host in time")
+        setup = _offered_setup(message.record, self.seat.identity, new.warband, hello.game_id)
+        holder: list[bytes] = []
+        game = RemoteGame.accept(self.seat.identity, message.record, holder.append)
+        self.seat.say(
+            f"the host offers: {setup.map.name}, {setup.options.turns_to_win} turns to win; "
+            f"you play B with {new.warband.name}"
+        )
+        if hello.created is not None:
+            self._created_at = hello.created  # the same header as the host's
+        self._open_replay(game, holder)
+        return game
+
+    def _open_replay(self, game: RemoteGame, saved: list[bytes]) -> None:
+        """Create the replay file of a new game and write its first records to it."""
+        log = game.log
+        created = self._created()
+        header = codec.ReplayHeader(
+            rules=log.rules, game_id=log.game_id, keys=log.keys, created=created
+        )
+        when = datetime.datetime.fromisoformat(created.replace("Z", "+00:00"))
+        path = self.replay_path or default_replay_path(log.game_id, when)
+        writer = start_replay(path, header)
+        for record in saved:
+            writer.append(record)
+        game.save = writer.append
+        self.writer = writer
+        self.replay_path = path
+        self.game = game
+        self.seat.say(f"replay: {path}")
+        self._start_narrator(game)
+        self._changed.notify()
+
+    def _start_narrator(self, game: RemoteGame) -> None:
+        """Tell the game so far (a resumed game's whole story) and follow it from here.
+
+        The story is told on a fresh copy of the log, entry by entry, so that each entry
+        comes with the rolls it completed: the narrator cannot take a whole game's rolls
+        at once."""
+        names = ("you", "peer") if game.me is Player.A else ("peer", "you")
+        narrator = Narrator(game.log.game.setup, names)
+        self.narrator = narrator
+        records = game.records
+        events: list[Event] = []
+        shadow = GameLog.start(records[0])
+        for record in records[1:]:
+            before = len(shadow.rolls)
+            entry = shadow.append(record, atomic=False)
+            rolls = shadow.rolls[before:]
+            events += narrator.entry(entry.kind, Player(entry.author), entry.body, rolls)
+        self._told = len(records)
+        events += narrator.catch_up(game.peer)
+        if events and self.seat.on_events is not None:
+            self.seat.on_events(events)
+
+    def _narrate(self, game: RemoteGame) -> None:
+        narrator = self.narrator
+        if narrator is None:
+            return
+        log = game.log
+        events: list[Event] = []
+        for entry in log.decoded[self._told :]:
+            events += narrator.entry(entry.kind, Player(entry.author), entry.body, log.rolls)
+        self._told = len(log.decoded)
+        events += narrator.catch_up(game.peer)
+        if events and self.seat.on_events is not None:
+            self.seat.on_events(events)
+
+    # --- the game over one connection --------------------------------------------------
+
+    async def _play(self, link: Link, game: RemoteGame, exchange: _Exchange) -> bool:
+        async with _nursery() as nursery:
+            nursery.start_soon(self._receive_loop, link, game, exchange)
+            await self._send_loop(link, game, exchange)
+            nursery.cancel_scope.cancel()
+        return True
+
+    async def _send_loop(self, link: Link, game: RemoteGame, exchange: _Exchange) -> None:
+        """Send every record the peer lacks as soon as it exists; once the log is complete
+        and sent, say BYE (done) and wait for the peer's."""
         while True:
-            due = self._last_send + self.timing.ping_after
-            if trio.current_time() >= due:
-                self._tokens += 1
-                await self.send(Ping(self._tokens))
-                continue
-            await trio.sleep_until(due)
+            changed = self._changed.event
+            while exchange.peer_has < len(game.records):
+                seq = exchange.peer_has
+                await link.send(Entry(game.records[seq]))
+                exchange.peer_has = max(exchange.peer_has, seq + 1)
+            if game.is_closed:
+                if not exchange.said_done:
+                    await link.send(Bye(True, "the game's log is complete"))
+                    exchange.said_done = True
+                if exchange.peer_done:
+                    # The opener closes first; the other waits for that close, so that
+                    # no unread byte makes its close reset the connection and destroy
+                    # the last BYE before the opener reads it.
+                    if not self._initiator:
+                        with trio.move_on_after(self.timing.hello_timeout):
+                            await exchange.peer_gone.wait()
+                    return
+            await changed.wait()
 
-    async def say_bye(self, reason: str) -> None:
-        with trio.move_on_after(1.0):
-            with suppress(NetError):
-                await self.send(Bye(False, reason[:200]))
+    async def _receive_loop(self, link: Link, game: RemoteGame, exchange: _Exchange) -> None:
+        while True:
+            try:
+                message = await link.receive()
+            except NetError:
+                if exchange.peer_done and exchange.said_done:
+                    exchange.peer_gone.set()  # the peer closed after the last BYE
+                    return
+                raise
+            self._last_contact = trio.current_time()
+            if isinstance(message, Entry):
+                if game.receive(message.record):
+                    exchange.peer_has = max(exchange.peer_has, len(game.records))
+                    self._narrate(game)
+                    self._changed.notify()
+                else:
+                    link.charge()  # an entry we hold
+            elif isinstance(message, Bye):
+                if not message.done:
+                    raise PeerLeftError(f"the peer left: {message.reason}")
+                exchange.peer_done = True
+                self._changed.notify()
+            elif isinstance(message, Hello):
+                raise GameSessionError("the peer sent HELLO twice")
+            else:
+                link.charge()
+                if isinstance(message, Ping):
+                    await link.send(Pong(message.token))
 
-    async def close(self) -> None:
-        with trio.move_on_after(1.0):
-            await self.stream.aclose()
 
-
-def _offered_setup(record: bytes, identity: Identity, warband: Warband) -> GameSetup:
-    """The setup of the host's OFFER, checked: made to this key, with this warband as B."""
+def _offered_setup(
+    record: bytes, identity: Identity, warband: Warband, game_id: bytes | None
+) -> GameSetup:
+    """The setup of the host's OFFER, checked: made to this key, with this warband as B
+    (and of the game the host named in HELLO, if it named one)."""
     try:
         _, entry = codec.decode_signed_entry(record)
     except DbnetError as exc:
@@ -538,6 +680,8 @@ def _offered_setup(record: bytes, identity: Identity, warband: Warband) -> GameS
     body = entry.body
     if not isinstance(body, codec.OfferBody):
         raise GameSessionError(f"the host's first entry is {entry.kind.name}, not an OFFER")
+    if game_id is not None and entry.game_id != game_id:
+        raise GameSessionError("the host's OFFER is not of the game it named in HELLO")
     if body.keys[1] != identity.public_key:
         raise GameSessionError("the host's OFFER is made to another player's key")
     if body.rules != RULES_VERSION:
@@ -550,13 +694,17 @@ def _offered_setup(record: bytes, identity: Identity, warband: Warband) -> GameS
 async def _accept_into(
     listener: trio.SocketListener, incoming: trio.MemorySendChannel[trio.abc.Stream]
 ) -> None:
+    """Accept connections into ``incoming``; close those that find it full."""
     while True:
         try:
             stream = await listener.accept()
         except OSError:
-            await trio.sleep(0.1)
+            await trio.sleep(0.1)  # e.g. out of file descriptors: wait, do not spin
             continue
-        await incoming.send(stream)
+        try:
+            incoming.send_nowait(stream)
+        except trio.WouldBlock:
+            await trio.aclose_forcefully(stream)
 
 
 @asynccontextmanager
@@ -567,7 +715,7 @@ async def _nursery() -> AsyncIterator[trio.Nursery]:
         async with trio.open_nursery() as nursery:
             yield nursery
     except BaseExceptionGroup as group:
-        leaves = list(_leaves(group))
+        leaves = _leaves(group)
         first = next((e for e in leaves if not isinstance(e, trio.Cancelled)), leaves[0])
         raise first from group
 
@@ -577,17 +725,6 @@ def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
     for exc in group.exceptions:
         out += _leaves(exc) if isinstance(exc, BaseExceptionGroup) else [exc]
     return out
-
-
-@asynccontextmanager
-async def listening(port: int) -> AsyncIterator[list[trio.SocketListener]]:
-    """TCP listeners on ``port`` for IPv4 and IPv6 (whatever the machine has)."""
-    listeners = await trio.open_tcp_listeners(port)
-    try:
-        yield listeners
-    finally:
-        for listener in listeners:
-            await listener.aclose()
 
 
 def _why_unreachable(exc: OSError) -> str:

@@ -1,6 +1,5 @@
 """``Game``'s API on misuse: precise errors, nothing changed; setup checks (600.1, 600.3,
-unimplemented abilities); ``game_at`` refusing broken positions; and the ``AbilityRules``
-hook, whose stat modifiers the engine clamps to the 900.8 minimums."""
+abilities the engine can't play); ``game_at`` refusing broken positions."""
 
 from __future__ import annotations
 
@@ -10,7 +9,6 @@ from dataclasses import replace
 
 import pytest
 
-from dbnet.engine.abilities import NoAbilities, Stat
 from dbnet.engine.board import PORTAL, parse_cell
 from dbnet.engine.choices import (
     DONE,
@@ -22,7 +20,7 @@ from dbnet.engine.choices import (
     DecisionKind,
     SpawnChoice,
 )
-from dbnet.engine.game import EndReason, Game, Mini, Phase, Zone
+from dbnet.engine.game import EndReason, Game, Phase, Zone
 from dbnet.engine.model import AbilityDef, Activation, GameSetup, Player, Warband
 from dbnet.engine.position import Placement, Position, Stage, game_at
 from dbnet.errors import DataError, GameOverError, IllegalChoiceError, InvalidChoiceError
@@ -202,17 +200,43 @@ def test_game_refuses_four_copies(player: Player) -> None:
     assert handles == ["ash-sentinel#1", "ash-sentinel#2", "ash-sentinel#3", "other"]
 
 
+UNKNOWN = AbilityDef("Mystery", Activation.BLADE, text="Nobody knows what this does.")
 CRIT = AbilityDef("Crit", Activation.BLADE, x=2, text="Crit 2")
 
 
-def test_game_refuses_unimplemented_abilities() -> None:
-    critter = replace(creature("critter", 3, ASH_SENTINEL.aspects, 2, 2, 2), abilities=(CRIT,))
+def test_game_refuses_abilities_it_cannot_play() -> None:
+    critter = replace(creature("critter", 3, ASH_SENTINEL.aspects, 2, 2, 2), abilities=(UNKNOWN,))
     setup = with_warband(Player.B, Warband("abilities", (*WARBAND_B.minis[:15], critter)))
-    with pytest.raises(DataError, match="'Crit' is not implemented") as info:
+    with pytest.raises(DataError, match="'Mystery' can't be played") as info:
         Game(setup)
     assert "Critter" in info.value.where
-    assert Game(setup, allow_unimplemented=True).minis[31].defn is critter
-    assert Game(setup, Modifiers({}, implemented=("Crit",))).minis[31].defn is critter
+    game = Game(setup, allow_unimplemented=True)
+    assert game.minis[31].defn is critter
+    assert game.minis[31].abilities[0].activation is Activation.UNKNOWN  # inert
+
+
+@pytest.mark.parametrize(
+    ("ability", "problem"),
+    [
+        (AbilityDef("Crit", Activation.BLADE), "needs a number"),
+        (AbilityDef("Crit", Activation.ALWAYS, x=2), "never a always ability"),
+        (AbilityDef("Bolster", Activation.BLADE, x=2), "never a blade ability"),
+        (AbilityDef("Loner", x=1), "takes no number"),
+        (AbilityDef("Reinforce"), "needs an aspect or lineage"),
+        (AbilityDef("Bolster", x=1, modifier="Wizards"), "modifier must be"),
+    ],
+)
+def test_game_refuses_a_keyword_printed_the_wrong_way(ability: AbilityDef, problem: str) -> None:
+    odd = replace(creature("odd", 3, ASH_SENTINEL.aspects, 2, 2, 2), abilities=(ability,))
+    setup = with_warband(Player.B, Warband("abilities", (*WARBAND_B.minis[:15], odd)))
+    with pytest.raises(DataError, match=problem):
+        Game(setup)
+
+
+def test_game_plays_a_glossary_keyword() -> None:
+    critter = replace(creature("critter", 3, ASH_SENTINEL.aspects, 2, 2, 2), abilities=(CRIT,))
+    setup = with_warband(Player.B, Warband("abilities", (*WARBAND_B.minis[:15], critter)))
+    assert Game(setup).minis[31].abilities == (CRIT,)
 
 
 # --- game_at -----------------------------------------------------------------------
@@ -302,58 +326,6 @@ def test_game_at_rejects_too_many_placements() -> None:
         game_at(VANILLA_SETUP, Position(placements=(Placement(),) * 33))
 
 
-# --- the ability hook ----------------------------------------------------------------
-
-
-class Modifiers(NoAbilities):
-    """Rules that add a fixed modifier to each stat of every miniature (and otherwise
-    behave as the rulebook without abilities)."""
-
-    def __init__(self, by_stat: Mapping[Stat, int], implemented: tuple[str, ...] = ()) -> None:
-        self.by_stat = dict(by_stat)
-        self.implemented = implemented
-
-    def implements(self, keyword: str) -> bool:
-        return keyword in self.implemented
-
-    def stat_modifier(self, game: Game, mini: Mini, stat: Stat) -> int:
-        return self.by_stat.get(stat, 0)
-
-
-def base(m: Mini, stat: Stat) -> int:
-    return (m.defn.power, m.defn.defense, m.defn.life, m.defn.spawn_cost)[stat]
-
-
-@pytest.mark.parametrize("modifier", [-10, -1, 0, 2])
-def test_game_stat_applies_modifiers_and_the_900_8_minimums(modifier: int) -> None:
-    """900.8: power and cost can't go below 0, defense and life can't go below 1."""
-    minimum = {Stat.POWER: 0, Stat.DEFENSE: 1, Stat.LIFE: 1, Stat.COST: 0}
-    game = Game(VANILLA_SETUP, Modifiers(dict.fromkeys(Stat, modifier)))
-    for m in game.minis:
-        if not m.defn.is_creature:
-            continue
-        for stat in Stat:
-            assert game.stat(m, stat) == max(minimum[stat], base(m, stat) + modifier), (m, stat)
-        assert game.power(m) == game.stat(m, Stat.POWER)
-        assert game.defense(m) == game.stat(m, Stat.DEFENSE)
-        assert game.life(m) == game.stat(m, Stat.LIFE)
-
-
-def test_game_spawns_with_modified_costs() -> None:
-    """A cost modifier reaches the spawn phase; the aspect shortfall (801.4) still counts."""
-    leviathan = mini_id(Player.A, "dream-leviathan")  # cost 12, aspects P P V
-    spawn = SpawnChoice(leviathan, PORTAL[Player.A])
-    cases = ((Modifiers({}), False, 15), (Modifiers({Stat.COST: -20}), True, 3))
-    for rules, affordable, cost in cases:
-        game = Game(VANILLA_SETUP, rules)
-        game.roll((4, 3))
-        assert game.spawn_cost(game.minis[leviathan]) == cost
-        assert (spawn in (game.legal_choices() or [])) is affordable
-        if affordable:
-            game.apply(spawn)
-            assert game.spawn_points == 7 - cost
-
-
 def strike_position() -> Position:
     """A strikes in c3 with both cinder hounds (power 2 each) against B's two cinder
     hounds (defense 1, life 2) and B's two ash sentinels (defense 2, life 2).
@@ -369,52 +341,10 @@ def strike_position() -> Position:
     return Position(stage=Stage.STRIKE, placements=placements(where))
 
 
-@pytest.mark.parametrize(("modifier", "dice"), [(0, 4), (1, 6), (-1, 2), (-10, 0)])
-def test_game_attack_dice_follow_modified_power(modifier: int, dice: int) -> None:
-    """302: one attack die per point of power; 900.5: no dice at 0 power."""
-    game = game_at(VANILLA_SETUP, strike_position(), Modifiers({Stat.POWER: modifier}))
-    attackers = tuple(mini_id(Player.A, f"cinder-hound#{i}") for i in (1, 2))
-    game.apply(AttackChoice(cell("c3"), attackers))
-    pending = game.pending
-    if dice:
-        assert pending == ChanceRequest(ChanceKind.ATTACK, dice, owner=Player.A)
-    else:
-        # No dice, no damage: the combat is over and the strike goes on.
-        assert isinstance(pending, Decision)
-        assert pending.kind is DecisionKind.STRIKE
-        assert all(m.damage == 0 for m in game.minis)
-        assert [c.cell for c in game.legal_choices() or [] if isinstance(c, AttackChoice)] == [
-            cell("a2")
-        ]
-
-
-def damage_game(rules: Modifiers | None = None) -> Game:
+def damage_game() -> Game:
     """One of A's hounds has attacked in c3 and rolled 1 damage (a 1 and a 5) to split
     between B's four creatures there."""
-    game = game_at(VANILLA_SETUP, strike_position(), rules or Modifiers({}))
+    game = game_at(VANILLA_SETUP, strike_position())
     game.apply(AttackChoice(cell("c3"), (mini_id(Player.A, "cinder-hound#1"),)))
     game.roll((1, 5))
     return game
-
-
-@pytest.mark.parametrize(("modifier", "disrupted"), [(0, False), (-10, True)])
-def test_game_disrupts_with_modified_defense(modifier: int, disrupted: bool) -> None:
-    """802.2d: damage at least equal to defense disrupts; defense is clamped to 1 (900.8)."""
-    game = damage_game(Modifiers({Stat.DEFENSE: modifier}))
-    sentinel = mini_id(Player.B, "ash-sentinel#1")  # defense 2, life 2
-    pending = game.pending
-    assert isinstance(pending, Decision)
-    assert pending.kind is DecisionKind.DAMAGE
-    assert pending.total == 1
-    assert sentinel in pending.targets
-    game.apply(DamageChoice(((sentinel, 1),)))
-    pending = game.pending
-    assert isinstance(pending, Decision)
-    if disrupted:
-        # Combat step 7: A places the disrupted sentinel in an empty cell.
-        assert pending.kind is DecisionKind.RESOLVE
-        assert pending.minis == (sentinel,)
-    else:
-        assert pending.kind is DecisionKind.STRIKE
-        assert game.minis[sentinel].damage == 1
-        assert game.minis[sentinel].cell == cell("c3")

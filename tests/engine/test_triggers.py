@@ -1,18 +1,15 @@
 """Triggered effects (glossary: triggered ability), their order (900.7a), simultaneous
-damage (900.7b) and disruption outside combat (900.3), driven by a test rule set."""
+damage (900.7b) and disruption outside combat (900.3), with Ambush and Charge."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from dbnet.engine import (
     AbilityDef,
-    Activation,
     Aspect,
+    ChanceKind,
+    ChanceRequest,
     Decision,
     DecisionKind,
-    Event,
-    EventKind,
     Game,
     GameSetup,
     MapDef,
@@ -23,99 +20,64 @@ from dbnet.engine import (
     Player,
     Position,
     Stage,
-    Trigger,
     Warband,
     Zone,
     format_choice,
     game_at,
     parse_choice,
 )
-from dbnet.engine.abilities import NoAbilities
 from dbnet.engine.board import CELL_NAMES
-
-
-class Spikes(NoAbilities):
-    """Test abilities. "Spikes X": whenever an enemy creature enters this creature's cell,
-    deal X damage to it. "Alarm": whenever any creature enters this creature's cell,
-    nothing happens but the effect is recorded. Records the order effects resolve in."""
-
-    def __init__(self) -> None:
-        self.resolved: list[str] = []
-
-    def implements(self, keyword: str) -> bool:
-        return keyword in ("Spikes", "Alarm")
-
-    def triggers(self, game: Game, event: Event) -> Sequence[Trigger]:
-        if event.kind is not EventKind.ENTERED:
-            return ()
-        entering = game.minis[event.mini]
-        return [
-            Trigger(m.owner, m.id, i, event)
-            for m in game.minis
-            if m.cell == event.cell and m is not entering
-            for i, a in enumerate(m.defn.abilities)
-            if a.keyword == "Alarm" or m.owner is not entering.owner
-        ]
-
-    def resolve_trigger(self, game: Game, trigger: Trigger) -> None:
-        source = game.minis[trigger.mini]
-        self.resolved.append(source.label)
-        ability = source.defn.abilities[trigger.index]
-        target = game.minis[trigger.event.mini]
-        if ability.keyword == "Spikes" and target.cell == source.cell:
-            assert ability.x is not None
-            game.deal_damage(target, ability.x)
 
 
 def cell(name: str) -> int:
     return CELL_NAMES.index(name)
 
 
-def creature(slug: str, *abilities: AbilityDef) -> MiniatureDef:
-    return MiniatureDef(slug, slug, MiniKind.CREATURE, 3, (Aspect.FEAR,), 1, 9, 9,
+def creature(slug: str, *abilities: AbilityDef, defense: int = 9, life: int = 9) -> MiniatureDef:
+    return MiniatureDef(slug, slug, MiniKind.CREATURE, 3, (Aspect.FEAR,), 1, defense, life,
                         abilities=abilities)  # fmt: skip
 
 
-def spiky(slug: str, x: int) -> MiniatureDef:
-    return creature(slug, AbilityDef("Spikes", Activation.TRIGGERED, x=x))
+def ambusher(slug: str, x: int) -> MiniatureDef:
+    return creature(slug, AbilityDef("Ambush", x=x))
 
 
-ALARM = AbilityDef("Alarm", Activation.TRIGGERED)
 RUNNER = MiniatureDef("runner", "runner", MiniKind.CREATURE, 3, (Aspect.VALOR,), 2, 3, 6)
+CHARGER = MiniatureDef("runner", "runner", MiniKind.CREATURE, 3, (Aspect.VALOR,), 2, 3, 6,
+                       abilities=(AbilityDef("Charge", x=1),))  # fmt: skip
 BYSTANDER = MiniatureDef("bystander", "bystander", MiniKind.CREATURE, 3, (Aspect.VALOR,), 1, 5, 5)
 
 
-def shift_game(
-    b_minis: tuple[MiniatureDef, ...], b_cells: tuple[str, ...], a_extra: MiniatureDef = BYSTANDER
-) -> tuple[Game, Spikes]:
+def shift_game(b_minis: tuple[MiniatureDef, ...], runner: MiniatureDef = RUNNER) -> Game:
     """A's shift: the runner in c2 is about to move into c3, where B's ``b_minis`` wait.
 
-    A's second creature (in e1, or c3 when it is not the bystander) keeps the shift open
-    after the runner moves, so damage can be seen before the phase ends (802.2i).
+    A's bystander in e1 keeps the shift open after the runner moves, so damage can be
+    seen before the phase ends (802.2i).
     """
-    rules = Spikes()
     setup = GameSetup(
-        MapDef("flat", (0,) * 25), (Warband("a", (RUNNER, a_extra)), Warband("b", b_minis))
+        MapDef("flat", (0,) * 25), (Warband("a", (runner, BYSTANDER)), Warband("b", b_minis))
     )
-    extra_cell = "e1" if a_extra is BYSTANDER else "c3"
     placements = (
         Placement(Zone.DREAMSCAPE, cell("c2")),
-        Placement(Zone.DREAMSCAPE, cell(extra_cell)),
-        *(Placement(Zone.DREAMSCAPE, cell(c)) for c in b_cells),
+        Placement(Zone.DREAMSCAPE, cell("e1")),
+        *(Placement(Zone.DREAMSCAPE, cell("c3")) for _ in b_minis),
     )
-    game = game_at(setup, Position(stage=Stage.SHIFT, placements=placements), rules)
-    return game, rules
+    return game_at(setup, Position(stage=Stage.SHIFT, placements=placements))
 
 
 def test_a_player_orders_their_own_simultaneous_triggers_900_7a() -> None:
-    game, rules = shift_game((spiky("thorn", 1), spiky("briar", 1)), ("c3", "c3"))
+    game = shift_game((ambusher("thorn", 1), ambusher("briar", 2)))
     game.apply(parse_choice(game, "move runner c3"))
     assert game.pending == Decision(Player.B, DecisionKind.ORDER, minis=(2, 3))
     assert game.legal_choices() == [OrderChoice(0), OrderChoice(1)]
     assert format_choice(game, OrderChoice(1)) == "order 2"
     game.apply(parse_choice(game, "order 2"))
-    assert rules.resolved == ["B:briar", "B:thorn"]
-    assert game.minis[0].damage == 2  # 1 + 1, below defense 3: the runner stays
+    # Briar's Ambush 2 attacks first: two special-attack dice, B's.
+    assert game.pending == ChanceRequest(ChanceKind.SPECIAL, 2, owner=Player.B)
+    game.roll([1, 4])  # 1 damage
+    assert game.pending == ChanceRequest(ChanceKind.SPECIAL, 1, owner=Player.B)
+    game.roll([1])  # thorn's Ambush 1: 1 more
+    assert game.minis[0].damage == 2  # below defense 3: the runner stays
     assert game.minis[0].cell == cell("c3")
     assert game.pending == Decision(Player.A, DecisionKind.SHIFT)
 
@@ -123,9 +85,11 @@ def test_a_player_orders_their_own_simultaneous_triggers_900_7a() -> None:
 def test_simultaneous_damage_adds_up_before_the_check_900_7b() -> None:
     # 3 + 3 damage: checked after both, it reaches life 6, so B chooses (802.2d);
     # checked after the first it would only have disrupted the runner out of the cell.
-    game, _ = shift_game((spiky("thorn", 3), spiky("briar", 3)), ("c3", "c3"))
+    game = shift_game((ambusher("thorn", 1), ambusher("briar", 1)))
     game.apply(parse_choice(game, "move runner c3"))
     game.apply(parse_choice(game, "order 1"))
+    game.roll([3])
+    game.roll([3])
     pending = game.pending
     assert isinstance(pending, Decision)
     assert (pending.kind, pending.player, pending.minis) == (DecisionKind.FATE, Player.B, (0,))
@@ -136,8 +100,9 @@ def test_simultaneous_damage_adds_up_before_the_check_900_7b() -> None:
 
 
 def test_damage_outside_combat_disrupts_and_the_damaging_player_places_it_900_3() -> None:
-    game, _ = shift_game((spiky("thorn", 4),), ("c3",))
+    game = shift_game((ambusher("thorn", 2),))
     game.apply(parse_choice(game, "move runner c3"))
+    game.roll([2, 2])  # 4 damage: defense 3 reached, life 6 not
     pending = game.pending
     assert isinstance(pending, Decision)
     assert (pending.kind, pending.player) == (DecisionKind.RESOLVE, Player.B)
@@ -151,7 +116,12 @@ def test_damage_outside_combat_disrupts_and_the_damaging_player_places_it_900_3(
 
 
 def test_the_active_players_triggers_resolve_first_900_7a() -> None:
-    # One event (the runner entering c3) triggers A's and B's Alarm: A's phase, A's first.
-    game, rules = shift_game((creature("b-alarm", ALARM),), ("c3",), creature("a-alarm", ALARM))
+    # FAQ, Charge meeting Ambush: one event (the charger entering c3) triggers A's Charge
+    # and B's Ambush; it is A's phase, so A's Charge resolves (and rolls) first.
+    game = shift_game((ambusher("thorn", 2),), runner=CHARGER)
     game.apply(parse_choice(game, "move runner c3"))
-    assert rules.resolved == ["A:a-alarm", "B:b-alarm"]
+    assert game.pending == ChanceRequest(ChanceKind.SPECIAL, 1, owner=Player.A)
+    game.roll([2])
+    assert game.pending == ChanceRequest(ChanceKind.SPECIAL, 2, owner=Player.B)
+    game.roll([1, 4])
+    assert (game.minis[2].damage, game.minis[0].damage) == (2, 1)

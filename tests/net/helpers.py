@@ -159,3 +159,157 @@ class Background(Generic[T]):
             raise self.error
         assert self.result is not None
         return self.result
+
+
+ENTRY_FRAME_MIN = 140
+"""Bytes of payload: every encrypted frame carrying an entry is larger, while a PING, a
+PONG and a BYE(done) are smaller (the first frame after the handshake is HELLO)."""
+
+
+class FrameSplitter:
+    """Follows one direction of a dbnet connection by its cleartext length prefixes
+    (sans-IO): the handshake's frames (3 from the side that connects, 2 from the one that
+    accepts), then HELLO, then one message a frame. ``feed`` returns the frames whose
+    length became known, as (offset of the frame in the direction's bytes, payload
+    length, whether it carries an entry)."""
+
+    def __init__(self, handshake_frames: int) -> None:
+        self.handshake_frames = handshake_frames
+        self.offset = 0  # bytes fed so far
+        self.frames = 0  # frames whose length is known
+        self._start = 0  # where the current frame starts
+        self._prefix = b""  # the bytes of its length prefix received so far
+        self._left = 0  # payload bytes of the current frame still to come
+        self.cut_pos: int | None = None  # where a Meter cuts this direction
+
+    def feed(self, data: bytes) -> list[tuple[int, int, bool]]:
+        found: list[tuple[int, int, bool]] = []
+        i = 0
+        while i < len(data):
+            if self._left:
+                take = min(self._left, len(data) - i)
+                self._left -= take
+                i += take
+                continue
+            if not self._prefix:
+                self._start = self.offset + i
+            take = min(4 - len(self._prefix), len(data) - i)
+            self._prefix += data[i : i + take]
+            i += take
+            if len(self._prefix) == 4:
+                length = int.from_bytes(self._prefix, "big")
+                self._prefix = b""
+                self._left = length
+                first_message = self.handshake_frames + 1  # HELLO
+                self.frames += 1
+                entry = self.frames > first_message and length > ENTRY_FRAME_MIN
+                found.append((self._start, length, entry))
+        self.offset += len(data)
+        return found
+
+
+class Meter:
+    """The bytes of one connection in both directions, and where to cut it.
+
+    The connection is cut when ``cut_at`` bytes have passed (both directions counted
+    together, in the order the two sides send them), or ``into`` bytes into the frame
+    of entry ``entry`` (entries counted in both directions, from 0: on a first
+    connection, entry k is the game's entry k). The send that reaches the cut delivers
+    only the bytes before it. ``silent`` makes the cut a half-open connection (later
+    bytes are lost, reads never return, nothing is closed); otherwise each side reads
+    the bytes already on their way, then the end of the stream, and its sends fail.
+    ``sever()`` cuts at once.
+    """
+
+    def __init__(
+        self,
+        cut_at: int | None = None,
+        *,
+        entry: int | None = None,
+        into: int = 0,
+        silent: bool = False,
+    ) -> None:
+        self.cut_at = cut_at
+        self.entry = entry
+        self.into = into
+        self.silent = silent
+        self.passed = 0
+        self.entries = 0  # entry frames seen
+        self.cut = False
+        self.inner: list[trio.abc.Stream] = []
+
+    def pair(
+        self, joiner: trio.abc.Stream, host: trio.abc.Stream
+    ) -> tuple[trio.abc.Stream, trio.abc.Stream]:
+        """The joiner's and the host's ends of a ``memory_stream_pair``, metered together."""
+        self.inner = [joiner, host]
+        return MeteredStream(joiner, self, FrameSplitter(3)), MeteredStream(
+            host, self, FrameSplitter(2)
+        )
+
+    def sever(self) -> None:
+        """Cut the connection now (a no-op if it is cut already)."""
+        if self.cut:
+            return
+        self.cut = True
+        if not self.silent:
+            for end in self.inner:
+                # Each side reads what was already on its way, then the end of the stream.
+                end.send_stream.close()  # type: ignore[attr-defined]
+
+    def room(self, splitter: FrameSplitter, data: bytes) -> int:
+        """How many bytes of ``data`` (about to be sent) pass before the cut."""
+        room = len(data)
+        if self.cut_at is not None:
+            room = min(room, max(self.cut_at - self.passed, 0))
+        start = splitter.offset
+        for offset, length, is_entry in splitter.feed(data):
+            if not is_entry:
+                continue
+            if self.entries == self.entry:
+                # ``into`` > 0 always stops inside the frame, however long it is.
+                splitter.cut_pos = offset + min(self.into, 4 + length - 1)
+            self.entries += 1
+        if splitter.cut_pos is not None:
+            room = min(room, max(splitter.cut_pos - start, 0))
+        return room
+
+
+class MeteredStream(trio.abc.Stream):
+    """One end of a connection whose bytes a ``Meter`` counts (and cuts)."""
+
+    def __init__(self, inner: trio.abc.Stream, meter: Meter, splitter: FrameSplitter) -> None:
+        self.inner = inner
+        self.meter = meter
+        self.splitter = splitter
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        meter = self.meter
+        if meter.cut:
+            if meter.silent:
+                await trio.lowlevel.checkpoint()
+                return
+            raise trio.BrokenResourceError("the connection was cut")
+        data = bytes(data)
+        head = data[: meter.room(self.splitter, data)]
+        if head:
+            await self.inner.send_all(head)
+            meter.passed += len(head)
+        if len(head) < len(data):
+            meter.sever()
+            if not meter.silent:
+                raise trio.BrokenResourceError("the connection was cut")
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await self.inner.wait_send_all_might_not_block()
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        if self.meter.cut and self.meter.silent:
+            await trio.sleep_forever()
+        data = await self.inner.receive_some(max_bytes)
+        if self.meter.cut and self.meter.silent:
+            await trio.sleep_forever()  # cut while we waited: these bytes are lost
+        return bytes(data)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()

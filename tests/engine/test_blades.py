@@ -1,6 +1,5 @@
-"""The seams abilities plug into: blade assignment (303.1, 802.2c, 900.10) and damage
-modifiers (900.8), driven by a small rule set defined here that gives Crit and Fumble
-their glossary effects."""
+"""Blade assignment (303.1, 802.2c, 900.10) and damage modifiers (900.8), with Crit and
+Fumble (glossary)."""
 
 from __future__ import annotations
 
@@ -25,25 +24,8 @@ from dbnet.engine import (
     game_at,
     parse_choice,
 )
-from dbnet.engine.abilities import NoAbilities
 from dbnet.engine.board import CELL_NAMES
 from dbnet.engine.game import Mini
-
-
-class CritAndFumble(NoAbilities):
-    """Crit X deals +X damage this combat, Fumble X deals -X (glossary)."""
-
-    def implements(self, keyword: str) -> bool:
-        return keyword in ("Crit", "Fumble")
-
-    def blade_usable(self, game: Game, mini: Mini, index: int) -> bool:
-        return True
-
-    def activate_blade(self, game: Game, mini: Mini, index: int) -> None:
-        ability = mini.defn.abilities[index]
-        assert game.combat is not None
-        assert ability.x is not None
-        game.combat.damage_bonus += ability.x if ability.keyword == "Crit" else -ability.x
 
 
 def creature(slug: str, *abilities: AbilityDef, power: int = 2) -> MiniatureDef:
@@ -75,7 +57,6 @@ def combat_game(attackers: list[MiniatureDef]) -> Game:
     game = game_at(
         setup,
         Position(stage=Stage.STRIKE, placements=(c3,) * len(attackers) + (a2, c3, a2)),
-        CritAndFumble(),
     )
     game.apply(parse_choice(game, "attack c3"))
     return game

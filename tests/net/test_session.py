@@ -1,0 +1,475 @@
+"""Whole games between two ``GameSession``s over memory streams, on trio's mock clock:
+a perfect network, connections cut anywhere (mid-frame, mid-roll), half-open
+connections, heartbeats, adjournment and resumption, a lossy network."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import trio
+import trio.testing
+
+from dbnet import codec
+from dbnet.codec import EntryKind
+from dbnet.engine import ChanceRequest
+from dbnet.net.session import Outcome, Timing
+from dbnet.protocol.log import GameLog
+from dbnet.replay.file import ReplayWriter
+from dbnet.replay.verify import VerdictStatus
+
+from .helpers import ALICE, BOB, ENTRY_FRAME_MIN, LossyStream, Meter
+from .sessions import (
+    Network,
+    Side,
+    Wrap,
+    final_state,
+    make_side,
+    play,
+    reference,
+    resume_side,
+)
+
+# Every test runs on trio's mock clock (the autojump_clock fixture), which jumps ahead
+# whenever all tasks wait: the real timings (PING after 5 s, dead after 20 s, adjourned
+# after 300 s) take no time.
+TIMING = Timing()
+Clock = trio.testing.MockClock
+
+
+def pair(tmp_path: Path, *, turns: int = 2, think: float = 0.0) -> tuple[Side, Side]:
+    host = make_side(tmp_path, "alice", identity=ALICE, host=True, turns=turns, think=think)
+    joiner = make_side(tmp_path, "bob", identity=BOB, host=False, turns=turns)
+    return host, joiner
+
+
+def decisions_of(records: list[bytes], author: int) -> list[str]:
+    """The decisions ``author`` (0 for A) made in ``records``, in order."""
+    out: list[str] = []
+    for record in records:
+        _, entry = codec.decode_signed_entry(record)
+        body = entry.body
+        if entry.author == author and isinstance(body, codec.PlayBody) and body.decision:
+            out.append(body.decision)
+    return out
+
+
+def arming_entries(records: list[bytes]) -> list[int]:
+    """The entries after which a roll waits for the other player's link (the arming
+    entries: a cut right after one falls "during the roll")."""
+    log = GameLog.start(records[0])
+    armed: list[int] = []
+    for seq, record in enumerate(records[1:], 1):
+        log.append(record)
+        if isinstance(log.game.pending, ChanceRequest) and log.expected_author() is not None:
+            armed.append(seq)
+    return armed
+
+
+def assert_same_game(host: Side, joiner: Side, expected: list[bytes]) -> None:
+    """Both sides finished the reference game: the same records (nothing lost, nothing
+    twice), each decision made once, files that verify complete and are identical."""
+    assert host.outcome is Outcome.COMPLETE, host.said
+    assert joiner.outcome is Outcome.COMPLETE, joiner.said
+    assert host.records == expected
+    assert joiner.records == expected
+    assert final_state(host.records) == final_state(expected)
+    assert host.decisions == decisions_of(expected, 0)
+    assert joiner.decisions == decisions_of(expected, 1)
+    for side in (host, joiner):
+        verdict = side.verdict()
+        assert verdict.status is VerdictStatus.COMPLETE, verdict
+        assert side.file_records() == expected
+    assert host.path.read_bytes() == joiner.path.read_bytes()
+
+
+# --- a perfect network -------------------------------------------------------------------
+
+
+async def test_a_whole_game_over_memory_streams(autojump_clock: Clock, tmp_path: Path) -> None:
+    host, joiner = pair(tmp_path, turns=6)
+    await play(host, joiner, Network())
+    expected = host.records
+    assert len(expected) > 100  # a real game: both warbands, several turns
+    kinds = {codec.decode_signed_entry(r)[1].kind for r in expected}
+    assert {EntryKind.OFFER, EntryKind.ACCEPT, EntryKind.FINAL, EntryKind.COSIGN} <= kinds
+    assert_same_game(host, joiner, expected)
+    assert host.session.connections == joiner.session.connections == 1
+    assert host.saw("connected to bob")
+    assert joiner.saw("connected to alice")
+    assert joiner.saw("the host offers:")
+    # the replay files of both players are the same, header included
+    assert host.path.read_bytes() == joiner.path.read_bytes()
+
+
+async def test_the_same_seed_plays_the_same_game(autojump_clock: Clock, tmp_path: Path) -> None:
+    expected = await reference(tmp_path)
+    host, joiner = pair(tmp_path / "again")
+    await play(host, joiner, Network())
+    assert_same_game(host, joiner, expected)
+
+
+# --- cuts ----------------------------------------------------------------------------------
+
+
+def cut_first(meters: list[Meter], make: Callable[[], Meter]) -> Wrap:
+    """Meter every connection into ``meters``; cut the first as ``make()`` says."""
+
+    def wrap(n: int, a: trio.abc.Stream, b: trio.abc.Stream) -> tuple[trio.abc.Stream, ...]:
+        meter = make() if n == 0 else Meter()
+        meters.append(meter)
+        return meter.pair(a, b)
+
+    return wrap  # type: ignore[return-value]
+
+
+_TOTAL: list[int] = []
+
+
+async def total_bytes(tmp_path: Path) -> int:
+    """The bytes both sides send in the reference game, over one connection."""
+    if not _TOTAL:
+        meters: list[Meter] = []
+        host, joiner = pair(tmp_path)
+        await play(host, joiner, Network(cut_first(meters, Meter)))
+        _TOTAL.append(meters[0].passed)
+    return _TOTAL[0]
+
+
+async def play_with_cut(tmp_path: Path, make: Callable[[], Meter]) -> tuple[Side, Side, Meter]:
+    meters: list[Meter] = []
+    host, joiner = pair(tmp_path)
+    await play(host, joiner, Network(cut_first(meters, make)))
+    assert meters[0].cut, "the first connection was never cut"
+    assert len(meters) >= 2, "the joiner never reconnected"
+    return host, joiner, meters[0]
+
+
+CUT_POINTS = 16
+
+
+@pytest.mark.parametrize("point", range(CUT_POINTS))
+async def test_a_connection_cut_after_any_byte_resumes_the_same_game(
+    autojump_clock: Clock, tmp_path: Path, point: int
+) -> None:
+    """The first connection is cut after a number of bytes spread over the whole game,
+    handshake included (almost always mid-frame); the joiner reconnects, each side sends
+    what the other lacks, and the game goes on to the same end."""
+    expected = await reference(tmp_path)
+    total = await total_bytes(tmp_path / "measure")
+    cut_at = 7 + point * (total - 7) // CUT_POINTS + point * 13 % 97
+    host, joiner, _ = await play_with_cut(tmp_path, lambda: Meter(cut_at))
+    assert_same_game(host, joiner, expected)
+
+
+async def test_cuts_at_every_arming_entry_resume_the_same_game(
+    autojump_clock: Clock, tmp_path: Path
+) -> None:
+    """Cut between the entry that arms a roll and the other player's link, whole or in
+    the middle of that entry's frame: the roll comes out the same after the reconnection."""
+    expected = await reference(tmp_path)
+    armed = arming_entries(expected)
+    assert len(armed) >= 8
+    for seq in armed:
+        for into in (0, 60):
+            where = tmp_path / f"{seq}-{into}"
+            where.mkdir()
+            # entry seq+1 carries the other player's link: cut before (or inside) its frame
+            host, joiner, meter = await play_with_cut(
+                where, functools.partial(Meter, entry=seq + 1, into=into)
+            )
+            assert meter.entries >= seq + 1
+            assert_same_game(host, joiner, expected)
+
+
+async def test_every_connection_cut_still_finishes_the_same_game(
+    autojump_clock: Clock, tmp_path: Path
+) -> None:
+    """Six connections in a row are cut, each after an eighth of the game's bytes, half of
+    them as a reset and half as half-open connections (20 s of silence each)."""
+    expected = await reference(tmp_path)
+    total = await total_bytes(tmp_path / "measure")
+    step = total // 8
+    meters: list[Meter] = []
+
+    def wrap(n: int, a: trio.abc.Stream, b: trio.abc.Stream) -> tuple[trio.abc.Stream, ...]:
+        meter = Meter(step, silent=n % 2 == 1) if n < 6 else Meter()
+        meters.append(meter)
+        return meter.pair(a, b)
+
+    host, joiner = pair(tmp_path)
+    start = trio.current_time()
+    await play(host, joiner, Network(wrap))  # type: ignore[arg-type]
+    assert sum(m.cut for m in meters) == 6
+    assert_same_game(host, joiner, expected)
+    assert host.session.connections == joiner.session.connections == 7
+    # three half-open connections, each noticed after 20 s without a message
+    assert trio.current_time() - start >= 3 * TIMING.dead_after
+    assert sum("silent for 20 s" in line for line in host.said + joiner.said) >= 3
+
+
+# --- liveness ------------------------------------------------------------------------------
+
+
+async def test_a_half_open_connection_is_noticed_by_both_sides(
+    autojump_clock: Clock, tmp_path: Path
+) -> None:
+    """The connection goes silent mid-game (no close, no reset: a cable pulled, a NAT
+    that forgot it): both sides notice after ``dead_after``, reconnect and finish."""
+    expected = await reference(tmp_path)
+    start = trio.current_time()
+    host, joiner, _ = await play_with_cut(tmp_path, lambda: Meter(entry=30, silent=True))
+    assert_same_game(host, joiner, expected)
+    for side in (host, joiner):
+        assert side.saw("connection lost (the peer was silent for 20 s); waiting to reconnect")
+    assert trio.current_time() - start >= TIMING.dead_after
+
+
+async def test_heartbeats_keep_a_slow_player_connected(
+    autojump_clock: Clock, tmp_path: Path
+) -> None:
+    """A player who takes a minute over each decision: PINGs every 5 s keep the
+    connection alive, and it is never taken for dead."""
+    expected = await reference(tmp_path)
+    host, joiner = pair(tmp_path, think=60.0)
+    start = trio.current_time()
+    await play(host, joiner, Network())
+    assert_same_game(host, joiner, expected)
+    thinking = 60.0 * len(decisions_of(expected, 0))
+    assert trio.current_time() - start >= thinking
+    assert host.session.connections == joiner.session.connections == 1
+    # the joiner, waiting, pinged at least every 5 s of silence
+    entries_sent = len([r for r in expected if codec.decode_signed_entry(r)[1].author == 1])
+    assert joiner.session.messages_sent >= entries_sent + thinking / TIMING.ping_after * 0.9
+    assert not any("connection lost" in line for line in host.said + joiner.said)
+
+
+async def test_a_slow_player_survives_a_cut_while_thinking(
+    autojump_clock: Clock, tmp_path: Path
+) -> None:
+    """The connection drops while the host's bot thinks: the decision is not lost or
+    asked again, and is sent on the next connection."""
+    expected = await reference(tmp_path)
+    host, joiner = pair(tmp_path, think=30.0)
+    meters: list[Meter] = []
+
+    def wrap(n: int, a: trio.abc.Stream, b: trio.abc.Stream) -> tuple[trio.abc.Stream, ...]:
+        meter = Meter()
+        meters.append(meter)
+        return meter.pair(a, b)
+
+    async def cut_while_thinking() -> None:
+        # decision 3 is being thought about from 2 x 30 s on: cut 10 s into it
+        await trio.sleep(70.0)
+        meters[-1].sever()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(cut_while_thinking)
+        await play(host, joiner, Network(wrap))  # type: ignore[arg-type]
+    assert meters[0].cut
+    assert_same_game(host, joiner, expected)
+
+
+# --- adjournment -----------------------------------------------------------------------
+
+
+async def test_a_long_absence_adjourns_and_the_game_resumes_later(
+    autojump_clock: Clock, tmp_path: Path
+) -> None:
+    """The joiner's network goes away for good mid-game: after ``adjourn_after`` both
+    sides adjourn with an unfinished replay; resumed from the replays later, the game
+    is finished and both files verify complete."""
+    network = Network()
+
+    def wrap(n: int, a: trio.abc.Stream, b: trio.abc.Stream) -> tuple[trio.abc.Stream, ...]:
+        meter = Meter(entry=25)
+        original = meter.sever
+
+        def sever() -> None:
+            network.refuse = True  # and the host cannot be reached any more
+            original()
+
+        meter.sever = sever  # type: ignore[method-assign]
+        return meter.pair(a, b)
+
+    network.wrap = wrap  # type: ignore[assignment]
+    host, joiner = pair(tmp_path)
+    start = trio.current_time()
+    await play(host, joiner, network)
+    assert host.outcome is Outcome.ADJOURNED, host.said
+    assert joiner.outcome is Outcome.ADJOURNED, joiner.said
+    assert trio.current_time() - start >= TIMING.adjourn_after
+    assert joiner.saw("cannot reach the host (Connection refused); retrying in")
+    for side in (host, joiner):
+        verdict = side.verdict()
+        assert verdict.status is VerdictStatus.UNFINISHED, verdict
+        assert verdict.entries >= 25
+    # later: both resume from their replays (new bots: the game goes on differently)
+    host2 = resume_side(host, seed="later A")
+    joiner2 = resume_side(joiner, seed="later B")
+    await play(host2, joiner2, Network())
+    assert host2.outcome is joiner2.outcome is Outcome.COMPLETE
+    assert host2.records == joiner2.records
+    assert host2.records[:25] == host.records[:25]
+    for side in (host2, joiner2):
+        assert side.verdict().status is VerdictStatus.COMPLETE
+    assert host2.path.read_bytes() == joiner2.path.read_bytes()
+
+
+async def test_after_adjournment_the_waiting_player_may_claim_a_timeout(
+    autojump_clock: Clock,
+    tmp_path: Path,
+) -> None:
+    network = Network()
+    network.refuse = False
+    meters: list[Meter] = []
+
+    def wrap(n: int, a: trio.abc.Stream, b: trio.abc.Stream) -> tuple[trio.abc.Stream, ...]:
+        meter = Meter(entry=20)
+        meters.append(meter)
+        network.refuse = True
+        return meter.pair(a, b)
+
+    network.wrap = wrap  # type: ignore[assignment]
+    host, joiner = pair(tmp_path)
+    await play(host, joiner, network)
+    assert host.outcome is Outcome.ADJOURNED
+    waiting = host if not host.session.game.my_turn else joiner  # type: ignore[union-attr]
+    again = resume_side(waiting, seed="claim")
+    game = again.session.game
+    assert game is not None
+    game.claim_timeout()
+    again.session.writer.close()  # type: ignore[union-attr]
+    verdict = waiting.verdict()
+    assert verdict.status is VerdictStatus.CLAIM, verdict
+
+
+class LoseTheLastBye(trio.abc.Stream):
+    """The joiner's end of a connection: once the joiner's log is complete, the first
+    frame too small for an entry that it sends (its BYE) is lost and the connection is
+    cut."""
+
+    def __init__(self, inner: trio.abc.Stream, meter: Meter, joiner: Side) -> None:
+        self.inner = inner
+        self.meter = meter
+        self.joiner = joiner
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        game = self.joiner.session.game
+        if game is not None and game.is_closed and len(data) < ENTRY_FRAME_MIN:
+            self.meter.sever()
+        if self.meter.cut:
+            raise trio.BrokenResourceError("the connection was cut")
+        await self.inner.send_all(data)
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await self.inner.wait_send_all_might_not_block()
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        return bytes(await self.inner.receive_some(max_bytes))
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+async def test_a_complete_game_ends_complete_when_the_last_bye_is_lost(
+    autojump_clock: Clock, tmp_path: Path
+) -> None:
+    """The joiner's last BYE is lost with the connection, and the host cannot be reached
+    again: each side has the whole log but does not know that the other has. Neither
+    adjourns: each waits ``dead_after`` for the other to come back for anything it
+    lacks, then ends the game as complete."""
+    expected = await reference(tmp_path)
+    host, joiner = pair(tmp_path)
+    network = Network()
+
+    def wrap(n: int, a: trio.abc.Stream, b: trio.abc.Stream) -> tuple[trio.abc.Stream, ...]:
+        meter = Meter()
+        a, b = meter.pair(a, b)
+        network.refuse = True  # no second connection
+        return LoseTheLastBye(a, meter, joiner), b
+
+    network.wrap = wrap  # type: ignore[assignment]
+    start = trio.current_time()
+    await play(host, joiner, network)
+    assert_same_game(host, joiner, expected)
+    assert network.count == 1
+    assert host.saw("the game's log is complete here; the opponent left without saying so")
+    assert TIMING.dead_after <= trio.current_time() - start < TIMING.adjourn_after
+
+
+# --- a lossy network -----------------------------------------------------------------------
+
+
+async def test_a_game_over_a_lossy_network_completes(autojump_clock: Clock, tmp_path: Path) -> None:
+    """Each connection loses, corrupts, duplicates or trickles some of its bytes (in one
+    direction or the other) a little later than the one before: every damage breaks
+    the connection (the channel's authentication catches it), and the game goes on."""
+    expected = await reference(tmp_path)
+    total = await total_bytes(tmp_path / "measure")
+    at = total // 16  # bytes into one direction of a connection
+
+    def wrap(n: int, a: trio.abc.Stream, b: trio.abc.Stream) -> tuple[trio.abc.Stream, ...]:
+        damage: list[LossyStream] = [
+            LossyStream(b, drop=range(at, at + 3)),
+            LossyStream(a, corrupt=[at]),
+            LossyStream(b, duplicate=(at, 40)),
+            LossyStream(a, drop=[at + 1], trickle=True),
+            LossyStream(b, corrupt=[at + 5], trickle=True),
+            LossyStream(a, duplicate=(at, 1)),
+        ]
+        if n >= len(damage):
+            return a, b
+        lossy = damage[n]
+        return (lossy, b) if lossy.inner is a else (a, lossy)
+
+    host, joiner = pair(tmp_path)
+    network = Network(wrap)  # type: ignore[arg-type]
+    await play(host, joiner, network)
+    assert network.count == 7  # six damaged connections, then a good one
+    assert_same_game(host, joiner, expected)
+
+
+async def test_a_lost_accept_is_sent_again(autojump_clock: Clock, tmp_path: Path) -> None:
+    """The connection breaks inside the ACCEPT's frame: the host holds only its OFFER,
+    the joiner has accepted. The joiner comes back; the host resends the OFFER, the joiner
+    its ACCEPT, and the game is the same."""
+    expected = await reference(tmp_path)
+    host, joiner, meter = await play_with_cut(tmp_path, lambda: Meter(entry=1, into=50))
+    assert meter.entries == 2
+    assert_same_game(host, joiner, expected)
+
+
+async def test_a_lost_offer_is_sent_again(autojump_clock: Clock, tmp_path: Path) -> None:
+    """The connection breaks inside the OFFER's frame: the host has written it, the joiner
+    has no game yet. On the next connection the joiner takes the host's OFFER (the host
+    says in HELLO that it holds one entry) and the game is the same."""
+    expected = await reference(tmp_path)
+    host, joiner, _ = await play_with_cut(tmp_path, lambda: Meter(entry=0, into=80))
+    assert_same_game(host, joiner, expected)
+
+
+async def test_resuming_tells_the_story_so_far(autojump_clock: Clock, tmp_path: Path) -> None:
+    """A game resumed from a replay with many rolls in it is told from the start, each
+    roll in its place (the narrator takes the rolls entry by entry)."""
+    expected = await reference(tmp_path)
+    source = make_side(tmp_path, "source", identity=ALICE, host=True)
+    header = codec.ReplayHeader(
+        rules=GameLog.start(expected[0]).rules,
+        game_id=GameLog.start(expected[0]).game_id,
+        keys=GameLog.start(expected[0]).keys,
+        created="2026-01-01T00:00:00Z",
+    )
+    with ReplayWriter.create(source.path, header) as writer:
+        for record in expected[:40]:
+            writer.append(record)
+    told: list[str] = []
+    resumed = resume_side(
+        source, seed="story", on_events=lambda events: told.extend(str(e) for e in events)
+    )
+    resumed.session.writer.close()  # type: ignore[union-attr]
+    rolls = [line for line in told if "Initiative" in line or "rolls" in line]
+    assert len(rolls) >= 3, told
+    assert any("A goes first" in line or "B goes first" in line for line in told), told

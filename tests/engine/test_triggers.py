@@ -16,6 +16,7 @@ from dbnet.engine import (
     MiniatureDef,
     MiniKind,
     OrderChoice,
+    Pending,
     Placement,
     Player,
     Position,
@@ -27,6 +28,11 @@ from dbnet.engine import (
     parse_choice,
 )
 from dbnet.engine.board import CELL_NAMES
+
+
+def pending(game: Game) -> Pending | None:
+    """The pending item (a function, so that checks of it don't narrow each other's type)."""
+    return game.pending
 
 
 def cell(name: str) -> int:
@@ -73,9 +79,9 @@ def test_a_player_orders_their_own_simultaneous_triggers_900_7a() -> None:
     assert format_choice(game, OrderChoice(1)) == "order 2"
     game.apply(parse_choice(game, "order 2"))
     # Briar's Ambush 2 attacks first: two special-attack dice, B's.
-    assert game.pending == ChanceRequest(ChanceKind.SPECIAL, 2, owner=Player.B)
+    assert pending(game) == ChanceRequest(ChanceKind.SPECIAL, 2, owner=Player.B)
     game.roll([1, 4])  # 1 damage
-    assert game.pending == ChanceRequest(ChanceKind.SPECIAL, 1, owner=Player.B)
+    assert pending(game) == ChanceRequest(ChanceKind.SPECIAL, 1, owner=Player.B)
     game.roll([1])  # thorn's Ambush 1: 1 more
     assert game.minis[0].damage == 2  # below defense 3: the runner stays
     assert game.minis[0].cell == cell("c3")
@@ -120,8 +126,8 @@ def test_the_active_players_triggers_resolve_first_900_7a() -> None:
     # and B's Ambush; it is A's phase, so A's Charge resolves (and rolls) first.
     game = shift_game((ambusher("thorn", 2),), runner=CHARGER)
     game.apply(parse_choice(game, "move runner c3"))
-    assert game.pending == ChanceRequest(ChanceKind.SPECIAL, 1, owner=Player.A)
+    assert pending(game) == ChanceRequest(ChanceKind.SPECIAL, 1, owner=Player.A)
     game.roll([2])
-    assert game.pending == ChanceRequest(ChanceKind.SPECIAL, 2, owner=Player.B)
+    assert pending(game) == ChanceRequest(ChanceKind.SPECIAL, 2, owner=Player.B)
     game.roll([1, 4])
     assert (game.minis[2].damage, game.minis[0].damage) == (2, 1)

@@ -53,6 +53,7 @@ from dbnet.identity import Identity, config_dir
 from dbnet.protocol.local import LocalMatch, RecordSink
 from dbnet.protocol.log import GameLog, Roll, Status, game_id_for
 from dbnet.protocol.peer import RULES_VERSION, Peer
+from dbnet.render import roller
 from dbnet.replay.errors import ReplayError
 from dbnet.replay.file import EXTENSION, ReplayWriter
 
@@ -320,7 +321,8 @@ class Narrator:
         self.rolls_told += 1
         if request.kind is ChanceKind.INITIATIVE:
             words += initiative_outcome(game)
-        faces = "" if request.kind is ChanceKind.INITIATIVE else format_attack_dice(values)
+        plain = request.kind is ChanceKind.INITIATIVE or request.kind is ChanceKind.WAIL
+        faces = "" if plain else format_attack_dice(values)
         event = Event(EventKind.ROLL, None, format_dice(values), words, faces, turn, values)
         return self._record([event], turns_done)
 
@@ -544,12 +546,20 @@ def describe_roll(game: Game, request: ChanceRequest, values: Sequence[int]) -> 
         return f"Initiative: {rolls}."
     damage = dice_damage(values)
     owner = request.owner.name if request.owner is not None else "?"
+    faces = format_attack_dice(values)
+    if request.kind is ChanceKind.WAIL:
+        total = sum(values)
+        return (
+            f"{roller(game)} wails: {values[0]} + {values[1]} = {total}; every creature of "
+            f"spawn cost {total} is banished."
+        )
+    if request.kind is ChanceKind.SPECIAL:
+        return f"{roller(game)} makes a special attack: {faces} = {damage} damage (blades miss)."
+    if request.kind is ChanceKind.REROLL:
+        return f"{owner} rerolls {len(values)} dice (Fortunate): {faces}."
     cell = cell_name(game.combat.cell) if game.combat is not None else "?"
     what = "attack" if request.kind is ChanceKind.ATTACK else "deathblow"
-    return (
-        f"{owner} rolls {len(values)} {what} dice in {cell}: {format_attack_dice(values)} "
-        f"= {damage} damage."
-    )
+    return f"{owner} rolls {len(values)} {what} dice in {cell}: {faces} = {damage} damage."
 
 
 def initiative_outcome(game: Game) -> str:

@@ -15,6 +15,8 @@ import textwrap
 from collections.abc import Iterable, Sequence
 
 from dbnet.engine import (
+    AbilityDef,
+    Activation,
     ChanceKind,
     ChanceRequest,
     Decision,
@@ -37,6 +39,8 @@ from dbnet.engine.board import (
     cell_name,
     spawn_row_cells,
 )
+from dbnet.engine.keywords import explain
+from dbnet.engine.notation import format_attack_dice
 
 WIDTH = 80
 CELL_WIDTH = 14  # 5 cells of 14 plus 6 borders plus a 3-column row label: 79
@@ -88,7 +92,29 @@ DECISION_HELP: dict[DecisionKind, str] = {
     DecisionKind.RESOLVE: (
         "Combat step 7 (FAQ): deal with the enemy creatures marked in this combat, one at "
         "a time. Put a disrupted creature in an empty cell: 'place NAME CELL' (802.2f); "
-        "if no cell is empty it is destroyed instead: 'bury NAME'."
+        "if no cell is empty it is destroyed instead: 'bury NAME'. Marked miniatures are "
+        "destroyed with 'bury NAME' when their order matters."
+    ),
+    DecisionKind.BLADE: (
+        "Blades (303.1, 802.2c, combat step 3): each blade rolled must go to a blade "
+        "ability of an attacker (or of your location in the cell) while one can take it, "
+        "even a harmful one (900.10); a 'may' ability can take a blade and do nothing "
+        "(900.11). 'blade NAME ABILITY'. A double blade ability takes two blades at once."
+    ),
+    DecisionKind.TARGET: (
+        "Targets (900.9, FAQ): the ability just activated chooses all its targets now: "
+        "'target NAME', 'target NAME CELL' for a move, several for an ability with a "
+        "number of targets. A 'may' ability can be used without effect: 'target none'."
+    ),
+    DecisionKind.REROLL: (
+        "Fortunate: you may reroll up to X of these dice, chosen by face ('reroll - B' "
+        "rerolls one miss and one blade) or 'reroll none'. The new results stand. Each "
+        "Fortunate ability rerolls separately, one after another (FAQ)."
+    ),
+    DecisionKind.ORDER: (
+        "Simultaneous effects (900.7a): several of your triggered abilities wait; choose "
+        "which resolves next: 'order N' (N as listed). The player whose phase it is "
+        "resolves theirs first."
     ),
 }
 
@@ -292,14 +318,33 @@ def _describe_chance(game: Game, request: ChanceRequest) -> str:
     owner = request.owner.name if request.owner is not None else "?"
     if request.kind is ChanceKind.ATTACK:
         return f"{owner} rolls {request.count} attack dice in {cell}."
+    if request.kind is ChanceKind.SPECIAL:
+        return (
+            f"{owner} rolls {request.count} dice for {roller(game)}'s special attack (blades miss)."
+        )
+    if request.kind is ChanceKind.REROLL:
+        return f"{owner} rerolls {request.count} dice (Fortunate)."
+    if request.kind is ChanceKind.WAIL:
+        return f"{owner} rolls two initiative dice for {roller(game)}'s Wail."
     return f"{owner} rolls {request.count} deathblow dice (blades miss)."
+
+
+def roller(game: Game) -> str:
+    """The miniature whose special attack or Wail is being rolled, by label."""
+    rolling = game.rolling
+    if rolling is None or rolling.attacker < 0:
+        return "?"
+    return game.minis[rolling.attacker].label
 
 
 def _describe_decision(game: Game, d: Decision) -> str:
     p = d.player.name
     kind = d.kind
     if kind is DecisionKind.SPAWN:
-        return f"{p} to spawn ({game.spawn_points} spawn points left): 'spawn NAME CELL' or 'done'."
+        return (
+            f"{p} to spawn ({game.spawn_points} spawn points left): 'spawn NAME CELL', "
+            "'activate NAME ABILITY' or 'done'."
+        )
     if kind is DecisionKind.ACTION:
         return f"{p} to choose for action phase {game.action_index + 1}: 'shift' or 'strike'."
     if kind is DecisionKind.SHIFT:
@@ -317,8 +362,27 @@ def _describe_decision(game: Game, d: Decision) -> str:
     if kind is DecisionKind.DEATHBLOW:
         dying = ", ".join(game.minis[i].label for i in d.minis)
         return f"{p}'s dying creatures in {cell_name(d.cell)} ({dying}) may make a deathblow."
+    if kind is DecisionKind.BLADE:
+        return (
+            f"{p} assigns the next of {d.total} blade{'s' if d.total != 1 else ''} in "
+            f"{cell_name(d.cell)}: 'blade NAME ABILITY'."
+        )
+    if kind is DecisionKind.TARGET:
+        holder = game.minis[d.minis[0]]
+        ability = game.ability_def(*d.ability)
+        return f"{p} chooses the targets of {holder.label}'s {ability.keyword}: 'target ...'."
+    if kind is DecisionKind.REROLL:
+        holder = game.minis[d.minis[0]]
+        faces = format_attack_dice(d.dice)
+        return (
+            f"{p} may reroll up to {d.total} of {faces} ({holder.label}'s Fortunate): "
+            "'reroll FACES' or 'reroll none'."
+        )
+    if kind is DecisionKind.ORDER:
+        waiting = ", ".join(f"{n}. {game.minis[i].label}" for n, i in enumerate(d.minis, 1))
+        return f"{p} chooses which triggered ability resolves next ({waiting}): 'order N'."
     waiting = ", ".join(game.minis[i].label for i in d.minis)
-    return f"{p} deals with marked enemy creatures ({waiting}): 'place NAME CELL' or 'bury NAME'."
+    return f"{p} deals with marked miniatures ({waiting}): 'place NAME CELL' or 'bury NAME'."
 
 
 def explain_pending(game: Game) -> list[str]:
@@ -400,13 +464,22 @@ def describe_mini(game: Game, m: Mini) -> list[str]:
     if not d.abilities:
         lines.append("  abilities: none")
     for ability in d.abilities:
-        number = f" {ability.x}" if ability.x is not None else ""
-        modifier = f" {ability.modifier}" if ability.modifier else ""
-        head = f"{ability.keyword}{number}{modifier} ({ability.activation.value})"
         lines += textwrap.wrap(
-            f"{head}: {ability.text}" if ability.text else head,
+            f"{ability_heading(ability)}: {explain(ability)}",
             WIDTH,
             initial_indent="  ",
             subsequent_indent="    ",
         )
     return lines
+
+
+def ability_heading(ability: AbilityDef) -> str:
+    """``Crit 2 (blade)``, ``Assault X (spawn X)``, ``Bolster Janus 2 (always, score)``."""
+    number = " X" if ability.cost_x else (f" {ability.x}" if ability.x is not None else "")
+    modifier = f" {ability.modifier}" if ability.modifier else ""
+    activation = ability.activation.value.replace("_", " ")
+    if ability.activation is Activation.SPAWN:
+        activation = f"spawn {'X' if ability.cost_x else ability.spawn_cost}"
+    if ability.score:
+        activation += ", score"
+    return f"{ability.keyword}{modifier}{number} ({activation})"

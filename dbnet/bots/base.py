@@ -43,12 +43,34 @@ def random_damage_split(decision: Decision, rng: random.Random) -> DamageChoice:
     Every way of writing the total as a sum of len(targets) non-negative parts
     is equally likely (stars and bars); targets given nothing are left out.
     """
-    targets = decision.targets
+    amounts = _split(decision.targets, decision.total, rng)
+    return DamageChoice(tuple((t, n) for t, n in sorted(amounts.items()) if n > 0))
+
+
+def legal_damage_split(game: Game, decision: Decision, rng: random.Random) -> DamageChoice:
+    """A random split the rules allow: while a local Bodyguard lacks the damage to disrupt
+    or destroy it, the others may get nothing; so either everything goes to the Bodyguards,
+    or each first gets what it lacks and the rest is split among all."""
+    guards = game.bodyguards(decision.targets)
+    lacking = {g: game.bodyguard_need(g) - game.minis[g].damage for g in guards}
+    lacking = {g: n for g, n in lacking.items() if n > 0}
+    if not lacking:
+        return random_damage_split(decision, rng)
     total = decision.total
+    if total < sum(lacking.values()) or rng.randrange(2) == 0:
+        amounts = _split(tuple(guards), total, rng)
+    else:
+        amounts = _split(decision.targets, total - sum(lacking.values()), rng)
+        for g, n in lacking.items():
+            amounts[g] = amounts.get(g, 0) + n
+    return DamageChoice(tuple((t, n) for t, n in sorted(amounts.items()) if n > 0))
+
+
+def _split(targets: tuple[int, ...], total: int, rng: random.Random) -> dict[int, int]:
     bars = sorted(rng.sample(range(total + len(targets) - 1), len(targets) - 1))
-    amounts: list[int] = []
+    amounts: dict[int, int] = {}
     previous = -1
-    for bar in [*bars, total + len(targets) - 1]:
-        amounts.append(bar - previous - 1)
+    for target, bar in zip(targets, [*bars, total + len(targets) - 1], strict=True):
+        amounts[target] = bar - previous - 1
         previous = bar
-    return DamageChoice(tuple((t, n) for t, n in zip(targets, amounts, strict=True) if n > 0))
+    return amounts

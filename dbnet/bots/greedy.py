@@ -12,7 +12,12 @@ Each decision kind has its own rule of thumb:
 - damage: the split that destroys or disrupts the most valuable enemies;
 - fate: destroy rather than disrupt (a kill scores a conquest point, 803.2);
 - deathblow: every dying creature strikes back;
-- disrupted enemies go to the empty cell where they do their owner least good.
+- disrupted enemies go to the empty cell where they do their owner least good;
+- blades: to the ability worth most (damage bonuses by their X, harmful ones last);
+- targets: the most valuable enemy to attack, moves scored on the sketch, the
+  cheapest creature to give up, the dearest one to bring back;
+- rerolls (Fortunate): the dice whose reroll gains the most expected damage;
+- spawn abilities: used with points that no creature could use.
 
 Ties are broken with the bot's own ``random.Random``.
 """
@@ -29,7 +34,9 @@ from dbnet.engine import (
     DONE,
     SHIFT,
     STRIKE,
+    ActivateChoice,
     AttackChoice,
+    BladeChoice,
     BuryChoice,
     Choice,
     DamageChoice,
@@ -40,10 +47,15 @@ from dbnet.engine import (
     MoveChoice,
     PlaceChoice,
     Player,
+    RerollChoice,
     SpawnChoice,
+    TargetChoice,
     Zone,
 )
 from dbnet.engine.board import ADJACENT
+from dbnet.engine.combat import Purpose
+from dbnet.engine.targets import Slot, slots
+from dbnet.errors import DbnetError
 
 KILL_VALUE = 1.0  # 803.2: one conquest point per enemy destroyed
 BONUS_POINTS = 2  # 801.2: what a destroyed creature gives back to its owner
@@ -84,7 +96,14 @@ class GreedyBot:
             return FateChoice(decision.minis[0], destroy=True)
         if kind is DecisionKind.RESOLVE:
             return self._resolve(game, decision.player, choices)
-        return choices[0]  # DEATHBLOW: the first choice has every dying creature strike
+        if kind is DecisionKind.BLADE:
+            return self._blade(game, choices)
+        if kind is DecisionKind.TARGET:
+            return self._target(game, decision, choices)
+        if kind is DecisionKind.REROLL:
+            return self._reroll(game, choices)
+        # DEATHBLOW: the first choice has every dying creature strike; ORDER: as listed.
+        return choices[0]
 
     def __repr__(self) -> str:
         return "GreedyBot(rng)"
@@ -98,7 +117,7 @@ class GreedyBot:
                 cells.setdefault(c.mini, []).append(c.cell)
         pick = self._spawn_pick(game, list(cells))
         if pick is None:
-            return DONE
+            return self._spawn_ability(game, choices)
         sketch = Sketch(game, me)
         piece = piece_of(game, pick)
         scored = []
@@ -130,6 +149,20 @@ class GreedyBot:
         if not chosen:
             return None
         return max(chosen, key=lambda i: (game.minis[i].defn.spawn_cost, -i))
+
+    def _spawn_ability(self, game: Game, choices: Sequence[Choice]) -> Choice:
+        """With points no creature can use: the dearest spawn ability that is not harmful."""
+        best: tuple[int, Choice] = (-1, DONE)
+        for c in choices:
+            if not isinstance(c, ActivateChoice):
+                continue
+            ability = game.minis[c.mini].abilities[c.index]
+            if ability.keyword in HARMFUL:
+                continue
+            cost = c.x if ability.cost_x else (ability.spawn_cost or 0)
+            if cost > best[0]:
+                best = (cost, c)
+        return best[1]
 
     # --- action phases -------------------------------------------------------
 
@@ -185,11 +218,94 @@ class GreedyBot:
     # --- combat decisions ----------------------------------------------------
 
     def _damage(self, game: Game, decision: Decision) -> Choice:
-        targets = _targets(game, decision.targets)
+        choice = self._plan_damage(game, decision, decision.targets)
+        try:
+            game.check_choice(choice)
+        except DbnetError:  # Bodyguard: while it lacks damage, all of it goes to the guards
+            choice = self._plan_damage(game, decision, tuple(game.bodyguards(decision.targets)))
+        return choice
+
+    def _plan_damage(self, game: Game, decision: Decision, among: Sequence[int]) -> DamageChoice:
+        targets = _targets(game, among)
         sketch_values = Sketch(game, decision.player).values[decision.player]
         plans = all_plans(targets, CLEAR_SHARE * sketch_values[decision.cell])
         plan = best_plan(plans, decision.total)
         return DamageChoice(assign(targets, plan, decision.total))
+
+    def _blade(self, game: Game, choices: Sequence[Choice]) -> Choice:
+        scored: list[tuple[float, Choice]] = []
+        for c in choices:
+            assert isinstance(c, BladeChoice)
+            source = c.mini if c.source < 0 else c.source
+            ability = game.ability_def(source, c.index)
+            x = ability.x or 0
+            if ability.keyword in HARMFUL:
+                value = -1.0 - x
+            elif ability.keyword in DAMAGE_BONUS:
+                value = 0.5 + x
+            else:
+                value = 0.5
+            scored.append((value, c))
+        return self._best(scored)
+
+    def _target(self, game: Game, decision: Decision, choices: Sequence[Choice]) -> Choice:
+        ability = game.ability_def(*decision.ability)
+        me = decision.player
+        sketch = Sketch(game, me)
+        base = sketch.score()
+        scored: list[tuple[float, Choice]] = []
+        for c in choices:
+            assert isinstance(c, TargetChoice)
+            scored.append((self._target_value(game, sketch, base, ability.keyword, c), c))
+        return self._best(scored)
+
+    def _target_value(
+        self, game: Game, sketch: Sketch, base: float, keyword: str, choice: TargetChoice
+    ) -> float:
+        targets = choice.targets
+        if not targets:
+            return MIN_GAIN  # a "may" ability left unused: only if nothing helps
+        pending = game.pending
+        assert isinstance(pending, Decision)
+        kinds = slots(game.ability_def(*pending.ability), len(targets))
+        if Slot.CELL in kinds and keyword != "Lockdown":
+            return _moves_value(game, sketch, base, targets, kinds)
+        first = game.minis[targets[0]]
+        cost = float(first.defn.spawn_cost)
+        if keyword in ("Appease",):
+            return -cost
+        if keyword == "Demolish":
+            return cost if first.owner is not pending.player else -cost
+        if keyword == "Lockdown":
+            return float(game.creatures[pending.player.other][targets[0]])
+        if keyword == "Swap":
+            holder = pending.minis[0]
+            here, there = sketch.cell_of.get(holder), sketch.cell_of.get(targets[0])
+            if here is None or there is None:
+                return 0.0
+            sketch.move(holder, there)
+            sketch.move(targets[0], here)
+            value = sketch.score() - base
+            sketch.move(targets[0], there)
+            sketch.move(holder, here)
+            return value
+        if first.cell >= 0 and first.defn.is_creature:  # an enemy to attack or weaken
+            tough = max(1, min(game.defense(first), game.life(first)) - first.damage)
+            return cost / tough
+        return cost  # Purge, Raise, Reincarnate: the dearest
+
+    def _reroll(self, game: Game, choices: Sequence[Choice]) -> Choice:
+        rolling = game.rolling
+        regular = rolling is not None and rolling.purpose is Purpose.ATTACK
+        # A die is worth its damage; a blade only in a regular attack, about one damage.
+        worth = {1: 1.0, 2: 2.0, 3: 3.0, 4: 0.0, 6: 1.0 if regular else 0.0}
+        fresh = (1 + 2 + 3 + (1.0 if regular else 0.0)) / 6
+        scored: list[tuple[float, Choice]] = []
+        for c in choices:
+            assert isinstance(c, RerollChoice)
+            gain = sum(fresh - worth[v] for v in c.dice)
+            scored.append((gain - MIN_GAIN * len(c.dice), c))
+        return self._best(scored)
 
     def _resolve(self, game: Game, me: Player, choices: Sequence[Choice]) -> Choice:
         places = [c for c in choices if isinstance(c, PlaceChoice)]
@@ -208,6 +324,30 @@ class GreedyBot:
         top = max(s for s, _ in scored)
         ties = [c for s, c in scored if s >= top - 1e-9]
         return ties[0] if len(ties) == 1 else ties[self.rng.randrange(len(ties))]
+
+
+HARMFUL = frozenset({"Fumble", "Dissipate", "Appease", "Bomb"})
+DAMAGE_BONUS = frozenset({"Crit", "Flanking", "Heroics", "Pack", "Stalwart", "Payback"})
+
+
+def _moves_value(
+    game: Game, sketch: Sketch, base: float, targets: tuple[int, ...], kinds: tuple[Slot, ...]
+) -> float:
+    """The sketch's score after the moves of a (creature, cell) target list, less now."""
+    moved: list[tuple[int, int]] = []
+    pending = game.pending
+    assert isinstance(pending, Decision)
+    if kinds[0] is Slot.CELL:  # Teleport Self
+        pairs = [(pending.minis[0], targets[0])]
+    else:
+        pairs = list(zip(targets[0::2], targets[1::2], strict=True))
+    for mini, cell in pairs:
+        if mini in sketch.cell_of:
+            moved.append((mini, sketch.move(mini, cell)))
+    value = sketch.score() - base
+    for mini, old in reversed(moved):
+        sketch.move(mini, old)
+    return value
 
 
 def _targets(game: Game, minis: Sequence[int]) -> list[Target]:

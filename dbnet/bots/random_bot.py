@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import random
 
-from dbnet.bots.base import pending_decision, random_damage_split
+from dbnet.bots.base import legal_damage_split, pending_decision
 from dbnet.engine import Choice, DecisionKind, Game
 
 
 class RandomBot:
-    """Picks uniformly among ``legal_choices()``; for damage, a uniformly random split."""
+    """Picks uniformly among ``legal_choices()``; for damage, a random legal split."""
 
     __slots__ = ("rng",)
 
@@ -21,7 +21,7 @@ class RandomBot:
     def choose(self, game: Game) -> Choice:
         decision = pending_decision(game)
         if decision.kind is DecisionKind.DAMAGE:
-            return random_damage_split(decision, self.rng)
+            return legal_damage_split(game, decision, self.rng)
         choices = game.legal_choices()
         assert choices, "a pending decision other than damage always lists its choices"
         return choices[self.rng.randrange(len(choices))]

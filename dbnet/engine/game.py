@@ -324,7 +324,7 @@ class Game:
         or the rest of one effect (its moves, attacks and rolls, in order)."""
         self.rolling: Rolling | None = None
         self.choosing: Targeting | None = None  # an ability waiting for its targets (900.9)
-        self.no_disrupt: list[int] = []  # Relentless: damaged creatures that can't be disrupted
+        self.no_disrupt: list[int] = []  # damaged by Relentless this phase: can't be disrupted
         self.damaged_outside_combat = False  # 900.3: check disruption once effects resolve
         self._pending: Pending | None = None
         self._choices: list[Choice] | None = None
@@ -1716,6 +1716,7 @@ class Game:
     def _clear_damage(self) -> None:
         for m in self.minis:
             m.damage = 0
+        self.no_disrupt = []  # Relentless holds as long as the damage it dealt (802.2h)
 
     # --- zones and movement ------------------------------------------------------
 
@@ -2009,7 +2010,6 @@ class Game:
                 self.step = Step.COMBAT_END
                 return
         self.combat = None
-        self.no_disrupt = []
         self.step = Step(combat.resume)
 
 

@@ -75,7 +75,7 @@ def test_host_and_join_play_a_game_by_keys(tmux: Tmux, second_tmux: Tmux, tmp_pa
         tmux, tmp_path / "alice", "host", "--port", str(port), "--name", "alice",
         "--replay", str(host_replay),
     )  # fmt: skip
-    tmux.wait_for("waiting for the opponent...")
+    tmux.wait_for("listening on port")
     launch(
         second_tmux, tmp_path / "bob", "join", f"127.0.0.1:{port}", "--name", "bob",
         "--replay", str(join_replay),

@@ -198,11 +198,22 @@ class RemoteGame:
         return self._keep(record)
 
     def resign(self) -> bytes:
-        """Resign in this player's due entry (after any link it owes), saved; returns the
-        last record written."""
+        """Resign in place of the decision this player owes (after the link it owes
+        first, if any), saved; returns the last record written.
+
+        Raises:
+            LocalProtocolError: it is not this player's turn, or the entry due is only a
+                link that hands the turn to the peer (resign at the next decision);
+                nothing is written.
+        """
         if not self.my_turn:
             raise LocalProtocolError("a player resigns in their own entry: wait for your turn")
         if isinstance(self.log.game.pending, ChanceRequest):
+            if self.decision_view() is None:
+                raise LocalProtocolError(
+                    "the entry due now only gives a link for a roll, and then the peer "
+                    "writes: resign at your next decision"
+                )
             self._keep(self.peer.reveal())  # every roll this player saw stays in the log
         return self._keep(self.peer.resign())
 

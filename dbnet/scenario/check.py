@@ -7,6 +7,7 @@ be reported as "expected X, got Y" with both sides in the file's own terms.
 from __future__ import annotations
 
 from dbnet.engine import board
+from dbnet.engine.abilities import Stat
 from dbnet.engine.choices import ChanceKind, ChanceRequest, DecisionKind
 from dbnet.engine.game import Game, Phase, Zone
 from dbnet.engine.model import Player
@@ -45,6 +46,8 @@ def observe(game: Game, expectation: Expect) -> str:
         if subject is Subject.LAST_CONQUEST and not game.conquest_history:
             return "(no turn finished yet)"
         return str(_per_player(game, subject, expectation.player))
+    if expectation.mini is not None and expectation.stat is not None:
+        return _mini_stat(game, expectation.mini, expectation.stat)
     if expectation.mini is not None:
         return _mini_state(game, subject, expectation.mini)
     if subject is Subject.TURN:
@@ -94,6 +97,17 @@ def _mini_state(game: Game, subject: Subject, label: str) -> str:
     return mini.zone.name.lower()
 
 
+def _mini_stat(game: Game, label: str, name: str) -> str:
+    """A stat after all modifiers and the 900.8 minimums; ``cost`` is what spawning the
+    miniature costs its owner now (Channel, Respawn, the aspect shortfall of 801.4)."""
+    mini = next(m for m in game.minis if m.label == label)
+    if name == "cost":
+        return str(game.spawn_cost(mini))
+    if not mini.defn.is_creature:
+        return f"(a location has no {name})"
+    return str(game.stat(mini, Stat[name.upper()]))
+
+
 def phase_text(game: Game) -> str:
     """``initiative``, ``spawn A``, ``action B 2``, ``conquest`` or ``over``."""
     if game.phase is Phase.SPAWN:
@@ -104,7 +118,8 @@ def phase_text(game: Game) -> str:
 
 
 def pending_text(game: Game) -> str:
-    """``strike A``, ``damage B 6``, ``roll 2 initiative A B``, ``roll 4 attack A``, ``none``."""
+    """``strike A``, ``damage B 6``, ``blade A 2``, ``reroll A 2``, ``roll 2 initiative A B``,
+    ``roll 4 attack A``, ``none``."""
     pending = game.pending
     if pending is None:
         return "none"
@@ -115,8 +130,8 @@ def pending_text(game: Game) -> str:
             whose = pending.owner.name if pending.owner is not None else ""
         return f"roll {pending.count} {pending.kind.value} {whose}".rstrip()
     text = f"{pending.kind.value} {pending.player.name}"
-    if pending.kind is DecisionKind.DAMAGE:
-        text += f" {pending.total}"
+    if pending.kind in (DecisionKind.DAMAGE, DecisionKind.BLADE, DecisionKind.REROLL):
+        text += f" {pending.total}"  # damage to assign, blades left, dice it may reroll
     return text
 
 

@@ -34,6 +34,7 @@ class Subject(enum.Enum):
     DAMAGE = "damage"
     MOVED = "moved"
     TARGETS = "targets"  # the miniatures a pending damage decision may hurt
+    STATS = "stats"  # per miniature and stat: power, defense, life, cost after modifiers
 
     def __repr__(self) -> str:
         return f"Subject.{self.name}"
@@ -56,19 +57,23 @@ class Expect:
 
     Values are compared as canonical text: ints as digits, booleans as
     ``true``/``false``, players as ``A``/``B``. For ``phase`` and ``pending``
-    the expected words need only be a prefix of the actual words.
+    the expected words need only be a prefix of the actual words. ``stat`` names
+    the stat a ``stats`` expectation reads: ``power``, ``defense``, ``life`` or ``cost``.
     """
 
     subject: Subject
     expected: str
     player: Player | None = None
     mini: str | None = None
+    stat: str | None = None
 
     @property
     def name(self) -> str:
         """How the expectation is named in reports: ``conquest.A``, ``at.B:brute``."""
         if self.player is not None:
             return f"{self.subject.value}.{self.player.name}"
+        if self.mini is not None and self.stat is not None:
+            return f"{self.subject.value}.{self.mini}.{self.stat}"
         if self.mini is not None:
             return f"{self.subject.value}.{self.mini}"
         return self.subject.value

@@ -49,6 +49,8 @@ _PAIR_SUBJECTS = (
     Subject.INITIATIVE, Subject.LAST_CONQUEST,
 )  # fmt: skip
 _MINI_SUBJECTS = (Subject.AT, Subject.DAMAGE, Subject.MOVED)
+STAT_NAMES = ("power", "defense", "life", "cost")
+_COUNTED = ("damage", "blade", "reroll")  # pending words followed by a number
 _EXPECT_KEYS = tuple(s.value for s in Subject) + tuple(m.value for m in LegalMode)
 _DECISION_WORDS = tuple(k.value for k in DecisionKind)
 _CHANCE_WORDS = tuple(k.value for k in ChanceKind)
@@ -129,6 +131,18 @@ def read_expectations(table: Table, where: str, labels: Sequence[str]) -> tuple[
                 item_where = field(key_where, f'"{label}"')
                 expected = _mini_value(subject, item, item_where)
                 out.append(Expect(subject, expected, mini=_label(label, item_where, labels)))
+        elif subject is Subject.STATS:
+            for label, item in as_table(value, key_where).items():
+                item_where = field(key_where, f'"{label}"')
+                mini = _label(label, item_where, labels)
+                stats = as_table(item, item_where)
+                if not stats:
+                    raise DataError(item_where, "expected stats such as { power = 2 }, got {}")
+                check_keys(stats, STAT_NAMES, item_where)
+                out.extend(
+                    Expect(subject, str(as_int(n, field(item_where, name))), mini=mini, stat=name)
+                    for name, n in stats.items()
+                )
         elif subject is Subject.TARGETS:
             names = as_str_list(value, key_where)
             chosen = sorted(
@@ -195,7 +209,8 @@ def _phase(text: str, where: str) -> str:
 
 
 def _pending(text: str, where: str) -> str:
-    """``spawn A``, ``damage B 6``, ``roll 2 initiative A B``, ``none``; tails may be left out."""
+    """``spawn A``, ``damage B 6``, ``blade A 2``, ``roll 2 initiative A B``, ``none``; tails
+    may be left out."""
     words = text.split()
     head = words[0].lower() if words else ""
     rest = words[1:]
@@ -203,7 +218,7 @@ def _pending(text: str, where: str) -> str:
         ok = not rest
     elif head in _DECISION_WORDS:
         ok = len(rest) <= 2 and (not rest or _is_player(rest[0]))
-        ok = ok and (len(rest) < 2 or (head == "damage" and rest[1].isdigit()))
+        ok = ok and (len(rest) < 2 or (head in _COUNTED and rest[1].isdigit()))
     elif head == "roll":
         ok = not rest or rest[0].isdigit()
         ok = ok and (len(rest) < 2 or rest[1].lower() in _CHANCE_WORDS)

@@ -175,6 +175,24 @@ def test_miniature_expectations(tmp_path: Path) -> None:
     ]
 
 
+def test_stats_expectations(tmp_path: Path) -> None:
+    """The Grunt's printed stats, and what spawning the one in reserves costs (2, no aspect)."""
+    good = HEAD + "[[step]]\nexpect.stats = { 'A:grunt#1' = { power = 2, defense = 2 } }\n"
+    good += "[[step]]\nexpect.stats = { 'A:grunt#2' = { life = 4, cost = 2 } }\n"
+    assert run_file(str(write(tmp_path, good, "good.toml"))).passed
+    bad = HEAD + "[[step]]\nexpect.stats = { 'B:grunt#1' = { power = 3, cost = 2 } }\n"
+    (mismatch,) = run_file(str(write(tmp_path, bad, "bad.toml"))).mismatches
+    found = (mismatch.what, mismatch.expected, mismatch.actual)
+    assert found == ("stats.B:grunt#1.power", "3", "2")
+
+
+def test_blade_and_reroll_pending_say_how_many(tmp_path: Path) -> None:
+    """A blade decision reads ``blade A 2`` (blades left): a shorter phrase still matches."""
+    text = HEAD + "[[step]]\nexpect.pending = 'blade A 2'\n"
+    (mismatch,) = run_file(str(write(tmp_path, text))).mismatches
+    assert (mismatch.expected, mismatch.actual) == ("'blade A 2'", "'roll 2 initiative A B'")
+
+
 def test_resign_ends_the_game_and_a_second_resignation_is_refused(tmp_path: Path) -> None:
     text = (
         HEAD
@@ -205,6 +223,10 @@ MALFORMED = [
     (HEAD + ROLL_4_3 + "expect.pending = 'lunch A'\n", "step 1.expect.pending: expected"),
     (HEAD + ROLL_4_3 + "expect.phase = 'action C'\n", "step 1.expect.phase: expected"),
     (HEAD + ROLL_4_3 + "expect.turns_won = { C = 1 }\n", "expect.turns_won.C"),
+    (HEAD + "[[step]]\nexpect.stats = { 'A:grunt#1' = { pwr = 2 } }\n",
+     "unknown field 'pwr'; did you mean 'power'?"),
+    (HEAD + "[[step]]\nexpect.stats = { 'A:grunt#1' = {} }\n", "expected stats such as"),
+    (HEAD + "[[step]]\nexpect.pending = 'spawn A 2'\n", "step 1.expect.pending: expected"),
     (HEAD, "step: a scenario needs at least one [[step]]"),
     (HEAD + "[[step]]\n", "step 1: an empty step"),
     (HEAD + "[[step]]\nillegal = ' '\n", "step 1.illegal: expected a decision"),

@@ -1409,7 +1409,13 @@ class Game:
                 self._move(m, op.arg)
         elif op.kind is OpKind.SWAP:
             other = self.minis[op.arg]
-            if m.cell >= 0 and other.cell >= 0 and m.cell != other.cell:
+            if (
+                m.cell >= 0
+                and other.cell >= 0
+                and m.cell != other.cell
+                and m.defn.is_creature
+                and other.defn.is_creature
+            ):
                 here, there = m.cell, other.cell
                 self._place(m, Zone.DREAMSCAPE, there)
                 self._place(other, Zone.DREAMSCAPE, here)

@@ -78,8 +78,7 @@ def format_choice(game: Game, choice: Choice) -> str:
         return f"attack {cell} " + " ".join(h[i].handle for i in choice.attackers)
     if isinstance(choice, BladeChoice):
         source = choice.mini if choice.source < 0 else choice.source
-        keyword = _keyword(game.ability_def(source, choice.index).keyword)
-        text = f"blade {h[choice.mini].handle} {keyword}"
+        text = f"blade {h[choice.mini].handle} {ability_word(game, source, choice.index)}"
         if choice.source >= 0:
             holder = h[choice.mini]
             other = h[choice.source]
@@ -87,7 +86,7 @@ def format_choice(game: Game, choice: Choice) -> str:
         return text
     if isinstance(choice, ActivateChoice):
         ability = h[choice.mini].abilities[choice.index]
-        text = f"activate {h[choice.mini].handle} {_keyword(ability.keyword)}"
+        text = f"activate {h[choice.mini].handle} {ability_word(game, choice.mini, choice.index)}"
         return f"{text} {choice.x}" if ability.cost_x else text
     if isinstance(choice, TargetChoice):
         return "target " + _format_targets(game, choice.targets)
@@ -267,12 +266,8 @@ def _parse_activate(game: Game, text: str, args: Sequence[str], player: Player) 
     x = 0
     if words and words[-1].isdigit():
         x = int(words.pop())
-    indices = [
-        i
-        for i, a in enumerate(m.abilities)
-        if a.spawn_cost is not None or a.cost_x
-        if not words or _keyword(a.keyword).startswith(words[0].lower())
-    ]
+    spawn = [(m.id, i) for i, a in enumerate(m.abilities) if a.spawn_cost is not None or a.cost_x]
+    indices = [i for _, i in (_named(game, spawn, words[0].lower()) if words else spawn)]
     if len(indices) != 1:
         raise InvalidChoiceError(
             f"{text!r}: {m.label} has "
@@ -287,11 +282,9 @@ def _parse_blade(game: Game, text: str, args: Sequence[str], player: Player) -> 
     if len(args) not in (1, 2, 3):
         raise InvalidChoiceError(f"{text!r}: write 'blade HANDLE ABILITY', e.g. 'blade ogre crit'")
     m = _mini(game, args[0], player, lambda m: m.cell >= 0, "in the dreamscape")
-    found = [
-        (source, index)
-        for source, index, ability in blade_abilities(game, m)
-        if len(args) == 1 or _keyword(ability.keyword) == args[1].lower()
-    ]
+    found = [(source, index) for source, index, _ in blade_abilities(game, m)]
+    if len(args) > 1:
+        found = _named(game, found, args[1].lower())
     if len(args) == 3:
         word = args[2].lower()
         found = [(s, i) for s, i in found if s != m.id and _names(game.minis[s], word)]
@@ -305,6 +298,29 @@ def _parse_blade(game: Game, text: str, args: Sequence[str], player: Player) -> 
         )
     source, index = found[0]
     return BladeChoice(m.id, index, -1 if source == m.id else source)
+
+
+def ability_word(game: Game, source: int, index: int) -> str:
+    """The notation word of ability ``index`` of ``source``: its keyword (``crit``), with
+    ``#k`` when the miniature has that keyword more than once (``crit#2``)."""
+    word = _keyword(game.ability_def(source, index).keyword)
+    same = [
+        i
+        for i in range(len(game.minis[source].abilities))
+        if _keyword(game.ability_def(source, i).keyword) == word
+    ]
+    return word if len(same) == 1 else f"{word}#{same.index(index) + 1}"
+
+
+def _named(game: Game, abilities: Sequence[tuple[int, int]], word: str) -> list[tuple[int, int]]:
+    """Those (source, index) abilities that ``word`` names: exactly (``crit#2``), or else
+    as a keyword or its beginning (``crit``, ``pearl``)."""
+    exact = [(s, i) for s, i in abilities if ability_word(game, s, i) == word]
+    if exact:
+        return exact
+    return [
+        (s, i) for s, i in abilities if _keyword(game.ability_def(s, i).keyword).startswith(word)
+    ]
 
 
 def _names(m: Mini, word: str) -> bool:

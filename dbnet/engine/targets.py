@@ -200,8 +200,9 @@ def _teleport_cells(game: Game, m: Mini) -> list[int]:
 
 
 def _swap(game: Game, t: Targeting) -> Options:
+    """A nonlocal ally to trade places with; only a creature swaps (locations never move)."""
     holder = game.minis[t.holder]
-    if holder.cell < 0:
+    if holder.cell < 0 or not holder.defn.is_creature:
         return []
     return [(m.id,) for m in _creatures(game, t, allies=True) if m.cell != holder.cell]
 

@@ -1,6 +1,6 @@
 """Determinism of ``Game.state_hash`` (DESIGN.md section 2): the same setup, decisions
-and dice give the same states in any process, whatever ``PYTHONHASHSEED`` is; and the
-hash tells states apart."""
+and dice give the same states in any process, whatever ``PYTHONHASHSEED`` is, with and
+without abilities; and the hash tells states apart."""
 
 from __future__ import annotations
 
@@ -14,8 +14,10 @@ from pathlib import Path
 from dbnet.engine.choices import ChanceKind, ChanceRequest
 from dbnet.engine.game import Game
 
+from .ability_warbands import random_setup
 from .conftest import VANILLA_SETUP
 from .randomgame import Input, digest, give, hash_sequence, play, random_input
+from .test_ability_properties import play_checked
 
 SEEDS = (0, 1, 2, 31337, 2**40 + 7)
 HASH_SEEDS = ("0", "12345")
@@ -29,10 +31,14 @@ import json, sys
 sys.path.insert(0, {str(IMPORT_ROOT)!r})
 from {PACKAGE}.conftest import VANILLA_SETUP
 from {PACKAGE}.randomgame import digest, hash_sequence
+from {PACKAGE}.ability_warbands import random_setup
+from {PACKAGE}.test_ability_properties import play_checked
 out = {{}}
 for seed in json.loads(sys.argv[1]):
     hashes = hash_sequence(VANILLA_SETUP, seed)
     out[str(seed)] = [len(hashes), hashes[-1].hex(), digest(hashes)]
+    _, hashes = play_checked(random_setup(seed), seed)
+    out["abilities " + str(seed)] = [len(hashes), hashes[-1].hex(), digest(hashes)]
 print(json.dumps(out, sort_keys=True))
 """
 
@@ -60,9 +66,11 @@ def test_state_hash_is_the_same_in_every_process() -> None:
     for seed in SEEDS:
         hashes = hash_sequence(VANILLA_SETUP, seed)
         assert runs[0][str(seed)] == [len(hashes), hashes[-1].hex(), digest(hashes)]
+        _, hashes = play_checked(random_setup(seed), seed)
+        assert runs[0][f"abilities {seed}"] == [len(hashes), hashes[-1].hex(), digest(hashes)]
     # Different games end in different states.
     finals = {str(result[1]) for result in runs[0].values()}
-    assert len(finals) == len(SEEDS)
+    assert len(finals) == 2 * len(SEEDS)
 
 
 def initiative_rolls(seed: int) -> list[tuple[Game, Input]]:

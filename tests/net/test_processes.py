@@ -1,0 +1,260 @@
+"""Two real ``dbnet`` processes (bots) on loopback: a whole game, connections cut at more
+than twenty points (mid-frame and mid-roll among them) by a proxy between them, and a
+process killed with SIGKILL and resumed with ``dbnet resume``.
+
+Both players' identities are fixed keys and both bots play with ``--seed``, so a game
+cut anywhere must end exactly as the uninterrupted one: the same entries, the same
+final state. Waits are bounded (a hang fails the test); nothing asserts on time.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import trio
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from dbnet.engine import ChanceRequest
+from dbnet.protocol.log import GameLog
+from dbnet.replay.verify import VerdictStatus, verify_replay
+
+from .helpers import Meter
+from .processes import Dbnet, Proxy, final_state, replay_records, verify_command
+
+GAME_TIMEOUT = 90.0  # seconds: a hang guard only (a game takes about one)
+TURNS = "2"
+SEED = "11"
+CUTS = 22
+
+
+@pytest.fixture(scope="module")
+def homes(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two players' homes (DBNET_HOME) with fixed identity keys."""
+    root = tmp_path_factory.mktemp("homes")
+    for who, seed in (("alice", 1), ("bob", 2)):
+        home = root / who
+        home.mkdir()
+        key = Ed25519PrivateKey.from_private_bytes(bytes([seed]) * 32)
+        pem = key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+        path = home / "identity.key"
+        path.write_bytes(pem)
+        os.chmod(path, 0o600)
+    return root
+
+
+@dataclass
+class Game:
+    host: Dbnet
+    joiner: Dbnet
+    host_replay: Path
+    joiner_replay: Path
+    proxy: Proxy
+
+
+def host_args(replay: Path, port: int = 0) -> list[str]:
+    return [
+        "host", "--port", str(port), "--bot", "greedy", "--seed", SEED,
+        "--turns-to-win", TURNS, "--name", "alice", "--replay", str(replay),
+        "--adjourn-after", "60",
+    ]  # fmt: skip
+
+
+def join_args(replay: Path, port: int) -> list[str]:
+    return [
+        "join", f"127.0.0.1:{port}", "--bot", "greedy", "--seed", SEED, "--name", "bob",
+        "--replay", str(replay), "--adjourn-after", "60",
+    ]  # fmt: skip
+
+
+async def until_listening(process: Dbnet) -> int:
+    while process.port is None:
+        if process.finished.is_set():
+            raise AssertionError(f"{process.name} ended before listening:\n{process.output()}")
+        await trio.sleep(0.02)
+    return process.port
+
+
+async def play(
+    tmp_path: Path, homes: Path, plans: list[Meter] | None = None, **proxy: object
+) -> Game:
+    """A host and a joiner process, the joiner connecting through a ``Proxy``; returns
+    once both have exited."""
+    host_replay, joiner_replay = tmp_path / "alice.dbnr", tmp_path / "bob.dbnr"
+    with trio.fail_after(GAME_TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            host = await Dbnet.start(nursery, "host", homes / "alice", host_args(host_replay))
+            relay = Proxy(await until_listening(host), plans or [], **proxy)  # type: ignore[arg-type]
+            await nursery.start(relay.run)
+            joiner = await Dbnet.start(
+                nursery, "join", homes / "bob", join_args(joiner_replay, relay.port)
+            )
+            await host.wait()
+            await joiner.wait()
+            nursery.cancel_scope.cancel()
+    return Game(host, joiner, host_replay, joiner_replay, relay)
+
+
+def assert_complete(game: Game, *, command: bool = True) -> None:
+    """Both exited 0 after a complete game; both replays verify complete (with ``dbnet
+    verify``, or its function when ``command`` is false, to save a process) and are the
+    same, byte for byte."""
+    for process in (game.host, game.joiner):
+        assert process.code == 0, f"{process.name} exited {process.code}:\n{process.output()}"
+    for path in (game.host_replay, game.joiner_replay):
+        if command:
+            result = verify_command(path)
+            assert result.returncode == 0, result.stdout + result.stderr
+            assert f"{path}: complete:" in result.stdout
+        else:
+            verdict = verify_replay(path.read_bytes(), where=str(path))
+            assert verdict.status is VerdictStatus.COMPLETE, verdict
+    assert game.host_replay.read_bytes() == game.joiner_replay.read_bytes()
+
+
+_REFERENCE: dict[Path, list[bytes]] = {}
+
+
+async def reference(tmp_path: Path, homes: Path) -> list[bytes]:
+    """The records of the uninterrupted game (played once per module)."""
+    if homes not in _REFERENCE:
+        where = tmp_path / "reference"
+        where.mkdir()
+        game = await play(where, homes)
+        assert_complete(game)
+        _REFERENCE[homes] = replay_records(game.host_replay)
+    return _REFERENCE[homes]
+
+
+def cut_points(records: list[bytes]) -> list[tuple[int, int]]:
+    """``CUTS`` distinct places to cut the first connection: (entry, bytes into its
+    frame; 0 is just before it). The OFFER and the ACCEPT; the other player's link right
+    after eight arming entries (during the roll), before or inside its frame; and points
+    spread over the rest of the game, mostly mid-frame."""
+    log = GameLog.start(records[0])
+    during_rolls: list[int] = []
+    for seq, record in enumerate(records[1:], 1):
+        log.append(record)
+        if isinstance(log.game.pending, ChanceRequest) and seq + 1 < len(records):
+            during_rolls.append(seq + 1)
+    points = [(0, 40), (1, 77)]
+    step = max(len(during_rolls) // 8, 1)
+    for i, seq in enumerate(during_rolls[::step][:8]):
+        points.append((seq, 0 if i % 2 else 90))
+    taken = {seq for seq, _ in points}
+    spread = [seq for seq in range(2, len(records)) if seq not in taken]
+    want = CUTS - len(points)
+    for i in range(want):
+        seq = spread[i * len(spread) // want]
+        points.append((seq, 0 if i % 3 == 0 else 13 + 29 * i))
+    return points
+
+
+# --- a whole game ----------------------------------------------------------------------------
+
+
+async def test_two_processes_play_a_complete_game(tmp_path: Path, homes: Path) -> None:
+    game = await play(tmp_path, homes)
+    assert_complete(game)
+    records = replay_records(game.host_replay)
+    assert len(records) > 30
+    # the host printed addresses to give out, the port, and its fingerprint
+    assert game.host.saw("hosting; your key fingerprint is ")
+    assert game.host.saw("(over the internet: your public address, with TCP port")
+    assert game.host.saw(f"listening on port {game.proxy.target} (")
+    assert game.joiner.saw("the host offers: ")
+    assert game.host.saw(f"replay: {game.host_replay}")
+    assert game.proxy.meters[0].entries == len(records)  # each entry crossed once
+    assert len(game.proxy.meters) == 1
+
+
+async def test_the_cut_points_cover_the_game(tmp_path: Path, homes: Path) -> None:
+    records = await reference(tmp_path, homes)
+    points = cut_points(records)
+    entries = {seq for seq, _ in points}
+    assert len(entries) == len(points) >= 20
+    assert sum(into > 0 for _, into in points) >= 10  # mid-frame
+    log = GameLog.start(records[0])
+    armed = set()
+    for seq, record in enumerate(records[1:], 1):
+        log.append(record)
+        if isinstance(log.game.pending, ChanceRequest):
+            armed.add(seq + 1)
+    assert len(entries & armed) >= 8  # between an arming entry and the other's link
+
+
+@pytest.mark.parametrize("case", range(CUTS))
+async def test_a_cut_connection_resumes_the_same_game(
+    tmp_path: Path, homes: Path, case: int
+) -> None:
+    """The proxy cuts the first connection at one of the cut points; the joiner
+    reconnects, the game resumes and ends exactly as the uninterrupted one."""
+    expected = await reference(tmp_path, homes)
+    seq, into = cut_points(expected)[case]
+    game = await play(tmp_path, homes, [Meter(entry=seq, into=into)])
+    assert game.proxy.meters[0].cut, f"entry {seq} never crossed the proxy"
+    assert len(game.proxy.meters) >= 2, "the joiner never reconnected"
+    assert_complete(game, command=False)
+    assert replay_records(game.host_replay) == expected
+    assert final_state(game.host_replay) == final_state(game.joiner_replay)
+    assert game.joiner.saw("connection lost") or game.joiner.saw("connection failed")
+
+
+# --- a crash --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("victim", ["join", "host"])
+async def test_a_killed_process_resumes_with_dbnet_resume(
+    tmp_path: Path, homes: Path, victim: str
+) -> None:
+    """SIGKILL one player in the middle of the game, then ``dbnet resume`` its replay
+    (the joiner with the host's address; the host listening on its port again): the
+    game is finished and both replays verify complete and are the same."""
+    expected = await reference(tmp_path, homes)
+    kill_at = len(expected) // 2
+    host_replay, joiner_replay = tmp_path / "alice.dbnr", tmp_path / "bob.dbnr"
+    with trio.fail_after(GAME_TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            host = await Dbnet.start(nursery, "host", homes / "alice", host_args(host_replay))
+            port = await until_listening(host)
+            processes = {"host": host}
+
+            def watch(entries: int) -> None:
+                if entries >= kill_at and not killed.is_set():
+                    processes[victim].kill()
+                    killed.set()
+
+            killed = trio.Event()
+            relay = Proxy(port, watch=watch)
+            await nursery.start(relay.run)
+            processes["join"] = await Dbnet.start(
+                nursery, "join", homes / "bob", join_args(joiner_replay, relay.port)
+            )
+            await killed.wait()
+            dead = processes[victim]
+            assert await dead.wait() == -9
+            if victim == "join":
+                args = ["resume", str(joiner_replay), f"127.0.0.1:{relay.port}"]
+            else:
+                args = ["resume", str(host_replay), "--port", str(port)]
+            home = homes / ("bob" if victim == "join" else "alice")
+            again = await Dbnet.start(
+                nursery, "again", home, [*args, "--bot", "greedy", "--adjourn-after", "60"]
+            )
+            survivor = processes["host" if victim == "join" else "join"]
+            assert await again.wait() == 0, again.output()
+            assert await survivor.wait() == 0, survivor.output()
+            nursery.cancel_scope.cancel()
+    assert again.saw("resuming as ")
+    game = Game(processes["host"], processes["join"], host_replay, joiner_replay, relay)
+    game.host.code = game.joiner.code = 0  # the killed one's part was finished by `again`
+    assert_complete(game)
+    records = replay_records(host_replay)
+    assert records[:kill_at] == expected[:kill_at]  # the game before the crash, unchanged

@@ -880,11 +880,76 @@ def decode_entry(signed: bytes) -> Entry:
     # order of every map's keys, and the bytes must be the shortest encoding of the
     # value, so they are the entry's one canonical encoding and nothing else can hide.
     obj = _unpack(signed, MAX_ENTRY_SIZE, "entry")
-    entry = Entry.from_wire(obj)
+    entry = _plain_play(obj) or Entry.from_wire(obj)
     canonical = encode(obj)
     if canonical != signed:
         raise DecodeError("entry", f"not canonical msgpack: {_first_difference(canonical, signed)}")
     return entry
+
+
+_PLAY_KEYS: Final = frozenset({"decision", "links", "anchor", "state"})
+
+
+def _plain_play(obj: object) -> Entry | None:
+    """A PLAY entry that ``Entry.from_wire`` would accept, checked in one pass; None for
+    anything else, which ``from_wire`` then checks in full (with its precise errors).
+
+    Most entries of a game are PLAY entries, and a verifier reads every one: this path
+    accepts exactly a subset of what ``from_wire`` accepts, only faster.
+    """
+    if type(obj) is not list or len(obj) != 7:
+        return None
+    version, game_id, seq, author, prev_hash, kind, body = obj
+    if (
+        version != PROTOCOL_VERSION
+        or type(version) is not int
+        or kind != EntryKind.PLAY
+        or type(kind) is not int
+        or type(seq) is not int
+        or not 0 <= seq <= MAX_INT
+        or (author != 0 and author != 1)
+        or type(author) is not int
+        or type(game_id) is not bytes
+        or len(game_id) != HASH_SIZE
+        or type(prev_hash) is not bytes
+        or len(prev_hash) != HASH_SIZE
+        or type(body) is not dict
+        or not body.keys() <= _PLAY_KEYS
+        or list(body) != [k for k in ("decision", "links", "anchor", "state") if k in body]
+    ):
+        return None
+    decision = body.get("decision")
+    anchor = body.get("anchor")
+    links = body.get("links")
+    state = body.get("state")
+    if (
+        ("decision" in body and (type(decision) is not str or len(decision) > MAX_DECISION_LEN))
+        or ("anchor" in body and (type(anchor) is not bytes or len(anchor) != HASH_SIZE))
+        or type(state) is not bytes
+        or len(state) != HASH_SIZE
+        or type(links) is not list
+        or len(links) > MAX_LINKS
+    ):
+        return None
+    pairs: list[tuple[int, bytes]] = []
+    for pair in links:
+        if type(pair) is not list or len(pair) != 2:
+            return None
+        roll, link = pair
+        if type(roll) is not int or not 0 <= roll <= MAX_INT or type(link) is not bytes:
+            return None
+        if len(link) != HASH_SIZE:
+            return None
+        pairs.append((roll, link))
+    return Entry(
+        PROTOCOL_VERSION,
+        game_id,
+        seq,
+        author,
+        prev_hash,
+        EntryKind.PLAY,
+        PlayBody(decision, tuple(pairs), anchor, state),
+    )
 
 
 def _first_difference(canonical: bytes, received: bytes) -> str:

@@ -30,6 +30,7 @@ import enum
 import hashlib
 from collections.abc import Iterable, Sequence
 from itertools import combinations
+from operator import attrgetter
 
 from dbnet.engine import board, effects
 from dbnet.engine.abilities import (
@@ -113,6 +114,7 @@ MAX_COPIES = 3
 CREATURES_PER_PLAYER_PER_CELL = 4  # 301.1a
 
 INERT = AbilityDef("(not played)", Activation.UNKNOWN)
+_MINI_FIELDS = attrgetter("zone", "cell", "damage", "moved")  # a miniature's hashed state
 """Stands in for an ability the engine can't play, in a game that allows such miniatures."""
 
 
@@ -290,6 +292,11 @@ class Game:
                             )
                 self.minis.append(Mini(len(self.minis), player, defn, handle, abilities))
         self.statics = Statics(self.minis)
+        self.handles: tuple[dict[str, int], dict[str, int]] = (
+            {m.handle: m.id for m in self.minis if m.owner is Player.A},
+            {m.handle: m.id for m in self.minis if m.owner is Player.B},
+        )
+        """Each player's miniature ids by handle (fixed for the game: shared by copies)."""
         self._setup_digest = hashlib.sha256(setup_bytes(setup)).digest()
         # creature counts per player per cell, and the location in each cell (-1: none)
         self.creatures: list[list[int]] = [[0] * board.CELL_COUNT, [0] * board.CELL_COUNT]
@@ -336,8 +343,8 @@ class Game:
         """An independent game in the same state."""
         other = Game.__new__(Game)
         for name in (
-            "setup", "values", "statics", "_setup_digest", "turn", "phase", "step", "reroll",
-            "had_one_last_turn", "skip_spawn", "first", "active", "action_index",
+            "setup", "values", "statics", "handles", "_setup_digest", "turn", "phase", "step",
+            "reroll", "had_one_last_turn", "skip_spawn", "first", "active", "action_index",
             "spawn_points", "allies_at_spawn_start", "mode", "attacked_cells", "locked_cells",
             "winner", "end_reason", "_pending", "_choices", "damaged_outside_combat",
             "choosing",
@@ -371,8 +378,8 @@ class Game:
             0 if self.end_reason is None else (1 if self.end_reason is EndReason.VICTORY else 2),
             len(self.minis),
         ]  # fmt: skip
-        for m in self.minis:
-            out += (m.zone, m.cell, m.damage, int(m.moved))
+        for fields in map(_MINI_FIELDS, self.minis):
+            out += fields
         if self.combat is None:
             out.append(0)
         else:
@@ -948,14 +955,16 @@ class Game:
         for m in self.minis:
             if m.owner is not self.active:
                 continue
-            if (
+            if m.cell >= 0:
+                if m.abilities and any(
+                    self._activations(m, index, ability)
+                    for index, ability in enumerate(m.abilities)
+                ):
+                    return True
+            elif (
                 self._spawnable(m)
                 and self._spawn_cost(m, counts) <= self.spawn_points
-                and self._spawn_cells(m)
-            ):
-                return True
-            if m.cell >= 0 and any(
-                self._activations(m, index, ability) for index, ability in enumerate(m.abilities)
+                and (m.defn.is_creature or self._spawn_cells(m))  # 801.6: the portal is open
             ):
                 return True
         return False

@@ -437,6 +437,9 @@ def _minis(
 def _mini(game: Game, word: str, owner: Player, where: _Filter, what: str) -> Mini:
     """The miniature of ``owner`` whose handle is ``word`` or uniquely starts with it."""
     key = word.lower()
+    exact = game.handles[owner].get(key)
+    if exact is not None and where(game.minis[exact]):
+        return game.minis[exact]
     candidates = [m for m in game.minis if m.owner is owner and where(m)]
     for m in candidates:
         if m.handle == key:

@@ -22,7 +22,7 @@ import enum
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NamedTuple, Protocol
+from typing import Final, NamedTuple, Protocol
 
 from dbnet import codec, dice
 from dbnet.codec import (
@@ -237,24 +237,33 @@ class GameLog:
         record: bytes,
         unchecked: list[UncheckedSignature] | None = None,
     ) -> None:
-        def fail(reason: str) -> InvalidEntryError:
-            return InvalidEntryError(seq, reason, record)
-
         if entry.game_id != self.game_id:
-            raise fail("it belongs to another game (game id differs)")
+            raise InvalidEntryError(seq, "it belongs to another game (game id differs)", record)
         if entry.seq != seq:
-            raise fail(f"out of order: sequence number {entry.seq}, expected {seq}")
+            raise InvalidEntryError(
+                seq, f"out of order: sequence number {entry.seq}, expected {seq}", record
+            )
         if entry.prev_hash != self.head:
-            raise fail("its previous-entry hash does not match entry " + str(seq - 1))
+            raise InvalidEntryError(
+                seq, f"its previous-entry hash does not match entry {seq - 1}", record
+            )
         author = PLAYERS[entry.author]
         expected = self.expected_author()
         if expected is None:
-            raise fail(f"the log is closed ({self.status.value}); nothing may follow")
+            raise InvalidEntryError(
+                seq, f"the log is closed ({self.status.value}); nothing may follow", record
+            )
         if entry.kind is EntryKind.CLAIM:
             if author is expected:
-                raise fail(f"{author.name} claims a timeout while it is {author.name}'s turn")
+                raise InvalidEntryError(
+                    seq, f"{author.name} claims a timeout while it is {author.name}'s turn", record
+                )
         elif author is not expected:
-            raise fail(f"out of turn: written by {author.name}, but {expected.name} writes next")
+            raise InvalidEntryError(
+                seq,
+                f"out of turn: written by {author.name}, but {expected.name} writes next",
+                record,
+            )
         check = UncheckedSignature(seq, author, self.keys[author], signed, record)
         if unchecked is not None:
             unchecked.append(check)
@@ -294,7 +303,9 @@ class GameLog:
             raise fail(f"entry 1 must be B's ACCEPT, not {kind.name}")
         elif kind is EntryKind.PLAY:
             assert isinstance(body, PlayBody)
-            links = EntryLinks(body.links, body.anchor, self.chain_length)
+            links: LinkSource = NO_LINKS
+            if body.links or body.anchor is not None:
+                links = EntryLinks(body.links, body.anchor, self.chain_length)
             self._play(seq, author, body.decision, links, record)
             self._check_state(seq, body.state, record)
         elif kind is EntryKind.RESIGN:
@@ -492,3 +503,18 @@ class EntryLinks:
         if self._anchor is not None:
             return "next chain anchor comes without the last link of a generation"
         return None
+
+
+class _NoLinks:
+    """The links of an entry that carries none (most entries)."""
+
+    __slots__ = ()
+
+    def take(self, roll: int) -> tuple[bytes, bytes | None] | None:
+        return None
+
+    def leftover(self) -> str | None:
+        return None
+
+
+NO_LINKS: Final = _NoLinks()

@@ -276,7 +276,8 @@ class ReplayVerifier:
             try:
                 self.log.append(record, atomic=False, unchecked=unchecked)
             finally:  # a record that fails after its signature's place still has it checked
-                self._unchecked += ((index, record_offset, check) for check in unchecked)
+                for check in unchecked:
+                    self._unchecked.append((index, record_offset, check))
         self.records = index + 1
 
     def _check_header(self, log: GameLog) -> None:

@@ -42,6 +42,8 @@ from dbnet.errors import DbnetError
 from dbnet.identity import verify
 from dbnet.protocol.errors import InvalidEntryError
 
+RULES_VERSION = "dbnet-rules-2"
+"""The rules this engine plays; a game recorded under other rules can't be re-simulated."""
 ZERO_HASH = bytes(32)
 MAX_DICE = 1000  # no real roll comes near; a hostile setup must not exhaust memory
 GAME_ID_PERSON = b"dbnet/game/v1"
@@ -157,6 +159,13 @@ class GameLog:
         game_id = game_id_for(body.rules, (body.keys[0], body.keys[1]), body.nonce, setup_bytes)
         if entry.game_id != game_id:
             raise InvalidEntryError(0, "the game id does not match the offer's contents", record)
+        if body.rules != RULES_VERSION:
+            raise InvalidEntryError(
+                0,
+                f"the game was played under rules {body.rules!r}; this dbnet plays "
+                f"{RULES_VERSION!r} and can't re-simulate it",
+                record,
+            )
         if not verify(body.keys[0], signed.signature, codec.signing_message(signed.signed)):
             raise InvalidEntryError(0, "bad signature by A", record)
         try:

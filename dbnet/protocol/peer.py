@@ -23,10 +23,10 @@ from dbnet.codec import (
 from dbnet.engine import ChanceRequest, EndReason, Game, GameSetup, Player
 from dbnet.identity import Identity
 from dbnet.protocol.errors import LocalProtocolError
+from dbnet.protocol.log import RULES_VERSION as RULES_VERSION  # re-exported
 from dbnet.protocol.log import ZERO_HASH, GameLog, Status, game_id_for
 
 PROTOCOL_VERSION = 1
-RULES_VERSION = "dbnet-rules-1"
 
 
 class OwnLinks:

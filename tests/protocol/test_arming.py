@@ -46,8 +46,12 @@ def a_can_attack(pair: Pair) -> bool:
 
 
 def a_chooses_strike_then_can_attack(pair: Pair) -> bool:
-    """A owes its action decision, and after 'strike' it could attack."""
+    """A owes its action decision, no roll waits for a link, and after 'strike' A could
+    attack."""
     if pair.next_author is not Player.A:
+        return False
+    log = pair.a.log
+    if not len(log.links[Player.A]) == len(log.links[Player.B]) == len(log.rolls):
         return False
     view = pair.a.view()
     pending = view.pending
@@ -140,8 +144,8 @@ def test_the_attack_dice_do_not_depend_on_which_attack_is_declared(setup: GameSe
     """Other declarations at the same point (another cell, fewer attackers) arm the same
     roll index with the same links, so they get the same dice, as many as each needs: no
     decision can grind a roll."""
-    choose = bot_chooser(("random", "random"), 4)
-    pair = Pair.start(setup, 4)
+    choose = bot_chooser(("random", "random"), 5)  # a game where A attacks with 4 choices
+    pair = Pair.start(setup, 5)
     pair.run_until(
         choose,
         lambda p: (

@@ -29,7 +29,7 @@ from dbnet.codec import (
 from dbnet.engine import ChanceRequest, Decision, Game, GameSetup, Player, SpawnChoice, parse_choice
 from dbnet.identity import verify
 from dbnet.protocol.errors import InvalidEntryError, LocalProtocolError
-from dbnet.protocol.log import GameLog, Status
+from dbnet.protocol.log import RULES_VERSION, GameLog, Status, game_id_for
 from dbnet.protocol.peer import Peer
 
 from .helpers import (
@@ -436,3 +436,24 @@ def test_an_offer_whose_game_id_does_not_match_its_contents_is_refused(
         assert caught.value.seq == 0
         assert caught.value.reason == "the game id does not match the offer's contents"
         assert caught.value.evidence == record
+
+
+def test_a_game_played_under_other_rules_is_refused_by_name(setup: GameSetup) -> None:
+    """A genuine OFFER (its game id computed from its contents) of another rules version:
+    this engine can't re-simulate it, and says so rather than report a desync."""
+    a_identity, b_identity = identity(2, "A"), identity(2, "B")
+    _, offer = Peer.offer(a_identity, b_identity.public_key, setup)
+    entry = decode(offer)
+    body = entry.body
+    assert isinstance(body, OfferBody)
+    old = dataclasses.replace(body, rules="dbnet-rules-1")
+    setup_bytes = codec.encode(codec.setup_to_wire(old.setup))
+    game_id = game_id_for(old.rules, (old.keys[0], old.keys[1]), old.nonce, setup_bytes)
+    record = sign(a_identity, dataclasses.replace(entry, game_id=game_id, body=old))
+    with pytest.raises(InvalidEntryError) as caught:
+        GameLog.start(record)
+    assert caught.value.seq == 0
+    assert caught.value.reason == (
+        f"the game was played under rules 'dbnet-rules-1'; this dbnet plays "
+        f"{RULES_VERSION!r} and can't re-simulate it"
+    )

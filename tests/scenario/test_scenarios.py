@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from dbnet.engine.keywords import CUSTOM, KEYWORDS
 from dbnet.scenario import load_scenario, result_lines, run_file
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,6 +29,16 @@ REQUIRED_RULES = (
     "802.2j",
     "803.1", "803.2", "803.3",
 )  # fmt: skip
+
+
+ABILITY_SCENARIOS = RULE_SCENARIOS / "abilities"
+KEYWORD_NAMES = sorted([*KEYWORDS, *CUSTOM])
+
+
+def keyword_file(keyword: str) -> Path:
+    """``abilities/hells_fury.toml`` for Hell's Fury: the keyword in snake case."""
+    words = re.findall(r"[a-z0-9]+", keyword.lower().replace("'", ""))
+    return ABILITY_SCENARIOS / ("_".join(words) + ".toml")
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
@@ -53,3 +64,11 @@ def test_every_rule_of_800_to_803_has_a_scenario(rule: str) -> None:
     cited = re.compile(rf"(?<![\w.]){re.escape(rule)}(?!\w|\.\w)")
     for path in named:
         assert cited.search(load_scenario(path).title), f"{path.name}: title does not cite {rule}"
+
+
+@pytest.mark.parametrize("keyword", KEYWORD_NAMES)
+def test_every_ability_keyword_has_a_scenario(keyword: str) -> None:
+    """Each glossary keyword (and custom effect) has abilities/<keyword>.toml citing it."""
+    path = keyword_file(keyword)
+    assert path.is_file(), f"no scenario {path.relative_to(ROOT)} for {keyword}"
+    assert keyword.lower() in load_scenario(path).title.lower(), f"{path.name}: title"

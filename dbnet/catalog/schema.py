@@ -164,6 +164,12 @@ def _parse_ability(item: object, index: int, where: str) -> AbilityDef:
     modifier = as_str(table["modifier"], "modifier", where).strip() if "modifier" in table else None
     spawn_cost = None
     cost_x = table.get("spawn_cost") == "X"  # {oX}: the cost is X, chosen when activated
+    if isinstance(table.get("spawn_cost"), str) and not cost_x:
+        raise DataError(
+            where,
+            f"field 'spawn_cost' must be an integer or 'X' (the spawn points paid are the "
+            f"ability's number), got {table['spawn_cost']!r}",
+        )
     if "spawn_cost" in table and not cost_x:
         spawn_cost = as_int(table["spawn_cost"], "spawn_cost", where, minimum=0)
     # 303.2a: a spawn ability is activated by spending spawn points, and only it is.

@@ -82,6 +82,21 @@ def test_abilities_are_structured() -> None:
     )
 
 
+def test_numbers_may_be_negative_and_a_spawn_cost_may_be_x() -> None:
+    """900.15: "Numbers are sometimes negative"; {oX}: the X spawn points paid are the number."""
+    table = changed(
+        CREATURE,
+        abilities=[
+            {"keyword": "Enrage", "x": -1},
+            {"keyword": "Warpstrike", "activation": "spawn", "spawn_cost": "X", "score": True},
+        ],
+    )
+    assert parse_mini(table, WHERE).abilities == (
+        AbilityDef("Enrage", x=-1),
+        AbilityDef("Warpstrike", Activation.SPAWN, cost_x=True, score=True),
+    )
+
+
 def test_provenance_is_kept_beside_the_engine_type() -> None:
     entry = parse_entry(
         changed(CREATURE, sources=["https://example.org/a"], confidence="medium", notes=" n "),
@@ -184,11 +199,11 @@ ERRORS: list[tuple[dict[str, object], str]] = [
     (
         with_ability(activation="blades"),
         f"{WAIL}: field 'activation' must be one of 'always', 'blade', 'multiblade', "
-        "'double_blade', 'double_multiblade', 'spawn', 'comes_into_play', 'triggered', "
-        "'unknown', got 'blades'",
+        "'double_blade', 'double_multiblade', 'spawn', 'comes_into_play', 'unknown', "
+        "got 'blades'",
     ),
     (with_ability(x=True), f"{WAIL}: field 'x' must be an integer, got True"),
-    (with_ability(x=-2), f"{WAIL}: field 'x' must be at least 0, got -2"),
+    (with_ability(x=1.5), f"{WAIL}: field 'x' must be an integer, got 1.5"),
     (with_ability(modifier=3), f"{WAIL}: field 'modifier' must be a string, got 3"),
     (
         with_ability(activation="spawn"),
@@ -202,6 +217,16 @@ ERRORS: list[tuple[dict[str, object], str]] = [
     (
         with_ability(activation="spawn", spawn_cost=-1),
         f"{WAIL}: field 'spawn_cost' must be at least 0, got -1",
+    ),
+    (
+        with_ability(activation="spawn", spawn_cost="Y"),
+        f"{WAIL}: field 'spawn_cost' must be an integer or 'X' (the spawn points paid are "
+        "the ability's number), got 'Y'",
+    ),
+    (
+        with_ability(activation="blade", spawn_cost="X"),
+        f"{WAIL}: field 'spawn_cost' is only allowed for a spawn ability (303.2a), "
+        "but activation is 'blade'",
     ),
     (with_ability(score="yes"), f"{WAIL}: field 'score' must be true or false, got 'yes'"),
     (with_ability(text=["a"]), f"{WAIL}: field 'text' must be a string, got ['a']"),

@@ -82,7 +82,7 @@ def test_three_copies_is_the_limit(catalog: Catalog) -> None:
         (
             'name = "B"\nminis = ["Chitter Drone", "Lantern Pagge"]\n',
             "band.toml, minis entry 2: no miniature named 'Lantern Pagge' in the catalog; "
-            "did you mean 'Lantern Page'?",
+            "did you mean 'Lantern Page' or 'Lanternfly Lurer'?",
         ),
         (
             'name = "B"\nminis = [{ name = "Xyzzy Quux" }]\n',

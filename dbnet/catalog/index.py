@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import functools
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,19 @@ from dbnet.errors import DataError
 # The shipped catalog files, in the order their miniatures are listed.
 SHIPPED_CATALOG = ("official.toml", "originals.toml")
 CATALOG_FIELDS = ("mini",)
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """A miniature a search found, and what matched: ``('name', 'lineage Janus')``.
+
+    Each item is a field (``name``, ``slug``, ``ability text``) or a field and its
+    value (``keyword Crit``, ``modifier Valor``, ``aspect Fear``, ``lineage Lost``,
+    ``set dbnet Originals``), in that order, without repeats.
+    """
+
+    mini: MiniatureDef
+    fields: tuple[str, ...]
 
 
 class Catalog:
@@ -99,8 +113,24 @@ class Catalog:
 
     def find(self, text: str) -> list[MiniatureDef]:
         """Miniatures whose name, slug, lineage, aspects, set or abilities contain ``text``."""
+        return [match.mini for match in self.search(text)]
+
+    def search(self, text: str) -> list[Match]:
+        """Like ``find``, saying for each miniature which of its fields contain ``text``.
+
+        The search ignores case and the spaces around ``text``; the fields are the
+        name, slug, ability keywords and modifiers, aspects, lineage, set and the
+        abilities' rules texts.
+        """
         folded = text.strip().casefold()
-        return [m for m in self.minis if folded in _haystack(m)]
+        out = []
+        for mini in self.minis:
+            fields = tuple(
+                dict.fromkeys(label for label, value in _fields(mini) if folded in value.casefold())
+            )
+            if fields:
+                out.append(Match(mini, fields))
+        return out
 
     def __contains__(self, item: object) -> bool:
         if isinstance(item, str):
@@ -119,12 +149,24 @@ class Catalog:
         return f"<Catalog of {len(self)} miniatures>"
 
 
-def _haystack(mini: MiniatureDef) -> str:
-    parts = [mini.name, mini.slug, mini.lineage or "", mini.set_name]
-    parts += [a.name for a in mini.aspects]
+def _fields(mini: MiniatureDef) -> Iterator[tuple[str, str]]:
+    """(label, searched value) for each searchable field of ``mini``, in the order a
+    search reports them."""
+    yield "name", mini.name
+    yield "slug", mini.slug
     for ability in mini.abilities:
-        parts += [ability.keyword, ability.modifier or "", ability.text]
-    return "\n".join(parts).casefold()
+        yield f"keyword {ability.keyword}", ability.keyword
+        if ability.modifier:
+            yield f"modifier {ability.modifier}", ability.modifier
+    for aspect in mini.aspects:
+        word = aspect.name.capitalize()
+        yield f"aspect {word}", word
+    if mini.lineage:
+        yield f"lineage {mini.lineage}", mini.lineage
+    if mini.set_name:
+        yield f"set {mini.set_name}", mini.set_name
+    for ability in mini.abilities:
+        yield "ability text", ability.text
 
 
 def load_catalog(paths: Sequence[Path] | None = None) -> Catalog:

@@ -186,12 +186,16 @@ class GameSession:
         self.messages_sent = 0
         """Messages sent on all connections (HELLO, entries, PINGs, ...)."""
         self._told = 0  # entries the narrator has told
+        self._rolls_told = 0  # rolls of the log given to the narrator with those entries
+        self._rolls_after: dict[int, int] = {}  # entry -> the log's rolls once it was saved
         self._initiator = False  # whether this side opened the current connection
         self._hosting = False  # whether this side waits for connections (host or resume)
         self._created_at: str | None = None  # a new game's replay creation time, once fixed
         self._changed = _Signal()
         self._last_contact = trio.current_time() if _in_trio() else 0.0
         if game is not None:
+            if writer is not None:
+                self._save_with(game, writer)
             self._start_narrator(game)
 
     # --- the outer loops --------------------------------------------------------------
@@ -321,6 +325,7 @@ class GameSession:
         if view is None:
             game.write()
         else:
+            self._narrate(game)  # whoever decides sees the story up to here first
             decision = await self.seat.choose(view)
             if len(game.records) != held or not game.my_turn:
                 return  # the log moved while we thought (a claim): look again
@@ -332,8 +337,9 @@ class GameSession:
                 except InvalidEntryError as exc:
                     self.seat.say(f"illegal: {exc.reason}")
                     return
-        self._narrate(game)
-        self._changed.notify()
+        self._changed.notify()  # the send loop sends it, then tells the story
+        if not self.connected:
+            self._narrate(game)
 
     # --- one connection ---------------------------------------------------------------
 
@@ -563,13 +569,29 @@ class GameSession:
         writer = start_replay(path, header)
         for record in saved:
             writer.append(record)
-        game.save = writer.append
+        self._save_with(game, writer)
         self.writer = writer
         self.replay_path = path
         self.game = game
         self.seat.say(f"replay: {path}")
         self._start_narrator(game)
         self._changed.notify()
+
+    def _save_with(self, game: RemoteGame, writer: ReplayWriter) -> None:
+        """Save the game's records to ``writer``: ours fsynced before they are sent, the
+        peer's written without waiting for the disk (the peer resends them if lost).
+        Each save notes how many rolls the log holds after that record, for the story."""
+
+        def save(record: bytes) -> None:
+            writer.append(record)
+            self._rolls_after[len(game.records)] = len(game.log.rolls)
+
+        def save_received(record: bytes) -> None:
+            writer.append(record, sync=False)
+            self._rolls_after[len(game.records)] = len(game.log.rolls)
+
+        game.save = save
+        game.save_received = save_received
 
     def _start_narrator(self, game: RemoteGame) -> None:
         """Tell the game so far (a resumed game's whole story) and follow it from here.
@@ -589,18 +611,25 @@ class GameSession:
             rolls = shadow.rolls[before:]
             events += narrator.entry(entry.kind, Player(entry.author), entry.body, rolls)
         self._told = len(records)
+        self._rolls_told = len(shadow.rolls)
         events += narrator.catch_up(game.peer)
         if events and self.seat.on_events is not None:
             self.seat.on_events(events)
 
     def _narrate(self, game: RemoteGame) -> None:
+        """Tell the entries not told yet, each with the rolls it completed (noted when it
+        was saved), then the rolls this player can already see."""
         narrator = self.narrator
         if narrator is None:
             return
         log = game.log
         events: list[Event] = []
-        for entry in log.decoded[self._told :]:
-            events += narrator.entry(entry.kind, Player(entry.author), entry.body, log.rolls)
+        for seq in range(self._told, len(log.decoded)):
+            entry = log.decoded[seq]
+            end = self._rolls_after.pop(seq, len(log.rolls))
+            rolls = log.rolls[self._rolls_told : end]
+            events += narrator.entry(entry.kind, Player(entry.author), entry.body, rolls)
+            self._rolls_told = end
         self._told = len(log.decoded)
         events += narrator.catch_up(game.peer)
         if events and self.seat.on_events is not None:
@@ -624,10 +653,15 @@ class GameSession:
                 seq = exchange.peer_has
                 await link.send(Entry(game.records[seq]))
                 exchange.peer_has = max(exchange.peer_has, seq + 1)
+            # The story comes after the sending: telling it is not on the game's
+            # critical path (the peer waits for our entry, not for our screen).
+            self._narrate(game)
             if game.is_closed:
                 if not exchange.said_done:
-                    await link.send(Bye(True, "the game's log is complete"))
+                    # Said before it is sent: the peer may answer and close before this
+                    # task runs again, and its close must then find this side done.
                     exchange.said_done = True
+                    await link.send(Bye(True, "the game's log is complete"))
                 if exchange.peer_done:
                     # The opener closes first; the other waits for that close, so that
                     # no unread byte makes its close reset the connection and destroy
@@ -651,8 +685,7 @@ class GameSession:
             if isinstance(message, Entry):
                 if game.receive(message.record):
                     exchange.peer_has = max(exchange.peer_has, len(game.records))
-                    self._narrate(game)
-                    self._changed.notify()
+                    self._changed.notify()  # the player answers; the send loop narrates
                 else:
                     link.charge()  # an entry we hold
             elif isinstance(message, Bye):

@@ -4,9 +4,11 @@ reconnection, and what each received record means. Sans-IO: records in and out.
 The player's ``Peer`` writes and checks entries; ``RemoteGame`` adds what a
 connection that can drop needs:
 
-- every record of the game, in order, each saved (``save``) before it counts:
-  the caller's save appends it to the replay file and fsyncs, so a record is on
-  disk before it is sent or acted on;
+- every record of the game, in order, each saved before it counts: this
+  player's own with ``save`` (the caller appends it to the replay file and
+  fsyncs, so it is on disk before it is sent), the peer's with
+  ``save_received`` if set (the caller may skip the fsync: the peer holds the
+  record too and sends it again after a crash);
 - ``missing_for(have)``: the records a peer holding ``have`` of them lacks (sent
   after every handshake, so nothing is lost when a connection drops);
 - ``receive(record)``: a record the peer sent. One we hold already is dropped
@@ -67,11 +69,20 @@ def chain_secret(identity: Identity, game_id: bytes) -> bytes:
 class RemoteGame:
     """This player's side of one game played with a remote peer."""
 
-    def __init__(self, peer: Peer, records: list[bytes], save: Save) -> None:
+    def __init__(
+        self, peer: Peer, records: list[bytes], save: Save, save_received: Save | None = None
+    ) -> None:
         self.peer = peer
         self.records = records
         self.save = save
-        """Called with every record before it counts (e.g. ``ReplayWriter.append``)."""
+        """Called with every record this player writes before it counts, so before it is
+        sent (e.g. ``ReplayWriter.append``: written and fsynced)."""
+        self.save_received = save_received
+        """Called instead of ``save`` with each record received from the peer, if set.
+        The peer holds those too and sends them again after a crash, so this may skip the
+        fsync (``ReplayWriter.append`` with ``sync=False``), which takes the disk's
+        latency off the game's critical path; the next record written syncs it."""
+        self._owes: tuple[int, bool] | None = None  # (records held, a decision is owed)
 
     # --- starting ----------------------------------------------------------------------
 
@@ -166,13 +177,21 @@ class RemoteGame:
         """When this player owes a decision now: the game as they see it (dice they can
         know included), to decide on; else None (a link, FINAL or COSIGN is due, or it is
         the peer's turn)."""
-        if not self.my_turn or self.log.status in (Status.FINAL_DUE, Status.COSIGN_DUE):
-            return None
-        view = self.peer.view()
-        pending = view.pending
-        if isinstance(pending, Decision) and pending.player is self.me:
-            return view
-        return None
+        owed: Game | None = None
+        if self.my_turn and self.log.status not in (Status.FINAL_DUE, Status.COSIGN_DUE):
+            view = self.peer.view()
+            pending = view.pending
+            if isinstance(pending, Decision) and pending.player is self.me:
+                owed = view
+        self._owes = (len(self.records), owed is not None)
+        return owed
+
+    def _owes_decision(self) -> bool:
+        """Whether this player owes a decision now (``decision_view`` without the view,
+        remembered from its last call while the log has not moved)."""
+        if self._owes is not None and self._owes[0] == len(self.records):
+            return self._owes[1]
+        return self.decision_view() is not None
 
     # --- writing -----------------------------------------------------------------------
 
@@ -185,7 +204,7 @@ class RemoteGame:
             InvalidEntryError: the decision is illegal (nothing is written).
         """
         peer = self.peer
-        owes_decision = self.decision_view() is not None
+        owes_decision = self._owes_decision()
         if (decision is not None) != owes_decision:
             what = "owes a decision" if owes_decision else "owes no decision"
             raise LocalProtocolError(f"{self.me.name} {what} now")
@@ -221,8 +240,8 @@ class RemoteGame:
         """A signed unilateral claim that the peer stopped answering, saved."""
         return self._keep(self.peer.claim_timeout())
 
-    def _keep(self, record: bytes) -> bytes:
-        self.save(record)
+    def _keep(self, record: bytes, save: Save | None = None) -> bytes:
+        (self.save if save is None else save)(record)
         self.records.append(record)
         return record
 
@@ -251,7 +270,7 @@ class RemoteGame:
         if seq > held:
             raise InvalidEntryError(seq, f"entries {held} to {seq - 1} are missing", record)
         self.peer.receive(record)
-        self._keep(record)
+        self._keep(record, self.save if self.save_received is None else self.save_received)
         return True
 
     def _seq_of(self, record: bytes) -> int:

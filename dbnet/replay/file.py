@@ -341,8 +341,14 @@ class ReplayWriter:
             raise
         return cls(target, fd, size, replay.header, len(replay.records), repaired=replay.torn_tail)
 
-    def append(self, record: bytes) -> None:
+    def append(self, record: bytes, *, sync: bool = True) -> None:
         """Append one record (its length and bytes in one write), flush and fsync it.
+
+        With ``sync=False`` the record is written but not fsynced: a crash of the
+        process loses nothing, a crash of the machine may lose it (and anything else not
+        fsynced yet), never an earlier fsynced record. The next fsynced append makes it
+        durable too. For records another copy exists of (a peer's entries, which it
+        sends again on resume).
 
         If the write fails, the file is cut back to its previous end so that it never
         keeps a partial record, and the error is raised.
@@ -365,7 +371,8 @@ class ReplayWriter:
         framed = _frame(record)
         try:
             _write_all(fd, framed)
-            os.fsync(fd)
+            if sync:
+                os.fsync(fd)
         except OSError as exc:
             try:
                 os.ftruncate(fd, self._size)

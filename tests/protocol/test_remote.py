@@ -274,3 +274,21 @@ def test_a_whole_game_ends_closed_and_the_same_on_both_sides(setup: GameSetup) -
     assert b.is_closed
     assert a.records == b.records
     assert codec.decode_signed_entry(a.records[-1])[1].kind is EntryKind.COSIGN
+
+
+def test_records_received_go_to_save_received(setup: GameSetup) -> None:
+    """The peer's records may be saved without waiting for the disk (``save_received``);
+    this player's own always go through ``save``, before they can be sent."""
+    saved_a, saved_b = Saved(), Saved()
+    a = RemoteGame.offer(ALICE, BOB.public_key, setup, saved_a, nonce=NONCE)
+    b = RemoteGame.accept(BOB, a.records[0], saved_b)
+    received_a, received_b = Saved(), Saved()
+    a.save_received, b.save_received = received_a, received_b
+    assert a.receive(b.records[1])
+    assert received_a == [b.records[1]]
+    play_out(a, b, bot_chooser(("greedy", "greedy"), 9))
+    authors = [codec.decode_signed_entry(r)[1].author for r in a.records]
+    assert saved_a == [r for r, who in zip(a.records, authors, strict=True) if who == 0]
+    assert received_a == [r for r, who in zip(a.records, authors, strict=True) if who == 1]
+    assert saved_b[1:] == [r for r, who in zip(b.records, authors, strict=True) if who == 1]
+    assert saved_b[0] == a.records[0]  # the OFFER B accepted, saved with its ACCEPT

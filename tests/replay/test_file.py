@@ -57,6 +57,29 @@ def test_each_append_is_in_the_file_before_append_returns(
     assert writer.closed
 
 
+def test_an_unsynced_append_is_written_at_once_and_synced_by_the_next(
+    tmp_path: Path, short_game: RecordedGame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``sync=False`` (for a peer's records, which it can send again) skips the fsync,
+    not the write: another reader sees the record at once; a synced append syncs it."""
+    synced: list[int] = []
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        synced.append(fd)
+        real_fsync(fd)
+
+    path = tmp_path / "game.dbnr"
+    with ReplayWriter.create(path, short_game.header) as writer:
+        monkeypatch.setattr(os, "fsync", fsync)
+        writer.append(short_game.records[0], sync=False)
+        assert synced == []
+        assert load_replay(path).records == short_game.records[:1]
+        writer.append(short_game.records[1])
+        assert len(synced) == 1
+        assert load_replay(path).records == short_game.records[:2]
+
+
 def test_a_killed_writer_loses_no_appended_record(tmp_path: Path, short_game: RecordedGame) -> None:
     """A process killed right after its appends (no close, no exit handlers) leaves them all."""
     path = tmp_path / "killed.dbnr"

@@ -1,0 +1,299 @@
+"""A whole bot game between two ``dbnet`` processes over loopback, through a proxy that
+delays every byte by a fixed one-way delay (25 ms by default), as a long link would.
+
+The protocol needs a message from one side before the other can go on only when the
+writer of the log changes; nothing else should cost a trip. So the game's wall time
+(from the joiner's connection to the last entry delivered) is compared with the
+sequential message hops it needs times the one-way delay:
+
+- 4 hops before the first game entry can follow an answer: the joiner's preamble
+  and handshake message 1; the host's message 2; the joiner's message 3 with its
+  HELLO; the host's HELLO with the OFFER;
+- then one hop each time the author of the next entry differs from the last one's
+  (the ACCEPT is the first).
+
+The target is a ratio of at most 1.2: no waiting beyond the messages the protocol
+needs. The proxy also counts frames by their cleartext lengths (an entry's frame is
+larger than any other message's), to show that every entry crosses once and that no
+roll costs a message of its own. Prints the figures; asserts nothing.
+
+    python benchmarks/network.py [--delay MS] [--turns N] [--seed S]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import trio
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from dbnet import codec
+from dbnet.net.framing import MAX_FRAME, FrameReader
+from dbnet.protocol.log import GameLog
+from dbnet.replay.file import load_replay
+
+TARGET_RATIO = 1.2
+SETUP_HOPS = 4  # preamble + message 1; message 2; message 3 + HELLO; HELLO + OFFER
+ENTRY_FRAME_MIN = 140  # bytes: every entry's frame is larger, PING, PONG and BYE smaller
+TIMEOUT = 600.0
+
+
+@dataclass
+class Direction:
+    """One direction through the proxy: its frames, as the framing shows them."""
+
+    handshake_frames: int
+    reader: FrameReader = field(default_factory=lambda: FrameReader(MAX_FRAME))
+    frames: int = 0
+    entry_frames: int = 0
+    other_frames: int = 0
+
+    def count(self, data: bytes) -> int:
+        """Count the frames ``data`` completes; how many of them carry entries."""
+        entries = 0
+        for payload in self.reader.feed(data):
+            self.frames += 1
+            if self.frames <= self.handshake_frames + 1:
+                continue  # the handshake and HELLO
+            if len(payload) > ENTRY_FRAME_MIN:
+                entries += 1
+            else:
+                self.other_frames += 1
+        self.entry_frames += entries
+        return entries
+
+
+@dataclass
+class DelayProxy:
+    """Relays one connection to ``127.0.0.1:target``, each byte ``delay`` seconds late."""
+
+    target: int
+    delay: float
+    port: int = 0
+    started: float | None = None
+    last_entry: float | None = None
+    directions: list[Direction] = field(default_factory=list)
+    delays: list[float] = field(default_factory=list)
+    """The delay each chunk had (the event loop wakes a little after the due time)."""
+
+    async def run(self, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
+        listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+        self.port = listeners[0].socket.getsockname()[1]
+        task_status.started(self.port)
+        await trio.serve_listeners(self._relay, listeners)
+
+    async def _relay(self, client: trio.SocketStream) -> None:
+        if self.started is not None:
+            await client.aclose()  # one game, one connection
+            return
+        self.started = trio.current_time()
+        server = await trio.open_tcp_stream("127.0.0.1", self.target)
+        # trio sets TCP_NODELAY on both streams: no Nagle delay on small frames
+        joiner, host = Direction(handshake_frames=3), Direction(handshake_frames=2)
+        self.directions = [joiner, host]
+        async with client, server, trio.open_nursery() as nursery:
+            nursery.start_soon(self._pump, client, server, joiner)
+            nursery.start_soon(self._pump, server, client, host)
+
+    async def _pump(
+        self, source: trio.SocketStream, sink: trio.SocketStream, direction: Direction
+    ) -> None:
+        send, receive = trio.open_memory_channel[tuple[float, bytes]](float("inf"))
+
+        async def deliver() -> None:
+            async for due, data in receive:
+                await trio.sleep_until(due)
+                try:
+                    await sink.send_all(data)
+                except (trio.BrokenResourceError, trio.ClosedResourceError):
+                    return
+                now = trio.current_time()
+                self.delays.append(now - due + self.delay)  # the delay this chunk had
+                if direction.count(data):
+                    self.last_entry = now
+            try:
+                await sink.send_eof()
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                return
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(deliver)
+            async with send:
+                try:
+                    while data := await source.receive_some(65536):
+                        send.send_nowait((trio.current_time() + self.delay, bytes(data)))
+                except (trio.BrokenResourceError, trio.ClosedResourceError):
+                    pass
+
+
+async def run_dbnet(
+    nursery: trio.Nursery,
+    home: Path,
+    args: list[str],
+    port: trio.MemorySendChannel[int] | None = None,
+) -> trio.Process:
+    """Start ``python -m dbnet ARGS`` with ``home`` as DBNET_HOME; the port it listens
+    on (if it says) goes to ``port``; its output is kept in ``home/output.txt``."""
+    env = {**os.environ, "DBNET_HOME": str(home)}
+    process = await trio.lowlevel.open_process(
+        [sys.executable, "-m", "dbnet", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=env,
+    )
+
+    async def read() -> None:
+        assert process.stdout is not None
+        text = ""
+        told = port is None
+        async with process.stdout:
+            while chunk := await process.stdout.receive_some(65536):
+                text += chunk.decode("utf-8", "replace")
+                match = re.search(r"listening on port (\d+)", text)
+                if match and not told and port is not None:
+                    port.send_nowait(int(match.group(1)))
+                    told = True
+        (home / "output.txt").write_text(text, encoding="utf-8")
+
+    nursery.start_soon(read)
+    return process
+
+
+def make_home(root: Path, name: str, seed: int) -> Path:
+    home = root / name
+    home.mkdir()
+    key = Ed25519PrivateKey.from_private_bytes(bytes([seed]) * 32)
+    pem = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+    (home / "identity.key").write_bytes(pem)
+    os.chmod(home / "identity.key", 0o600)
+    return home
+
+
+@dataclass(frozen=True, slots=True)
+class Figures:
+    entries: int
+    rolls: int
+    link_only: int
+    author_changes: int
+    wall: float
+    delay: float  # the mean delay the proxy gave, a little more than asked
+    host_code: int
+    join_code: int
+    identical: bool
+    directions: tuple[Direction, Direction]
+
+
+async def play(root: Path, delay: float, turns: int, seed: int) -> Figures:
+    alice, bob = make_home(root, "alice", 1), make_home(root, "bob", 2)
+    host_replay, join_replay = root / "alice.dbnr", root / "bob.dbnr"
+    common = ["--bot", "greedy", "--seed", str(seed), "--adjourn-after", "60"]
+    with trio.fail_after(TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            ports, port = trio.open_memory_channel[int](1)
+            host = await run_dbnet(
+                nursery,
+                alice,
+                ["host", "--port", "0", "--turns-to-win", str(turns), "--name", "alice"]
+                + ["--replay", str(host_replay), *common],
+                ports,
+            )
+            proxy = DelayProxy(await port.receive(), delay)
+            await nursery.start(proxy.run)
+            joiner = await run_dbnet(
+                nursery,
+                bob,
+                ["join", f"127.0.0.1:{proxy.port}", "--name", "bob"]
+                + ["--replay", str(join_replay), *common],
+            )
+            host_code, join_code = await host.wait(), await joiner.wait()
+            nursery.cancel_scope.cancel()
+    assert proxy.started is not None and proxy.last_entry is not None, "no game was played"
+    records = list(load_replay(host_replay).records)
+    log = GameLog.start(records[0])
+    for record in records[1:]:
+        log.append(record)
+    authors = [entry.author for entry in log.decoded]
+    link_only = sum(
+        1
+        for entry in log.decoded
+        if isinstance(entry.body, codec.PlayBody) and entry.body.decision is None
+    )
+    changes = sum(1 for before, after in zip(authors, authors[1:], strict=False) if before != after)
+    return Figures(
+        entries=len(records),
+        rolls=len(log.rolls),
+        link_only=link_only,
+        author_changes=changes,
+        wall=proxy.last_entry - proxy.started,
+        delay=sum(proxy.delays) / len(proxy.delays),
+        host_code=host_code,
+        join_code=join_code,
+        identical=host_replay.read_bytes() == join_replay.read_bytes(),
+        directions=(proxy.directions[0], proxy.directions[1]),
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--delay", type=float, default=25.0, help="one-way delay in ms (25)")
+    parser.add_argument("--turns", type=int, default=6, help="turns to win (6: a whole game)")
+    parser.add_argument("--seed", type=int, default=1, help="the bots' and the game's seed (1)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        figures = trio.run(play, Path(tmp), args.delay / 1000, args.turns, args.seed)
+    hops = SETUP_HOPS + figures.author_changes
+    ideal = hops * figures.delay
+    ratio = figures.wall / ideal
+    joiner, host = figures.directions
+    entry_frames = joiner.entry_frames + host.entry_frames
+    others = joiner.other_frames + host.other_frames
+    verdict = "meets" if ratio <= TARGET_RATIO else "MISSES"
+    print(
+        f"greedy vs greedy over loopback, {args.delay:g} ms each way (delaying proxy), "
+        f"seed {args.seed}, {args.turns} turns to win"
+    )
+    print(
+        f"  exit codes: host {figures.host_code}, join {figures.join_code}; replays "
+        f"{'identical' if figures.identical else 'DIFFERENT'}"
+    )
+    print(
+        f"  {figures.entries} entries, {figures.rolls} dice rolls, {figures.link_only} entries "
+        f"with only links (no decision)"
+    )
+    print(
+        f"  frames after the handshake and HELLO: {entry_frames} carrying entries "
+        f"({entry_frames / figures.entries:.2f} per entry), {others} others (the two BYEs, "
+        "PINGs, PONGs)"
+    )
+    print(
+        f"  dice: no message of their own; {figures.link_only} entries carry only links, "
+        f"{figures.link_only / max(figures.rolls, 1):.2f} per roll (the other player's link "
+        "in its next entry: the one message a fair roll needs)"
+    )
+    print(
+        f"  sequential message hops: {hops} ({SETUP_HOPS} to the OFFER, "
+        f"{figures.author_changes} changes of writer)"
+    )
+    print(
+        f"  one-way delay {figures.delay * 1000:.2f} ms on average (asked: {args.delay:g} ms; "
+        "the proxy wakes a little late)"
+    )
+    print(
+        f"  wall time {figures.wall:.2f} s; hops x one-way delay {ideal:.2f} s; "
+        f"ratio {ratio:.3f} ({verdict} the target of at most {TARGET_RATIO})"
+    )
+
+
+if __name__ == "__main__":
+    main()

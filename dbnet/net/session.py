@@ -39,6 +39,7 @@ from __future__ import annotations
 import datetime
 import enum
 import math
+import os
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -765,8 +766,10 @@ def _why_unreachable(exc: OSError) -> str:
     cause = exc.__cause__
     if isinstance(cause, BaseExceptionGroup) and cause.exceptions:
         first = cause.exceptions[0]
-        if isinstance(first, OSError) and first.strerror:
-            return first.strerror
+        if isinstance(first, OSError):
+            exc = first
+    if exc.errno:
+        return os.strerror(exc.errno)
     return exc.strerror or str(exc)
 
 

@@ -10,6 +10,7 @@ final state. Waits are bounded (a hang fails the test); nothing asserts on time.
 from __future__ import annotations
 
 import os
+import socket
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -258,3 +259,39 @@ async def test_a_killed_process_resumes_with_dbnet_resume(
     assert_complete(game)
     records = replay_records(host_replay)
     assert records[:kill_at] == expected[:kill_at]  # the game before the crash, unchanged
+
+
+# --- no game -----------------------------------------------------------------------------------
+
+
+async def test_a_joiner_that_never_reaches_its_host_stops_with_one_line(
+    tmp_path: Path, homes: Path
+) -> None:
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with trio.fail_after(GAME_TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            joiner = await Dbnet.start(
+                nursery,
+                "join",
+                homes / "bob",
+                ["join", f"127.0.0.1:{port}", "--bot", "greedy", "--adjourn-after", "1"],
+            )
+            assert await joiner.wait() == 1
+    assert joiner.saw("cannot reach the host (Connection refused); retrying in 0.25 s")
+    assert joiner.lines[-1] == "dbnet: the host could not be reached; no game was started"
+    assert "Traceback" not in joiner.output()
+
+
+async def test_resuming_a_missing_replay_is_one_clear_line(tmp_path: Path, homes: Path) -> None:
+    missing = tmp_path / "nowhere.dbnr"
+    with trio.fail_after(GAME_TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            again = await Dbnet.start(
+                nursery, "resume", homes / "bob", ["resume", str(missing), "127.0.0.1:9"]
+            )
+            assert await again.wait() == 2
+    assert again.lines == [
+        f"dbnet resume: {missing}: cannot open the file: No such file or directory"
+    ]

@@ -781,9 +781,9 @@ class Game:
         combat = self._combat()
         resolver = Player(combat.resolver)
         destroys = self._destroys_for(resolver)
-        if destroys:
+        if destroys and not self._bury_order_matters(resolver, destroys):
             return [BuryChoice(mini) for mini in destroys]
-        out: list[Choice] = []
+        out: list[Choice] = [BuryChoice(mini) for mini in destroys]
         empties = self._empty_cells_for(resolver)
         for mini, (fate, by) in sorted(combat.marks.items()):
             if by is not resolver or fate is not Fate.DISRUPT:
@@ -793,6 +793,24 @@ class Game:
             else:
                 out.append(BuryChoice(mini))  # no empty cell: destroyed instead
         return out
+
+    def _bury_order_matters(self, resolver: Player, destroys: list[int]) -> bool:
+        """Combat step 7 goes in any order the resolver chooses (FAQ). Burying first only
+        adds empty cells, which is best for the resolver unless a disrupted enemy would
+        find none (and be destroyed, glossary: disrupt) and a burial empties a cell."""
+        marks = self._combat().marks
+        disrupts = sum(
+            1
+            for mini, (fate, by) in marks.items()
+            if by is resolver and fate is Fate.DISRUPT and self.minis[mini].cell >= 0
+        )
+        if disrupts <= len(self._empty_cells_for(resolver)):
+            return False
+        portal = board.PORTAL[resolver]
+        return any(
+            self.minis[d].cell not in (-1, portal) and len(self.in_cell(self.minis[d].cell)) == 1
+            for d in destroys
+        )
 
     def _destroys_for(self, resolver: Player) -> list[int]:
         combat = self._combat()
@@ -1257,7 +1275,7 @@ class Game:
         destroys = self._destroys_for(resolver)
         waiting = (
             tuple(destroys)
-            if destroys
+            if destroys and not self._bury_order_matters(resolver, destroys)
             else tuple(mini for mini, (_, by) in sorted(combat.marks.items()) if by is resolver)
         )
         return Decision(resolver, DecisionKind.RESOLVE, minis=waiting)
@@ -1969,11 +1987,15 @@ class Game:
 
         Burying first only adds empty cells for the disrupted, so miniatures marked
         for destruction go first, in id order unless one of them has Reincarnate
-        (then the order decides what it can bring back, and the player chooses).
+        (then the order decides what it can bring back, and the player chooses) or a
+        burial could decide whether a disrupted enemy finds an empty cell.
         """
         combat = self._combat()
         resolver = Player(combat.resolver)
         destroys = self._destroys_for(resolver)
+        if destroys and self._bury_order_matters(resolver, destroys):
+            self._choices = self._resolve_choices()
+            return True
         if len(destroys) > 1 and any(
             any(a.keyword == "Reincarnate" for a in self.minis[d].abilities) for d in destroys
         ):

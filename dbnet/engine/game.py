@@ -1288,8 +1288,9 @@ class Game:
         A roll in progress and an ability's targets come first; then triggered effects
         (nothing voluntary happens while any wait: glossary, triggered ability); then
         the rest of the effects in progress, one move or attack at a time; then the
-        check of damage dealt outside combat (900.3); then the step. Each pass of the
-        loop does one thing, so what a thing triggers resolves before the next.
+        check of damage dealt outside combat (900.3, also before an effect's next move);
+        then the step. Each pass of the loop does one thing, so what a thing triggers
+        resolves before the next.
         """
         while self.step is not Step.OVER:
             if self.rolling is not None:
@@ -1303,7 +1304,7 @@ class Game:
                 self.choosing = None  # one way to do it, or none (900.1c): no decision
                 effects.resolve(self, targeting, found[0] if found else ())
                 continue
-            if self.stack:
+            if self.stack and not self._ops_wait():
                 if self._triggers() is None:
                     self._run_op()
                 elif self._resolve_next_trigger():
@@ -1339,6 +1340,22 @@ class Game:
                 self._check_combat()  # step 10's effects resolved: back to step 5
             else:
                 return
+
+    def _ops_wait(self) -> bool:
+        """Whether the rest of an effect waits for the check of damage dealt outside combat
+        (900.3): that check comes before the effect moves its next miniature (a new event,
+        so not simultaneous, 900.7b), and the effect goes on once the check is over."""
+        if self._triggers() is not None:
+            return False
+        combat = self.combat
+        if combat is not None:
+            return combat.cell < 0
+        op = self.stack[-1][0]
+        return (
+            self.damaged_outside_combat
+            and isinstance(op, Op)
+            and op.kind in (OpKind.MOVE, OpKind.SWAP)
+        )
 
     def _resolve_next_trigger(self) -> bool:
         """Resolve one waiting triggered effect; True if a player must order theirs first.

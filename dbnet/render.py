@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 
 from dbnet.engine import (
     AbilityDef,
+    ActivateChoice,
     Activation,
     ChanceKind,
     ChanceRequest,
@@ -341,10 +342,12 @@ def _describe_decision(game: Game, d: Decision) -> str:
     p = d.player.name
     kind = d.kind
     if kind is DecisionKind.SPAWN:
-        return (
-            f"{p} to spawn ({game.spawn_points} spawn points left): 'spawn NAME CELL', "
-            "'activate NAME ABILITY' or 'done'."
-        )
+        if any(isinstance(c, ActivateChoice) for c in game.legal_choices() or []):
+            return (
+                f"{p} to spawn ({game.spawn_points} spawn points left): 'spawn NAME CELL', "
+                "'activate NAME ABILITY' or 'done'."
+            )
+        return f"{p} to spawn ({game.spawn_points} spawn points left): 'spawn NAME CELL' or 'done'."
     if kind is DecisionKind.ACTION:
         return f"{p} to choose for action phase {game.action_index + 1}: 'shift' or 'strike'."
     if kind is DecisionKind.SHIFT:

@@ -46,9 +46,11 @@ def play_match(
     dice: random.Random,
     *,
     max_turns: int = DEFAULT_MAX_TURNS,
+    allow_unimplemented: bool = False,
 ) -> MatchResult:
-    """Play one game, ``bots[0]`` as A and ``bots[1]`` as B, rolling with ``dice``."""
-    game = Game(setup)
+    """Play one game, ``bots[0]`` as A and ``bots[1]`` as B, rolling with ``dice``
+    (``allow_unimplemented``: abilities the engine can't play are inert, see ``Game``)."""
+    game = Game(setup, allow_unimplemented=allow_unimplemented)
     decisions = rolls = 0
     while not game.is_over and game.turn <= max_turns:
         pending = game.pending

@@ -146,7 +146,7 @@ def ability_label(ability: AbilityDef) -> str:
 
 
 def unimplemented(mini: MiniatureDef) -> list[AbilityDef]:
-    return [a for a in mini.abilities if check_ability(a) is not None]
+    return [a for a in mini.abilities if check_ability(a, location=mini.is_location) is not None]
 
 
 # --- list and search ---------------------------------------------------------------------
@@ -258,7 +258,7 @@ def format_details(catalog: Catalog, mini: MiniatureDef) -> str:
         lines.append("  abilities:")
         for ability in mini.abilities:
             label = ability_label(ability)
-            problem = check_ability(ability)
+            problem = check_ability(ability, location=mini.is_location)
             if problem is not None:
                 label += f" (not played by dbnet: {problem})"
             lines += _wrap(label, "    ", "    ")

@@ -264,7 +264,8 @@ def check_warband_size(name: str, minis: Sequence[MiniatureDef]) -> None:
 
 def playable_abilities(defn: MiniatureDef) -> tuple[AbilityDef, ...]:
     """The miniature's abilities with the ones the engine can't play replaced by ``INERT``."""
-    return tuple(INERT if check_ability(a) else a for a in defn.abilities)
+    location = defn.is_location
+    return tuple(INERT if check_ability(a, location=location) else a for a in defn.abilities)
 
 
 class Game:
@@ -284,7 +285,7 @@ class Game:
                 abilities = playable_abilities(defn)
                 if not allow_unimplemented:
                     for ability in defn.abilities:
-                        problem = check_ability(ability)
+                        problem = check_ability(ability, location=defn.is_location)
                         if problem:
                             raise DataError(
                                 f"warband {warband.name!r}, {defn.name}",

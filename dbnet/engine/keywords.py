@@ -111,8 +111,8 @@ KEYWORDS: Final[dict[str, Keyword]] = {
                 "using one does not use up the original."),
         _activated("Crit", "Deals +X damage this combat.", number=R),
         _static("Defender", "When you shift, it can't move into a cell with enemy creatures."),
-        _activated("Demolish", "Destroy target local or adjacent location (yours, if no other "
-                   "is in reach)."),
+        _activated("Demolish", "Destroy target local or adjacent location, an enemy's or your "
+                   "own (FAQ: your own when no other is in reach)."),
         _triggered("Detonate", "If it attacks, sacrifice it at the end of the combat (unless "
                    "it was destroyed)."),
         _activated("Dissipate", "Target opponent disrupts this creature at the end of the "
@@ -210,6 +210,8 @@ CUSTOM: Final[dict[str, Keyword]] = {
     )
 }  # fmt: skip
 
+_MOVES: Final = frozenset({"Advance", "Skirmish", "Teleport"})  # Self moves the holder
+
 # Keywords whose number an X spawn cost may supply ({oX}: Assault X).
 _X_FROM_COST: Final = frozenset(
     k.name for k in KEYWORDS.values() if k.kind is Kind.ACTIVATED and k.number is Number.REQUIRED
@@ -221,13 +223,25 @@ def lookup(name: str) -> Keyword | None:
     return KEYWORDS.get(name) or CUSTOM.get(name)
 
 
-def check_ability(ability: AbilityDef) -> str | None:
+# Keywords that only a creature can use: they attack, move, defend or are destroyed as
+# creatures do (a location never attacks, moves or contests; glossary "location").
+CREATURE_ONLY: Final = frozenset({
+    "Ambush", "Bloodthirsty", "Bodyguard", "Charge", "Defender", "Detonate", "Dissipate",
+    "Dominate", "Fade", "Fight", "Fortunate", "Geomancy", "Loner", "Regenerate", "Reinforce",
+    "Relentless", "Strikeback", "Swap", "Thanatomancy",
+})  # fmt: skip
+
+
+def check_ability(ability: AbilityDef, *, location: bool = False) -> str | None:
     """Why ``ability`` can't be played as printed (None if it can): an unknown keyword,
-    an activation, number or modifier the keyword does not take."""
+    an activation, number or modifier the keyword does not take, or (on a ``location``)
+    a keyword only a creature can use."""
     keyword = lookup(ability.keyword)
     if keyword is None:
         return f"{ability.keyword!r} is not an ability keyword the engine knows"
     name = keyword.name
+    if location and (name in CREATURE_ONLY or (ability.modifier == "Self" and name in _MOVES)):
+        return f"{name} is a creature's ability; a location can't use it"
     activation = ability.activation
     if activation not in keyword.activations:
         allowed = ", ".join(sorted(a.value for a in keyword.activations))
@@ -270,23 +284,48 @@ def explain(ability: AbilityDef) -> str:
     if keyword is None:
         return "Not played by dbnet: " + (ability.text or "its effect is not known.")
     summary = keyword.summary
-    x = "X (the spawn points paid)" if ability.cost_x else ability.x
-    if x is not None:
-        summary = summary.replace("+X", f"+{x}").replace("-X", f"-{x}")
-        summary = summary.replace(" X ", f" {x} ").replace("X-power", f"{x}-power")
-        summary = summary.replace("for X", f"for {x}").replace("up to X", f"up to {x}")
-    elif keyword.number is Number.TARGETS:
-        summary = summary.replace("up to X target", "target").replace(" each.", ".")
     modifier = ability.modifier
-    if modifier is not None and keyword.modifiers is not Modifiers.NAME:
-        if modifier == "Self":
-            summary += " (Self: only this miniature.)"
-        elif modifier == "Enemies":
-            summary += " (Enemies: only enemy creatures.)"
-        else:
-            summary += f" ({modifier}: only {modifier} creatures.)"
-    elif modifier is not None:
+    if ability.cost_x:
+        summary = summary.replace("an X-power attack", "an X-power attack (X: the points paid)")
+    elif keyword.number is Number.TARGETS:
+        summary = _targets(summary, ability.x or 1)
+    elif ability.x is not None:
+        summary = _numbered(summary, ability.x)
+    if keyword.modifiers is Modifiers.TYPE and modifier:
+        summary = summary.replace("of the given type", f"of type {modifier}")
+    elif keyword.modifiers is Modifiers.NAME and modifier:
         summary += f" (Unique {modifier}.)"
+    elif modifier == "Self":
+        summary += " (Self: only this miniature.)"
+    elif modifier == "Enemies":
+        summary += " (Enemies: only enemy creatures.)"
+    elif modifier is not None:
+        what = "miniatures" if keyword.name == "Channel" else "creatures"
+        summary += f" ({modifier}: only {modifier} {what}.)"
     if ability.score:
         summary += " Only while it is on one of your scoring cells."
     return summary
+
+
+def _numbered(summary: str, x: int) -> str:
+    """The summary with its X written out, in good English (a/an, singular/plural)."""
+    article = "an" if str(abs(x)).startswith("8") or abs(x) in (11, 18) else "a"
+    summary = summary.replace("an X-power attack", f"{article} {x}-power attack")
+    summary = summary.replace("up to X dice", "up to 1 die" if x == 1 else f"up to {x} dice")
+    for noun in ("extra spawn point", "bonus spawn point"):
+        summary = summary.replace(f"X {noun}s", f"1 {noun}" if x == 1 else f"{x} {noun}s")
+    if x == 1:
+        summary = summary.replace("won X or more turns", "won at least 1 turn")
+    summary = summary.replace("+X", f"{x:+d}").replace("-X", f"{-x:+d}")
+    return summary.replace(" X", f" {x}")
+
+
+_SINGULAR: Final = {"allies": "ally", "enemies": "enemy"}
+
+
+def _targets(summary: str, n: int) -> str:
+    """ "up to X target engaged allies one cell each": one target reads in the singular."""
+    if n != 1:
+        return summary.replace("up to X", f"up to {n}")
+    words = summary.replace("up to X target", "target").replace(" each", "").split(" ")
+    return " ".join(_SINGULAR.get(w, w) for w in words)

@@ -198,11 +198,11 @@ def test_show_explains_numbers_modifiers_and_spawn_costs(
 ) -> None:
     out = run(["catalog", "show", "starfall-observatory"], capsys)[1]
     assert "    Warpstrike X [X spawn, score]\n" in out
-    assert "      Makes an X (the spawn points paid)-power attack against target nonlocal\n" in out
+    assert "      Makes an X-power attack (X: the points paid) against target nonlocal\n" in out
     assert "Only while it is on one of your scoring cells." in out
     out = run(["catalog", "show", "Valorbane Demon"], capsys)[1]
     assert "    Fight Valor +2 [always]\n" in out
-    assert "      Has +2 power while an enemy of the given type is in its cell. (Valor:" in out
+    assert "      Has +2 power while an enemy of type Valor is in its cell.\n" in out
     out = run(["catalog", "show", "Brood Cocoon"], capsys)[1]
     assert "    Raise [2 spawn]\n" in out
     assert "      Text: Pay 2 spawn points: put a creature from your graveyard into" in out

@@ -28,7 +28,7 @@ TYPES = ("Valor", "Madness", "Fear", "Passion", "Janus", "Lost", "Hivelings", "H
 LINEAGES = (None, "Janus", "Lost", "Hivelings", "Hellbred", "Bloodcut")
 
 
-def random_ability(name: str, rng: random.Random) -> AbilityDef:
+def random_ability(name: str, rng: random.Random, *, location: bool = False) -> AbilityDef:
     """A playable printing of keyword ``name``: one of its activations, a number, a modifier."""
     keyword = KEYWORDS.get(name) or CUSTOM[name]
     activations = sorted(keyword.activations, key=lambda a: a.value)
@@ -56,6 +56,8 @@ def random_ability(name: str, rng: random.Random) -> AbilityDef:
             spawn_cost = rng.randint(0, 3)
     ability = AbilityDef(name, activation, x, modifier, spawn_cost, rng.random() < 0.1,
                          f"random {name}", cost_x)  # fmt: skip
+    if location and check_ability(ability, location=True):
+        return random_ability(rng.choice(NAMES), rng, location=True)
     assert check_ability(ability) is None, (ability, check_ability(ability))
     return ability
 
@@ -63,10 +65,12 @@ def random_ability(name: str, rng: random.Random) -> AbilityDef:
 def random_warband(rng: random.Random, tag: str) -> Warband:
     minis = []
     for i in range(16):
+        count = rng.choice((0, 1, 1, 2))
+        location = rng.random() < 0.12
         abilities = tuple(
-            random_ability(rng.choice(NAMES), rng) for _ in range(rng.choice((0, 1, 1, 2)))
+            random_ability(rng.choice(NAMES), rng, location=location) for _ in range(count)
         )
-        if rng.random() < 0.12:
+        if location:
             minis.append(MiniatureDef(f"{tag}-site-{i}", f"{tag} site {i}", MiniKind.LOCATION,
                                       rng.randint(1, 6), (rng.choice(list(Aspect)),),
                                       abilities=abilities))  # fmt: skip

@@ -21,7 +21,15 @@ from dbnet.engine.choices import (
     SpawnChoice,
 )
 from dbnet.engine.game import EndReason, Game, Phase, Zone
-from dbnet.engine.model import AbilityDef, Activation, GameSetup, Player, Warband
+from dbnet.engine.model import (
+    AbilityDef,
+    Activation,
+    GameSetup,
+    MiniatureDef,
+    MiniKind,
+    Player,
+    Warband,
+)
 from dbnet.engine.position import Placement, Position, Stage, game_at
 from dbnet.errors import DataError, GameOverError, IllegalChoiceError, InvalidChoiceError
 
@@ -230,6 +238,14 @@ def test_game_refuses_a_keyword_printed_the_wrong_way(ability: AbilityDef, probl
     odd = replace(creature("odd", 3, ASH_SENTINEL.aspects, 2, 2, 2), abilities=(ability,))
     setup = with_warband(Player.B, Warband("abilities", (*WARBAND_B.minis[:15], odd)))
     with pytest.raises(DataError, match=problem):
+        Game(setup)
+
+
+def test_game_refuses_a_creatures_keyword_on_a_location() -> None:
+    site = MiniatureDef("site", "Site", MiniKind.LOCATION, 3, ASH_SENTINEL.aspects,
+                        abilities=(AbilityDef("Ambush", x=2),))  # fmt: skip
+    setup = with_warband(Player.B, Warband("abilities", (*WARBAND_B.minis[:15], site)))
+    with pytest.raises(DataError, match="Ambush is a creature's ability; a location can't use it"):
         Game(setup)
 
 

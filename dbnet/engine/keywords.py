@@ -268,7 +268,8 @@ def _check_modifier(keyword: Keyword, modifier: str | None) -> str | None:
         return None if modifier else f"{keyword.name} needs a name (Unique NAME)"
     type_words = (*ASPECT_WORDS, *LINEAGES)
     if rule is Modifiers.TYPE:
-        if modifier in type_words:
+        # The glossary's plain Reinforce takes any ally; the FAQ's Reinforce [Type] narrows it.
+        if modifier in type_words or (modifier is None and keyword.name == "Reinforce"):
             return None
         return f"{keyword.name} needs an aspect or lineage, one of {', '.join(type_words)}"
     if modifier is None or modifier in ("Self", "Enemies") or modifier in type_words:
@@ -291,8 +292,8 @@ def explain(ability: AbilityDef) -> str:
         summary = _targets(summary, ability.x or 1)
     elif ability.x is not None:
         summary = _numbered(summary, ability.x)
-    if keyword.modifiers is Modifiers.TYPE and modifier:
-        summary = summary.replace("of the given type", f"of type {modifier}")
+    if keyword.modifiers is Modifiers.TYPE:
+        summary = summary.replace(" of the given type", f" of type {modifier}" if modifier else "")
     elif keyword.modifiers is Modifiers.NAME and modifier:
         summary += f" (Unique {modifier}.)"
     elif modifier == "Self":

@@ -27,6 +27,7 @@ BACKOFF: Final = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 """Seconds between reconnection attempts that fail (the last one repeats)."""
 
 _CLOSE_TIMEOUT: Final = 1.0  # the most a goodbye or a close may take
+_STUCK: Final = "sending a message (the peer stopped reading)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +71,7 @@ class Link:
         self._tokens = 0
         self._budget = float(timing.flood_burst)
         self._budget_at = trio.current_time()
+        self._stuck: float | None = None  # the time limit a send missed
 
     @property
     def peer_key(self) -> bytes:
@@ -84,14 +86,20 @@ class Link:
             PeerTimeoutError: the send did not finish in time (the peer stopped reading).
             NetError: the connection is broken or closed.
         """
+        if self._stuck is not None:  # an earlier send timed out: say so again
+            raise PeerTimeoutError(_STUCK, self._stuck)
         seconds = self.timing.dead_after if timeout is None else timeout
         with trio.CancelScope(shield=True):
             try:
                 with trio.fail_after(seconds):
                     await self.stream.send(encode_message(message))
             except trio.TooSlowError:
-                what = "sending a message (the peer stopped reading)"
-                raise PeerTimeoutError(what, seconds) from None
+                self._stuck = seconds
+                raise PeerTimeoutError(_STUCK, seconds) from None
+            except NetError:
+                if self._stuck is not None:  # it waited behind the send that timed out
+                    raise PeerTimeoutError(_STUCK, self._stuck) from None
+                raise
         self.sent += 1
         self._last_send = trio.current_time()
         await trio.lowlevel.checkpoint_if_cancelled()

@@ -421,15 +421,20 @@ class GameSession:
             warband=self._joiner_warband(),
             created=None if self._initiator else self._created(),
         )
-        await link.send(ours)
-        with trio.move_on_after(self.timing.hello_timeout):
-            message = await link.receive()
-            if isinstance(message, Bye):
-                raise PeerLeftError(f"the peer hung up: {message.reason}")
-            if not isinstance(message, Hello):
-                raise GameSessionError(f"the peer's first message is not HELLO but {message!r}")
-            return message
-        raise _ConnectionLostError("no HELLO from the peer in time")
+        message: Message | None = None
+        # Both sides send first: sending while receiving keeps a stream with no buffer
+        # (or a full one) from holding both HELLOs back.
+        async with _nursery() as nursery:
+            nursery.start_soon(link.send, ours)
+            with trio.move_on_after(self.timing.hello_timeout):
+                message = await link.receive()
+        if message is None:
+            raise _ConnectionLostError("no HELLO from the peer in time")
+        if isinstance(message, Bye):
+            raise PeerLeftError(f"the peer hung up: {message.reason}")
+        if not isinstance(message, Hello):
+            raise GameSessionError(f"the peer's first message is not HELLO but {message!r}")
+        return message
 
     def _created(self) -> str:
         """The creation time of this side's replay header (fixed when first asked, for a

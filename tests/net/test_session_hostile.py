@@ -530,3 +530,29 @@ async def test_a_stranger_cannot_break_into_a_game_in_progress(
         "the other player of this game"
     )
     assert host.records == joiner.records == expected
+
+
+async def test_a_peer_that_stops_reading_is_dropped(autojump_clock: Clock, tmp_path: Path) -> None:
+    """A peer that keeps sending PINGs (so it is never silent) but never reads again: on a
+    connection with no buffer the host's next send cannot finish; after 20 s the host
+    drops the connection instead of waiting for ever, and its opponent then plays."""
+    host, network = new_host(tmp_path), Network()
+
+    async def body() -> None:
+        ours, theirs = trio.testing.lockstep_stream_pair()
+        await network.arrive(theirs)
+        secure = await open_channel(ours, BOB, initiator=True)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(send, secure, Hello("bob", None, 0, B_WARBAND))
+            await receive(secure)  # the host's HELLO; from now on, nothing is read
+        with suppress(NetError):
+            while not host.saw("connection lost"):
+                await send(secure, Ping(1))
+                await trio.sleep(4.0)
+        await then_bob_plays(tmp_path, host, network)
+
+    await with_host(host, network, body)
+    assert host.saw(
+        "connection lost (sending a message (the peer stopped reading) did not complete "
+        "within 20 s: the peer is too slow); waiting to reconnect"
+    )

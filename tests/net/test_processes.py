@@ -20,6 +20,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from dbnet.engine import ChanceRequest
+from dbnet.net.hosting import reachable_addresses, with_port
 from dbnet.protocol.log import GameLog
 from dbnet.replay.verify import VerdictStatus, verify_replay
 
@@ -169,6 +170,11 @@ async def test_two_processes_play_a_complete_game(tmp_path: Path, homes: Path) -
     # the host printed addresses to give out, the port, and its fingerprint
     assert game.host.saw("hosting; your key fingerprint is ")
     assert game.host.saw("(over the internet: your public address, with TCP port")
+    port = game.proxy.target
+    for address in reachable_addresses():  # this machine's own, not loopback
+        assert game.host.saw(f"  {with_port(address, port)}"), game.host.output()
+    assert not game.host.saw(f"0.0.0.0:{port}")
+    assert not game.host.saw(f"127.0.0.1:{port}")
     assert game.host.saw(f"listening on port {game.proxy.target} (")
     assert game.joiner.saw("the host offers: ")
     assert game.host.saw(f"replay: {game.host_replay}")

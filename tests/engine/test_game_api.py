@@ -230,7 +230,7 @@ def test_game_refuses_abilities_it_cannot_play() -> None:
         (AbilityDef("Crit", Activation.ALWAYS, x=2), "never a always ability"),
         (AbilityDef("Bolster", Activation.BLADE, x=2), "never a blade ability"),
         (AbilityDef("Loner", x=1), "takes no number"),
-        (AbilityDef("Reinforce"), "needs an aspect or lineage"),
+        (AbilityDef("Fight", x=2), "needs an aspect or lineage"),
         (AbilityDef("Bolster", x=1, modifier="Wizards"), "modifier must be"),
     ],
 )

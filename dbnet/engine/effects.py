@@ -30,6 +30,7 @@ class OpKind(enum.IntEnum):
     SWAP = 1  # exchange the cells of ``mini`` and ``arg``
     ATTACK = 2  # ``mini`` makes an ``extra``-power special attack against ``arg``
     WAIL = 3  # ``mini``'s Wail: roll two initiative dice, banish that spawn cost
+    STRIKEBACK = 4  # ``mini`` attacked ``arg`` in cell ``extra`` outside a strike: Strikeback
 
 
 class Op(NamedTuple):

@@ -1345,7 +1345,8 @@ class Game:
     def _ops_wait(self) -> bool:
         """Whether the rest of an effect waits for the check of damage dealt outside combat
         (900.3): that check comes before the effect moves its next miniature (a new event,
-        so not simultaneous, 900.7b), and the effect goes on once the check is over."""
+        so not simultaneous, 900.7b) and before a Strikeback answers an attack, and the
+        effect goes on once the check is over."""
         if self._triggers() is not None:
             return False
         combat = self.combat
@@ -1355,7 +1356,7 @@ class Game:
         return (
             self.damaged_outside_combat
             and isinstance(op, Op)
-            and op.kind in (OpKind.MOVE, OpKind.SWAP)
+            and op.kind in (OpKind.MOVE, OpKind.SWAP, OpKind.STRIKEBACK)
         )
 
     def _resolve_next_trigger(self) -> bool:
@@ -1468,9 +1469,25 @@ class Game:
                 self._emit(EventKind.ENTERED, other.id, here)
         elif op.kind is OpKind.ATTACK:
             self._start_special(op.mini, op.extra, op.arg)
+        elif op.kind is OpKind.STRIKEBACK:
+            # The attack is over and checked: it disrupted or destroyed its target, or nothing.
+            if self.minis[op.arg].cell == op.extra:
+                found = self._strikebacks(m.owner.other, op.extra)
+                if found:
+                    self._push_triggers(found)
         else:
             assert op.kind is OpKind.WAIL
             self.rolling = Rolling(Purpose.WAIL, m.owner, 2, [], attacker=m.id)
+
+    def _strikebacks(self, owner: Player, cell: int) -> list[Trigger]:
+        """``owner``'s active Strikeback abilities in ``cell``, as triggers."""
+        return [
+            Trigger(owner, mini, index, Event(EventKind.COMBAT_ENDED, -1, cell))
+            for mini, index, ability in self.statics.of("Strikeback")
+            if self.minis[mini].owner is owner
+            and self.minis[mini].cell == cell
+            and is_active(self, self.minis[mini], ability)
+        ]
 
     def _fortunes(self, attackers: Iterable[int]) -> list[tuple[int, int]]:
         """The Fortunate abilities of the attacking creatures, in order (FAQ: each one
@@ -1559,6 +1576,17 @@ class Game:
         m = self.minis[attacker]
         if m.cell < 0:
             return  # the attacker has left the dreamscape: no attack
+        if (
+            self.combat is None
+            and self.phase is Phase.ACTION
+            and m.owner is self.active
+            and self._strikebacks(m.owner.other, m.cell)
+        ):
+            # Strikeback: an attack in its cell outside a strike (a Charge while shifting)
+            # is answered once it has resolved with what it is simultaneous with (900.7b).
+            ops = [Op(OpKind.STRIKEBACK, attacker, target, m.cell)]
+            below = len(self.stack) - 1 if self._triggers() is not None else len(self.stack)
+            self.stack.insert(below, ops)
         count = power + self.attack_bonus(m.owner, m.cell)
         self._start_roll(Purpose.SPECIAL, m.owner, count, (attacker,), target)
 

@@ -1587,6 +1587,15 @@ class Game:
             ops = [Op(OpKind.STRIKEBACK, attacker, target, m.cell)]
             below = len(self.stack) - 1 if self._triggers() is not None else len(self.stack)
             self.stack.insert(below, ops)
+        elif self.combat is not None and self.combat.cell >= 0 and m.owner is self.active:
+            # An attack in another cell during the strike (a Charge after Skirmish): the
+            # enemies there may strike back in step 10 too (FAQ: Strikeback).
+            combat = self.combat
+            combat.defenders += tuple(
+                c.id
+                for c in self.creatures_in(m.cell, m.owner.other)
+                if c.id not in combat.defenders
+            )
         count = power + self.attack_bonus(m.owner, m.cell)
         self._start_roll(Purpose.SPECIAL, m.owner, count, (attacker,), target)
 

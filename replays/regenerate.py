@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Final
 
 from dbnet.bots import make_bot
-from dbnet.catalog import default_warbands, load_catalog, load_map
+from dbnet.catalog import default_warbands, load_catalog, load_map, load_warband
 from dbnet.engine import Decision, GameSetup, Options, Player
 from dbnet.localplay import Match, MatchKeys, bot_chooser, replay_header
 from dbnet.replay.file import EXTENSION, ReplayWriter
@@ -43,6 +43,8 @@ class Recording:
     turns_to_win: int = 6
     chain_length: int = 1024
     resign: Player | None = None  # this player resigns at their first decision of turn 3
+    warbands: tuple[str, str] | None = None  # example warband files; None: the defaults
+    seed: str = ""  # varies keys, dice and bots; "" uses the name alone
 
 
 GAMES: Final = (
@@ -51,20 +53,43 @@ GAMES: Final = (
     Recording("03-greedy-vs-greedy-short-chains", ("greedy", "greedy"), chain_length=4),
     Recording("04-one-turn-to-win", ("random", "random"), turns_to_win=1),
     Recording("05-resignation", ("greedy", "random"), resign=Player.B),
+    Recording(
+        "06-bulwark-vs-pyre-abilities",
+        ("random", "random"),
+        warbands=("bulwark-of-dawn.toml", "infernal-pyre.toml"),
+        seed=":9",
+    ),
+    Recording(
+        "07-mirror-vs-hive-abilities",
+        ("random", "random"),
+        warbands=("mirror-court.toml", "hive-terror.toml"),
+        seed=":3",
+    ),
+    Recording(
+        "08-stampede-vs-recursion-abilities",
+        ("greedy", "random"),
+        turns_to_win=3,
+        warbands=("bloodcut-stampede.toml", "faceless-recursion.toml"),
+        seed=":9",
+    ),
 )
+WARBANDS: Final = HERE.parent / "examples" / "warbands"
 
 
 def record(game: Recording, directory: Path) -> Path:
     """Play ``game`` and write its replay into ``directory``."""
-    setup = GameSetup(
-        load_map(),
-        default_warbands(load_catalog()),
-        options=Options(turns_to_win=game.turns_to_win),
-    )
-    keys = MatchKeys.from_seed(f"dbnet-replays:{game.name}".encode())
+    catalog = load_catalog()
+    if game.warbands is None:
+        warbands = default_warbands(catalog)
+    else:
+        first, second = (load_warband(WARBANDS / name, catalog) for name in game.warbands)
+        warbands = (first, second)
+    setup = GameSetup(load_map(), warbands, options=Options(turns_to_win=game.turns_to_win))
+    tag = f"dbnet-replays:{game.name}{game.seed}"
+    keys = MatchKeys.from_seed(tag.encode())
     bots = (
-        make_bot(game.bots[0], random.Random(f"dbnet-replays:{game.name}:A")),
-        make_bot(game.bots[1], random.Random(f"dbnet-replays:{game.name}:B")),
+        make_bot(game.bots[0], random.Random(f"{tag}:A")),
+        make_bot(game.bots[1], random.Random(f"{tag}:B")),
     )
     choose = bot_chooser(bots)
     path = directory / f"{game.name}{EXTENSION}"

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from dbnet.codec import OfferBody
+from dbnet.codec import OfferBody, PlayBody
 from dbnet.protocol.log import GameLog
 from dbnet.replay.file import load_replay
-from dbnet.replay.verify import VerdictStatus, verify_replay
+from dbnet.replay.verify import ReplayVerifier, VerdictStatus, verify_replay
 
 from .terminal import isolated_env
 
@@ -43,7 +43,7 @@ def test_each_recorded_replay_is_a_complete_valid_game(path: Path) -> None:
 
 
 def test_the_recorded_games_cover_what_they_should() -> None:
-    assert 4 <= len(COMMITTED) <= 6
+    assert 4 <= len(COMMITTED) <= 10
     reasons, wins_needed, chains, keys = [], [], [], set()
     for path in COMMITTED:
         verdict = verify_replay(path.read_bytes(), where=str(path))
@@ -60,3 +60,28 @@ def test_the_recorded_games_cover_what_they_should() -> None:
     assert 1 in wins_needed
     assert min(chains) < 16  # one game refills its dice chains
     assert len(keys) == len(COMMITTED)  # every game has its own players' keys
+
+
+def test_some_recorded_games_show_abilities_at_work() -> None:
+    """Games between the example ability warbands: abilities activated, targeted, blades
+    assigned, special attacks and Fortunate's rerolls rolled, all in the signed log."""
+    verbs: set[str] = set()
+    rolls: set[str] = set()
+    with_abilities = 0
+    for path in COMMITTED:
+        verifier = ReplayVerifier(str(path))
+        verdict = verifier.run(path.read_bytes())
+        assert verdict.status is VerdictStatus.COMPLETE
+        log = verifier.log
+        assert log is not None
+        offer = log.decoded[0].body
+        assert isinstance(offer, OfferBody)
+        if any(m.abilities for w in offer.setup.warbands for m in w.minis):
+            with_abilities += 1
+        for entry in log.decoded:
+            if isinstance(entry.body, PlayBody) and entry.body.decision is not None:
+                verbs.add(entry.body.decision.split()[0])
+        rolls |= {roll.kind for roll in log.rolls}
+    assert with_abilities >= 3
+    assert {"activate", "target", "blade", "reroll"} <= verbs
+    assert {"special", "reroll"} <= rolls

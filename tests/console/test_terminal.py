@@ -11,7 +11,7 @@ from pathlib import Path
 from .tmux import Tmux
 
 
-def start_game(tmux: Tmux, *args: str, seed: int = 11) -> None:
+def start_game(tmux: Tmux, *args: str, seed: int = 166) -> None:
     """``dbnet play`` with no interface option: on a terminal, that is the full screen."""
     command = [sys.executable, "-m", "dbnet", "play", "--seed", str(seed), "--bot-delay", "0"]
     tmux.type(shlex.join([*command, *args]) + "; echo EXIT=$?")
@@ -124,7 +124,7 @@ def test_quitting_mid_game_leaves_a_valid_unfinished_replay(tmux: Tmux, tmp_path
 
 def test_plain_keeps_the_line_interface_in_a_terminal(tmux: Tmux, tmp_path: Path) -> None:
     path = tmp_path / "plain.dbnr"
-    command = [sys.executable, "-m", "dbnet", "play", "--plain", "--seed", "11"]
+    command = [sys.executable, "-m", "dbnet", "play", "--plain", "--seed", "166"]
     tmux.type(shlex.join([*command, "--replay", str(path)]) + "; echo EXIT=$?")
     tmux.keys("Enter")
     pane = tmux.wait_for("\nA>")  # the prompt (the pane drops trailing blanks)

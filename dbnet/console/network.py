@@ -36,6 +36,12 @@ from dbnet.identity import fingerprint
 from dbnet.localplay import Event, EventKind
 from dbnet.net.session import RESIGN, GameSession, GameSessionError, Outcome, Seat
 
+_ENDINGS = {
+    Outcome.COMPLETE: "The game is complete; both players signed the result.",
+    Outcome.ADJOURNED: "The opponent was away too long: the game is adjourned.",
+    Outcome.UNREACHED: "The host could not be reached; no game was started.",
+}
+
 Runner = Callable[[GameSession], Awaitable[Outcome]]
 """Plays the session (``session.host(...)`` or ``session.join(...)``) in the game thread."""
 
@@ -164,6 +170,8 @@ class NetworkSession:
             lines.append(f"The game could not go on: {self._failure}")
         if self._outcome is Outcome.ADJOURNED:
             lines.append("The opponent was away too long: the game is adjourned.")
+        if self._outcome is Outcome.UNREACHED:
+            lines.append("The host could not be reached; no game was started.")
         path = self.replay_path
         if path is None:
             return lines
@@ -195,7 +203,7 @@ class NetworkSession:
             ready.set()
             try:
                 self._outcome = await self._run(self.net)
-                self._note("The game is complete; both players signed the result.")
+                self._note(_ENDINGS[self._outcome])
             except GameSessionError as exc:
                 self._failure = str(exc)
                 self._note(f"The game cannot go on: {exc}")

@@ -1,0 +1,59 @@
+"""The full-screen client's network session: how each way a game session ends is told."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+import trio
+
+from dbnet.catalog import default_warbands, load_catalog
+from dbnet.console.network import NetworkSession
+from dbnet.engine import Game
+from dbnet.identity import Identity
+from dbnet.net.session import GameSession, NewGame, Outcome, Seat
+
+
+async def never(view: Game) -> str:
+    raise AssertionError("no decision is asked in these tests")
+
+
+def session_ending(outcome: Outcome) -> NetworkSession:
+    """A network session whose game session ends at once with ``outcome``."""
+    seat = Seat(
+        identity=Identity.from_private_bytes(bytes(32)),
+        name="alice",
+        choose=never,
+        say=lambda text: None,
+    )
+    warband = default_warbands(load_catalog())[1]
+
+    def make(seat: Seat) -> GameSession:
+        return GameSession(seat, new_game=NewGame(warband))
+
+    async def run(session: GameSession) -> Outcome:
+        await trio.lowlevel.checkpoint()
+        return outcome
+
+    network = NetworkSession(make, run, seat)
+    trio.run(network._main, threading.Event())
+    return network
+
+
+@pytest.mark.parametrize(
+    ("outcome", "said"),
+    [
+        (Outcome.COMPLETE, "The game is complete; both players signed the result."),
+        (Outcome.ADJOURNED, "The opponent was away too long: the game is adjourned."),
+        (Outcome.UNREACHED, "The host could not be reached; no game was started."),
+    ],
+)
+def test_each_ending_is_told_as_it_is(outcome: Outcome, said: str) -> None:
+    network = session_ending(outcome)
+    assert network.log[-1].words == said
+    assert network.is_closed
+
+
+def test_the_farewell_of_a_game_never_started() -> None:
+    network = session_ending(Outcome.UNREACHED)
+    assert network.farewell() == ["The host could not be reached; no game was started."]

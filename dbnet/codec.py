@@ -879,6 +879,16 @@ def decode_entry(signed: bytes) -> Entry:
     # No tree walk: ``from_wire`` checks the exact type of every value it keeps and the
     # order of every map's keys, and the bytes must be the shortest encoding of the
     # value, so they are the entry's one canonical encoding and nothing else can hide.
+    if len(signed) <= MAX_ENTRY_SIZE:
+        # The common case first, without the strict decoder's hooks: a PLAY entry whose
+        # bytes re-encode exactly (so no duplicate key or extension hid in them).
+        try:
+            quick = msgpack.unpackb(signed, raw=False, strict_map_key=True, use_list=True)
+        except Exception:  # any failure: the strict decoder below says what was wrong
+            quick = None
+        entry = _plain_play(quick)
+        if entry is not None and encode(quick) == signed:
+            return entry
     obj = _unpack(signed, MAX_ENTRY_SIZE, "entry")
     entry = _plain_play(obj) or Entry.from_wire(obj)
     canonical = encode(obj)

@@ -703,9 +703,8 @@ class Game:
 
     def _move_choices(self) -> list[Choice]:
         out: list[Choice] = []
-        for m in self.minis:
-            if self._may_move(m):
-                out.extend(MoveChoice(m.id, cell) for cell in self._shift_cells(m))
+        for m in self._movers():
+            out.extend(MoveChoice(m.id, cell) for cell in self._shift_cells(m))
         return out
 
     def _shift_cells(self, m: Mini) -> list[int]:
@@ -923,14 +922,24 @@ class Game:
 
     def _may_move(self, m: Mini) -> bool:
         """Whether ``m`` is a creature the shifting player may still move (802.1)."""
-        return (
-            m.owner is self.active
+        return m in self._movers()
+
+    def _movers(self) -> list[Mini]:
+        """The creatures the shifting player may still move (802.1): in the dreamscape, not
+        moved yet this shift, not engaged (802.1a), not in a locked-down cell (Lockdown)."""
+        active = self.active
+        theirs = self.creatures[active.other]
+        locked = self.locked_cells
+        return [
+            m
+            for m in self.minis
+            if m.owner is active
             and m.cell >= 0
             and not m.moved
+            and not theirs[m.cell]
+            and not (locked >> m.cell) & 1
             and m.defn.is_creature
-            and not self.creatures[m.owner.other][m.cell]  # 802.1a: engaged creatures can't move
-            and not (self.locked_cells >> m.cell) & 1  # Lockdown
-        )
+        ]
 
     def _can_attack(self, choice: AttackChoice) -> bool:
         """The conditions of ``_attack_choices``, for one choice: a cell not yet attacked
@@ -962,7 +971,7 @@ class Game:
         """Whether the spawn, shift or strike decision offers anything besides DONE
         (asked after every step, so it stops at the first option it finds)."""
         if step is Step.SHIFT:
-            return any(self._may_move(m) and self._shift_cells(m) for m in self.minis)
+            return any(self._shift_cells(m) for m in self._movers())
         if step is Step.STRIKE:
             mine = self.creatures[self.active]
             theirs = self.creatures[self.active.other]

@@ -55,18 +55,24 @@ class Dbnet:
         return child
 
     async def _read(self) -> None:
+        """Collect the output until the process ends; if the test gives up first (its
+        time limit), kill the process so that nothing is left running."""
         assert self.process.stdout is not None
         pending = b""
-        async with self.process.stdout:
-            while chunk := await self.process.stdout.receive_some(65536):
-                pending += chunk
-                *lines, pending = pending.split(b"\n")
-                for line in lines:
-                    self._line(line.decode("utf-8", "replace"))
-        if pending:
-            self._line(pending.decode("utf-8", "replace"))
-        self.code = await self.process.wait()
-        self.finished.set()
+        try:
+            async with self.process.stdout:
+                while chunk := await self.process.stdout.receive_some(65536):
+                    pending += chunk
+                    *lines, pending = pending.split(b"\n")
+                    for line in lines:
+                        self._line(line.decode("utf-8", "replace"))
+            if pending:
+                self._line(pending.decode("utf-8", "replace"))
+            self.code = await self.process.wait()
+            self.finished.set()
+        finally:
+            if self.process.returncode is None:
+                self.process.kill()
 
     def _line(self, text: str) -> None:
         self.lines.append(text)

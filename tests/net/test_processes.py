@@ -27,7 +27,7 @@ from dbnet.replay.verify import VerdictStatus, verify_replay
 from .helpers import Meter
 from .processes import Dbnet, Proxy, final_state, replay_records, verify_command
 
-GAME_TIMEOUT = 90.0  # seconds: a hang guard only (a game takes about one)
+GAME_TIMEOUT = 60.0  # seconds: a hang guard only (a game takes one or two)
 TURNS = "2"
 SEED = "11"
 CUTS = 22

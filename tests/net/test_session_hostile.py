@@ -21,8 +21,9 @@ from dbnet.identity import KnownPeers, fingerprint
 from dbnet.net.errors import NetError, VersionMismatchError
 from dbnet.net.framing import frame
 from dbnet.net.handshake import encode_preamble
+from dbnet.net.hosting import listener_port, listening
 from dbnet.net.messages import Bye, Entry, Hello, Message, Ping, decode_message, encode_message
-from dbnet.net.session import GameSessionError, Outcome, PeerLeftError
+from dbnet.net.session import GameSessionError, Outcome, PeerLeftError, Timing
 from dbnet.net.stream import SecureStream, open_channel
 from dbnet.protocol.peer import Peer
 from dbnet.protocol.remote import chain_secret
@@ -556,3 +557,28 @@ async def test_a_peer_that_stops_reading_is_dropped(autojump_clock: Clock, tmp_p
         "connection lost (sending a message (the peer stopped reading) did not complete "
         "within 20 s: the peer is too slow); waiting to reconnect"
     )
+
+
+async def test_a_host_keeps_only_a_few_connections_waiting(tmp_path: Path) -> None:
+    """Real sockets: fourteen connections that say nothing. The host works on one and
+    keeps eight waiting; it closes the others at once instead of piling them up."""
+    host = new_host(tmp_path, timing=Timing(handshake_timeout=30.0))
+    async with listening(0) as listeners, trio.open_nursery() as nursery:
+        port = listener_port(listeners[0])
+        nursery.start_soon(run_side, host, lambda: host.session.host(listeners))
+        streams = [await trio.open_tcp_stream("127.0.0.1", port) for _ in range(14)]
+        first: list[bytes] = [b"-"] * len(streams)
+
+        async def read(i: int) -> None:
+            first[i] = bytes(await streams[i].receive_some(100))
+
+        with trio.move_on_after(3.0):  # a bound on the wait, not a measurement
+            async with trio.open_nursery() as readers:
+                for i in range(len(streams)):
+                    readers.start_soon(read, i)
+        nursery.cancel_scope.cancel()
+    closed = first.count(b"")
+    served = sum(1 for data in first if data.startswith((9).to_bytes(4, "big") + b"DBNET"))
+    assert served == 1  # the one connection the host works on got its preamble
+    assert closed in (5, 6)  # 14 - 1 - 8 (or 14 - 8 if none was taken off the queue yet)
+    assert first.count(b"-") == 14 - served - closed  # the waiting ones got nothing yet

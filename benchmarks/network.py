@@ -23,6 +23,7 @@ roll costs a message of its own. Prints the figures; asserts nothing.
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import re
 import subprocess
@@ -204,8 +205,10 @@ async def play(root: Path, delay: float, turns: int, seed: int) -> Figures:
             host = await run_dbnet(
                 nursery,
                 alice,
-                ["host", "--port", "0", "--turns-to-win", str(turns), "--name", "alice"]
-                + ["--replay", str(host_replay), *common],
+                [
+                    *("host", "--port", "0", "--turns-to-win", str(turns), "--name", "alice"),
+                    *("--replay", str(host_replay), *common),
+                ],
                 ports,
             )
             proxy = DelayProxy(await port.receive(), delay)
@@ -213,12 +216,18 @@ async def play(root: Path, delay: float, turns: int, seed: int) -> Figures:
             joiner = await run_dbnet(
                 nursery,
                 bob,
-                ["join", f"127.0.0.1:{proxy.port}", "--name", "bob"]
-                + ["--replay", str(join_replay), *common],
+                [
+                    *("join", f"127.0.0.1:{proxy.port}", "--name", "bob"),
+                    *("--replay", str(join_replay), *common),
+                ],
             )
             host_code, join_code = await host.wait(), await joiner.wait()
             nursery.cancel_scope.cancel()
-    assert proxy.started is not None and proxy.last_entry is not None, "no game was played"
+    if proxy.started is None or proxy.last_entry is None or host_code or join_code:
+        outputs = [home / "output.txt" for home in (alice, bob)]
+        told = "\n".join(p.read_text(encoding="utf-8") for p in outputs if p.exists())
+        codes = f"exit codes {host_code}, {join_code}"
+        raise SystemExit(f"the game did not complete ({codes}):\n{told}")
     records = list(load_replay(host_replay).records)
     log = GameLog.start(records[0])
     for record in records[1:]:
@@ -229,7 +238,7 @@ async def play(root: Path, delay: float, turns: int, seed: int) -> Figures:
         for entry in log.decoded
         if isinstance(entry.body, codec.PlayBody) and entry.body.decision is None
     )
-    changes = sum(1 for before, after in zip(authors, authors[1:], strict=False) if before != after)
+    changes = sum(1 for before, after in itertools.pairwise(authors) if before != after)
     return Figures(
         entries=len(records),
         rolls=len(log.rolls),

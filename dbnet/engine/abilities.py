@@ -116,7 +116,7 @@ def near(a: int, b: int) -> bool:
 class Statics:
     """A game's abilities, indexed by what they do (built once per game)."""
 
-    __slots__ = ("auras", "channels", "keywords", "self_stats", "triggered")
+    __slots__ = ("auras", "by_event", "channels", "keywords", "self_stats", "triggered")
 
     def __init__(self, minis: Sequence[Mini]) -> None:
         self.auras: list[tuple[int, AbilityDef, Stat, str, int]] = []
@@ -140,9 +140,24 @@ class Statics:
                     spec.kind is Kind.TRIGGERED or ability.activation is Activation.COMES_INTO_PLAY
                 ):
                     self.triggered.append((m.id, index, ability))
+        self.by_event: dict[EventKind, list[tuple[int, int, AbilityDef]]] = {
+            kind: [t for t in self.triggered if _listens(t[2], kind)] for kind in EventKind
+        }
+        """The triggered abilities each kind of event can trigger (the rest never look)."""
 
     def of(self, keyword: str) -> list[tuple[int, int, AbilityDef]]:
         return self.keywords.get(keyword, [])
+
+
+def _listens(ability: AbilityDef, kind: EventKind) -> bool:
+    if ability.activation is Activation.COMES_INTO_PLAY:
+        return kind is EventKind.SPAWNED
+    keyword = ability.keyword
+    if kind is EventKind.ENTERED:
+        return keyword in ("Ambush", "Charge")
+    if kind is EventKind.DESTROYED:
+        return keyword == "Reincarnate"
+    return kind is EventKind.COMBAT_ENDED and keyword in END_OF_COMBAT
 
 
 def is_active(game: Game, m: Mini, ability: AbilityDef) -> bool:
@@ -315,7 +330,7 @@ def triggers(game: Game, event: Event) -> list[Trigger]:
     """The abilities ``event`` triggers now, in miniature and ability order (900.7)."""
     out: list[Trigger] = []
     kind = event.kind
-    for mini_id, index, ability in game.statics.triggered:
+    for mini_id, index, ability in game.statics.by_event[kind]:
         m = game.minis[mini_id]
         keyword = ability.keyword
         if kind is EventKind.SPAWNED:

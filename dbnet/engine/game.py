@@ -921,24 +921,25 @@ class Game:
         return self._may_move(m) and choice.cell in self._shift_cells(m)
 
     def _may_move(self, m: Mini) -> bool:
-        """Whether ``m`` is a creature the shifting player may still move (802.1)."""
-        return m in self._movers()
+        """Whether ``m`` is a creature the shifting player may still move (802.1): in the
+        dreamscape, not moved yet this shift, not engaged (802.1a), not in a locked-down
+        cell (Lockdown)."""
+        return (
+            m.owner is self.active
+            and m.cell >= 0
+            and not m.moved
+            and m.defn.is_creature
+            and not self.creatures[m.owner.other][m.cell]
+            and not (self.locked_cells >> m.cell) & 1
+        )
 
     def _movers(self) -> list[Mini]:
-        """The creatures the shifting player may still move (802.1): in the dreamscape, not
-        moved yet this shift, not engaged (802.1a), not in a locked-down cell (Lockdown)."""
+        """The creatures the shifting player may still move (``_may_move``)."""
         active = self.active
-        theirs = self.creatures[active.other]
-        locked = self.locked_cells
         return [
             m
             for m in self.minis
-            if m.owner is active
-            and m.cell >= 0
-            and not m.moved
-            and not theirs[m.cell]
-            and not (locked >> m.cell) & 1
-            and m.defn.is_creature
+            if m.owner is active and m.cell >= 0 and not m.moved and self._may_move(m)
         ]
 
     def _can_attack(self, choice: AttackChoice) -> bool:
@@ -1835,7 +1836,7 @@ class Game:
             m.damage = 0
 
     def _emit(self, kind: EventKind, mini: int = -1, cell: int = -1) -> None:
-        if self.statics.triggered:
+        if self.statics.by_event[kind]:
             found = triggers(self, Event(kind, mini, cell))
             if found:
                 self._push_triggers(found)

@@ -205,16 +205,19 @@ class GameSession:
         """Serve the game on ``listeners`` (this side answers the handshake) until it is
         complete or adjourned; one connection at a time."""
         incoming, arrivals = trio.open_memory_channel[trio.abc.Stream](ARRIVALS_QUEUED)
-        async with _nursery() as nursery:
-            for listener in listeners:
-                nursery.start_soon(_accept_into, listener, incoming)
-            outcome = await self.serve(arrivals)
-            nursery.cancel_scope.cancel()
-        while True:  # close the connections still waiting
-            try:
-                await trio.aclose_forcefully(arrivals.receive_nowait())
-            except (trio.WouldBlock, trio.EndOfChannel):
-                break
+        try:
+            async with _nursery() as nursery:
+                for listener in listeners:
+                    nursery.start_soon(_accept_into, listener, incoming)
+                outcome = await self.serve(arrivals)
+                nursery.cancel_scope.cancel()
+        finally:  # close the connections still waiting, also when cancelled
+            with trio.CancelScope(shield=True):
+                while True:
+                    try:
+                        await trio.aclose_forcefully(arrivals.receive_nowait())
+                    except (trio.WouldBlock, trio.EndOfChannel):
+                        break
         return outcome
 
     async def serve(self, arrivals: trio.MemoryReceiveChannel[trio.abc.Stream]) -> Outcome:

@@ -15,6 +15,7 @@ import trio.testing
 from dbnet import codec
 from dbnet.codec import EntryKind
 from dbnet.engine import ChanceRequest
+from dbnet.localplay import Event, EventKind
 from dbnet.net.session import Outcome, Timing
 from dbnet.protocol.log import GameLog
 from dbnet.replay.file import ReplayWriter
@@ -219,7 +220,8 @@ async def test_a_half_open_connection_is_noticed_by_both_sides(
     that forgot it): both sides notice after ``dead_after``, reconnect and finish."""
     expected = await reference(tmp_path)
     start = trio.current_time()
-    host, joiner, _ = await play_with_cut(tmp_path, lambda: Meter(entry=30, silent=True))
+    middle = len(expected) // 2
+    host, joiner, _ = await play_with_cut(tmp_path, lambda: Meter(entry=middle, silent=True))
     assert_same_game(host, joiner, expected)
     for side in (host, joiner):
         assert side.saw("connection lost (the peer was silent for 20 s); waiting to reconnect")
@@ -280,10 +282,11 @@ async def test_a_long_absence_adjourns_and_the_game_resumes_later(
     """The joiner's network goes away for good mid-game: after ``adjourn_after`` both
     sides adjourn with an unfinished replay; resumed from the replays later, the game
     is finished and both files verify complete."""
+    cut = len(await reference(tmp_path)) // 3
     network = Network()
 
     def wrap(n: int, a: trio.abc.Stream, b: trio.abc.Stream) -> tuple[trio.abc.Stream, ...]:
-        meter = Meter(entry=25)
+        meter = Meter(entry=cut)
         original = meter.sever
 
         def sever() -> None:
@@ -304,14 +307,14 @@ async def test_a_long_absence_adjourns_and_the_game_resumes_later(
     for side in (host, joiner):
         verdict = side.verdict()
         assert verdict.status is VerdictStatus.UNFINISHED, verdict
-        assert verdict.entries >= 25
+        assert verdict.entries >= cut
     # later: both resume from their replays (new bots: the game goes on differently)
     host2 = resume_side(host, seed="later A")
     joiner2 = resume_side(joiner, seed="later B")
     await play(host2, joiner2, Network())
     assert host2.outcome is joiner2.outcome is Outcome.COMPLETE
     assert host2.records == joiner2.records
-    assert host2.records[:25] == host.records[:25]
+    assert host2.records[:cut] == host.records[:cut]
     for side in (host2, joiner2):
         assert side.verdict().status is VerdictStatus.COMPLETE
     assert host2.path.read_bytes() == joiner2.path.read_bytes()
@@ -321,12 +324,12 @@ async def test_after_adjournment_the_waiting_player_may_claim_a_timeout(
     autojump_clock: Clock,
     tmp_path: Path,
 ) -> None:
+    cut = len(await reference(tmp_path)) // 3
     network = Network()
-    network.refuse = False
     meters: list[Meter] = []
 
     def wrap(n: int, a: trio.abc.Stream, b: trio.abc.Stream) -> tuple[trio.abc.Stream, ...]:
-        meter = Meter(entry=20)
+        meter = Meter(entry=cut)
         meters.append(meter)
         network.refuse = True
         return meter.pair(a, b)
@@ -450,27 +453,32 @@ async def test_a_lost_offer_is_sent_again(autojump_clock: Clock, tmp_path: Path)
 
 
 async def test_resuming_tells_the_story_so_far(autojump_clock: Clock, tmp_path: Path) -> None:
-    """A game resumed from a replay with many rolls in it is told from the start, each
+    """A game resumed from a replay with several rolls in it is told from the start, each
     roll in its place (the narrator takes the rolls entry by entry)."""
     expected = await reference(tmp_path)
+    log = GameLog.start(expected[0])
+    held = 1
+    while len(log.rolls) < 4 or held < 10:  # past a few rolls and some decisions
+        log.append(expected[held])
+        held += 1
     source = make_side(tmp_path, "source", identity=ALICE, host=True)
     header = codec.ReplayHeader(
-        rules=GameLog.start(expected[0]).rules,
-        game_id=GameLog.start(expected[0]).game_id,
-        keys=GameLog.start(expected[0]).keys,
-        created="2026-01-01T00:00:00Z",
+        rules=log.rules, game_id=log.game_id, keys=log.keys, created="2026-01-01T00:00:00Z"
     )
     with ReplayWriter.create(source.path, header) as writer:
-        for record in expected[:40]:
+        for record in expected[:held]:
             writer.append(record)
-    told: list[str] = []
-    resumed = resume_side(
-        source, seed="story", on_events=lambda events: told.extend(str(e) for e in events)
-    )
+    told: list[Event] = []
+    resumed = resume_side(source, seed="story", on_events=told.extend)
     resumed.session.writer.close()  # type: ignore[union-attr]
-    rolls = [line for line in told if "Initiative" in line or "rolls" in line]
-    assert len(rolls) >= 3, told
-    assert any("A goes first" in line or "B goes first" in line for line in told), told
+    rolled = [event for event in told if event.kind is EventKind.ROLL]
+    # every roll of the log, in order, and maybe the next one this player can already see
+    assert [event.dice for event in rolled[: len(log.rolls)]] == [r.dice for r in log.rolls]
+    assert len(rolled) <= len(log.rolls) + 1
+    decisions = [event for event in told if event.kind is EventKind.CHOICE]
+    assert len(decisions) == len(
+        decisions_of(expected[:held], 0) + decisions_of(expected[:held], 1)
+    )
 
 
 class SlowToReturn(trio.abc.Stream):

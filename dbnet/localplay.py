@@ -53,7 +53,7 @@ from dbnet.identity import Identity, config_dir
 from dbnet.protocol.local import LocalMatch, RecordSink
 from dbnet.protocol.log import GameLog, Roll, Status, game_id_for
 from dbnet.protocol.peer import RULES_VERSION, Peer
-from dbnet.render import roller
+from dbnet.render import dice_count, roller, special_target
 from dbnet.replay.errors import ReplayError
 from dbnet.replay.file import EXTENSION, ReplayWriter
 
@@ -554,12 +554,16 @@ def describe_roll(game: Game, request: ChanceRequest, values: Sequence[int]) -> 
             f"spawn cost {total} is banished."
         )
     if request.kind is ChanceKind.SPECIAL:
-        return f"{roller(game)} makes a special attack: {faces} = {damage} damage (blades miss)."
+        return (
+            f"{roller(game)} makes a special attack{special_target(game)}: {faces} = {damage} "
+            "damage (blades miss)."
+        )
     if request.kind is ChanceKind.REROLL:
-        return f"{owner} rerolls {len(values)} dice (Fortunate): {faces}."
+        return f"{owner} rerolls {dice_count(len(values))} (Fortunate): {faces}."
     cell = cell_name(game.combat.cell) if game.combat is not None else "?"
     what = "attack" if request.kind is ChanceKind.ATTACK else "deathblow"
-    return f"{owner} rolls {len(values)} {what} dice in {cell}: {faces} = {damage} damage."
+    dice = dice_count(len(values), f"{what} ")
+    return f"{owner} rolls {dice} in {cell}: {faces} = {damage} damage."
 
 
 def initiative_outcome(game: Game) -> str:

@@ -18,19 +18,26 @@ from dbnet.engine import (
     AbilityDef,
     ActivateChoice,
     Activation,
+    BladeChoice,
     ChanceKind,
     ChanceRequest,
+    Choice,
     Decision,
     DecisionKind,
     EndReason,
     Game,
     Mini,
+    OrderChoice,
     Phase,
     Player,
+    RerollChoice,
     Stat,
+    TargetChoice,
+    Trigger,
     Zone,
     format_choice,
 )
+from dbnet.engine.abilities import blade_abilities
 from dbnet.engine.board import (
     COLUMNS,
     KEY_CELLS,
@@ -40,12 +47,14 @@ from dbnet.engine.board import (
     cell_name,
     spawn_row_cells,
 )
-from dbnet.engine.keywords import explain
+from dbnet.engine.keywords import Kind, Number, explain, lookup
 from dbnet.engine.notation import format_attack_dice
+from dbnet.engine.targets import Slot, slots
 
 WIDTH = 80
 CELL_WIDTH = 14  # 5 cells of 14 plus 6 borders plus a 3-column row label: 79
 SHORT_NAME = 8
+MEANINGS_LISTED = 12  # more choices than this are listed without what each does
 
 DECISION_HELP: dict[DecisionKind, str] = {
     DecisionKind.SPAWN: (
@@ -53,7 +62,10 @@ DECISION_HELP: dict[DecisionKind, str] = {
         "the dreamscape, one at a time: 'spawn NAME CELL'. Creatures go to your portal "
         "(801.6) or to a spawn-row cell that had no ally at the start of the phase, in a "
         "column where you control a miniature (801.5). Each missing aspect costs one extra "
-        "point (801.4). Unspent points are lost (801.9). 'done' ends the phase."
+        "point (801.4). A miniature in the dreamscape with a spawn ability can use it for its "
+        "spawn-point cost: 'activate NAME ABILITY', or 'activate NAME ABILITY X' when the "
+        "cost is X (801.8, 303.2a); its targets are chosen next. Unspent points are lost "
+        "(801.9). 'done' ends the phase."
     ),
     DecisionKind.ACTION: (
         "Action phase (802): choose 'shift' to move your unengaged creatures (802.1) or "
@@ -100,22 +112,33 @@ DECISION_HELP: dict[DecisionKind, str] = {
         "Blades (303.1, 802.2c, combat step 3): each blade rolled must go to a blade "
         "ability of an attacker (or of your location in the cell) while one can take it, "
         "even a harmful one (900.10); a 'may' ability can take a blade and do nothing "
-        "(900.11). 'blade NAME ABILITY'. A double blade ability takes two blades at once."
+        "(900.11). 'blade NAME ABILITY'. A blade or double blade ability takes blades once "
+        "per attack, a multiblade ability any number of times; a double blade ability takes "
+        "two at once. An ability a creature has from another miniature names that miniature "
+        "last: 'blade imp crit herald' is the Crit 2 the herald's Hell's Fury grants the imp, "
+        "'blade mimic crit ogre' the ogre's Crit that the mimic copies (Copy)."
     ),
     DecisionKind.TARGET: (
-        "Targets (900.9, FAQ): the ability just activated chooses all its targets now: "
-        "'target NAME', 'target NAME CELL' for a move, several for an ability with a "
-        "number of targets. A 'may' ability can be used without effect: 'target none'."
+        "Targets (900.9, FAQ): an ability chooses all its targets when it is activated, in "
+        "the order it takes them: a creature and then the cell it moves to for a move "
+        "(Advance, Skirmish, Expel, Scare, Lure, Teleport: 'target NAME CELL'), a miniature "
+        "for most others ('target NAME'), a cell for Lockdown and Teleport Self; an ability "
+        "with a number of targets takes up to that many ('target NAME CELL NAME CELL'). A "
+        "'may' ability can be used without effect: 'target none'. A target that is no longer "
+        "legal when the effect happens is skipped (900.1c)."
     ),
     DecisionKind.REROLL: (
-        "Fortunate: you may reroll up to X of these dice, chosen by face ('reroll - B' "
-        "rerolls one miss and one blade) or 'reroll none'. The new results stand. Each "
-        "Fortunate ability rerolls separately, one after another (FAQ)."
+        "Fortunate (combat step 2): before the dice count, you may reroll up to X of them, "
+        "naming one die of each face to reroll: 'reroll - B' rerolls a miss and a blade, "
+        "'reroll 1 1' two 1s; faces are 1, 2, 3 (damage), - (a 4 or 5: a miss) and B (a 6: "
+        "a blade). 'reroll none' keeps them all. The new results stand. Each Fortunate "
+        "ability rerolls separately, one after another (FAQ)."
     ),
     DecisionKind.ORDER: (
-        "Simultaneous effects (900.7a): several of your triggered abilities wait; choose "
-        "which resolves next: 'order N' (N as listed). The player whose phase it is "
-        "resolves theirs first."
+        "Simultaneous effects (900.7a): several of your triggered abilities happen at the "
+        "same time; you choose the order. 'order N' resolves the N-th waiting effect, as "
+        "listed, next; you are asked again while more than one waits. The player whose "
+        "phase it is resolves all theirs first, then the other player."
     ),
 }
 
@@ -318,16 +341,17 @@ def _describe_chance(game: Game, request: ChanceRequest) -> str:
     cell = cell_name(game.combat.cell) if game.combat is not None else "?"
     owner = request.owner.name if request.owner is not None else "?"
     if request.kind is ChanceKind.ATTACK:
-        return f"{owner} rolls {request.count} attack dice in {cell}."
+        return f"{owner} rolls {dice_count(request.count, 'attack ')} in {cell}."
     if request.kind is ChanceKind.SPECIAL:
         return (
-            f"{owner} rolls {request.count} dice for {roller(game)}'s special attack (blades miss)."
+            f"{owner} rolls {dice_count(request.count)} for {roller(game)}'s special attack"
+            f"{special_target(game)} (blades miss)."
         )
     if request.kind is ChanceKind.REROLL:
-        return f"{owner} rerolls {request.count} dice (Fortunate)."
+        return f"{owner} rerolls {dice_count(request.count)} (Fortunate)."
     if request.kind is ChanceKind.WAIL:
         return f"{owner} rolls two initiative dice for {roller(game)}'s Wail."
-    return f"{owner} rolls {request.count} deathblow dice (blades miss)."
+    return f"{owner} rolls {dice_count(request.count, 'deathblow ')} (blades miss)."
 
 
 def roller(game: Game) -> str:
@@ -338,6 +362,19 @@ def roller(game: Game) -> str:
     return game.minis[rolling.attacker].label
 
 
+def special_target(game: Game) -> str:
+    """`` on B:ashmaw-brute`` for a special attack being rolled against it; else empty."""
+    rolling = game.rolling
+    if rolling is None or rolling.target < 0:
+        return ""
+    return f" on {game.minis[rolling.target].label}"
+
+
+def dice_count(n: int, kind: str = "") -> str:
+    """``1 die``, ``3 dice``; with a ``kind``: ``1 attack die``, ``3 attack dice``."""
+    return f"1 {kind}die" if n == 1 else f"{n} {kind}dice"
+
+
 def _describe_decision(game: Game, d: Decision) -> str:
     p = d.player.name
     kind = d.kind
@@ -345,7 +382,7 @@ def _describe_decision(game: Game, d: Decision) -> str:
         if any(isinstance(c, ActivateChoice) for c in game.legal_choices() or []):
             return (
                 f"{p} to spawn ({game.spawn_points} spawn points left): 'spawn NAME CELL', "
-                "'activate NAME ABILITY' or 'done'."
+                "'activate NAME ABILITY [X]' for a spawn ability, or 'done'."
             )
         return f"{p} to spawn ({game.spawn_points} spawn points left): 'spawn NAME CELL' or 'done'."
     if kind is DecisionKind.ACTION:
@@ -366,26 +403,173 @@ def _describe_decision(game: Game, d: Decision) -> str:
         dying = ", ".join(game.minis[i].label for i in d.minis)
         return f"{p}'s dying creatures in {cell_name(d.cell)} ({dying}) may make a deathblow."
     if kind is DecisionKind.BLADE:
+        which = "the blade" if d.total == 1 else f"the next of {d.total} blades"
         return (
-            f"{p} assigns the next of {d.total} blade{'s' if d.total != 1 else ''} in "
-            f"{cell_name(d.cell)}: 'blade NAME ABILITY'."
+            f"{p} assigns {which} rolled in {cell_name(d.cell)} to a blade ability: "
+            "'blade NAME ABILITY [SOURCE]'."
         )
     if kind is DecisionKind.TARGET:
-        holder = game.minis[d.minis[0]]
-        ability = game.ability_def(*d.ability)
-        return f"{p} chooses the targets of {holder.label}'s {ability.keyword}: 'target ...'."
+        return describe_targeting(game, d)
     if kind is DecisionKind.REROLL:
         holder = game.minis[d.minis[0]]
         faces = format_attack_dice(d.dice)
         return (
-            f"{p} may reroll up to {d.total} of {faces} ({holder.label}'s Fortunate): "
-            "'reroll FACES' or 'reroll none'."
+            f"{p} may reroll up to {dice_count(d.total)} of {faces} ({holder.label}'s "
+            f"Fortunate {d.total}): 'reroll FACE ...' (faces 1 2 3 - B) or 'reroll none'."
         )
     if kind is DecisionKind.ORDER:
-        waiting = ", ".join(f"{n}. {game.minis[i].label}" for n, i in enumerate(d.minis, 1))
-        return f"{p} chooses which triggered ability resolves next ({waiting}): 'order N'."
+        waiting = ", ".join(
+            f"{n}. {effect}" for n, effect in enumerate(waiting_effects(game, d.player), 1)
+        )
+        return (
+            f"{p}'s triggered abilities happen together; {p} chooses which resolves next "
+            f"({waiting}): 'order N'."
+        )
     waiting = ", ".join(game.minis[i].label for i in d.minis)
     return f"{p} deals with marked miniatures ({waiting}): 'place NAME CELL' or 'bury NAME'."
+
+
+# --- abilities in words ---------------------------------------------------------------
+
+
+def ability_name(ability: AbilityDef) -> str:
+    """``Crit 2``, ``Advance 2``, ``Fight Valor 2``, ``Assault X``: keyword, modifier, number."""
+    number = " X" if ability.cost_x else (f" {ability.x}" if ability.x is not None else "")
+    modifier = f" {ability.modifier}" if ability.modifier else ""
+    return f"{ability.keyword}{modifier}{number}"
+
+
+def owned_ability(game: Game, holder: int, source: int, index: int) -> str:
+    """An ability by whose it is: ``A:imp's Bomb 3``; a copied or granted one says so:
+    ``Crit 2 granted by A:hellgate-herald's Hell's Fury``, ``B:ogre's Crit 3, copied``."""
+    owner = game.minis[holder]
+    if source < 0 or source == holder:
+        return f"{owner.label}'s {ability_name(game.ability_def(holder, index))}"
+    printed = game.minis[source].abilities[index]
+    given = game.minis[source]
+    if printed.keyword == "Hell's Fury":
+        granted = ability_name(game.ability_def(source, index))
+        return f"{owner.label}'s {granted}, granted by {given.label}'s Hell's Fury"
+    return f"{owner.label}'s copy (Copy) of {given.label}'s {ability_name(printed)}"
+
+
+def waiting_effects(game: Game, player: Player) -> list[str]:
+    """The triggered abilities of ``player`` waiting to resolve together (900.7a), in the
+    order ``order N`` counts them: ``A:pyreclaw-zealot#1's Detonate``."""
+    frame = game.stack[-1] if game.stack else []
+    return [
+        f"{game.minis[t.mini].label}'s {ability_name(game.ability_def(t.mini, t.index))}"
+        for t in frame
+        if isinstance(t, Trigger) and t.controller is player
+    ]
+
+
+# What each targeted keyword's targets are, in words: (for one target, for several).
+_TARGET_WORDS: dict[str, str] = {
+    "Advance": "an unengaged ally, then the adjacent cell it moves to",
+    "Skirmish": "an engaged ally, then the adjacent cell it moves to",
+    "Expel": "an engaged enemy creature, then the adjacent cell it is moved to",
+    "Scare": "an unengaged enemy creature, then the cell it is pushed to (farther away)",
+    "Lure": "an unengaged enemy creature, then the cell it is pulled to (closer)",
+    "Teleport": "a creature, then the cell it teleports to",
+    "Swap": "an ally in another cell to trade places with",
+    "Assault": "a local enemy creature to attack",
+    "Payback": "a local enemy creature",
+    "Ferocity": "a local enemy creature",
+    "Charge": "a local enemy creature to attack",
+    "Strikeback": "a local enemy creature to attack",
+    "Warpstrike": "an enemy creature in another cell to attack",
+    "Demolish": "a local or adjacent location to destroy",
+    "Purge": "a miniature in the opponent's reserves",
+    "Raise": "a creature in your graveyard",
+    "Reincarnate": "another creature in your graveyard",
+    "Appease": "a creature you control to sacrifice (it may be this one)",
+    "Lockdown": "a cell",
+    "Pearlthorn Castle": "an ally in an adjacent cell to move into the castle's cell",
+}
+_SLOT_WORDS = {Slot.MINI: "NAME", Slot.CELL: "CELL"}
+
+
+def describe_targeting(game: Game, d: Decision) -> str:
+    """A TARGET decision: which ability of which miniature chooses, what each target is
+    and how to write them."""
+    p = d.player.name
+    targeting = game.choosing
+    holder = game.minis[d.minis[0]]
+    source, index = d.ability
+    ability = game.ability_def(source, index)
+    named = owned_ability(game, holder.id, source, index)
+    if targeting is None:  # not expected: the engine keeps what it is choosing for
+        return f"{p} chooses the targets of {named}: 'target ...'."
+    what = _TARGET_WORDS.get(ability.keyword, "its target")
+    itself = ability.keyword == "Teleport" and ability.modifier == "Self"
+    if itself:
+        what = "the cell it teleports itself to"
+    if ability.cost_x:  # Assault X: the X paid
+        named = named.replace(f"{ability.keyword} X", f"{ability.keyword} {targeting.number}")
+    pattern = slots(ability, 2 if ability.keyword in _MOVES and not itself else 1)
+    form = " ".join(_SLOT_WORDS[s] for s in pattern)
+    keyword = lookup(ability.keyword)
+    if keyword is not None and keyword.number is Number.TARGETS and targeting.number > 1:
+        what = f"up to {targeting.number} targets, each {what}"
+        form = f"{form} {form} ..."
+    may = keyword is not None and keyword.may
+    none = ", or 'target none' to use it without effect" if may else ""
+    return f"{p} chooses the targets of {named}: {what}. Write 'target {form}'{none}."
+
+
+_MOVES = frozenset({"Advance", "Skirmish", "Expel", "Scare", "Lure", "Teleport"})
+
+
+def choice_meaning(game: Game, choice: Choice) -> str:
+    """What a choice does, in words, where its notation does not say it plainly (spawn
+    abilities, blades, targets, the order of effects, rerolls); else empty."""
+    if isinstance(choice, ActivateChoice):
+        ability = game.minis[choice.mini].abilities[choice.index]
+        cost = choice.x if ability.cost_x else (ability.spawn_cost or 0)
+        name = (
+            ability_name(ability).replace(" X", f" {choice.x}")
+            if ability.cost_x
+            else (ability_name(ability))
+        )
+        points = "1 spawn point" if cost == 1 else f"{cost} spawn points"
+        return f"{name} for {points}"
+    if isinstance(choice, BladeChoice):
+        return owned_ability(game, choice.mini, choice.source, choice.index)
+    if isinstance(choice, OrderChoice):
+        pending = game.pending
+        if isinstance(pending, Decision):
+            effects = waiting_effects(game, pending.player)
+            if 0 <= choice.position < len(effects):
+                return effects[choice.position]
+        return ""
+    if isinstance(choice, RerollChoice):
+        if not choice.dice:
+            return "keep every die"
+        return f"reroll {format_attack_dice(choice.dice)}"
+    if isinstance(choice, TargetChoice):
+        return _target_meaning(game, choice)
+    return ""
+
+
+def _target_meaning(game: Game, choice: TargetChoice) -> str:
+    """``B:imp in c3 to c2, B:ogre in d3 to d2``; ``B:imp in c3``; ``c4``."""
+    pending = game.pending
+    if not isinstance(pending, Decision) or not choice.targets:
+        return "no target: the ability does nothing"
+    ability = game.ability_def(*pending.ability)
+    parts: list[str] = []
+    kinds = slots(ability, len(choice.targets))
+    for kind, value in zip(kinds, choice.targets, strict=True):
+        if kind is Slot.CELL and parts and ability.keyword in _MOVES:
+            parts[-1] += f" to {cell_name(value)}"  # the creature before it moves there
+        elif kind is Slot.CELL:
+            parts.append(cell_name(value))
+        else:
+            m = game.minis[value]
+            where = f" in {cell_name(m.cell)}" if m.cell >= 0 else f" ({m.zone.name.lower()})"
+            parts.append(f"{m.label}{where}")
+    return ", ".join(parts)
 
 
 def explain_pending(game: Game) -> list[str]:
@@ -415,7 +599,16 @@ def choice_lines(game: Game) -> list[str]:
         return _fit(lines)
     choices = game.legal_choices() or []
     notations = [format_choice(game, c) for c in choices]
-    return [f"Legal choices ({len(notations)}):", *wrap_items(notations)]
+    told: list[str] = []
+    meanings = [choice_meaning(game, c) for c in choices]
+    if any(meanings) and len(choices) <= MEANINGS_LISTED:
+        told.append("What they do:")
+        for notation, meaning in zip(notations, meanings, strict=True):
+            if meaning:
+                told += textwrap.wrap(
+                    f"{notation}: {meaning}", WIDTH, initial_indent="  ", subsequent_indent="    "
+                )
+    return [*told, f"Legal choices ({len(notations)}):", *wrap_items(notations)]
 
 
 def wrap_items(items: Sequence[str], sep: str = " | ", indent: str = "  ") -> list[str]:
@@ -467,22 +660,50 @@ def describe_mini(game: Game, m: Mini) -> list[str]:
     if not d.abilities:
         lines.append("  abilities: none")
     for ability in d.abilities:
-        lines += textwrap.wrap(
-            f"{ability_heading(ability)}: {explain(ability)}",
-            WIDTH,
-            initial_indent="  ",
-            subsequent_indent="    ",
-        )
+        text = f"{ability_heading(ability)}: {explain(ability)}"
+        if ability.activation is Activation.SPAWN:
+            x = " X" if ability.cost_x else ""
+            text += (
+                f" Use it in your spawn phase while it is in the dreamscape: 'activate "
+                f"{m.handle} {ability.keyword.lower()}{x}'."
+            )
+        lines += textwrap.wrap(text, WIDTH, initial_indent="  ", subsequent_indent="    ")
+    if m.zone is Zone.DREAMSCAPE:
+        for source, index, ability in blade_abilities(game, m):
+            if source != m.id:
+                given = owned_ability(game, m.id, source, index).split(", ", 1)[-1]
+                lines += textwrap.wrap(
+                    f"now also {ability_heading(ability)}: {explain(ability)} ({given})",
+                    WIDTH,
+                    initial_indent="  ",
+                    subsequent_indent="    ",
+                )
     return lines
 
 
+ACTIVATION_WORDS: dict[Activation, str] = {
+    Activation.BLADE: "blade ability: one blade, once per attack",
+    Activation.MULTIBLADE: "multiblade ability: any number of blades",
+    Activation.DOUBLE_BLADE: "double blade ability: two blades at once, once per attack",
+    Activation.DOUBLE_MULTIBLADE: "double multiblade ability: two blades at a time, any number",
+    Activation.COMES_INTO_PLAY: "when it comes into play",
+}
+
+
 def ability_heading(ability: AbilityDef) -> str:
-    """``Crit 2 (blade)``, ``Assault X (spawn X)``, ``Bolster Janus 2 (always, score)``."""
-    number = " X" if ability.cost_x else (f" {ability.x}" if ability.x is not None else "")
-    modifier = f" {ability.modifier}" if ability.modifier else ""
-    activation = ability.activation.value.replace("_", " ")
+    """``Crit 2 (blade ability: one blade, once per attack)``, ``Assault X (spawn ability: X
+    spawn points, X chosen when used)``, ``Bolster 2 (always on)``: the ability and how it
+    is used, in words."""
     if ability.activation is Activation.SPAWN:
-        activation = f"spawn {'X' if ability.cost_x else ability.spawn_cost}"
-    if ability.score:
-        activation += ", score"
-    return f"{ability.keyword}{modifier}{number} ({activation})"
+        if ability.cost_x:
+            how = "spawn ability: X spawn points, X chosen when used"
+        else:
+            cost = ability.spawn_cost or 0
+            how = f"spawn ability: {cost} spawn point{'' if cost == 1 else 's'}"
+    elif ability.activation is Activation.ALWAYS:
+        keyword = lookup(ability.keyword)
+        triggered = keyword is not None and keyword.kind is Kind.TRIGGERED
+        how = "triggered: acts by itself" if triggered else "always on"
+    else:
+        how = ACTIVATION_WORDS.get(ability.activation, ability.activation.value)
+    return f"{ability_name(ability)} ({how})"  # explain() says "only on a scoring cell"

@@ -23,7 +23,8 @@ def load_warband(path: Path, catalog: Catalog) -> Warband:
 
 
 def default_warbands(catalog: Catalog) -> tuple[Warband, Warband]:
-    """The two warbands shipped with dbnet (A's first); their miniatures have no abilities."""
+    """The two warbands shipped with dbnet (A's first): Bulwark of Dawn and Infernal Pyre,
+    dbnet Originals with abilities (``data/warband-a.toml``, ``data/warband-b.toml``)."""
     a, b = (parse_warband(*shipped_text(name), catalog) for name in DEFAULT_WARBANDS)
     return a, b
 

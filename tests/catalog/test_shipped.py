@@ -71,17 +71,28 @@ def test_default_warbands_are_legal_and_playable(catalog: Catalog) -> None:
     assert a.name != b.name
     for warband in (a, b):
         assert len(warband.minis) == 16  # 600.1
-        assert all(not m.abilities for m in warband.minis)
-        assert len({asp for m in warband.minis for asp in m.aspects}) >= 2
+        assert max(warband.minis.count(m) for m in warband.minis) <= 3  # 600.3
         assert any(m.is_location for m in warband.minis)
-    game = Game(GameSetup(load_map(), (a, b)))
+        # real Dreamblade: abilities, every one of them played (no unknown effect)
+        assert sum(1 for m in warband.minis if m.abilities) >= 12
+        assert all(check_ability(x) is None for m in warband.minis for x in m.abilities)
+        assert any(x.spawn_cost is not None or x.cost_x for m in warband.minis
+                   for x in m.abilities)  # fmt: skip
+    game = Game(GameSetup(load_map(), (a, b)))  # refuses a warband it cannot play
     assert game.pending is not None
 
 
 @pytest.mark.parametrize("side", [0, 1])
 def test_default_warbands_can_spend_every_spawn_total(catalog: Catalog, side: int) -> None:
-    """600.4: any total from 4 to 12 is one miniature's cost or two miniatures' costs."""
-    costs = [m.spawn_cost for m in default_warbands(catalog)[side].minis]
+    """600.4: any total from 4 to 12 is one miniature's cost or two miniatures' costs, even
+    leaving out what may not be spawnable (Vengeance) and a second copy of a Unique one."""
+    minis = default_warbands(catalog)[side].minis
+    usable = [m for m in minis if not any(x.keyword == "Vengeance" for x in m.abilities)]
+    for m in minis:
+        if any(x.keyword == "Unique" for x in m.abilities) and usable.count(m) > 1:
+            usable.remove(m)
+    assert len(usable) >= 14
+    costs = [m.spawn_cost for m in usable]
     spendable = set(costs) | {
         costs[i] + costs[j] for i in range(len(costs)) for j in range(i + 1, len(costs))
     }

@@ -40,7 +40,14 @@ class SizedOutput(DummyOutput):
         return Size(rows=self.rows, columns=self.columns)
 
 
-def bot_session(seed: int = 166, side: Player = Player.A) -> LocalSession:
+# The first seed (searched from 1) whose game between the default warbands opens with B,
+# the bot, going first after a single initiative roll and leaves A at least 8 spawn
+# points: the bot's spawns are on the first screen and A can afford two copies of a
+# miniature. The tests read every other fact of the opening from the game itself.
+SEED = 2
+
+
+def bot_session(seed: int = SEED, side: Player = Player.A) -> LocalSession:
     """A person against the greedy bot, no pause between bot steps, repeatable dice."""
     return LocalSession.against_bot(default_setup(side), side=side, seed=seed, bot_delay=0)
 

@@ -14,12 +14,15 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 
 from dbnet.console.app import EXIT_ERROR, EXIT_INTERRUPTED, ConsoleApp, default_setup
+from dbnet.console.completion import matches
 from dbnet.console.screen import Tab
-from dbnet.console.session import LocalSession
+from dbnet.console.session import LocalSession, LogKind
+from dbnet.console.view import NARROW_CELL, compact_token, reserve_entries
 from dbnet.engine import Choice, Decision, DecisionKind, Player, Zone
 from dbnet.engine.board import parse_cell
+from dbnet.engine.keywords import explain
 from dbnet.localplay import LocalGame
-from dbnet.render import describe_mini
+from dbnet.render import describe_mini, short_names
 from dbnet.replay.verify import VerdictStatus, verify_replay
 
 from .helpers import (
@@ -53,25 +56,45 @@ def run(test: Callable[[], Coroutine[Any, Any, None]]) -> Callable[[], None]:
     return wrapper
 
 
-def lantern(driver: Driver) -> int:
+def mini_id(driver: Driver, handle: str, owner: Player = Player.A) -> int:
     game = driver.session.game
-    return next(m.id for m in game.minis if m.handle == "lantern-page#1" and m.owner is Player.A)
+    return next(m.id for m in game.minis if m.handle == handle and m.owner is owner)
+
+
+def first_spawn(driver: Driver) -> tuple[str, int]:
+    """The first legal spawn in A's portal, e1: the entry and the miniature's id."""
+    entry = next(i for i in driver.console.choice_items() if re.fullmatch(r"spawn \S+ e1", i))
+    return entry, mini_id(driver, entry.split()[1])
+
+
+def twins(driver: Driver) -> tuple[str, list[str]]:
+    """A miniature A may spawn two copies of: what to type for it ('sp vang') and the two
+    legal spawns in e1 that it completes to."""
+    spawns = [i for i in driver.console.choice_items() if re.fullmatch(r"spawn \S+#\d e1", i)]
+    for entry in spawns:
+        slug = entry.split()[1].partition("#")[0]
+        both = [i for i in spawns if i.split()[1].partition("#")[0] == slug]
+        if len(both) == 2 and all(matches(f"sp {slug[:4]}", i) == (i in both) for i in spawns):
+            return f"sp {slug[:4]}", both
+    raise AssertionError(f"no two copies to spawn among {spawns}")
 
 
 @run
 async def test_legal_entry_is_applied_and_drawn() -> None:
     async with running() as d:
-        assert "A:l-page#1" not in d.screen()
-        await d.keys("spawn lantern-page#1 e1" + ENTER)
-        await d.wait_for(lambda: d.session.game.minis[lantern(d)].zone is Zone.DREAMSCAPE, "spawn")
-        mini = d.session.game.minis[lantern(d)]
-        assert mini.cell == parse_cell("e1")
+        entry, mini = first_spawn(d)
+        game = d.session.game
+        token = compact_token(game.minis[mini], short_names(game)[mini], NARROW_CELL)
+        assert token not in d.screen()
+        await d.keys(entry + ENTER)
+        await d.wait_for(lambda: game.minis[mini].zone is Zone.DREAMSCAPE, "spawn")
+        assert game.minis[mini].cell == parse_cell("e1")
         assert d.console.buffer.text == ""
         screen = d.screen()
         row1 = next(line for line in screen.splitlines() if line.startswith("1 |"))
-        assert row1.split("|")[5].strip() == "A:l-page#1"  # column e of row 1
-        assert "A spawn lantern-page#1 e1" in screen  # the log
-        assert "Played: spawn lantern-page#1 e1" in screen
+        assert row1.split("|")[5].strip() == token  # column e of row 1
+        assert f"A {entry}" in screen  # the log
+        assert f"Played: {entry}" in screen
 
 
 @run
@@ -79,19 +102,22 @@ async def test_illegal_entry_is_explained_and_changes_nothing() -> None:
     async with running() as d:
         before = d.session.game.state_hash()
         log = len(d.session.log)
-        await d.keys("spawn lantern-page#1 a1" + ENTER)
+        entry, mini = first_spawn(d)
+        handle = d.session.game.minis[mini].handle
+        wrong = entry.replace(" e1", " a1")  # not a portal, no ally in column a (801.5)
+        await d.keys(wrong + ENTER)
         expected = (
-            "Not played: 'spawn lantern-page#1 a1' is not legal now: A:lantern-page#1 can't be "
-            "spawned in a1 (801.5-801.7)"
+            f"Not played: '{wrong}' is not legal now: A:{handle} can't be spawned in a1 "
+            "(801.5-801.7)"
         )
         assert d.console.message == expected
         assert d.session.game.state_hash() == before
         assert len(d.session.log) == log
-        assert d.console.buffer.text == "spawn lantern-page#1 a1"  # still there to edit
-        assert "Not played: 'spawn lantern-page#1 a1' is not legal now" in d.screen()
+        assert d.console.buffer.text == wrong  # still there to edit
+        assert f"Not played: '{wrong}' is not legal now" in d.screen()
         # the entry is fixed in place and played
         await d.keys("\x7f\x7f" + "e1" + ENTER)
-        await d.wait_for(lambda: d.session.game.minis[lantern(d)].zone is Zone.DREAMSCAPE, "spawn")
+        await d.wait_for(lambda: d.session.game.minis[mini].zone is Zone.DREAMSCAPE, "spawn")
 
 
 @run
@@ -108,32 +134,33 @@ async def test_malformed_entry_is_explained() -> None:
 @run
 async def test_tab_completes_the_legal_choices() -> None:
     async with running() as d:
-        await d.keys("sp mur" + TAB)
+        typed, both = twins(d)
+        await d.keys(typed + TAB)
         await d.wait_for(lambda: d.console.buffer.complete_state is not None, "the menu")
         state = d.console.buffer.complete_state
         assert state is not None
         offered = [c.text for c in state.completions]
-        assert offered == ["spawn murmur-wisp#1 e1", "spawn murmur-wisp#2 e1"]
+        assert offered == both
         await d.keys(TAB)  # the first completion goes into the entry
-        await d.wait_for(lambda: d.console.buffer.text == "spawn murmur-wisp#1 e1", "completion")
-        assert "spawn murmur-wisp#2 e1" in d.screen()  # the menu is drawn
+        await d.wait_for(lambda: d.console.buffer.text == both[0], "completion")
+        assert both[1] in d.screen()  # the menu is drawn
 
 
 @run
 async def test_enter_takes_a_completion_then_plays_it() -> None:
     async with running() as d:
-        await d.keys("sp mur" + TAB)
+        typed, both = twins(d)
+        await d.keys(typed + TAB)
         await d.wait_for(lambda: d.console.buffer.complete_state is not None, "the menu")
         await d.keys(DOWN + DOWN)  # the menu's second entry
-        assert d.console.buffer.text == "spawn murmur-wisp#2 e1"
+        assert d.console.buffer.text == both[1]
         await d.keys(ENTER)
         assert d.console.buffer.complete_state is None
-        assert d.console.buffer.text == "spawn murmur-wisp#2 e1"
-        assert not any(line.notation.startswith("spawn murmur") for line in d.session.log)
+        assert d.console.buffer.text == both[1]
+        assert not any(line.notation in both for line in d.session.log)
         await d.keys(ENTER)
         await d.wait_for(
-            lambda: any(line.notation == "spawn murmur-wisp#2 e1" for line in d.session.log),
-            "the spawn",
+            lambda: any(line.notation == both[1] for line in d.session.log), "the spawn"
         )
 
 
@@ -174,22 +201,24 @@ async def test_arrow_keys_pick_a_legal_choice() -> None:
 @run
 async def test_a_click_picks_a_choice() -> None:
     async with running() as d:
+        entry = d.console.choice_items()[1]  # the panel lists "spawn ..." once, then names
         await d.keys(F2)
         lines = d.screen().splitlines()
-        row = next(i for i, line in enumerate(lines) if line[59:] == " murmur-wisp#1 e1")
+        row = next(i for i, line in enumerate(lines) if line[59:] == entry.removeprefix("spawn"))
         click = f"\x1b[<0;65;{row + 1}"  # SGR mouse report, 1-based column and row
         await d.keys(click + "M" + click + "m")
-        assert d.console.buffer.text == "spawn murmur-wisp#1 e1"
+        assert d.console.buffer.text == entry
 
 
 @run
 async def test_done_asks_first() -> None:
     async with running() as d:
         before = d.session.game.state_hash()
+        points = d.session.game.spawn_points
         await d.keys("done" + ENTER)
         assert d.console.confirm is not None
         screen = d.screen()
-        assert "End your spawn phase? 7 spawn points left will be lost" in screen
+        assert f"End your spawn phase? {points} spawn points left will be lost" in screen
         assert "(801.9)." in screen
         assert "[y] yes   [n] no" in screen
         await d.keys("n")
@@ -204,7 +233,7 @@ async def test_done_asks_first() -> None:
 @run
 async def test_shift_and_strike_need_no_confirmation() -> None:
     async with running() as d:
-        await d.keys("spawn lantern-page#1 e1" + ENTER)
+        await d.keys(first_spawn(d)[0] + ENTER)
         await d.ready()
         await d.keys("done" + ENTER + "y")
         await d.wait_for(
@@ -232,16 +261,20 @@ async def test_help_explains_the_current_step() -> None:
 
 @run
 async def test_show_a_card() -> None:
-    async with running() as d:
-        await d.keys("show lantern-page#1" + ENTER)
+    async with running(columns=120, rows=40) as d:
+        await d.keys("show rallying" + ENTER)  # a spawn ability, explained in words
         assert d.console.tab is Tab.CARD
         game = d.session.game
-        card = describe_mini(game, game.minis[lantern(d)])
-        assert card[0].startswith("A:lantern-page#1: Lantern Page")
-        screen = d.screen()
-        assert "\nA:lantern-page#1\n" in "\n".join(line[59:] for line in screen.splitlines())
-        assert "Lantern Page" in screen
-        assert "spawn cost 1," in screen
+        beacon = game.minis[mini_id(d, "rallying-beacon")]
+        card = describe_mini(game, beacon)
+        assert card[0].startswith("A:rallying-beacon: Rallying Beacon (location")
+        panel = " ".join(" ".join(line[79:] for line in d.screen().splitlines()).split())
+        assert "A:rallying-beacon" in panel
+        assert f"spawn cost {beacon.defn.spawn_cost}," in panel
+        advance = beacon.abilities[0]
+        assert f"Advance 2 (spawn ability: {advance.spawn_cost} spawn point" in panel
+        assert explain(advance) in panel  # what it does in plain words
+        assert "'activate rallying-beacon advance'" in panel  # and how to use it
         await d.keys("show nobody" + ENTER)
         assert d.console.message == "No miniature in this game is called 'nobody'."
         await d.keys(CTRL_U + "show B:ashmaw" + ENTER)
@@ -261,7 +294,7 @@ async def test_panels_switch_with_function_keys() -> None:
         assert "A graveyard" in d.screen()
         await d.keys(F3)
         assert current_tab(d) is Tab.RESERVES
-        assert "A reserves (7 pts)" in d.screen()
+        assert f"A reserves ({d.session.game.spawn_points} pts)" in d.screen()
 
 
 @run
@@ -271,17 +304,19 @@ async def test_page_keys_scroll_the_panel() -> None:
         await d.keys("x\x7f")  # typing clears the welcome line, giving its room to the panel
         assert not d.console.message
         await d.keys(F3)
+        heading = f"A reserves ({d.session.game.spawn_points} pts)"
+        dearest = reserve_entries(d.session.game, Player.B)[-1].handle[:12]  # B's last line
         panel = [line[59:] for line in d.screen().splitlines()]
-        assert panel[2] == "A reserves (7 pts)"
-        assert not any("magmaheart-tyra" in line for line in panel)  # below, at 80x24
+        assert panel[2] == heading
+        assert not any(dearest in line for line in panel)  # below, at 80x24
         await d.keys(PAGE_DOWN)
         assert d.console.panel_top > 0
         panel = [line[59:] for line in d.screen().splitlines()]
-        assert "A reserves (7 pts)" not in panel
-        assert any("magmaheart-tyra" in line for line in panel)
+        assert heading not in panel
+        assert any(dearest in line for line in panel)
         await d.keys(PAGE_UP)
         assert d.console.panel_top == 0
-        assert [line[59:] for line in d.screen().splitlines()][2] == "A reserves (7 pts)"
+        assert [line[59:] for line in d.screen().splitlines()][2] == heading
 
 
 @run
@@ -328,7 +363,7 @@ async def test_resign_ends_the_game() -> None:
         assert d.console.message.startswith("You lose. B wins: A resigned.")
         await d.keys(F5)
         assert "Score by turn" in d.screen()
-        await d.keys("spawn lantern-page#1 e1" + ENTER)
+        await d.keys("spawn lantern-page e1" + ENTER)
         assert d.console.message.startswith("The game is over")
         await d.keys(CTRL_U + "quit" + ENTER)  # no question once the game is over
         assert await d.finish() == 0
@@ -365,10 +400,14 @@ async def test_bot_decisions_and_dice_reach_the_log() -> None:
     async with running() as d:
         kinds = {(line.kind.value, line.player) for line in d.session.log}
         assert ("roll", None) in kinds
-        assert ("choice", Player.B) in kinds  # B went first with seed 166 and spawned
+        assert ("choice", Player.B) in kinds  # B went first with SEED and spawned
+        initiative = next(line for line in d.session.log if line.kind is LogKind.ROLL)
+        first_b = next(line for line in d.session.log if line.player is Player.B)
+        assert re.fullmatch(r"Initiative: A \d, B \d\. B goes first\.", initiative.words)
+        await d.keys("x\x7f")  # typing clears the welcome line, giving its room to the log
         screen = d.screen()
-        assert "Initiative: A 3, B 4. B goes first." in screen
-        assert "B spawn ashmaw-brute a5" in screen
+        assert initiative.words in screen
+        assert f"B {first_b.notation}" in screen
 
 
 @run
@@ -416,17 +455,18 @@ async def test_screen_fits_80x24() -> None:
         assert len(screen) == 24
         assert all(len(line) <= 80 for line in screen)
         text = "\n".join(screen)
+        points = d.session.game.spawn_points
         for part in (
-            "Turn 1, spawn phase of A, B went first",
+            "Turn 1, spawn phase of A, B went first",  # SEED's opening
             "Victory A 0/6 B 0/6 | Conquest A 0 B 0",
             "B portal",
             "A portal",
             "5pt A+B",
-            "A reserves (7 pts)",
-            "lantern-page#1",
-            "A you: 7 spawn pts left",
+            f"A reserves ({points} pts)",
+            "lantern-page",
+            f"A you: {points} spawn pts left",
             "0 in graveyard",
-            "Your decision: A to spawn (7 spawn points left)",
+            f"Your decision: A to spawn ({points} spawn points left)",
             "A>",
         ):
             assert part in text, part
@@ -479,10 +519,11 @@ async def test_an_error_in_a_key_handler_ends_the_app_cleanly() -> None:
             raise RuntimeError(f"cannot submit {text}")
 
         d.console.session.submit = broken  # type: ignore[method-assign]
-        await d.keys("spawn lantern-page#1 e1" + ENTER)
+        entry = first_spawn(d)[0]
+        await d.keys(entry + ENTER)
         assert await d.finish() == EXIT_ERROR
         assert d.console.error is not None
-        assert "RuntimeError: cannot submit spawn lantern-page#1 e1" in d.console.error
+        assert f"RuntimeError: cannot submit {entry}" in d.console.error
 
 
 # --- colour ---------------------------------------------------------------------------

@@ -18,10 +18,19 @@ from prompt_toolkit.output.vt100 import Vt100_Output
 from dbnet.console.replay_app import EXIT_INTERRUPTED, ReplayApp
 from dbnet.console.replay_view import ReplayModel
 from dbnet.console.screen import Tab
+from dbnet.console.view import NARROW_CELL, compact_token
+from dbnet.engine import Game, GameSetup, Player
+from dbnet.render import short_names
+from dbnet.replay.verify import ReplayVerifier, Verdict
 
 from .helpers import CTRL_C, ENTER, F1, F4, F5, F6, PAGE_DOWN, PAGE_UP, TIMEOUT, SizedOutput
 from .test_app import colour_codes
 from .test_replay_view import FIRST, REPLAYS, tampered
+
+
+def mini_named(game: Game, owner: Player | None, handle: str) -> int:
+    return next(m.id for m in game.minis if m.owner is owner and m.handle == handle)
+
 
 RIGHT, LEFT, HOME, END = "\x1b[C", "\x1b[D", "\x1b[H", "\x1b[F"
 ESCAPE = "\x1b"
@@ -89,16 +98,33 @@ async def viewing(path: Path = FIRST, columns: int = 80, rows: int = 24) -> Asyn
                 await asyncio.wait_for(task, TIMEOUT)
 
 
+def recorded() -> tuple[Verdict, GameSetup]:
+    """FIRST's verdict and setup, read by the verifier (not by the viewer)."""
+    verifier = ReplayVerifier(str(FIRST))
+    verdict = verifier.run(FIRST.read_bytes())
+    assert verifier.log is not None
+    return verdict, verifier.log.game.setup
+
+
+def first_spawn_step(model: ReplayModel) -> int:
+    """The number of the game's first spawn step."""
+    return next(s.number for s in model.steps if s.notation.startswith("spawn "))
+
+
 @run
 async def test_it_opens_at_the_start_with_the_verdict_on_top() -> None:
+    verdict, setup = recorded()
     async with viewing() as v:
         screen = v.screen().splitlines()
         assert len(screen) == 24
         assert all(len(line) <= 80 for line in screen)
-        assert screen[0].startswith(" 01-greedy-vs-random.dbnr: complete: A won by victory")
+        assert screen[0].startswith(
+            f" {FIRST.name}: complete: {verdict.winner} won by {verdict.reason}"
+        )
         assert screen[1].startswith(" Turn 1, initiative phase")
         text = "\n".join(screen)
-        assert "Start: A 'Dawn Vigil' against B 'Ember Swarm'" in text
+        a, b = (setup.warbands[p].name for p in (Player.A, Player.B))
+        assert f"Start: A {a!r} against B {b!r}" in text
         assert "B portal" in text
         assert "A reserves" in text
         assert v.model.current == 0
@@ -106,25 +132,33 @@ async def test_it_opens_at_the_start_with_the_verdict_on_top() -> None:
 
 @run
 async def test_arrows_and_letters_step_forward_and_back() -> None:
+    verdict, _ = recorded()
     async with viewing() as v:
-        await v.keys(RIGHT + RIGHT + RIGHT)
-        assert v.model.current == 3
-        screen = v.screen()
-        assert "Step 3 of 120, entry 3, turn 1: B spawn nightveil-stalker a5." in v.words()
-        assert "B:n-stalke" in screen  # on the board
+        model = v.model
+        k = first_spawn_step(model)
+        await v.keys(RIGHT * k)
+        assert model.current == k
+        step = model.steps[k]
+        spawned = model.game.minis[mini_named(model.game, step.author, step.notation.split()[1])]
+        token = compact_token(spawned, short_names(model.game)[spawned.id], NARROW_CELL)
+        last = model.last
+        said = f"Step {k} of {last}, entry {step.seq}, turn 1: {step.words}."
+        assert said in v.words()
+        assert token in v.screen()  # on the board
         await v.keys(LEFT)
-        assert v.model.current == 2
-        assert "Step 2 of 120, entry 3, turn 1: roll 4 6: Initiative: A 4, B 6. B" in v.words()
-        assert "B:n-stalke" not in v.screen()
+        assert model.current == k - 1
+        before = model.steps[k - 1]
+        assert f"Step {k - 1} of {last}, entry {before.seq}, turn 1: {before.notation}" in v.words()
+        assert token not in v.screen()
         await v.keys("nnp")
-        assert v.model.current == 3
+        assert model.current == k
         await v.keys(HOME)
-        assert v.model.current == 0
+        assert model.current == 0
         await v.keys(LEFT)
         assert v.app.message == "This is the start: nothing was played before it."
         await v.keys(END)
-        assert v.model.current == v.model.last
-        assert "COSIGN: agrees that A wins." in v.words()
+        assert model.current == model.last
+        assert f"COSIGN: agrees that {verdict.winner} wins." in v.words()
 
 
 @run
@@ -144,20 +178,24 @@ async def test_page_keys_and_capitals_jump_by_turn() -> None:
 @run
 async def test_typing_a_turn_jumps_to_it() -> None:
     async with viewing() as v:
-        for typed, turn in ((":3", 3), ("turn 5", 5), ("2", 2), ("t 7", 7)):
+        last_turn, last = v.model.turns[-1], v.model.last
+        assert last_turn >= 5
+        for typed, turn in ((":3", 3), ("turn 5", 5), ("2", 2), (f"t {last_turn}", last_turn)):
             await v.keys(typed + ENTER)
             assert v.model.current == v.model.first_of_turn(turn), typed
             assert v.app.message == f"Turn {turn}, its first step."
             assert v.app.buffer.text == ""
-        await v.keys(":9" + ENTER)
-        assert v.app.message == "The game has no turn 9 (it has turns 1 to 7)."
-        assert v.model.current == v.model.first_of_turn(7)
+        await v.keys(f":{last_turn + 2}" + ENTER)
+        assert v.app.message == (
+            f"The game has no turn {last_turn + 2} (it has turns 1 to {last_turn})."
+        )
+        assert v.model.current == v.model.first_of_turn(last_turn)
         await v.keys("turn three" + ENTER)
         assert v.app.message.startswith("'turn N' wants a turn number")
         await v.keys("#12" + ENTER)
         assert v.model.current == 12
-        await v.keys("step 200" + ENTER)
-        assert v.app.message == "There is no step 200: steps go from 0 to 120."
+        await v.keys(f"step {last + 80}" + ENTER)
+        assert v.app.message == f"There is no step {last + 80}: steps go from 0 to {last}."
         await v.keys("fly" + ENTER)
         assert v.app.message == "Unknown command 'fly'. Type 'help' (or press F1)."
 
@@ -165,12 +203,14 @@ async def test_typing_a_turn_jumps_to_it() -> None:
 @run
 async def test_letters_are_text_once_a_command_is_begun() -> None:
     async with viewing() as v:
-        await v.keys("show nightveil")  # its n is typed, not a step
+        # a name with a letter that is also a key: its n and p are typed, not steps
+        named = next(m for m in v.model.game.minis if m.owner is Player.B and "n" in m.handle)
+        await v.keys(f"show {named.handle}")
         assert v.model.current == 0
-        assert v.app.buffer.text == "show nightveil"
+        assert v.app.buffer.text == f"show {named.handle}"
         await v.keys(ENTER)
         assert v.tab() is Tab.CARD
-        assert "B:nightveil-stalker" in v.screen()
+        assert named.label[:20] in v.screen()
         await v.keys("xyz" + ESCAPE)  # a lone Escape is told from a key's start by a pause
         await v.wait_for(lambda: v.app.buffer.text == "", "Escape to clear the line")
 
@@ -178,10 +218,13 @@ async def test_letters_are_text_once_a_command_is_begun() -> None:
 @run
 async def test_panels_and_help() -> None:
     async with viewing() as v:
+        verdict, _ = recorded()
         await v.keys(F1)
         screen = v.screen()
         assert "Help (F1)" in screen
-        assert "Verdict: complete: A won by victory on turn 7" in v.panel()
+        last_turn = v.model.turns[-1]
+        won = f"Verdict: complete: {verdict.winner} won by victory on turn {last_turn}"
+        assert won in v.panel()
         await v.keys(F4)
         assert "A graveyard" in v.screen()
         await v.keys(END + F5)

@@ -10,7 +10,7 @@ from dbnet.codec import PlayBody
 from dbnet.console.replay_view import ReplayModel
 from dbnet.console.session import LogKind
 from dbnet.console.view import current_row, log_lines, log_text
-from dbnet.engine import ChanceKind, ChanceRequest
+from dbnet.engine import ChanceKind, ChanceRequest, Player
 from dbnet.errors import DbnetError
 from dbnet.localplay import describe_roll, initiative_outcome
 from dbnet.protocol.log import GameLog
@@ -146,12 +146,22 @@ def test_every_roll_shows_its_dice_and_what_they_did() -> None:
 def test_the_log_has_every_step_and_marks_the_current_one() -> None:
     model = model_of(FIRST)
     texts = [log_text(line) for line in model.log]
-    assert texts[0].strip().startswith("Start: A 'Dawn Vigil' against B 'Ember Swarm'")
-    assert texts[-2] == " 119. A FINAL: A wins by victory"
-    assert texts[-1] == " 120. B COSIGN: agrees that A wins"
+    log = rebuilt(FIRST)
+    setup = log.game.setup
+    a, b = (setup.warbands[p].name for p in (Player.A, Player.B))
+    assert texts[0].strip().startswith(f"Start: A {a!r} against B {b!r}")
+    winner = log.game.winner
+    assert winner is not None
+    final, cosign = log.decoded[-2], log.decoded[-1]  # who wrote them, from the file
+    assert texts[-2] == (
+        f"{model.last - 1:4}. {Player(final.author).name} FINAL: {winner.name} wins by victory"
+    )
+    assert texts[-1] == (
+        f"{model.last:4}. {Player(cosign.author).name} COSIGN: agrees that {winner.name} wins"
+    )
     turns = [t for t in texts if t.strip().startswith("End of turn")]
-    assert len(turns) == len(rebuilt(FIRST).game.conquest_history)
-    for number in (0, 1, 50, model.last):
+    assert len(turns) == len(log.game.conquest_history)
+    for number in (0, 1, model.last // 2, model.last):
         index = model.log_index(number)
         assert model.log[index].number == number
         lines = log_lines(model.log, 0, index)

@@ -74,12 +74,12 @@ def test_entries_out_of_turn_and_illegal_ones_are_refused() -> None:
     before = session.game.state_hash()
     records = len(session.local.match.records)
     with pytest.raises(IllegalChoiceError, match="is not legal now"):
-        session.submit("spawn lantern-page#1 a1")
+        session.submit("spawn lantern-page a1")
     assert session.game.state_hash() == before
     assert len(session.local.match.records) == records
-    choice = session.submit("spawn lant e1")
+    choice = session.submit("spawn lant e1")  # a beginning of the handle is enough
     assert isinstance(choice, SpawnChoice)
-    assert session.log[-1].notation == "spawn lantern-page#1 e1"
+    assert session.log[-1].notation == "spawn lantern-page e1"
     assert session.log[-1].player is Player.A
     assert len(session.local.match.records) == records + 1
     session.close()
@@ -108,7 +108,7 @@ def test_a_whole_game_leaves_a_complete_replay(tmp_path: Path) -> None:
     turns = [line for line in session.log if line.kind is LogKind.TURN]
     assert len(turns) == len(game.conquest_history)
     assert log_text(turns[0]).startswith("      End of turn 1: A ")
-    attacks = [line for line in session.log if "attack dice" in line.words]
+    attacks = [line for line in session.log if " attack di" in line.words]  # die or dice
     assert attacks
     assert all("[" in line.words and "damage." in line.words for line in attacks)
 
@@ -117,7 +117,7 @@ def test_leaving_mid_game_leaves_a_valid_unfinished_replay(tmp_path: Path) -> No
     path = tmp_path / "left.dbnr"
     session = LocalSession.against_bot(default_setup(), seed=3, bot_delay=0, replay=path)
     asyncio.run(session.advance(lambda: None))
-    session.submit("spawn lantern-page#1 e1")
+    session.submit("spawn lantern-page e1")
     session.close()
     session.close()  # twice is harmless
     assert session.is_closed

@@ -2,16 +2,33 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 import shlex
 import sys
 import time
 from pathlib import Path
 
+from dbnet.console.replay_view import ReplayModel
+from dbnet.console.session import LocalSession
+from dbnet.console.view import NARROW_CELL, compact_token
+from dbnet.engine import Player, Zone
+from dbnet.render import short_names
+
+from .helpers import SEED, bot_session
 from .tmux import Tmux
 
 
-def start_game(tmux: Tmux, *args: str, seed: int = 166) -> None:
+def opening(seed: int = SEED) -> LocalSession:
+    """The game ``dbnet play --seed SEED`` plays, in this process, up to A's first decision
+    (the same keys, dice and bot)."""
+    session = bot_session(seed)
+    asyncio.run(session.advance(lambda: None))
+    session.close()
+    return session
+
+
+def start_game(tmux: Tmux, *args: str, seed: int = SEED) -> None:
     """``dbnet play`` with no interface option: on a terminal, that is the full screen."""
     command = [sys.executable, "-m", "dbnet", "play", "--seed", str(seed), "--bot-delay", "0"]
     tmux.type(shlex.join([*command, *args]) + "; echo EXIT=$?")
@@ -36,25 +53,30 @@ def assert_terminal_usable(tmux: Tmux) -> None:
 
 
 def test_play_in_a_real_terminal(tmux: Tmux) -> None:
+    game = opening().game
+    names = short_names(game)
+    spawned = [m for m in game.minis if m.owner is Player.B and m.zone is Zone.DREAMSCAPE]
+    assert spawned  # SEED: B, the bot, went first and spawned
     start_game(tmux)
     pane = tmux.pane()
     lines = pane.splitlines()
     assert lines[0].startswith(" Turn 1, spawn phase of A, B went first")
-    assert "B:a-brute" in pane  # the bot's spawn is on the board
-    assert "A reserves (7 pts)" in pane
+    for m in spawned:  # the bot's spawns are on the board
+        assert compact_token(m, names[m.id], NARROW_CELL) in pane
+    assert f"A reserves ({game.spawn_points} pts)" in pane
 
     # an illegal entry is answered with the engine's reason
-    tmux.type("spawn lantern-page#1 a1")
+    tmux.type("spawn lantern-page a1")
     tmux.keys("Enter")
-    tmux.wait_for("Not played: 'spawn lantern-page#1 a1' is not legal now")
+    tmux.wait_for("Not played: 'spawn lantern-page a1' is not legal now")
 
     # a legal one is played and drawn: the token in e1, row 1's last cell
     tmux.keys("C-u")
-    tmux.type("spawn lantern-page#1 e1")
+    tmux.type("spawn lantern-page e1")
     tmux.keys("Enter")
-    pane = tmux.wait_for("Played: spawn lantern-page#1 e1")
+    pane = tmux.wait_for("Played: spawn lantern-page e1")
     row1 = next(line for line in pane.splitlines() if line.startswith("1 |"))
-    assert row1.split("|")[5].strip() == "A:l-page#1"
+    assert row1.split("|")[5].strip() == "A:l-page"
 
     # quit asks first, then leaves the terminal as it found it
     tmux.type("quit")
@@ -124,7 +146,7 @@ def test_quitting_mid_game_leaves_a_valid_unfinished_replay(tmux: Tmux, tmp_path
 
 def test_plain_keeps_the_line_interface_in_a_terminal(tmux: Tmux, tmp_path: Path) -> None:
     path = tmp_path / "plain.dbnr"
-    command = [sys.executable, "-m", "dbnet", "play", "--plain", "--seed", "166"]
+    command = [sys.executable, "-m", "dbnet", "play", "--plain", "--seed", str(SEED)]
     tmux.type(shlex.join([*command, "--replay", str(path)]) + "; echo EXIT=$?")
     tmux.keys("Enter")
     pane = tmux.wait_for("\nA>")  # the prompt (the pane drops trailing blanks)
@@ -147,29 +169,46 @@ def open_replay(tmux: Tmux, *args: str, tag: str = "EXIT") -> None:
     tmux.keys("Enter")
 
 
+def recorded_model() -> ReplayModel:
+    """RECORDED's steps and positions, read in this process: the facts the viewer in the
+    terminal must show (a regeneration of the file changes them)."""
+    return ReplayModel.from_bytes(RECORDED.read_bytes(), where=str(RECORDED))
+
+
 def test_a_replay_stepped_through_in_a_real_terminal(tmux: Tmux) -> None:
+    model = recorded_model()
+    winner, last = model.verdict.winner, model.last
+    k = next(s.number for s in model.steps if s.notation.startswith("spawn "))
+    spawn = model.steps[k]
+    mini = next(
+        m
+        for m in model.position(k).minis
+        if m.owner is spawn.author and m.handle == spawn.notation.split()[1]
+    )
+    token = compact_token(mini, short_names(model.position(k))[mini.id], NARROW_CELL)
     open_replay(tmux, str(RECORDED))
     pane = tmux.wait_for("Right (or n) steps forward")
     lines = pane.splitlines()
-    assert lines[0].startswith(" 01-greedy-vs-random.dbnr: complete: A won by victory on turn")
+    assert lines[0].startswith(f" {RECORDED.name}: complete: {winner} won by victory on turn")
     assert lines[1].startswith(" Turn 1, initiative phase")
 
-    tmux.keys("Right", "Right", "Right")  # three steps: two initiative rolls, B's spawn
-    pane = tmux.wait_for("Step 3 of 120")
-    assert "B spawn nightveil-stalker a5." in pane
-    row5 = next(line for line in pane.splitlines() if line.startswith("5 |"))
-    assert row5.split("|")[1].strip() == "B:n-stalke"
+    tmux.keys(*["Right"] * k)  # to the first spawn, after the initiative rolls
+    pane = tmux.wait_for(f"Step {k} of {last}")
+    assert f"{spawn.words}." in " ".join(pane.split())
+    assert token in pane  # on the board
 
-    tmux.keys("Left")  # one back: the roll that gave B the first turn, dice and words
-    pane = tmux.wait_for("Step 2 of 120")
-    assert "roll 4 6: Initiative: A 4, B 6. B goes first." in " ".join(pane.split())
-    assert "B:n-stalke" not in pane
+    tmux.keys("Left")  # one back: the roll that decided the first player, dice and words
+    pane = tmux.wait_for(f"Step {k - 1} of {last}")
+    roll = model.steps[k - 1]
+    assert f"{roll.notation}: {roll.words}" in " ".join(pane.split())
+    assert "goes first." in roll.words
+    assert token not in pane
 
     tmux.type(":3")  # a turn by number
     tmux.keys("Enter")
     pane = tmux.wait_for("Turn 3, its first step.")
     assert pane.splitlines()[1].startswith(" Turn 3, ")
-    assert "Step 36 of 120" in pane
+    assert f"Step {model.first_of_turn(3)} of {last}" in pane
 
     tmux.keys("PageDown")
     pane = tmux.wait_for("turn 4: roll")
@@ -177,7 +216,7 @@ def test_a_replay_stepped_through_in_a_real_terminal(tmux: Tmux) -> None:
 
     tmux.keys("q")
     tmux.wait_for("EXIT=0")
-    assert f"{RECORDED}: complete: A won by victory" in tmux.text()
+    assert f"{RECORDED}: complete: {winner} won by victory" in tmux.text()
     assert_terminal_usable(tmux)
 
 
@@ -200,9 +239,10 @@ def test_a_bad_replay_file_is_one_line_in_a_terminal(tmux: Tmux, tmp_path: Path)
     open_replay(tmux, str(tmp_path / "missing.dbnr"), tag="MISSING")
     tmux.wait_for("MISSING=2")
     assert f"dbnet replay: {tmp_path / 'missing.dbnr'}: cannot read" in tmux.text()
-    open_replay(tmux, str(RECORDED), "--at", "9", tag="NOTURN")
+    turns = recorded_model().turns[-1]
+    open_replay(tmux, str(RECORDED), "--at", str(turns + 2), tag="NOTURN")
     tmux.wait_for("NOTURN=2")
-    assert "the game has no turn 9 (it has turns 1 to 7)" in tmux.text()
+    assert f"the game has no turn {turns + 2} (it has turns 1 to {turns})" in tmux.text()
     assert "Traceback" not in tmux.text()
     assert_terminal_usable(tmux)
 

@@ -93,17 +93,17 @@ def test_board_turns_round_for_b() -> None:
 
 def test_board_places_tokens_with_owner_copy_and_damage() -> None:
     game = new_game()
-    lantern = game.minis[handle_id(game, "lantern-page#2")]
-    lantern.zone, lantern.cell, lantern.damage = Zone.DREAMSCAPE, parse_cell("c3") or 0, 2
+    herald = game.minis[handle_id(game, "vanguard-herald#2")]
+    herald.zone, herald.cell, herald.damage = Zone.DREAMSCAPE, parse_cell("c3") or 0, 2
     brute = game.minis[handle_id(game, "ashmaw-brute", Player.B)]
     brute.zone, brute.cell = Zone.DREAMSCAPE, parse_cell("c3") or 0
     lines = plain(render_board(game)).splitlines()
     row3 = [line for line in lines if line.startswith("3 |")]
-    assert row3 == ["3 |          |          |A:l-pa#2*2|          |          |"]
+    assert row3 == ["3 |          |          |A:v-he#2*2|          |          |"]
     assert lines[lines.index(row3[0]) + 1] == (
         "  |          |          |B:a-brute |          |          |"
     )
-    assert compact_token(lantern, "l-page", 14) == "A:l-page#2*2"
+    assert compact_token(herald, "v-herald", 14) == "A:v-herald#2*2"
 
 
 def test_highlighted_cells_are_reversed() -> None:
@@ -140,22 +140,28 @@ def test_reserves_sorted_by_cost_now_with_shortfall_and_affordability() -> None:
         assert e.cost == game.spawn_cost(m)
         assert e.affordable == (e.cost <= game.spawn_points)
     first = entries[0]
-    assert first.handle == "lantern-page#1"
-    assert (first.cost, first.base, first.shortfall) == (2, 1, 1)
+    assert first.handle == "lantern-page"
+    assert (first.cost, first.base, first.shortfall) == (2, 1, 1)  # 1 V, no Valor in play
     narrow = plain(reserve_lines(game, 21)).splitlines()
     assert narrow[0] == f"A reserves ({game.spawn_points} pts)"
-    assert narrow[1] == "* 2+ lantern-page#1"
+    assert narrow[1] == "* 2+ lantern-page"
     assert all(len(line) <= 21 for line in narrow)
     wide = plain(reserve_lines(game, 41)).splitlines()
-    assert wide[1] == "* 2 lantern-page#1 (1+1)"
-    unaffordable = [line for line in wide if "dawnspire-colossus" in line]
-    assert unaffordable == [" 15 dawnspire-colossus (12+3)"]
+    assert wide[1] == "* 2 lantern-page (1+1)"
+    unaffordable = [line for line in wide if "oathkeeper-champion" in line]
+    assert unaffordable == [" 15 oathkeeper-champion (12+3)"]  # 12 VVV
     b_part = wide[wide.index("B reserves") :]
     assert not any(line.startswith("*") for line in b_part)  # B is not spawning
 
 
+# The first seed (searched from 1) whose greedy-bot game between the default warbands
+# reaches a DAMAGE decision at all (damage against one target is never asked); its first
+# one has two targets.
+DAMAGE_SEED = 3
+
+
 def test_damage_choices_put_everything_on_one_target() -> None:
-    game = play_until(new_game(), DecisionKind.DAMAGE)
+    game = play_until(new_game(), DecisionKind.DAMAGE, DAMAGE_SEED)
     pending = game.pending
     assert isinstance(pending, Decision)
     items = choice_items(game)
@@ -173,11 +179,11 @@ def test_long_choices_show_their_verb_once() -> None:
         game.roll([4, 3] if game.pending.count == 2 else [4])
     items = choice_items(game)
     assert items[-1] == "done"
-    lines = plain(choice_lines(game, items, -1, 21)).splitlines()
+    lines = plain(choice_lines(game, items, -1, 20)).splitlines()
     assert lines[0] == "spawn ..."
-    assert lines[1] == " lantern-page#1 e1"
+    assert lines[1] == " lantern-page e1"
     assert lines[-1] == "done"
-    assert all(len(line) <= 21 for line in lines)
+    assert all(len(line) <= 20 for line in lines)
 
 
 def test_completion_matches_word_beginnings() -> None:
@@ -207,7 +213,7 @@ def test_completer_offers_legal_choices_commands_and_names() -> None:
 
 
 def test_completer_builds_damage_splits() -> None:
-    game = play_until(new_game(), DecisionKind.DAMAGE)
+    game = play_until(new_game(), DecisionKind.DAMAGE, DAMAGE_SEED)
     pending = game.pending
     assert isinstance(pending, Decision)
     completer = ChoiceCompleter(lambda: game, lambda: choice_items(game))
@@ -224,7 +230,10 @@ def test_completer_builds_damage_splits() -> None:
 
 def test_find_minis() -> None:
     game = new_game()
-    assert [game.minis[i].label for i in find_minis(game, "lantern")] == ["A:lantern-page#1"]
-    assert [game.minis[i].label for i in find_minis(game, "lantern-page#2")] == ["A:lantern-page#2"]
+    assert [game.minis[i].label for i in find_minis(game, "lantern")] == ["A:lantern-page"]
+    assert [game.minis[i].label for i in find_minis(game, "vanguard")] == ["A:vanguard-herald#1"]
+    assert [game.minis[i].label for i in find_minis(game, "vanguard-herald#2")] == [
+        "A:vanguard-herald#2"
+    ]
     assert [game.minis[i].label for i in find_minis(game, "b:ashmaw")] == ["B:ashmaw-brute"]
     assert find_minis(game, "a:ashmaw") == []

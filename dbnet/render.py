@@ -441,7 +441,8 @@ def ability_name(ability: AbilityDef) -> str:
 
 def owned_ability(game: Game, holder: int, source: int, index: int) -> str:
     """An ability by whose it is: ``A:imp's Bomb 3``; a copied or granted one says so:
-    ``Crit 2 granted by A:hellgate-herald's Hell's Fury``, ``B:ogre's Crit 3, copied``."""
+    ``A:imp's Crit 2, granted by A:hellgate-herald's Hell's Fury``, ``A:mimic's copy (Copy)
+    of B:ogre's Crit 3``."""
     owner = game.minis[holder]
     if source < 0 or source == holder:
         return f"{owner.label}'s {ability_name(game.ability_def(holder, index))}"
@@ -534,8 +535,9 @@ def choice_meaning(game: Game, choice: Choice) -> str:
         )
         points = "1 spawn point" if cost == 1 else f"{cost} spawn points"
         return f"{name} for {points}"
-    if isinstance(choice, BladeChoice):
-        return owned_ability(game, choice.mini, choice.source, choice.index)
+    if isinstance(choice, BladeChoice):  # the holder is in the notation already
+        said = owned_ability(game, choice.mini, choice.source, choice.index)
+        return said.removeprefix(f"{game.minis[choice.mini].label}'s ")
     if isinstance(choice, OrderChoice):
         pending = game.pending
         if isinstance(pending, Decision):
@@ -572,6 +574,51 @@ def _target_meaning(game: Game, choice: TargetChoice) -> str:
     return ", ".join(parts)
 
 
+def pending_help(game: Game) -> list[str]:
+    """For ``help``: the rules of the pending decision (``DECISION_HELP``), then what the
+    abilities it is about do, in plain words (``keywords.explain``)."""
+    pending = game.pending
+    if not isinstance(pending, Decision):
+        return []
+    about: list[tuple[list[str], AbilityDef]] = []
+
+    def add(named: str, ability: AbilityDef) -> None:
+        for names, known in about:
+            if known == ability:
+                if named not in names:
+                    names.append(named)
+                return
+        about.append(([named], ability))
+
+    if pending.kind is DecisionKind.TARGET:
+        source, index = pending.ability
+        add(owned_ability(game, pending.minis[0], source, index), game.ability_def(source, index))
+    elif pending.kind is DecisionKind.REROLL:
+        holder = game.minis[pending.minis[0]]
+        for i, ability in enumerate(holder.abilities):
+            if ability.keyword == "Fortunate":
+                add(owned_ability(game, holder.id, -1, i), ability)
+    else:
+        waiting = [x for x in (game.stack[-1] if game.stack else []) if isinstance(x, Trigger)]
+        waiting = [x for x in waiting if x.controller is pending.player]
+        for choice in game.legal_choices() or []:
+            if isinstance(choice, BladeChoice):
+                source = choice.mini if choice.source < 0 else choice.source
+                named = owned_ability(game, choice.mini, choice.source, choice.index)
+                add(named, game.ability_def(source, choice.index))
+            elif isinstance(choice, ActivateChoice):
+                ability = game.minis[choice.mini].abilities[choice.index]
+                add(f"{game.minis[choice.mini].label}'s {ability_name(ability)}", ability)
+            elif isinstance(choice, OrderChoice) and choice.position < len(waiting):
+                trigger = waiting[choice.position]
+                add(choice_meaning(game, choice), game.ability_def(trigger.mini, trigger.index))
+    out = [DECISION_HELP[pending.kind]]
+    for names, ability in about:
+        how = ability_heading(ability).partition(" (")[2].rstrip(")")
+        out.append(f"{', '.join(names)} ({how}): {explain(ability)}")
+    return out
+
+
 def explain_pending(game: Game) -> list[str]:
     """The pending decision in words, then its legal choices in notation (80 columns)."""
     return _fit([describe_pending(game)]) + choice_lines(game)
@@ -606,7 +653,11 @@ def choice_lines(game: Game) -> list[str]:
         for notation, meaning in zip(notations, meanings, strict=True):
             if meaning:
                 told += textwrap.wrap(
-                    f"{notation}: {meaning}", WIDTH, initial_indent="  ", subsequent_indent="    "
+                    f"{notation}: {meaning}",
+                    WIDTH,
+                    initial_indent="  ",
+                    subsequent_indent="    ",
+                    break_on_hyphens=False,
                 )
     return [*told, f"Legal choices ({len(notations)}):", *wrap_items(notations)]
 

@@ -11,8 +11,11 @@ from dbnet.bots import GreedyBot, RandomBot
 from dbnet.bots.match import roll_dice
 from dbnet.catalog import default_warbands, load_catalog, load_map
 from dbnet.engine import (
+    AbilityDef,
+    Activation,
     Aspect,
     AttackChoice,
+    ChanceKind,
     ChanceRequest,
     Decision,
     DecisionKind,
@@ -32,8 +35,10 @@ from dbnet.engine import (
     parse_choice,
 )
 from dbnet.engine.board import parse_cell
+from dbnet.localplay import describe_roll
 from dbnet.render import (
     WIDTH,
+    describe_pending,
     explain_pending,
     render_board,
     render_position,
@@ -223,3 +228,23 @@ def test_every_rendering_fits_80_columns_and_lists_the_legal_choices(seed: int) 
         game.apply(bots[pending.player].choose(game))
     assert checked > 50
     assert render_position(game).splitlines()[-1].startswith("The game is over.")
+
+
+def test_a_wail_roll_is_announced_and_told() -> None:
+    screamer = MiniatureDef(
+        "screamer", "Screamer", MiniKind.CREATURE, 9, (), 1, 7, 9,
+        abilities=(AbilityDef("Wail", Activation.BLADE),),
+    )  # fmt: skip
+    setup = GameSetup(
+        MapDef("test", (0,) * 25), (Warband("a", (screamer,)), Warband("b", (LOCKJAW,)))
+    )
+    game = game_at(setup, Position(stage=Stage.STRIKE, placements=(at("c3"), at("c3"))))
+    game.apply(AttackChoice(cell("c3"), (0,)))
+    game.roll([6])  # a blade: the only blade ability takes it
+    request = game.pending
+    assert isinstance(request, ChanceRequest)
+    assert request.kind is ChanceKind.WAIL
+    assert describe_pending(game) == "A rolls two initiative dice for A:screamer's Wail."
+    assert describe_roll(game, request, [3, 1]) == (
+        "A:screamer wails: 3 + 1 = 4; every creature of spawn cost 4 is banished."
+    )

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import IO
 
 from dbnet.bots import BOT_NAMES, make_bot
-from dbnet.engine import Decision, Player
+from dbnet.engine import Player
 from dbnet.errors import DbnetError, InvalidChoiceError
 from dbnet.identity import Identity
 from dbnet.localplay import (
@@ -53,11 +53,11 @@ from dbnet.localplay import (
     start_replay,
 )
 from dbnet.render import (
-    DECISION_HELP,
     WIDTH,
     choice_lines,
     describe_mini,
     explain_pending,
+    pending_help,
     render_position,
     render_score_by_turn,
 )
@@ -69,8 +69,9 @@ EXIT_INTERRUPTED = 130
 
 COMMANDS_HELP = (
     "Commands: help (this), board (the position), choices (the legal choices), "
-    "show NAME (a miniature's card), log (the game so far), resign, quit. "
-    "Anything else is read as a choice in notation, e.g. 'spawn lantern e1'."
+    "show NAME (a miniature's card, its abilities in words), log (the game so far), "
+    "resign, quit. Anything else is read as a choice in notation, e.g. 'spawn lantern e1', "
+    "'activate rallying advance', 'target lant d1'."
 )
 
 
@@ -325,8 +326,7 @@ class Session:
                 return None
 
     def _help(self) -> None:
-        pending = self.local.game.pending
-        text = [DECISION_HELP[pending.kind]] if isinstance(pending, Decision) else []
+        text = pending_help(self.local.game)  # the step's rules, its abilities in words
         text += [COMMANDS_HELP, "Notation: see docs/playing.md and docs/notation.md."]
         for paragraph in text:
             self.write(textwrap.fill(paragraph, WIDTH, break_on_hyphens=False))

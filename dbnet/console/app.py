@@ -122,11 +122,14 @@ class ConsoleApp:
         self.closing_words: list[str] = []
         self._items_key: object = None
         self._items: list[str] = []
+        self._meanings: dict[str, str] = {}
         self._auto_tab: object = None
         self._advancing = False
 
         self.buffer = Buffer(
-            completer=ChoiceCompleter(lambda: self.session.game, self.choice_items),
+            completer=ChoiceCompleter(
+                lambda: self.session.game, self.choice_items, self.choice_meaning
+            ),
             complete_while_typing=False,
             multiline=False,
             name="entry",
@@ -253,8 +256,15 @@ class ConsoleApp:
             self._items_key = key
             local = self.session.local_player() is not None
             self._items = view.choice_items(game) if local else []
+            self._meanings = view.choice_meanings(game) if local else {}
             self.selected = -1
         return self._items
+
+    def choice_meaning(self, item: str) -> str:
+        """What the legal choice ``item`` does, in words, when its notation does not say it
+        plainly (a blade, a target, an order, a reroll, a spawn ability); else empty."""
+        self.choice_items()
+        return self._meanings.get(item, "")
 
     def highlighted_cells(self) -> list[int]:
         """The cells the entry names, and the cells of the miniatures it names."""
@@ -408,7 +418,7 @@ class ConsoleApp:
         tab = self.tab
         if tab is Tab.CHOICES:
             items = self.choice_items()
-            lines = view.choice_lines(game, items, self.selected, width)
+            lines = view.choice_lines(game, items, self.selected, width, self._meanings)
             return [self._clickable(line) for line in lines]
         if tab is Tab.RESERVES:
             deciding = self.session.local_player()
@@ -580,7 +590,8 @@ class ConsoleApp:
             self.show_tab(Tab.CHOICES)
         text = self._items[index]
         self.buffer.set_document(Document(text, len(text)), bypass_readonly=True)
-        self.say(f"Enter plays '{text}'.")
+        meaning = self._meanings.get(text)
+        self.say(f"Enter plays '{text}'" + (f": {meaning}." if meaning else "."))
 
     def _on_text_changed(self, buffer: Buffer) -> None:
         if self.message_style != "class:status.error":

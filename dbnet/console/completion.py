@@ -31,12 +31,20 @@ def matches(typed: str, candidate: str) -> bool:
 class ChoiceCompleter(Completer):
     """Completes the entry from ``choices()`` (legal choices in notation) and commands.
 
-    ``show`` completes every miniature's handle (``show A:lantern-page#1``).
+    ``show`` completes every miniature's handle (``show A:lantern-page``). ``meaning``
+    says what a choice does, shown beside it in the menu (``= B:imp's Crit 2, granted by
+    B:hellgate-herald's Hell's Fury``).
     """
 
-    def __init__(self, get_game: Callable[[], Game], choices: Callable[[], Sequence[str]]) -> None:
+    def __init__(
+        self,
+        get_game: Callable[[], Game],
+        choices: Callable[[], Sequence[str]],
+        meaning: Callable[[str], str] | None = None,
+    ) -> None:
         self.get_game = get_game
         self.choices = choices
+        self.meaning = meaning
 
     def get_completions(
         self, document: Document, complete_event: CompleteEvent
@@ -47,7 +55,8 @@ class ChoiceCompleter(Completer):
         for item in self.candidates(typed):
             if item not in seen and matches(typed, item):
                 seen.add(item)
-                yield Completion(item, start_position=start)
+                meta = self.meaning(item) if self.meaning is not None else ""
+                yield Completion(item, start_position=start, display_meta=meta or None)
 
     def candidates(self, typed: str) -> list[str]:
         words = typed.lower().split()

@@ -15,7 +15,7 @@ fullest cell.
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
@@ -45,11 +45,12 @@ from dbnet.engine.board import (
 from dbnet.errors import DbnetError
 from dbnet.render import (
     CELL_WIDTH,
-    DECISION_HELP,
+    choice_meaning,
     conquest_now,
     describe_mini,
     describe_pending,
     describe_phase,
+    pending_help,
     short_names,
     token,
 )
@@ -361,14 +362,41 @@ def choice_items(game: Game) -> list[str]:
     return [format_choice(game, c) for c in game.legal_choices() or []]
 
 
-def choice_lines(game: Game, items: Sequence[str], selected: int, width: int) -> list[Line]:
-    """The legal choices, the selected one reversed, and for DAMAGE the targets' stats."""
+MEANINGS_SHOWN = 24  # more choices than this are listed without what each does
+
+
+def choice_meanings(game: Game) -> dict[str, str]:
+    """What each legal choice does, in words, by its notation, where the notation does not
+    say it plainly (spawn abilities, blades, targets, the order of effects, rerolls); none
+    when there are more than MEANINGS_SHOWN choices."""
+    choices = game.legal_choices() or []
+    if len(choices) > MEANINGS_SHOWN:
+        return {}
+    out = {}
+    for choice in choices:
+        meaning = choice_meaning(game, choice)
+        if meaning:
+            out[format_choice(game, choice)] = meaning
+    return out
+
+
+def choice_lines(
+    game: Game,
+    items: Sequence[str],
+    selected: int,
+    width: int,
+    meanings: Mapping[str, str] | None = None,
+) -> list[Line]:
+    """The legal choices, the selected one reversed, each followed by what it does (from
+    ``meanings``) when that is not plain from its notation, and for DAMAGE the targets'
+    stats."""
     pending = game.pending
     lines: list[Line] = []
     if not isinstance(pending, Decision):
         return wrap("No decision of yours is waiting.", width, "class:dim")
     if pending.kind is DecisionKind.DAMAGE:
         lines += wrap(f"Split exactly {pending.total} damage, e.g.:", width, "")
+    meanings = meanings or {}
     verb = ""
     for i, item in enumerate(items):
         style = "class:choice.selected" if i == selected else "class:choice"
@@ -376,12 +404,16 @@ def choice_lines(game: Game, items: Sequence[str], selected: int, width: int) ->
         if not rest or len(item) <= width:
             lines.append([(style, item)])
             verb = ""
-            continue
-        if first != verb:  # long choices: the verb once, then what differs
-            lines.append([("class:dim", f"{first} ...")])
-            verb = first
-        for j, part in enumerate(textwrap.wrap(rest, max(10, width - 1), break_on_hyphens=False)):
-            lines.append([("class:choice.verb " + style, "   " if j else " "), (style, part)])
+        else:
+            if first != verb:  # long choices: the verb once, then what differs
+                lines.append([("class:dim", f"{first} ...")])
+                verb = first
+            parts = textwrap.wrap(rest, max(10, width - 1), break_on_hyphens=False)
+            for j, part in enumerate(parts):
+                lines.append([("class:choice.verb " + style, "   " if j else " "), (style, part)])
+        if item in meanings:  # what it does, indented under it
+            said = textwrap.wrap(f"= {meanings[item]}", max(10, width - 2), subsequent_indent="  ")
+            lines += [[("class:dim", f"  {part}")] for part in said]
     if pending.kind is DecisionKind.DAMAGE:
         lines.append([("class:dim", "Targets:")])
         for i in pending.targets:
@@ -461,9 +493,11 @@ KEYS_HELP = (
     "F6 card; PageUp and PageDown scroll the panel; Ctrl-Q quits (Ctrl-C at once)."
 )
 COMMANDS_HELP = (
-    "Commands: help, show NAME (a miniature's card; 'show B:ashmaw' for B's), choices, "
-    "reserves, graves, log, resign, quit. Anything else is read as a choice in notation: "
-    "'spawn lantern e1', 'move lant d2', 'attack c3', 'done'. Names may be shortened."
+    "Commands: help, show NAME (a miniature's card and its abilities in words; 'show "
+    "B:ashmaw' for B's), choices, reserves, graves, log, resign, quit. Anything else is read "
+    "as a choice in notation: 'spawn lantern e1', 'activate rallying advance', 'target "
+    "lant d1', 'move lant d2', 'attack c3', 'blade herald advance', 'done'. Names may be "
+    "shortened."
 )
 TOKENS_HELP = (
     "Board: seen from your edge (as A: row 5 on top, column a on the left; as B: turned "
@@ -475,10 +509,9 @@ TOKENS_HELP = (
 
 def help_lines(game: Game, width: int) -> list[Line]:
     """The rules of the current step (render's help texts, with rule numbers), then keys."""
-    pending = game.pending
     lines: list[Line] = []
-    if isinstance(pending, Decision) and pending.kind in DECISION_HELP:
-        lines += wrap(DECISION_HELP[pending.kind], width, "")
+    for paragraph in pending_help(game):
+        lines += wrap(paragraph, width, "")
         lines.append([])
     for text in (COMMANDS_HELP, KEYS_HELP, TOKENS_HELP):
         lines += wrap(text, width, "class:dim" if text is TOKENS_HELP else "")

@@ -3,19 +3,24 @@
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from pathlib import Path
 
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
+from dbnet.bots import make_bot
+from dbnet.catalog import load_catalog, load_map, load_warband
 from dbnet.console.app import ConsoleApp, default_setup
 from dbnet.console.session import LocalSession, Session
-from dbnet.engine import Player
+from dbnet.engine import Decision, DecisionKind, Game, GameSetup, Player, format_choice
 
 TIMEOUT = 10.0
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "warbands"
 
 # What a terminal sends for these keys (xterm).
 UP = "\x1b[A"
@@ -116,3 +121,35 @@ def running(
 ) -> AbstractAsyncContextManager[Driver]:
     """``async with running() as d:`` a console on ``session`` (default: bot_session())."""
     return _running(session if session is not None else bot_session(), columns, rows, colour)
+
+
+def hotseat_at(
+    setup: GameSetup, seed: int, wanted: Callable[[Game], bool], limit: int = 5000
+) -> LocalSession:
+    """A hotseat game (both seats at this keyboard, both replays of the signed log) whose
+    decisions two random bots type until ``wanted(game)`` holds at a decision."""
+    session = LocalSession.hotseat_game(setup, seed=seed)
+    bots = (make_bot("random", random.Random(seed)), make_bot("random", random.Random(-seed)))
+    for _ in range(limit):
+        asyncio.run(session.advance(lambda: None))
+        game = session.game
+        player = session.local_player()
+        if player is None:
+            break  # the game is over
+        if wanted(game):
+            return session
+        session.submit(format_choice(game, bots[player].choose(game)))
+    session.close()
+    raise AssertionError(f"seed {seed}: no wanted decision")
+
+
+def pending_kind(kind: DecisionKind) -> Callable[[Game], bool]:
+    """``wanted`` for ``hotseat_at``: a decision of ``kind`` is pending."""
+    return lambda game: isinstance(game.pending, Decision) and game.pending.kind is kind
+
+
+def example_setup(a: str, b: str) -> GameSetup:
+    """The standard map with two of examples/warbands/ (file names without .toml)."""
+    catalog = load_catalog()
+    first, second = (load_warband(EXAMPLES / f"{name}.toml", catalog) for name in (a, b))
+    return GameSetup(load_map(), (first, second))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from dbnet.console.replay_view import ReplayModel
 from dbnet.console.session import LogKind
 from dbnet.console.view import current_row, log_lines, log_text
 from dbnet.engine import ChanceKind, ChanceRequest, Player
+from dbnet.engine.notation import format_attack_dice
 from dbnet.errors import DbnetError
 from dbnet.localplay import describe_roll, initiative_outcome
 from dbnet.protocol.log import GameLog
@@ -199,3 +201,23 @@ def test_a_resignation_is_a_step() -> None:
     assert resign[0].words == "B resigns."
     assert model.position(resign[0].number).winner is not None
     assert model.steps[-2].words == "FINAL: A wins by resignation"
+
+
+@pytest.mark.parametrize("path", GAMES, ids=lambda p: p.name)
+def test_special_attacks_and_rerolls_are_told_in_words(path: Path) -> None:
+    """Each roll of an ability (the kinds the signed log records) is told with what it is:
+    a special attack names its attacker and target, a Fortunate reroll its dice."""
+    model = model_of(path)
+    log = rebuilt(path)
+    rolls = [s for s in model.steps if s.kind is LogKind.ROLL]
+    assert len(rolls) == len(log.rolls)
+    for step, roll in zip(rolls, log.rolls, strict=True):
+        faces = format_attack_dice(roll.dice)
+        if roll.kind == "special":
+            pattern = rf"[AB]:\S+ makes a special attack on [AB]:\S+: {re.escape(faces)} = \d+ "
+            assert re.fullmatch(pattern + r"damage \(blades miss\)\.", step.words), step.words
+        elif roll.kind == "reroll":
+            dice = "1 die" if len(roll.dice) == 1 else f"{len(roll.dice)} dice"
+            assert re.fullmatch(
+                rf"[AB] rerolls {dice} \(Fortunate\): {re.escape(faces)}\.", step.words
+            ), step.words

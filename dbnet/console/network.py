@@ -14,7 +14,8 @@ in the main thread: neither loop ever blocks the other. They meet in three place
 - ``close`` cancels the game thread, which closes its connection and the replay.
 
 A dropped connection shows as "reconnecting" and the game goes on when the peer
-is back; the screen never waits for the network.
+is back; the screen never waits for the network, and whatever the game thread
+publishes (a lost connection while the person is deciding too) is drawn at once.
 """
 
 from __future__ import annotations
@@ -72,6 +73,7 @@ class NetworkSession:
         self._cancel: trio.CancelScope | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wake = asyncio.Event()
+        self._on_change: Callable[[], None] | None = None  # the screen's redraw
         self.net = make(seat)  # a resumed game tells its story to _on_events at once
         self._view: Game = _placeholder(self.net)
 
@@ -143,6 +145,9 @@ class NetworkSession:
         return False
 
     async def advance(self, changed: Callable[[], None]) -> None:
+        # Kept for _publish: the connection can change while the person decides (and
+        # advance has returned), and the screen must show it at once.
+        self._on_change = changed
         if self._thread is None:
             self._start()
         while True:
@@ -265,7 +270,14 @@ class NetworkSession:
         loop = self._loop
         if loop is not None and not loop.is_closed():
             with suppress(RuntimeError):  # the screen's loop has stopped
-                loop.call_soon_threadsafe(self._wake.set)
+                loop.call_soon_threadsafe(self._woken)
+
+    def _woken(self) -> None:
+        """On the screen's loop: wake ``advance`` and redraw, even while the person is
+        deciding (a lost connection, a reconnection, a note must show at once)."""
+        self._wake.set()
+        if self._on_change is not None:
+            self._on_change()
 
 
 def _placeholder(net: GameSession) -> Game:

@@ -1,15 +1,17 @@
 """Two full-screen clients, host and join, on loopback, each in a real terminal (tmux),
-played by keys against each other through a whole turn."""
+played by keys against each other through a whole turn, surviving a window resize and
+the joiner's death (`dbnet resume`)."""
 
 from __future__ import annotations
 
 import os
 import re
 import shlex
+import signal
 import socket
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -68,7 +70,34 @@ def step(tmux: Tmux, prompt: str) -> bool:
     return False
 
 
+def dbnet_pid(tmux: Tmux) -> int:
+    """The process the pane's shell runs (the dbnet we launched there)."""
+    shell = int(tmux.run("list-panes", "-t", "t", "-F", "#{pane_pid}").split()[0])
+    children = Path(f"/proc/{shell}/task/{shell}/children").read_text().split()
+    assert len(children) == 1, children
+    return int(children[0])
+
+
+def play_until(tmux: Tmux, second: Tmux, done: Callable[[], bool], what: str) -> int:
+    """Both clients answer their own decisions by keys until ``done()``; the keys sent."""
+    deadline = time.monotonic() + GAME_TIMEOUT
+    plays = 0
+    while not done():
+        if time.monotonic() > deadline:
+            raise AssertionError(
+                f"{what} did not happen after {plays} plays;\nhost:\n{tmux.pane()}\n"
+                f"join:\n{second.pane()}"
+            )
+        plays += step(tmux, "A") + step(second, "B")
+        time.sleep(0.1)  # a polling interval: the loop goes on when a pane changes
+    return plays
+
+
 def test_host_and_join_play_a_game_by_keys(tmux: Tmux, second_tmux: Tmux, tmp_path: Path) -> None:
+    """Two real processes on loopback, each full screen in its own terminal: the connection
+    state and the opponent's key fingerprint show; the host's window is resized mid-game;
+    the joiner is killed, the host says it is reconnecting, and `dbnet resume` brings the
+    joiner back into the same game, which goes on to the end of turn 1."""
     port = free_port()
     host_replay, join_replay = tmp_path / "host.dbnr", tmp_path / "join.dbnr"
     launch(
@@ -84,17 +113,49 @@ def test_host_and_join_play_a_game_by_keys(tmux: Tmux, second_tmux: Tmux, tmp_pa
     fingerprint = r"[A-Z2-7]{4}(-[A-Z2-7]{4}){3}"
     wait_until(tmux, rf"\[connected to bob\][\s\S]*B bob {fingerprint}")
     wait_until(second_tmux, rf"\[connected to alice\][\s\S]*A alice {fingerprint}")
-    deadline = time.monotonic() + GAME_TIMEOUT
-    plays = 0
-    while not all(re.search(r"Turn 2|The game is over", t.pane()) for t in (tmux, second_tmux)):
-        if time.monotonic() > deadline:
-            raise AssertionError(
-                f"turn 1 did not end after {plays} plays;\nhost:\n{tmux.pane()}\n"
-                f"join:\n{second_tmux.pane()}"
-            )
-        plays += step(tmux, "A") + step(second_tmux, "B")
-        time.sleep(0.1)  # a polling interval: the loop goes on when a pane changes
+
+    def host_decides() -> bool:  # eight entries in, and the host (A) owes a decision
+        pane = tmux.pane()
+        return (
+            len(load_replay(join_replay).records) >= 8
+            and "Your decision: " in pane
+            and re.search(r"^A> *$", pane, re.MULTILINE) is not None
+        )
+
+    plays = play_until(tmux, second_tmux, host_decides, "a decision of the host's")
+
+    # a resize mid-game: the screen is drawn again for the new size, the game goes on
+    tmux.run("resize-window", "-t", "t", "-x", "120", "-y", "40")
+    pane = wait_until(tmux, r"Conquest now A \d+ B \d+")  # the wide top bar
+    assert len(pane.splitlines()) == 40
+    assert "5 pts A+B" in pane  # the wide board's marks
+    assert "[connected to bob]" in pane
+    tmux.run("resize-window", "-t", "t", "-x", "80", "-y", "24")
+    wait_until(tmux, r"5pt A\+B")
+
+    # the joiner's process dies while the host is deciding: the host's screen says so at
+    # once (no key pressed there) and the host waits for the joiner
+    os.kill(dbnet_pid(second_tmux), signal.SIGKILL)
+    second_tmux.wait_for("EXIT=137")
+    wait_until(tmux, r"\[reconnecting\.\.\.\]")
+    held = len(load_replay(join_replay).records)
+    # `dbnet resume` goes on with the joiner's replay (the killed screen left the terminal
+    # raw: stty sane first)
+    second_tmux.type("stty sane; clear")
+    second_tmux.keys("Enter")
+    launch(
+        second_tmux, tmp_path / "bob", "resume", str(join_replay), f"127.0.0.1:{port}",
+        "--name", "bob",
+    )  # fmt: skip
+    wait_until(tmux, r"\[connected to bob\]")
+    wait_until(second_tmux, rf"\[connected to alice\][\s\S]*A alice {fingerprint}")
+
+    def turn_over() -> bool:
+        return all(re.search(r"Turn 2|The game is over", t.pane()) for t in (tmux, second_tmux))
+
+    plays += play_until(tmux, second_tmux, turn_over, "the end of turn 1")
     assert plays >= 10  # both players decided their spawns and all eight action phases
+    assert len(load_replay(join_replay).records) > held  # the game went on after the resume
     for client in (tmux, second_tmux):
         client.type("quit")
         client.keys("Enter")

@@ -555,7 +555,7 @@ def choice_meaning(game: Game, choice: Choice) -> str:
 
 
 def _target_meaning(game: Game, choice: TargetChoice) -> str:
-    """``B:imp in c3 to c2, B:ogre in d3 to d2``; ``B:imp in c3``; ``c4``."""
+    """``B:imp c3 to c2, B:ogre d3 to d2`` (moves); ``B:imp in c3``; ``c4``."""
     pending = game.pending
     if not isinstance(pending, Decision) or not choice.targets:
         return "no target: the ability does nothing"
@@ -564,7 +564,8 @@ def _target_meaning(game: Game, choice: TargetChoice) -> str:
     kinds = slots(ability, len(choice.targets))
     for kind, value in zip(kinds, choice.targets, strict=True):
         if kind is Slot.CELL and parts and ability.keyword in _MOVES:
-            parts[-1] += f" to {cell_name(value)}"  # the creature before it moves there
+            # the creature before it, moving there: "A:imp c3 to c2"
+            parts[-1] = parts[-1].replace(" in ", " ", 1) + f" to {cell_name(value)}"
         elif kind is Slot.CELL:
             parts.append(cell_name(value))
         else:

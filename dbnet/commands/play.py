@@ -333,7 +333,7 @@ class Session:
 
     def _show(self, name: str) -> None:
         if not name:
-            self.write("show what? e.g. 'show lantern-page' or 'show B:chitter'")
+            self.write("show what? e.g. 'show lantern-page' or 'show B:ashmaw'")
             return
         found = find_minis(self.local, name)
         if not found:

@@ -1,8 +1,11 @@
 """Tab completion of the input line: the legal choices in notation, and the commands.
 
 A choice matches what has been typed when each typed word begins the
-choice's word in the same place (``sp lan e`` matches ``spawn lantern-page#1
-e1``), ignoring case; the completion replaces the whole entry.
+choice's word in the same place (``sp van e`` matches ``spawn
+vanguard-herald#1 e1``), ignoring case; the completion replaces the whole
+entry. Each completion carries what the choice does in words, where its
+notation does not say it plainly (``display_meta``: shown beside it in the
+menu).
 """
 
 from __future__ import annotations

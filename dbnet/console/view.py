@@ -208,7 +208,7 @@ def seat_lines(game: Game, labels: tuple[str, str], width: int) -> list[Line]:
 
 def named_cells(game: Game, words: Iterable[str]) -> list[int]:
     """The cells ``words`` name (``c3``), and the cells of the miniatures they name by
-    handle (``lantern-page#1``, ``ashmaw-brute=3``)."""
+    handle (``vanguard-herald#1``, ``ashmaw-brute=3``)."""
     cells = []
     for word in words:
         cell = parse_cell(word.lower())

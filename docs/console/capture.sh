@@ -2,11 +2,17 @@
 # Regenerate the text captures of the console client in docs/console/.
 #
 # Runs `dbnet play` (full screen, as on any terminal) in a private tmux server
-# (its own socket), plays a repeatable game (--seed 11, no bot pause) by picking
+# (its own socket), plays a repeatable game (--seed 1, no bot pause) by picking
 # the first legal choice with Down and Enter, and saves the panes at 80x24 and
-# at 120x40. Then runs `dbnet replay` on replays/01-greedy-vs-random.dbnr and on
-# a copy with one flipped bit, and saves the viewer's panes. The game's own
-# replay and configuration go to a temporary folder, removed at the end.
+# at 120x40, among them an ability decision (seed 1 is the first seed whose
+# game, played that way, brings A's Rallying Beacon to choose the targets of its
+# Advance 2 with few enough choices for the panel to say what each does). Then
+# runs `dbnet replay` on replays/01-greedy-vs-random.dbnr and on a copy with one
+# flipped bit, and saves the viewer's panes. Last, `dbnet host` and `dbnet join`
+# on loopback, each in a window of its own: the host's screen while connected,
+# then after the joiner's process is killed (reconnecting), then after `dbnet
+# resume` brings it back. The games' replays and configuration go to a
+# temporary folder, removed at the end.
 #
 #   docs/console/capture.sh            (from anywhere; needs tmux and dbnet installed)
 set -euo pipefail
@@ -16,12 +22,16 @@ root="$(cd "$here/../.." && pwd)"
 python="${PYTHON:-python3}"
 socket="dbnet-capture-$$"
 tmux=(tmux -L "$socket" -f /dev/null)
+joiner=(tmux -L "$socket-join" -f /dev/null)
 work="$(mktemp -d)"
 
 cleanup() {
     local path
     path="$("${tmux[@]}" display-message -p '#{socket_path}' 2>/dev/null || true)"
     "${tmux[@]}" kill-server 2>/dev/null || true
+    if [ -n "$path" ]; then rm -f -- "$path"; fi
+    path="$("${joiner[@]}" display-message -p '#{socket_path}' 2>/dev/null || true)"
+    "${joiner[@]}" kill-server 2>/dev/null || true
     if [ -n "$path" ]; then rm -f -- "$path"; fi
     rm -rf -- "$work"
 }
@@ -42,10 +52,12 @@ wait_for() {  # wait_for TEXT: poll the pane until TEXT shows (20 s at most)
 keys() { "${tmux[@]}" send-keys -t cap "$@"; }
 
 # Play the first legal choice, answering yes to "end the phase?", until the
-# top bar shows $1.
+# top bar shows $1 (or, with a second argument "screen", the screen does).
 play_until() {
-    for _ in $(seq 300); do
-        if pane | head -1 | grep -qF -- "$1"; then return 0; fi
+    local where="${2:-top}"
+    for _ in $(seq 400); do
+        if [ "$where" = top ] && pane | head -1 | grep -qF -- "$1"; then return 0; fi
+        if [ "$where" = screen ] && pane | grep -qF -- "$1"; then return 0; fi
         if pane | grep -qF "[y] yes"; then
             keys y
         elif pane | grep -qE '^[AB]> *$'; then
@@ -71,18 +83,29 @@ run() {  # run COMMAND...: a new window of 80x24 running COMMAND in $work
 
 # --- a game against the bot ---------------------------------------------------------
 
-run "$python -m dbnet play --seed 11 --bot-delay 0 --replay game.dbnr"
+run "$python -m dbnet play --seed 1 --bot-delay 0 --replay game.dbnr"
 wait_for "Your decision: A to spawn"
 save local-80x24-start
 
-keys -l "sp mur"
+keys -l "sp vang"
 keys Tab
-wait_for "spawn murmur-wisp#2 e1"
+wait_for "spawn vanguard-herald#2 e1"
 save local-80x24-completion
 keys C-u Escape
 sleep 0.6
 
-play_until "Turn 3, action phase"
+# an ability decision: the targets of a spawn ability, each choice with what it does
+play_until "chooses the targets of" screen
+sleep 0.3
+save local-80x24-ability
+keys -l "target v"
+keys Tab
+sleep 0.5
+save local-80x24-ability-completion
+keys C-u Escape
+sleep 0.6
+
+play_until "Turn 4, action phase"
 sleep 0.3
 save local-80x24
 
@@ -105,7 +128,7 @@ wait_for "Right (or n) steps forward"
 save replay-80x24-start
 
 keys Right Right Right
-wait_for "Step 3 of 120"
+wait_for "Step 3 of "
 save replay-80x24-step
 
 keys -l ":3"
@@ -113,9 +136,21 @@ keys Enter
 wait_for "Turn 3, its first step."
 save replay-80x24-turn
 
-keys -l "#113"
+# the game's last attack roll
+attack="$("$python" - "$root/replays/01-greedy-vs-random.dbnr" <<'EOF'
+import sys
+from pathlib import Path
+
+from dbnet.console.replay_view import ReplayModel
+
+path = Path(sys.argv[1])
+model = ReplayModel.from_bytes(path.read_bytes(), where=str(path))
+print(max(s.number for s in model.steps if " attack di" in s.words))
+EOF
+)"
+keys -l "#$attack"
 keys Enter
-wait_for "Step 113 of 120"
+wait_for "Step $attack of "
 keys F5
 sleep 0.3
 save replay-80x24-attack
@@ -145,3 +180,50 @@ keys End
 wait_for "The replay stops here."
 save replay-80x24-invalid
 keys q
+
+# --- a network game: host and join on loopback ----------------------------------------
+
+sleep 1  # the viewer's window has closed, and the tmux server with it
+port="$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+run "$python -m dbnet host --port $port --name alice --replay host.dbnr"
+wait_for "listening on port"
+"${joiner[@]}" new-session -d -x 80 -y 24 -s cap -c "$work" "bash --norc --noprofile"
+join_keys() { "${joiner[@]}" send-keys -t cap "$@"; }
+join_pane() { "${joiner[@]}" capture-pane -p -t cap; }
+join_cmd="env -u NO_COLOR TERM=xterm-256color DBNET_HOME=$work/bob"
+join_keys -l "$join_cmd $python -m dbnet join 127.0.0.1:$port --name bob --replay join.dbnr"
+join_keys Enter
+wait_for "[connected to bob]"
+# both answer their decisions (the first legal choice) until the host owes one in turn 2
+for _ in $(seq 400); do
+    if pane | head -1 | grep -qF "Turn 2," && pane | grep -qE '^A> *$' &&
+        pane | grep -qF "Your decision: A"; then break; fi
+    if pane | grep -qF "[y] yes"; then
+        keys y
+    elif pane | grep -qE '^A> *$' && pane | grep -qF "Your decision"; then
+        keys Down Enter
+    fi
+    if join_pane | grep -qF "[y] yes"; then
+        join_keys y
+    elif join_pane | grep -qE '^B> *$' && join_pane | grep -qF "Your decision"; then
+        join_keys Down Enter
+    fi
+    sleep 0.15
+done
+sleep 0.3
+save network-80x24-host
+
+shell="$("${joiner[@]}" list-panes -t cap -F '#{pane_pid}')"
+kill -KILL "$(cat "/proc/$shell/task/$shell/children")"
+wait_for "[reconnecting...]"
+sleep 0.3
+save network-80x24-reconnecting
+
+join_keys -l "stty sane; clear; $join_cmd $python -m dbnet resume join.dbnr 127.0.0.1:$port --name bob"
+join_keys Enter
+wait_for "[connected to bob]"
+sleep 0.5
+save network-80x24-resumed
+keys C-q
+wait_for "[y] yes"
+keys y

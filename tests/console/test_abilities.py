@@ -71,6 +71,20 @@ def granted_blade(game: Game) -> bool:
     )
 
 
+def copied_blade(game: Game) -> bool:
+    pending = game.pending
+    return (
+        isinstance(pending, Decision)
+        and pending.kind is DecisionKind.BLADE
+        and any(
+            isinstance(c, BladeChoice)
+            and c.source >= 0
+            and game.minis[c.source].abilities[c.index].keyword != "Hell's Fury"
+            for c in game.legal_choices() or []
+        )
+    )
+
+
 def kind(wanted: DecisionKind) -> Callable[[Game], bool]:
     return lambda game: isinstance(game.pending, Decision) and game.pending.kind is wanted
 
@@ -87,7 +101,8 @@ class Case:
 
 
 def mirror_and_hive() -> GameSetup:
-    """Fortunate is in no default warband: Mirror Court (Cardsharp Fool) against Hive Terror."""
+    """Fortunate and Copy are in no default warband: Mirror Court (Cardsharp Fool, Echo
+    Mimic) against Hive Terror."""
     return example_setup("mirror-court", "hive-terror")
 
 
@@ -96,6 +111,7 @@ CASES = [
     Case("targets", default_setup, TARGET_SEED, few_targets),
     Case("granted blade", default_setup, 20, granted_blade),
     Case("order", default_setup, 26, kind(DecisionKind.ORDER)),
+    Case("copied blade", mirror_and_hive, 7, copied_blade),
     Case("reroll", mirror_and_hive, 7, kind(DecisionKind.REROLL)),
 ]
 
@@ -158,11 +174,15 @@ def test_every_choice_that_needs_it_says_what_it_does(case: Game) -> None:
         return
     assert all(meanings.values()), meanings
     if pending.kind is DecisionKind.BLADE:
-        granted = [c for c in choices if isinstance(c, BladeChoice) and c.source >= 0]
-        for blade in granted:
-            herald = case.minis[blade.source].label
+        given = [c for c in choices if isinstance(c, BladeChoice) and c.source >= 0]
+        for blade in given:
+            source = case.minis[blade.source]
+            printed = source.abilities[blade.index]
             text = meanings[format_choice(case, blade)]
-            assert text == f"Crit 2, granted by {herald}'s Hell's Fury"
+            if printed.keyword == "Hell's Fury":
+                assert text == f"Crit 2, granted by {source.label}'s Hell's Fury"
+            else:
+                assert text == f"copy (Copy) of {source.label}'s {ability_name(printed)}"
     # the line interface shows them above the list of legal choices
     lines = choice_lines(case)
     header = next(i for i, line in enumerate(lines) if line.startswith("Legal choices ("))

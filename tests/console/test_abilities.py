@@ -35,6 +35,7 @@ from dbnet.render import (
     ability_name,
     choice_lines,
     choice_meaning,
+    describe_mini,
     describe_pending,
     pending_help,
     waiting_effects,
@@ -267,3 +268,27 @@ async def _offer_explain_and_play(session: LocalSession) -> None:
         await d.wait_for(lambda: len(session.log) > played, "the play")
         line = session.log[played]
         assert (line.kind, line.notation) == (LogKind.CHOICE, items[0])
+
+
+BLADE_CASES = [c for c in CASES if c.name in ("granted blade", "copied blade")]
+
+
+@pytest.mark.parametrize("case_", BLADE_CASES, ids=[c.name for c in BLADE_CASES])
+def test_a_card_shows_the_abilities_a_creature_has_from_others(
+    case_: Case, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """``show NAME`` on a creature holding a granted or copied blade ability lists it, with
+    where it comes from, after its own abilities."""
+    monkeypatch.setenv("DBNET_HOME", str(tmp_path_factory.mktemp("home")))
+    session = hotseat_at(case_.setup(), case_.seed, case_.wanted)
+    session.close()
+    game = session.game
+    given = [c for c in game.legal_choices() or [] if isinstance(c, BladeChoice) and c.source >= 0]
+    assert given
+    for choice in given:
+        holder, source = game.minis[choice.mini], game.minis[choice.source]
+        card = " ".join(" ".join(describe_mini(game, holder)).split())
+        ability = game.ability_def(choice.source, choice.index)
+        assert f"now also {ability_name(ability)} (blade ability" in card
+        assert explain(ability) in card
+        assert f"{source.label}'s" in card.split("now also", 1)[1]

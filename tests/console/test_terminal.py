@@ -9,11 +9,13 @@ import sys
 import time
 from pathlib import Path
 
+from dbnet.codec import PlayBody
 from dbnet.console.replay_view import ReplayModel
 from dbnet.console.session import LocalSession
 from dbnet.console.view import NARROW_CELL, compact_token
 from dbnet.engine import Player, Zone
 from dbnet.render import short_names
+from dbnet.replay.verify import ReplayVerifier
 
 from .helpers import SEED, bot_session
 from .tmux import Tmux
@@ -127,6 +129,17 @@ def test_a_whole_game_by_keys_leaves_a_replay_that_verifies(tmux: Tmux, tmp_path
     pane = shell(tmux, sys.executable, "-m", "dbnet", "verify", str(path))
     assert "STATUS=0" in pane
     assert re.search(r": complete: [AB] won by victory on turn \d+", pane)
+    # the default warbands' abilities were played by keys too (seed 5: A's Rallying
+    # Beacon activates its Advance 2 and chooses its targets in turn 2)
+    verifier = ReplayVerifier(str(path))
+    verifier.run(path.read_bytes())
+    assert verifier.log is not None
+    mine = [
+        e.body.decision.split()[0]
+        for e in verifier.log.decoded
+        if e.author == Player.A and isinstance(e.body, PlayBody) and e.body.decision
+    ]
+    assert {"activate", "target"} <= set(mine)
 
 
 def test_quitting_mid_game_leaves_a_valid_unfinished_replay(tmux: Tmux, tmp_path: Path) -> None:
@@ -221,10 +234,11 @@ def test_a_replay_stepped_through_in_a_real_terminal(tmux: Tmux) -> None:
 
 
 def test_a_replay_opens_at_a_turn(tmux: Tmux) -> None:
-    open_replay(tmux, str(RECORDED), "--at", "5")
+    turn = recorded_model().turns[-1]  # the last turn: the game has it, whatever it is
+    open_replay(tmux, str(RECORDED), "--at", str(turn))
     pane = tmux.wait_for("Step ")
-    assert ", turn 5: roll " in pane  # turn 5's first step: its initiative roll
-    assert pane.splitlines()[1].startswith(" Turn 5, ")
+    assert f", turn {turn}: roll " in pane  # the turn's first step: its initiative roll
+    assert pane.splitlines()[1].startswith(f" Turn {turn}, ")
     tmux.keys("C-c")
     tmux.wait_for("EXIT=130")
     assert_terminal_usable(tmux)

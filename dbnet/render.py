@@ -513,9 +513,9 @@ def describe_targeting(game: Game, d: Decision) -> str:
     keyword = lookup(ability.keyword)
     if keyword is not None and keyword.number is Number.TARGETS and targeting.number > 1:
         what = f"up to {targeting.number} targets, each {what}"
-        form = f"{form} {form} ..."
+        form = f"{form} ..."
     may = keyword is not None and keyword.may
-    none = ", or 'target none' to use it without effect" if may else ""
+    none = ", or 'target none' for no effect" if may else ""
     return f"{p} chooses the targets of {named}: {what}. Write 'target {form}'{none}."
 
 

@@ -483,8 +483,13 @@ class LocalGame:
             raise IllegalChoiceError(f"no decision is waiting for a person; {text!r} not played")
         game = self.game
         choice = parse_choice(game, text)
-        game.copy().apply(choice)  # raises, saying why, if it is illegal
         notation = format_choice(game, choice)
+        try:
+            game.copy().apply(choice)  # raises, saying why, if it is illegal
+        except IllegalChoiceError as exc:
+            # the engine names the choice by its repr; people wrote it in notation
+            words = str(exc).replace(repr(choice), repr(notation))
+            raise IllegalChoiceError(words) from None
         self.match.step(lambda view: notation)
         return self._take()
 

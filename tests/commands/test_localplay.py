@@ -105,6 +105,11 @@ def test_a_person_is_asked_and_illegal_entries_change_nothing(setup: GameSetup) 
     for bad in ("spawn nobody e1", "move x c3", "", "attack z9"):
         with pytest.raises(DbnetError):
             local.play(bad)
+    # an illegal choice is named as it was written, in notation (not the engine's repr)
+    with pytest.raises(IllegalChoiceError) as illegal:
+        local.play("spawn lantern-page a1")
+    assert str(illegal.value).startswith("'spawn lantern-page a1' is not legal now: ")
+    assert "SpawnChoice(" not in str(illegal.value)
     assert local.game.state_hash() == before
     assert len(local.log) == logged
     assert local.match.records == records

@@ -33,7 +33,6 @@ from dbnet.engine import (
     RerollChoice,
     Stat,
     TargetChoice,
-    Trigger,
     Zone,
     format_choice,
 )
@@ -419,7 +418,7 @@ def _describe_decision(game: Game, d: Decision) -> str:
         )
     if kind is DecisionKind.ORDER:
         waiting = ", ".join(
-            f"{n}. {effect}" for n, effect in enumerate(waiting_effects(game, d.player), 1)
+            f"{n}. {effect}" for n, effect in enumerate(waiting_effects(game, d), 1)
         )
         return (
             f"{p}'s triggered abilities happen together; {p} chooses which resolves next "
@@ -454,14 +453,12 @@ def owned_ability(game: Game, holder: int, source: int, index: int) -> str:
     return f"{owner.label}'s copy (Copy) of {given.label}'s {ability_name(printed)}"
 
 
-def waiting_effects(game: Game, player: Player) -> list[str]:
-    """The triggered abilities of ``player`` waiting to resolve together (900.7a), in the
-    order ``order N`` counts them: ``A:pyreclaw-zealot#1's Detonate``."""
-    frame = game.stack[-1] if game.stack else []
+def waiting_effects(game: Game, decision: Decision) -> list[str]:
+    """The triggered abilities waiting to resolve together (900.7a) that an ORDER decision
+    orders, as ``order N`` counts them: ``A:pyreclaw-zealot#1's Detonate``."""
     return [
-        f"{game.minis[t.mini].label}'s {ability_name(game.ability_def(t.mini, t.index))}"
-        for t in frame
-        if isinstance(t, Trigger) and t.controller is player
+        f"{game.minis[mini].label}'s {ability_name(game.ability_def(mini, index))}"
+        for mini, index in zip(decision.minis, decision.ability, strict=True)
     ]
 
 
@@ -541,7 +538,7 @@ def choice_meaning(game: Game, choice: Choice) -> str:
     if isinstance(choice, OrderChoice):
         pending = game.pending
         if isinstance(pending, Decision):
-            effects = waiting_effects(game, pending.player)
+            effects = waiting_effects(game, pending)
             if 0 <= choice.position < len(effects):
                 return effects[choice.position]
         return ""
@@ -595,13 +592,12 @@ def pending_help(game: Game) -> list[str]:
         source, index = pending.ability
         add(owned_ability(game, pending.minis[0], source, index), game.ability_def(source, index))
     elif pending.kind is DecisionKind.REROLL:
-        holder = game.minis[pending.minis[0]]
-        for i, ability in enumerate(holder.abilities):
-            if ability.keyword == "Fortunate":
-                add(owned_ability(game, holder.id, -1, i), ability)
+        mini, index = pending.ability
+        add(owned_ability(game, mini, -1, index), game.minis[mini].abilities[index])
     else:
-        waiting = [x for x in (game.stack[-1] if game.stack else []) if isinstance(x, Trigger)]
-        waiting = [x for x in waiting if x.controller is pending.player]
+        waiting = list(zip(pending.minis, pending.ability, strict=True))
+        if pending.kind is not DecisionKind.ORDER:
+            waiting = []
         for choice in game.legal_choices() or []:
             if isinstance(choice, BladeChoice):
                 source = choice.mini if choice.source < 0 else choice.source
@@ -611,8 +607,8 @@ def pending_help(game: Game) -> list[str]:
                 ability = game.minis[choice.mini].abilities[choice.index]
                 add(f"{game.minis[choice.mini].label}'s {ability_name(ability)}", ability)
             elif isinstance(choice, OrderChoice) and choice.position < len(waiting):
-                trigger = waiting[choice.position]
-                add(choice_meaning(game, choice), game.ability_def(trigger.mini, trigger.index))
+                mini, index = waiting[choice.position]
+                add(choice_meaning(game, choice), game.ability_def(mini, index))
     out = [DECISION_HELP[pending.kind]]
     for names, ability in about:
         how = ability_heading(ability).partition(" (")[2].rstrip(")")

@@ -54,10 +54,12 @@ class Decision:
     ``cell`` is the cell the decision is about (combat cell, deathblow cell).
     ``minis`` lists the miniatures the decision is about (dying creatures,
     creatures awaiting fate or resolution; for TARGET and REROLL the miniature
-    whose ability it is). ``ability`` names that ability as (source miniature,
-    index): the source is the miniature that prints it (Copy) or grants it
-    (Hell's Fury). For REROLL, ``dice`` are the dice as they stand and
-    ``total`` how many may be rerolled.
+    whose ability it is; for ORDER the miniatures whose effects wait, as ``order N``
+    counts them). ``ability`` names that ability as (source miniature, index): the
+    source is the miniature that prints it (Copy) or grants it (Hell's Fury); for
+    ORDER it holds each waiting effect's ability index, in the order of ``minis``.
+    For REROLL, ``dice`` are the dice as they stand and ``total`` how many may be
+    rerolled.
     """
 
     player: Player

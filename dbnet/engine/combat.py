@@ -194,7 +194,7 @@ class Rolling:
         purpose: Purpose,
         owner: Player,
         count: int,
-        fortunes: list[tuple[int, int]],
+        fortunes: list[tuple[int, int, int]],
         attacker: int = -1,
         target: int = -1,
     ) -> None:
@@ -203,7 +203,7 @@ class Rolling:
         self.count = count  # dice due now (initial roll or rerolls)
         self.stage = Stage.ROLL
         self.dice: list[int] = []
-        self.fortunes = fortunes  # (mini, X) of each Fortunate still to use, in order
+        self.fortunes = fortunes  # (mini, ability index, X) of each Fortunate still to use
         self.rerolling: tuple[int, ...] = ()  # the dice values being rerolled
         self.attacker = attacker  # SPECIAL: the attacking creature; WAIL: the wailer
         self.target = target  # SPECIAL: the target
@@ -221,6 +221,6 @@ class Rolling:
         out = [self.purpose, self.owner, self.count, self.stage, self.attacker, self.target]
         out += [len(self.dice), *self.dice, len(self.rerolling), *self.rerolling]
         out.append(len(self.fortunes))
-        for mini, x in self.fortunes:
-            out += (mini, x)
+        for fortune in self.fortunes:
+            out += fortune
         return out

@@ -768,7 +768,7 @@ class Game:
         """Fortunate: every set of at most X of the dice (as values) to reroll, none first."""
         rolling = self.rolling
         assert rolling is not None
-        limit = rolling.fortunes[0][1]
+        limit = rolling.fortunes[0][2]
         dice = sorted(rolling.dice)
         found: list[tuple[int, ...]] = []
         for size in range(min(limit, len(dice)) + 1):
@@ -1095,6 +1095,10 @@ class Game:
             if self.creatures[m.owner.other][choice.cell] and has_active(self, m, "Defender"):
                 return f"{m.label} has Defender: it can't shift into a cell with enemies"
             return f"{self.active.name} already has four creatures there (802.1c)"
+        pending = self.pending
+        if isinstance(choice, OrderChoice) and isinstance(pending, Decision):
+            waiting = len(pending.minis)
+            return f"{waiting} effects wait; choose one of 'order 1' to 'order {waiting}'"
         if isinstance(choice, AttackChoice) and step is Step.STRIKE:
             if (self.attacked_cells >> choice.cell) & 1 if 0 <= choice.cell < 25 else False:
                 return "that cell has already been attacked this strike (802.2a)"
@@ -1216,13 +1220,14 @@ class Game:
         rolling = self.rolling
         if rolling is not None:
             if rolling.stage is Stage.DECIDE:
-                mini, x = rolling.fortunes[0]
+                mini, index, x = rolling.fortunes[0]
                 return Decision(
                     rolling.owner,
                     DecisionKind.REROLL,
                     cell=self.minis[mini].cell,
                     total=x,
                     minis=(mini,),
+                    ability=(mini, index),
                     dice=tuple(rolling.dice),
                 )
             kind = ChanceKind.REROLL if rolling.stage is Stage.REROLL else None
@@ -1242,10 +1247,12 @@ class Game:
         frame = self._triggers()
         if frame is not None:
             player = self._trigger_player()
+            effects = [frame[i] for i in self._waiting_triggers(player)]
             return Decision(
                 player,
                 DecisionKind.ORDER,
-                minis=tuple(frame[i].mini for i in self._waiting_triggers(player)),
+                minis=tuple(t.mini for t in effects),
+                ability=tuple(t.index for t in effects),
             )
         step = self.step
         if step is Step.ROLL_INITIATIVE:
@@ -1499,17 +1506,17 @@ class Game:
             and is_active(self, self.minis[mini], ability)
         ]
 
-    def _fortunes(self, attackers: Iterable[int]) -> list[tuple[int, int]]:
-        """The Fortunate abilities of the attacking creatures, in order (FAQ: each one
-        rerolls separately)."""
+    def _fortunes(self, attackers: Iterable[int]) -> list[tuple[int, int, int]]:
+        """The Fortunate abilities of the attacking creatures as (mini, index, X), in order
+        (FAQ: each one rerolls separately)."""
         if not self.statics.of("Fortunate"):
             return []
         out = []
         for mini in attackers:
             m = self.minis[mini]
-            for ability in m.abilities:
+            for index, ability in enumerate(m.abilities):
                 if ability.keyword == "Fortunate" and is_active(self, m, ability):
-                    out.append((mini, ability.x or 0))
+                    out.append((mini, index, ability.x or 0))
         return out
 
     def _start_roll(

@@ -366,8 +366,12 @@ def _parse_targets(game: Game, text: str, args: Sequence[str]) -> Choice:
     assert isinstance(pending, Decision)
     ability = game.ability_def(*pending.ability)
     options = _target_options(game)
+    kinds = slots(ability, len(args))
+    for kind, word in zip(kinds, args, strict=True):
+        if kind is Slot.CELL:
+            _cell(word)  # a word that is no cell at all is said to be so, first
     chosen: list[int] = []
-    for position, (kind, word) in enumerate(zip(slots(ability, len(args)), args, strict=True)):
+    for position, (kind, word) in enumerate(zip(kinds, args, strict=True)):
         if kind is Slot.CELL:
             chosen.append(_cell(word))
             continue

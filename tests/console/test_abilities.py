@@ -141,7 +141,7 @@ def words_about(game: Game) -> list[str]:
     if pending.kind is DecisionKind.BLADE:
         return ["to a blade ability: 'blade NAME ABILITY [SOURCE]'"]
     if pending.kind is DecisionKind.ORDER:
-        effects = waiting_effects(game, pending.player)
+        effects = waiting_effects(game, pending)
         assert len(effects) >= 2
         return [f"{n}. {effect}" for n, effect in enumerate(effects, 1)]
     assert pending.kind is DecisionKind.REROLL
@@ -212,7 +212,7 @@ def test_help_explains_the_abilities_in_plain_words(case: Game) -> None:
         abilities += [a for a in holder.abilities if a.keyword == "Fortunate"]
     if pending.kind is DecisionKind.ORDER:
         assert "Simultaneous effects (900.7a)" in paragraphs[0]
-        assert all(effect in text for effect in waiting_effects(case, pending.player))
+        assert all(effect in text for effect in waiting_effects(case, pending))
     for ability in abilities:
         assert ability_name(ability) in text
         assert explain(ability) in text

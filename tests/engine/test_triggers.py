@@ -3,6 +3,8 @@ damage (900.7b) and disruption outside combat (900.3), with Ambush and Charge.""
 
 from __future__ import annotations
 
+import pytest
+
 from dbnet.engine import (
     AbilityDef,
     Aspect,
@@ -28,6 +30,7 @@ from dbnet.engine import (
     parse_choice,
 )
 from dbnet.engine.board import CELL_NAMES
+from dbnet.errors import IllegalChoiceError
 
 
 def pending(game: Game) -> Pending | None:
@@ -74,7 +77,7 @@ def shift_game(b_minis: tuple[MiniatureDef, ...], runner: MiniatureDef = RUNNER)
 def test_a_player_orders_their_own_simultaneous_triggers_900_7a() -> None:
     game = shift_game((ambusher("thorn", 1), ambusher("briar", 2)))
     game.apply(parse_choice(game, "move runner c3"))
-    assert game.pending == Decision(Player.B, DecisionKind.ORDER, minis=(2, 3))
+    assert game.pending == Decision(Player.B, DecisionKind.ORDER, minis=(2, 3), ability=(0, 0))
     assert game.legal_choices() == [OrderChoice(0), OrderChoice(1)]
     assert format_choice(game, OrderChoice(1)) == "order 2"
     game.apply(parse_choice(game, "order 2"))
@@ -131,3 +134,12 @@ def test_the_active_players_triggers_resolve_first_900_7a() -> None:
     assert pending(game) == ChanceRequest(ChanceKind.SPECIAL, 2, owner=Player.B)
     game.roll([1, 4])
     assert (game.minis[2].damage, game.minis[0].damage) == (2, 1)
+
+
+def test_an_order_beyond_the_waiting_effects_says_how_many_wait() -> None:
+    game = shift_game((ambusher("thorn", 1), ambusher("briar", 2)))
+    game.apply(parse_choice(game, "move runner c3"))
+    state = game.state_hash()
+    with pytest.raises(IllegalChoiceError, match="2 effects wait; choose one of 'order 1' to"):
+        game.apply(parse_choice(game, "order 9"))
+    assert game.state_hash() == state

@@ -805,6 +805,12 @@ def run_local(
         session = LocalSession.against_bot(
             setup, bot=bot, side=side, seed=seed, bot_delay=bot_delay, replay=replay
         )
+    return run_session(session)
+
+
+def run_session(session: Session) -> int:
+    """Run the client over ``session`` until it closes; print its closing words (and an
+    internal error's traceback) on the restored terminal; return the exit code."""
     try:
         console = ConsoleApp(session)
     except BaseException:

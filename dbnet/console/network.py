@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import shlex
-import sys
 import threading
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import suppress
@@ -295,18 +294,6 @@ def _placeholder(net: GameSession) -> Game:
 def run_network(make: Callable[[Seat], GameSession], run: Runner, seat: Seat) -> int:
     """Play a network game full screen (see ``NetworkSession``); returns the exit code:
     0 when the screen was closed normally, 1 after an internal error, 130 on Ctrl-C."""
-    from dbnet.console.app import ConsoleApp
+    from dbnet.console.app import run_session
 
-    session = NetworkSession(make, run, seat)
-    try:
-        console = ConsoleApp(session)
-    except BaseException:
-        session.close()
-        raise
-    code = console.run()
-    for line in console.closing_words:
-        print(line)
-    if console.error is not None:
-        print("dbnet: internal error, the game was stopped:", file=sys.stderr)
-        print(console.error, file=sys.stderr, end="")
-    return code
+    return run_session(NetworkSession(make, run, seat))

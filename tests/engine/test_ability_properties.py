@@ -10,11 +10,13 @@ inputs into a fresh game give the same state hashes, input by input.
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dbnet.bots.base import legal_damage_split
+from dbnet.catalog import load_catalog, load_map, load_warband
 from dbnet.engine import (
     SHIFT,
     STRIKE,
@@ -35,11 +37,13 @@ from dbnet.engine import (
     format_choice,
     parse_choice,
 )
+from dbnet.engine.keywords import check_ability
 from dbnet.errors import DbnetError
 
 from .ability_warbands import random_setup
 from .invariants import check_counters, check_stacking, check_zones
 
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "warbands"
 MAX_INPUTS = 3000
 GAMES = 1500  # games in the plain sweep (two turns to win); hypothesis adds its own
 Input = tuple[Choice | None, tuple[int, ...]]
@@ -161,6 +165,35 @@ def replayed(setup: GameSetup, inputs: list[Input]) -> list[bytes]:
             game.apply(choice)
         hashes.append(game.state_hash())
     return hashes
+
+
+def example_setups() -> list[GameSetup]:
+    """Every example ability warband against every other (both seats)."""
+    catalog = load_catalog()
+    warbands = []
+    for path in sorted(EXAMPLES.glob("*.toml")):
+        warband = load_warband(path, catalog)
+        if all(
+            check_ability(a, location=m.is_location) is None
+            for m in warband.minis
+            for a in m.abilities
+        ) and any(m.abilities for m in warband.minis):
+            warbands.append(warband)
+    assert len(warbands) >= 6
+    return [
+        GameSetup(load_map(), (first, second))
+        for first in warbands
+        for second in warbands
+        if first is not second
+    ]
+
+
+def test_games_between_the_example_warbands_hold_every_invariant() -> None:
+    for seed, setup in enumerate(example_setups() * 4):
+        inputs, hashes = play_checked(setup, seed)
+        assert len(inputs) < MAX_INPUTS, f"game {seed} did not finish"
+        if seed % 8 == 0:
+            assert replayed(setup, inputs) == hashes
 
 
 def test_random_ability_games_hold_every_invariant_and_replay_exactly() -> None:

@@ -1,4 +1,5 @@
-"""Property tests with abilities: many random games between random ability warbands.
+"""Property tests with abilities: many random games between random ability warbands,
+and games between every pairing of the example warbands.
 
 After every input: the state's invariants (zones, stacking counts, damage, spawn
 points, turns won), the pending item (a forced decision never waits; every listed

@@ -1,7 +1,7 @@
 """Replay verification against its floor: the Ed25519 signature checks alone.
 
-Plays one long real game (greedy against random, ten turns to win, through the
-signed log like any local game), records it with ``ReplayWriter``, then times
+Plays one long real game (greedy against greedy with the default ability
+warbands, ten turns to win, through the signed log like any local game), records it with ``ReplayWriter``, then times
 ``verify_replay`` on the file and the bare signature checks of the same entries
 (``identity.verify`` over ``signing_message(signed)``), alternately, so that both
 see the same conditions. Times are this process's CPU time (``time.process_time``),
@@ -35,13 +35,13 @@ TARGET_RATIO = 1.5
 
 
 def long_game(seed: int, folder: Path) -> Path:
-    """A whole greedy-against-random game to ten turns, recorded in ``folder``."""
+    """A whole greedy-against-greedy game to ten turns, recorded in ``folder``."""
     setup = GameSetup(
         load_map(), default_warbands(load_catalog()), options=Options(turns_to_win=10)
     )
     bots = {
         Player.A: make_bot("greedy", random.Random(f"{seed}:A")),
-        Player.B: make_bot("random", random.Random(f"{seed}:B")),
+        Player.B: make_bot("greedy", random.Random(f"{seed}:B")),
     }
 
     def choose(view: Game) -> str:

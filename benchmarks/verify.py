@@ -1,13 +1,14 @@
 """Replay verification against its floor: the Ed25519 signature checks alone.
 
 Plays one long real game (greedy against greedy with the default ability
-warbands, ten turns to win, through the signed log like any local game), records it with ``ReplayWriter``, then times
-``verify_replay`` on the file and the bare signature checks of the same entries
-(``identity.verify`` over ``signing_message(signed)``), alternately, so that both
-see the same conditions. Times are this process's CPU time (``time.process_time``),
-so other work on the machine does not count against either. Prints the best
-time of each and their ratio next to the target, and the median ratio of the
-pairs; asserts nothing, since timings depend on the machine.
+warbands, ten turns to win, through the signed log like any local game),
+records it with ``ReplayWriter``, then times ``verify_replay`` on the file and
+the bare signature checks of the same entries (``identity.verify`` over
+``signing_message(signed)``), alternately, so that both see the same
+conditions. Times are this process's CPU time (``time.process_time``), so other
+work on the machine does not count against either. Prints the best time of
+each and their ratio next to the target, and the median ratio of the pairs;
+asserts nothing, since timings depend on the machine.
 
     python benchmarks/verify.py [--replay FILE] [--seed S] [--repeat N]
 """

@@ -39,8 +39,11 @@ def start_game(tmux: Tmux, *args: str, seed: int = SEED) -> None:
 
 
 def shell(tmux: Tmux, *command: str) -> str:
-    """Run ``command`` in the pane's shell (the screen cleared first); the pane after it."""
-    tmux.type(f"clear; {shlex.join(command)}; echo STATUS=$?")
+    """Run ``command`` in the pane's shell (the screen cleared first); the pane after it.
+
+    The typed line spells the marker ``STAT""US=`` so that only the command's own
+    output, never the line being typed, shows ``STATUS=``."""
+    tmux.type(f'clear; {shlex.join(command)}; echo STAT""US=$?')
     tmux.keys("Enter")
     tmux.wait_for("STATUS=")
     return tmux.text()

@@ -490,6 +490,7 @@ class Game:
         return counts
 
     def _spawn_cost(self, m: Mini, counts: list[int]) -> int:
+        itself = 0  # a miniature in the graveyard counts towards its own aspects there
         if m.zone is Zone.GRAVEYARD:
             # Respawn: "as if it were in your reserves", so it does not count for itself.
             respawn = self._respawn(m)
@@ -497,15 +498,13 @@ class Game:
             if self.statics.channels:
                 cost += stat_modifier(self, m, Stat.COST)
             cost = apply_minimum(Stat.COST, cost)
-            for aspect, needed in m.needs:
-                have = counts[aspect] - 1
-                if have < needed:
-                    cost += needed - have
-            return cost
-        cost = self.stat(m, Stat.COST)
+            itself = 1
+        else:
+            cost = self.stat(m, Stat.COST)
         for aspect, needed in m.needs:
-            if counts[aspect] < needed:
-                cost += needed - counts[aspect]
+            have = counts[aspect] - itself
+            if have < needed:
+                cost += needed - have
         return cost
 
     def _respawn(self, m: Mini) -> AbilityDef | None:
@@ -1026,7 +1025,7 @@ class Game:
         if short:
             raise IllegalChoiceError(
                 "Bodyguard: no damage may go to "
-                + ", ".join(self.minis[i].label for i in sorted(choice_others(choice, short)))
+                + ", ".join(self.minis[i].label for i in sorted(_unguarded(choice, short)))
                 + " until "
                 + ", ".join(f"{self.minis[g].label} has {need}" for g, need in short)
                 + " (enough to disrupt or destroy it)"
@@ -2129,7 +2128,7 @@ def _copy_frame(frame: Frame) -> Frame:
     return list(frame)  # type: ignore[return-value]
 
 
-def choice_others(choice: DamageChoice, short: list[tuple[int, int]]) -> list[int]:
+def _unguarded(choice: DamageChoice, short: list[tuple[int, int]]) -> list[int]:
     guards = {g for g, _ in short}
     return [mini for mini, _ in choice.assignments if mini not in guards]
 

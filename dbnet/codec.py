@@ -897,7 +897,16 @@ def decode_entry(signed: bytes) -> Entry:
     return entry
 
 
-_PLAY_KEYS: Final = frozenset({"decision", "links", "anchor", "state"})
+_PLAY_KEY_ORDERS: Final = frozenset(
+    {
+        ("links", "state"),
+        ("decision", "links", "state"),
+        ("links", "anchor", "state"),
+        ("decision", "links", "anchor", "state"),
+    }
+)
+"""The keys a PLAY body may have, in their one allowed order."""
+_PLAY: Final = int(EntryKind.PLAY)
 
 
 def _plain_play(obj: object) -> Entry | None:
@@ -911,27 +920,26 @@ def _plain_play(obj: object) -> Entry | None:
         return None
     version, game_id, seq, author, prev_hash, kind, body = obj
     if (
-        version != PROTOCOL_VERSION
-        or type(version) is not int
-        or kind != EntryKind.PLAY
+        type(version) is not int
+        or version != PROTOCOL_VERSION
         or type(kind) is not int
+        or kind != _PLAY
         or type(seq) is not int
         or not 0 <= seq <= MAX_INT
-        or (author != 0 and author != 1)
         or type(author) is not int
+        or (author != 0 and author != 1)
         or type(game_id) is not bytes
         or len(game_id) != HASH_SIZE
         or type(prev_hash) is not bytes
         or len(prev_hash) != HASH_SIZE
         or type(body) is not dict
-        or not body.keys() <= _PLAY_KEYS
-        or list(body) != [k for k in ("decision", "links", "anchor", "state") if k in body]
+        or tuple(body) not in _PLAY_KEY_ORDERS
     ):
         return None
     decision = body.get("decision")
     anchor = body.get("anchor")
-    links = body.get("links")
-    state = body.get("state")
+    links = body["links"]
+    state = body["state"]
     if (
         ("decision" in body and (type(decision) is not str or len(decision) > MAX_DECISION_LEN))
         or ("anchor" in body and (type(anchor) is not bytes or len(anchor) != HASH_SIZE))

@@ -116,6 +116,11 @@ def link(value: bytes, salt: bytes) -> bytes:
     """
     _check_bytes("chain value", value, LINK_SIZE)
     _check_bytes("chain salt", salt, SALT_SIZE)
+    return _link(value, salt)
+
+
+def _link(value: bytes, salt: bytes) -> bytes:
+    """``link`` without its checks, for callers that made them."""
     return hashlib.blake2b(value, digest_size=LINK_SIZE, person=CHAIN_PERSON, salt=salt).digest()
 
 
@@ -182,7 +187,7 @@ class Chain:
         value = generation_seed(self.secret, g)
         down = [value]
         for _ in range(self.length):
-            value = link(value, self.salt)
+            value = _link(value, self.salt)
             down.append(value)
         down.reverse()
         result = tuple(down)
@@ -261,6 +266,9 @@ class ChainVerifier:
     def _whose(self) -> str:
         return f"player {self.owner}'s " if self.owner else ""
 
+    def _link_name(self, r: int) -> str:
+        return f"{self._whose()}link for roll {r}"
+
     def anchor(self, g: int) -> bytes:
         """The recorded anchor of generation ``g``.
 
@@ -307,32 +315,35 @@ class ChainVerifier:
         Raises:
             DiceError: naming the roll, the player and which condition failed.
         """
+        # the messages are built only on failure: a verifier checks every link of a game
         _check_int("roll index", r, 0, MAX_ROLL_INDEX)
-        where = f"{self._whose()}link for roll {r}"
-        _check_bytes(where, value, LINK_SIZE)
-        if r < self._next_roll:
+        if type(value) is not bytes or len(value) != LINK_SIZE:
+            _check_bytes(self._link_name(r), value, LINK_SIZE)
+        if r != self._next_roll:
+            if r < self._next_roll:
+                raise DiceError(
+                    f"{self._link_name(r)}: already revealed (links come once, in order; next "
+                    f"is roll {self._next_roll})"
+                )
             raise DiceError(
-                f"{where}: already revealed (links come once, in order; next is roll "
-                f"{self._next_roll})"
+                f"{self._link_name(r)}: skips roll {self._next_roll}, whose link must come first"
             )
-        if r > self._next_roll:
-            raise DiceError(f"{where}: skips roll {self._next_roll}, whose link must come first")
         g, p = divmod(r, self.length)
         if p == 0:
             if g >= len(self._anchors):
                 raise DiceError(
-                    f"{where}: the anchor of generation {g} is not known (it must come with the "
-                    f"link for roll {r - 1})"
+                    f"{self._link_name(r)}: the anchor of generation {g} is not known (it must "
+                    f"come with the link for roll {r - 1})"
                 )
             previous = self._anchors[g]
-            what = f"the anchor of generation {g}"
         else:
             previous = self._last_value
-            what = f"the link for roll {r - 1}"
-        if not hmac.compare_digest(link(value, self.salt), previous):
+        if not hmac.compare_digest(_link(value, self.salt), previous):
+            what = f"the anchor of generation {g}" if p == 0 else f"the link for roll {r - 1}"
             raise DiceError(
-                f"{where} (generation {g}, position {p}): {value.hex()} does not hash to {what} "
-                "(tampered, out of order, or from another generation, game or player)"
+                f"{self._link_name(r)} (generation {g}, position {p}): {value.hex()} does not "
+                f"hash to {what} (tampered, out of order, or from another generation, game or "
+                "player)"
             )
         self._next_roll = r + 1
         self._last_value = value
@@ -347,6 +358,11 @@ class ChainVerifier:
 
 
 # --- dice ----------------------------------------------------------------------------
+
+
+_DIE_FACE = bytes(b % 6 + 1 for b in range(256))
+"""A digest byte's die, for ``bytes.translate`` (bytes from ACCEPT_BELOW up are deleted)."""
+_REJECTED = bytes(range(ACCEPT_BELOW, 256))
 
 
 def _field(data: bytes) -> bytes:
@@ -379,6 +395,6 @@ def roll_dice(
     while len(dice) < count:
         h = prefix.copy()
         h.update(_field(ctr.to_bytes(4, "big")))
-        dice.extend(b % 6 + 1 for b in h.digest() if b < ACCEPT_BELOW)
+        dice += h.digest().translate(_DIE_FACE, _REJECTED)
         ctr += 1
     return tuple(dice[:count])

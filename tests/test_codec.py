@@ -710,6 +710,53 @@ def test_random_values_raise_only_decode_error(wire: list[object]) -> None:
     assert codec.encode_entry(decoded) == data  # whatever is accepted is canonical
 
 
+PLAY = int(EntryKind.PLAY)
+odd_values = st.none() | st.booleans() | st.integers(-1, 3) | st.binary(max_size=2) | hashes
+play_wires = st.builds(
+    PlayBody,
+    st.none() | st.text(max_size=5),
+    st.lists(st.tuples(st.integers(0, 3), hashes), max_size=2).map(tuple),
+    st.none() | hashes,
+    hashes,
+).map(lambda body: body.to_wire())
+
+
+@st.composite
+def near_play_entries(draw: st.DrawFn) -> list[object]:
+    """A valid PLAY entry's wire form, then maybe one change that may make it invalid."""
+    body = draw(play_wires)
+    wire: list[object] = [1, h(1), 7, draw(st.integers(0, 1)), h(2), PLAY, body]
+    keys = ["decision", "links", "anchor", "state", "extra"]
+    how = draw(st.sampled_from(["none", "value", "delete", "reorder", "field", "link"]))
+    if how == "value":
+        body[draw(st.sampled_from(keys))] = draw(odd_values)
+    elif how == "delete" and body:
+        del body[draw(st.sampled_from(sorted(body)))]
+    elif how == "reorder":
+        order = draw(st.permutations(list(body)))
+        wire[6] = {k: body[k] for k in order}
+    elif how == "field":
+        wire[draw(st.integers(0, 5))] = draw(odd_values)
+    elif how == "link":
+        body["links"] = [draw(st.lists(odd_values, max_size=3))]
+    return wire
+
+
+@settings(max_examples=1000, deadline=None)
+@given(near_play_entries())
+def test_play_fast_path_accepts_only_what_the_strict_path_accepts(wire: list[object]) -> None:
+    """``_plain_play`` (the verifier's fast path) gives the entry ``Entry.from_wire``
+    gives, for every valid PLAY entry, and None for anything else (a nil decision, a
+    missing key, keys out of order, a bool for an int...)."""
+    fast = codec._plain_play(wire)
+    try:
+        strict = Entry.from_wire(wire)
+    except DecodeError:
+        assert fast is None
+        return
+    assert fast == (strict if strict.kind is EntryKind.PLAY else None)
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.sampled_from(list(EntryKind)), st.integers(0, 10_000), st.integers(0, 255), st.data())
 def test_corrupted_records_raise_only_decode_error(

@@ -184,14 +184,15 @@ class GameLog:
 
     def expected_author(self) -> Player | None:
         """Who writes the next entry (None once the log is closed)."""
-        if self.status is Status.COMPLETE or self.status is Status.CLAIMED:
-            return None
-        if self.status is Status.COSIGN_DUE:
-            assert self.final_author is not None
-            return self.final_author.other
-        if self.status is Status.FINAL_DUE:
-            return self.final_author
-        if self.next_seq == 1:
+        status = self.status
+        if status is not Status.PLAYING:
+            if status is Status.COSIGN_DUE:
+                assert self.final_author is not None
+                return self.final_author.other
+            if status is Status.FINAL_DUE:
+                return self.final_author
+            return None  # complete or claimed
+        if len(self.entries) == 1:
             return Player.B  # the ACCEPT
         pending = self.game.pending
         if isinstance(pending, Decision):
@@ -218,7 +219,7 @@ class GameLog:
         checks them all later, in order, reaches the same verdict faster (one tight
         loop of signature checks runs faster than checks spread between the rules).
         """
-        seq = self.next_seq
+        seq = len(self.entries)
         try:
             signed, entry = codec.decode_signed_entry(record)
         except DbnetError as exc:
@@ -282,34 +283,42 @@ class GameLog:
     def _apply(self, seq: int, entry: Entry, record: bytes) -> None:
         author = PLAYERS[entry.author]
         body = entry.body
-
-        def fail(reason: str) -> InvalidEntryError:
-            return InvalidEntryError(seq, reason, record)
-
         kind = entry.kind
         if kind is EntryKind.CLAIM:  # also while FINAL or COSIGN is withheld
             assert isinstance(body, ClaimBody)
             if body.waiting_for != seq:
-                raise fail(f"the claim waits for entry {body.waiting_for}, but entry {seq} is due")
+                raise InvalidEntryError(
+                    seq,
+                    f"the claim waits for entry {body.waiting_for}, but entry {seq} is due",
+                    record,
+                )
             self.status = Status.CLAIMED
             return
         if self.status is Status.FINAL_DUE and kind is not EntryKind.FINAL:
-            raise fail(f"the game is over: {author.name} must write FINAL, not {kind.name}")
+            raise InvalidEntryError(
+                seq, f"the game is over: {author.name} must write FINAL, not {kind.name}", record
+            )
         if self.status is Status.COSIGN_DUE and kind is not EntryKind.COSIGN:
-            raise fail(f"{author.name} must counter-sign the FINAL entry, not write {kind.name}")
+            raise InvalidEntryError(
+                seq,
+                f"{author.name} must counter-sign the FINAL entry, not write {kind.name}",
+                record,
+            )
         if kind is EntryKind.ACCEPT:
             assert isinstance(body, AcceptBody)
             if seq != 1:
-                raise fail("an ACCEPT must be entry 1")
+                raise InvalidEntryError(seq, "an ACCEPT must be entry 1", record)
             if body.anchor == self.anchors[Player.A]:
-                raise fail("B's chain anchor equals A's (identical anchors are refused)")
+                raise InvalidEntryError(
+                    seq, "B's chain anchor equals A's (identical anchors are refused)", record
+                )
             salt = dice.chain_salt(self.game_id, self.keys[Player.B])
             self.anchors.append(body.anchor)
             self.chains[Player.B] = dice.ChainVerifier(salt, self.chain_length, body.anchor)
             self._play(seq, author, None, EntryLinks(body.links, None, self.chain_length), record)
             self._check_state(seq, body.state, record)
         elif seq == 1:
-            raise fail(f"entry 1 must be B's ACCEPT, not {kind.name}")
+            raise InvalidEntryError(seq, f"entry 1 must be B's ACCEPT, not {kind.name}", record)
         elif kind is EntryKind.PLAY:
             assert isinstance(body, PlayBody)
             links: LinkSource = NO_LINKS
@@ -330,13 +339,17 @@ class GameLog:
         elif kind is EntryKind.COSIGN:
             assert isinstance(body, CosignBody)
             if body.head != self.head:
-                raise fail("the counter-signature is not over the FINAL entry's hash")
+                raise InvalidEntryError(
+                    seq, "the counter-signature is not over the FINAL entry's hash", record
+                )
             if body.winner != self.game.winner:
-                raise fail("the counter-signed winner differs from the game's")
+                raise InvalidEntryError(
+                    seq, "the counter-signed winner differs from the game's", record
+                )
             self.status = Status.COMPLETE
             return
         else:
-            raise fail(f"an entry of kind {kind.name} cannot appear here")
+            raise InvalidEntryError(seq, f"an entry of kind {kind.name} cannot appear here", record)
         if self.game.is_over:
             self.status = Status.FINAL_DUE
             self.final_author = author

@@ -299,6 +299,9 @@ class Game:
         )
         """Each player's miniature ids by handle (fixed for the game: shared by copies)."""
         self._setup_digest = hashlib.sha256(setup_bytes(setup)).digest()
+        self.mini_words: list[int] = [w for m in self.minis for w in _MINI_FIELDS(m)]
+        """Every miniature's hashed fields (zone, cell, damage, moved), in id order: kept in
+        step by each write (``_sync``) so that the state hash reads them in one go."""
         # creature counts per player per cell, and the location in each cell (-1: none)
         self.creatures: list[list[int]] = [[0] * board.CELL_COUNT, [0] * board.CELL_COUNT]
         self.location_at: list[int] = [-1] * board.CELL_COUNT
@@ -352,6 +355,7 @@ class Game:
         ):  # fmt: skip
             setattr(other, name, getattr(self, name))
         other.minis = [m.clone() for m in self.minis]
+        other.mini_words = list(self.mini_words)
         other.creatures = [list(self.creatures[0]), list(self.creatures[1])]
         other.location_at = list(self.location_at)
         other.turns_won = list(self.turns_won)
@@ -379,8 +383,7 @@ class Game:
             0 if self.end_reason is None else (1 if self.end_reason is EndReason.VICTORY else 2),
             len(self.minis),
         ]  # fmt: skip
-        for fields in map(_MINI_FIELDS, self.minis):
-            out += fields
+        out += self.mini_words
         if self.combat is None:
             out.append(0)
         else:
@@ -1144,6 +1147,7 @@ class Game:
                 assert isinstance(choice, MoveChoice)
                 m = self.minis[choice.mini]
                 m.moved = True
+                self._sync(m)
                 self._move(m, choice.cell)
         elif kind is DecisionKind.STRIKE:
             if isinstance(choice, Done):
@@ -1677,6 +1681,7 @@ class Game:
         or in combat step 5 during a combat."""
         if amount > 0 and m.cell >= 0 and m.defn.is_creature:
             m.damage += amount
+            self._sync(m)
             self.damaged_outside_combat = self.combat is None
 
     def deal_to_each(self, victims: Sequence[Mini], amount: int, by: Player) -> None:
@@ -1785,6 +1790,7 @@ class Game:
         self._clear_damage()  # 802.2i
         for m in self.minis:
             m.moved = False
+        self.mini_words[3::4] = [0] * len(self.minis)
         self.mode = Mode.NONE
         self.attacked_cells = 0
         if self.action_index < 3:
@@ -1820,6 +1826,7 @@ class Game:
     def _clear_damage(self) -> None:
         for m in self.minis:
             m.damage = 0
+        self.mini_words[2::4] = [0] * len(self.minis)
         self.no_disrupt = []  # Relentless holds as long as the damage it dealt (802.2h)
 
     # --- zones and movement ------------------------------------------------------
@@ -1840,6 +1847,12 @@ class Game:
                 self.location_at[cell] = m.id
         else:
             m.damage = 0
+        self._sync(m)
+
+    def _sync(self, m: Mini) -> None:
+        """Copy ``m``'s hashed fields into ``mini_words``: after every write to them."""
+        i = 4 * m.id
+        self.mini_words[i : i + 4] = _MINI_FIELDS(m)
 
     def _emit(self, kind: EventKind, mini: int = -1, cell: int = -1) -> None:
         if self.statics.by_event[kind]:
@@ -1891,6 +1904,7 @@ class Game:
     def _disrupt(self, m: Mini, cell: int) -> None:
         self._place(m, Zone.DREAMSCAPE, cell)
         m.damage = 0  # 802.2f, combat step 8
+        self._sync(m)
         if self.combat is not None:
             self.combat.removed.append(m.id)
         self._emit(EventKind.DISRUPTED, m.id, cell)
@@ -1972,6 +1986,7 @@ class Game:
         combat = self._combat()
         for mini, amount in assignments:
             self.minis[mini].damage += amount
+            self._sync(self.minis[mini])
             if combat.relentless:
                 self.no_disrupt.append(mini)
         combat.damage_total = 0

@@ -90,6 +90,7 @@ def game_at(setup: GameSetup, position: Position, *, allow_unimplemented: bool =
         game._place(m, place.zone, place.cell)
         m.damage = place.damage
         m.moved = place.moved
+        game._sync(m)
     _check_stacking(game)
 
     game.turn = p.turn

@@ -190,6 +190,8 @@ def check_stacking(game: Game) -> None:
             assert locations[m.cell] == -1, f"two locations in {cell_name(m.cell)}"
             locations[m.cell] = m.id
     assert list(game.location_at) == locations, "engine location index disagrees"
+    hashed = [w for m in game.minis for w in (m.zone, m.cell, m.damage, m.moved)]
+    assert game.mini_words == hashed, "the hashed miniature fields disagree with the miniatures"
 
 
 def check_damage(game: Game) -> None:

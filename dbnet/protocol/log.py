@@ -62,13 +62,18 @@ class UncheckedSignature(NamedTuple):
     signed: SignedEntry
     record: bytes
 
+    def valid(self) -> bool:
+        """Whether the author's key signed the entry's exact bytes."""
+        return verify(self.key, self.signed.signature, codec.signing_message(self.signed.signed))
+
+    def problem(self) -> str:
+        """Why an invalid signature is refused."""
+        return f"bad signature: not signed by {self.author.name}'s key"
+
     def check(self) -> None:
-        """Raise InvalidEntryError unless the author's key signed the entry's exact bytes."""
-        message = codec.signing_message(self.signed.signed)
-        if not verify(self.key, self.signed.signature, message):
-            raise InvalidEntryError(
-                self.seq, f"bad signature: not signed by {self.author.name}'s key", self.record
-            )
+        """Raise InvalidEntryError unless the signature is valid."""
+        if not self.valid():
+            raise InvalidEntryError(self.seq, self.problem(), self.record)
 
 
 class Status(enum.Enum):

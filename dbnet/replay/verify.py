@@ -200,8 +200,10 @@ class ReplayVerifier:
         self.log: GameLog | None = None
         self.records = 0
         """Records accepted so far (the header counts)."""
-        self._unchecked: list[tuple[int, int, UncheckedSignature]] = []
-        """Signatures of accepted records still to check, with their record and offset."""
+        self._unchecked: list[UncheckedSignature] = []
+        """Signatures of accepted records still to check (entry ``seq`` is record ``seq + 1``)."""
+        self._offsets: list[int] = []
+        """The byte offset of every record checked, by record index."""
 
     def copy(self) -> ReplayVerifier:
         twin = ReplayVerifier(self.where)
@@ -209,6 +211,7 @@ class ReplayVerifier:
         twin.records = self.records
         twin.log = None if self.log is None else _copy_log(self.log)
         twin._unchecked = list(self._unchecked)
+        twin._offsets = list(self._offsets)
         return twin
 
     def run(self, data: bytes, offset: int = 0) -> Verdict:
@@ -234,11 +237,12 @@ class ReplayVerifier:
         comes before any later problem and after any earlier one, as if checked there.
         """
         unchecked, self._unchecked = self._unchecked, []
-        for index, record_offset, signature in unchecked:
-            try:
-                signature.check()
-            except InvalidEntryError as exc:
-                return self._invalid(index, record_offset, exc.reason, seq=exc.seq)
+        for signature in unchecked:
+            if not signature.valid():
+                record = signature.seq + 1
+                return self._invalid(
+                    record, self._offsets[record], signature.problem(), seq=signature.seq
+                )
         return None
 
     def add(self, record: bytes) -> None:
@@ -252,7 +256,7 @@ class ReplayVerifier:
             self._add(record, -1)
         finally:
             unchecked, self._unchecked = self._unchecked, []
-            for _, _, signature in unchecked:
+            for signature in unchecked:
                 signature.check()  # a bad signature comes before any problem found after it
 
     def _add(self, record: bytes, record_offset: int) -> None:
@@ -263,6 +267,7 @@ class ReplayVerifier:
             InvalidEntryError: the entry is invalid.
         """
         index = self.records
+        self._offsets.append(record_offset)
         if index == 0:
             self.header = decode_header(record, where=self.where)
         elif index == 1:
@@ -272,12 +277,8 @@ class ReplayVerifier:
             self.log = log
         else:
             assert self.log is not None
-            unchecked: list[UncheckedSignature] = []
-            try:
-                self.log.append(record, atomic=False, unchecked=unchecked)
-            finally:  # a record that fails after its signature's place still has it checked
-                for check in unchecked:
-                    self._unchecked.append((index, record_offset, check))
+            # a record that fails after its signature's place still has it queued
+            self.log.append(record, atomic=False, unchecked=self._unchecked)
         self.records = index + 1
 
     def _check_header(self, log: GameLog) -> None:

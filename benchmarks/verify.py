@@ -1,7 +1,8 @@
 """Replay verification against its floor: the Ed25519 signature checks alone.
 
 Plays one long real game (greedy against greedy with the default ability
-warbands, ten turns to win, through the signed log like any local game),
+warbands, ten turns to win, through the signed log like any local game; keys,
+chain secrets and bots all derive from ``--seed``, so every run plays the same game),
 records it with ``ReplayWriter``, then times ``verify_replay`` on the file and
 the bare signature checks of the same entries (``identity.verify`` over
 ``signing_message(signed)``), alternately, so that both see the same
@@ -16,6 +17,7 @@ asserts nothing, since timings depend on the machine.
 from __future__ import annotations
 
 import argparse
+import datetime
 import random
 import tempfile
 import time
@@ -25,14 +27,14 @@ from pathlib import Path
 from dbnet import codec
 from dbnet.bots import make_bot
 from dbnet.catalog import default_warbands, load_catalog, load_map
-from dbnet.codec import ReplayHeader
-from dbnet.engine import Decision, Game, GameSetup, Options, Player, format_choice
-from dbnet.identity import Identity, verify
-from dbnet.protocol.local import LocalMatch
+from dbnet.engine import GameSetup, Options
+from dbnet.identity import verify
+from dbnet.localplay import Match, MatchKeys, bot_chooser, replay_header
 from dbnet.replay.file import ReplayWriter, load_bytes, read_replay
 from dbnet.replay.verify import verify_replay
 
 TARGET_RATIO = 1.5
+CREATED = datetime.datetime(2026, 1, 1, 12, 0, tzinfo=datetime.UTC)
 
 
 def long_game(seed: int, folder: Path) -> Path:
@@ -40,25 +42,18 @@ def long_game(seed: int, folder: Path) -> Path:
     setup = GameSetup(
         load_map(), default_warbands(load_catalog()), options=Options(turns_to_win=10)
     )
-    bots = {
-        Player.A: make_bot("greedy", random.Random(f"{seed}:A")),
-        Player.B: make_bot("greedy", random.Random(f"{seed}:B")),
-    }
-
-    def choose(view: Game) -> str:
-        pending = view.pending
-        assert isinstance(pending, Decision)
-        return format_choice(view, bots[pending.player].choose(view))
-
-    match = LocalMatch(setup, (Identity.generate(), Identity.generate()))
-    while not match.is_closed:
-        match.step(choose)
-    log = match.peers[Player.A].log
-    header = ReplayHeader(rules=log.rules, game_id=log.game_id, keys=log.keys, created="benchmark")
+    choose = bot_chooser(
+        (
+            make_bot("greedy", random.Random(f"{seed}:A")),
+            make_bot("greedy", random.Random(f"{seed}:B")),
+        )
+    )
+    keys = MatchKeys.from_seed(f"dbnet-benchmark:{seed}".encode())  # the same game every run
     path = folder / "long.dbnr"
-    with ReplayWriter.create(path, header) as writer:
-        for record in match.records:
-            writer.append(record)
+    with ReplayWriter.create(path, replay_header(keys, setup, CREATED)) as writer:
+        match = Match(setup, keys, on_record=writer.append)
+        while not match.is_closed:
+            match.step(choose)
     return path
 
 

@@ -880,13 +880,14 @@ def decode_entry(signed: bytes) -> Entry:
     # order of every map's keys, and the bytes must be the shortest encoding of the
     # value, so they are the entry's one canonical encoding and nothing else can hide.
     if len(signed) <= MAX_ENTRY_SIZE:
-        # The common case first, without the strict decoder's hooks: a PLAY entry whose
-        # bytes re-encode exactly (so no duplicate key or extension hid in them).
+        # A valid entry first, without the strict decoder's hooks: one whose bytes
+        # re-encode exactly (so no duplicate key hid in them) and whose values all have
+        # the exact types ``from_wire`` requires (so no extension or float either).
         try:
             quick = msgpack.unpackb(signed, raw=False, strict_map_key=True, use_list=True)
+            entry = _plain_play(quick) or Entry.from_wire(quick)
         except Exception:  # any failure: the strict decoder below says what was wrong
-            quick = None
-        entry = _plain_play(quick)
+            entry = None
         if entry is not None and encode(quick) == signed:
             return entry
     obj = _unpack(signed, MAX_ENTRY_SIZE, "entry")

@@ -283,7 +283,7 @@ class Game:
             check_warband_size(f"warband {warband.name!r}", warband.minis)
             for defn, handle in zip(warband.minis, make_handles(warband.minis), strict=True):
                 abilities = playable_abilities(defn)
-                if not allow_unimplemented:
+                if not allow_unimplemented and any(a is INERT for a in abilities):
                     for ability in defn.abilities:
                         problem = check_ability(ability, location=defn.is_location)
                         if problem:

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import json
 import struct
+import sys
+from array import array
+from collections.abc import Iterable
 
 from dbnet.engine.model import AbilityDef, GameSetup, MiniatureDef
 
@@ -54,3 +57,18 @@ def setup_bytes(setup: GameSetup) -> bytes:
 
 def pack_ints(ints: list[int]) -> bytes:
     return struct.pack(f"<{len(ints)}q", *ints)
+
+
+def int_words(ints: Iterable[int]) -> array[int]:
+    """Signed 64-bit integers in an array, whose bytes ``words_bytes`` gives."""
+    return array("q", ints)
+
+
+def words_bytes(words: array[int]) -> array[int]:
+    """``words`` as little-endian bytes, like ``pack_ints``: the array itself where that
+    is the machine's order, else a byte-swapped copy."""
+    if sys.byteorder == "little":
+        return words
+    swapped = words[:]
+    swapped.byteswap()
+    return swapped

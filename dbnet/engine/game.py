@@ -49,7 +49,7 @@ from dbnet.engine.abilities import (
     stat_modifier,
     triggers,
 )
-from dbnet.engine.canonical import pack_ints, setup_bytes
+from dbnet.engine.canonical import int_words, pack_ints, setup_bytes, words_bytes
 from dbnet.engine.choices import (
     DONE,
     SHIFT,
@@ -299,7 +299,7 @@ class Game:
         )
         """Each player's miniature ids by handle (fixed for the game: shared by copies)."""
         self._setup_digest = hashlib.sha256(setup_bytes(setup)).digest()
-        self.mini_words: list[int] = [w for m in self.minis for w in _MINI_FIELDS(m)]
+        self.mini_words = int_words(w for m in self.minis for w in _MINI_FIELDS(m))
         """Every miniature's hashed fields (zone, cell, damage, moved), in id order: kept in
         step by each write (``_sync``) so that the state hash reads them in one go."""
         # creature counts per player per cell, and the location in each cell (-1: none)
@@ -355,7 +355,7 @@ class Game:
         ):  # fmt: skip
             setattr(other, name, getattr(self, name))
         other.minis = [m.clone() for m in self.minis]
-        other.mini_words = list(self.mini_words)
+        other.mini_words = self.mini_words[:]
         other.creatures = [list(self.creatures[0]), list(self.creatures[1])]
         other.location_at = list(self.location_at)
         other.turns_won = list(self.turns_won)
@@ -373,7 +373,20 @@ class Game:
 
     def encode(self) -> list[int]:
         """The whole state as a flat list of ints (the canonical encoding, see docs)."""
-        out = [
+        return [*self._encode_head(), *self.mini_words, *self._encode_tail()]
+
+    def state_hash(self) -> bytes:
+        """SHA-256 over the setup digest and the canonical state encoding (``encode``),
+        the miniatures' fields straight from their array."""
+        hasher = hashlib.sha256(self._setup_digest)
+        hasher.update(pack_ints(self._encode_head()))
+        hasher.update(words_bytes(self.mini_words))
+        hasher.update(pack_ints(self._encode_tail()))
+        return hasher.digest()
+
+    def _encode_head(self) -> list[int]:
+        """The encoding up to the miniatures' fields."""
+        return [
             HASH_VERSION, self.turn, self.phase, self.step, *self.turns_won, *self.bonus,
             *self.kills, *self.initiative, len(self.reroll), *self.reroll,
             int(self.had_one_last_turn), int(self.skip_spawn), self.first, self.active,
@@ -383,7 +396,10 @@ class Game:
             0 if self.end_reason is None else (1 if self.end_reason is EndReason.VICTORY else 2),
             len(self.minis),
         ]  # fmt: skip
-        out += self.mini_words
+
+    def _encode_tail(self) -> list[int]:
+        """The encoding after the miniatures' fields."""
+        out = []
         if self.combat is None:
             out.append(0)
         else:
@@ -415,12 +431,6 @@ class Game:
             out += [1, choosing.holder, choosing.source, choosing.index, choosing.controller,
                     choosing.number, choosing.context]  # fmt: skip
         return out
-
-    def state_hash(self) -> bytes:
-        """SHA-256 over the setup digest and the canonical state encoding."""
-        hasher = hashlib.sha256(self._setup_digest)
-        hasher.update(pack_ints(self.encode()))
-        return hasher.digest()
 
     # --- queries ------------------------------------------------------------
 
@@ -1790,7 +1800,7 @@ class Game:
         self._clear_damage()  # 802.2i
         for m in self.minis:
             m.moved = False
-        self.mini_words[3::4] = [0] * len(self.minis)
+        self.mini_words[3::4] = int_words([0] * len(self.minis))
         self.mode = Mode.NONE
         self.attacked_cells = 0
         if self.action_index < 3:
@@ -1826,7 +1836,7 @@ class Game:
     def _clear_damage(self) -> None:
         for m in self.minis:
             m.damage = 0
-        self.mini_words[2::4] = [0] * len(self.minis)
+        self.mini_words[2::4] = int_words([0] * len(self.minis))
         self.no_disrupt = []  # Relentless holds as long as the damage it dealt (802.2h)
 
     # --- zones and movement ------------------------------------------------------
@@ -1852,7 +1862,7 @@ class Game:
     def _sync(self, m: Mini) -> None:
         """Copy ``m``'s hashed fields into ``mini_words``: after every write to them."""
         i = 4 * m.id
-        self.mini_words[i : i + 4] = _MINI_FIELDS(m)
+        self.mini_words[i : i + 4] = int_words(_MINI_FIELDS(m))
 
     def _emit(self, kind: EventKind, mini: int = -1, cell: int = -1) -> None:
         if self.statics.by_event[kind]:

@@ -14,7 +14,9 @@ tests check that the engine rejects each and changes nothing.
 
 from __future__ import annotations
 
+import hashlib
 import random
+import struct
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -190,8 +192,16 @@ def check_stacking(game: Game) -> None:
             assert locations[m.cell] == -1, f"two locations in {cell_name(m.cell)}"
             locations[m.cell] = m.id
     assert list(game.location_at) == locations, "engine location index disagrees"
+
+
+def check_hash(game: Game) -> None:
+    """The state hash is SHA-256 over the setup digest and the packed encoding
+    (docs/state-hash.md), and the engine's copy of the miniatures' hashed fields is theirs."""
     hashed = [w for m in game.minis for w in (m.zone, m.cell, m.damage, m.moved)]
-    assert game.mini_words == hashed, "the hashed miniature fields disagree with the miniatures"
+    assert list(game.mini_words) == hashed, "the hashed fields disagree with the miniatures"
+    encoding = game.encode()
+    packed = struct.pack(f"<{len(encoding)}q", *encoding)
+    assert game.state_hash() == hashlib.sha256(game._setup_digest + packed).digest()
 
 
 def check_damage(game: Game) -> None:
@@ -258,6 +268,7 @@ def check_state(game: Game) -> None:
     check_damage(game)
     check_counters(game)
     check_pending(game)
+    check_hash(game)
 
 
 def _cells_where(game: Game, player: Player) -> set[int]:

@@ -1861,8 +1861,8 @@ class Game:
 
     def _sync(self, m: Mini) -> None:
         """Copy ``m``'s hashed fields into ``mini_words``: after every write to them."""
-        i = 4 * m.id
-        self.mini_words[i : i + 4] = int_words(_MINI_FIELDS(m))
+        words, i = self.mini_words, 4 * m.id
+        words[i], words[i + 1], words[i + 2], words[i + 3] = m.zone, m.cell, m.damage, m.moved
 
     def _emit(self, kind: EventKind, mini: int = -1, cell: int = -1) -> None:
         if self.statics.by_event[kind]:

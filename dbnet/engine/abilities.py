@@ -210,15 +210,13 @@ def stat_modifier(game: Game, m: Mini, stat: Stat) -> int:
         return 0
     for source_id, ability, whose, sign in statics.auras[stat]:
         source = game.minis[source_id]
-        if not is_active(game, source, ability) or not matches(ability.modifier, m.defn):
-            continue
         if ability.modifier == "Self":
-            if source is m:
-                total += sign * (ability.x or 0)
+            reaches = source is m
         elif whose == "ally":
-            if source is not m and source.owner is m.owner and near(source.cell, m.cell):
-                total += sign * (ability.x or 0)
-        elif source.owner is not m.owner and source.cell == m.cell:
+            reaches = source is not m and source.owner is m.owner and near(m.cell, source.cell)
+        else:
+            reaches = source.owner is not m.owner and source.cell == m.cell
+        if reaches and is_active(game, source, ability) and matches(ability.modifier, m.defn):
             total += sign * (ability.x or 0)
     for ability in statics.self_stats.get(m.id, ()):
         if not is_active(game, m, ability):

@@ -708,22 +708,19 @@ class Game:
     def _reinforce_cells(self, m: Mini, kind: str | None, taken: list[int]) -> list[int]:
         """Reinforce [type]: any cell with an ally of that type (a creature: FAQ), within the
         stacking limit."""
+        allies = 0  # bitmask of the cells with such an ally
+        for a in self.minis:
+            if a.cell >= 0 and a.owner is m.owner and a.is_creature and matches(kind, a.defn):
+                allies |= 1 << a.cell
         mine = self.creatures[m.owner]
-        out = []
-        for cell in range(board.CELL_COUNT):
-            if (
-                cell in taken
-                or mine[cell] >= CREATURES_PER_PLAYER_PER_CELL
-                or self.spawned_into[cell] >= CREATURES_PER_PLAYER_PER_CELL
-            ):
-                continue
-            if any(
-                a.cell == cell and a.owner is m.owner and a.is_creature
-                and matches(kind, a.defn)
-                for a in self.minis
-            ):  # fmt: skip
-                out.append(cell)
-        return out
+        return [
+            cell
+            for cell in range(board.CELL_COUNT)
+            if (allies >> cell) & 1
+            and cell not in taken
+            and mine[cell] < CREATURES_PER_PLAYER_PER_CELL
+            and self.spawned_into[cell] < CREATURES_PER_PLAYER_PER_CELL
+        ]
 
     def _move_choices(self) -> list[Choice]:
         out: list[Choice] = []
@@ -847,15 +844,8 @@ class Game:
     def _empty_cells_for(self, disrupter: Player) -> list[int]:
         """Cells a disrupted enemy may go to: no miniature at all, not the disrupter's portal."""
         portal = board.PORTAL[disrupter]
-        occupied = 0
-        for m in self.minis:
-            if m.cell >= 0:
-                occupied |= 1 << m.cell
-        return [
-            cell
-            for cell in range(board.CELL_COUNT)
-            if not (occupied >> cell) & 1 and cell != portal
-        ]
+        occupied = {m.cell for m in self.minis}
+        return [cell for cell in range(board.CELL_COUNT) if cell not in occupied and cell != portal]
 
     def _dying_in(self, cell: int) -> tuple[int, ...]:
         combat = self._combat()
@@ -1939,7 +1929,7 @@ class Game:
         """Step 3: blades then go to blade abilities one at a time."""
         combat = self._combat()
         combat.damage_total = dice_damage(dice)
-        combat.blades = sum(1 for v in dice if v == BLADE_VALUE)
+        combat.blades = dice.count(BLADE_VALUE)
         self.step = Step.BLADE  # _advance ends it at once when no blade ability can take one
 
     def _assign_blade(self, holder: int, source: int, index: int) -> None:
@@ -1968,12 +1958,14 @@ class Game:
         combat.damage_total = total
         combat.relentless = relentless
         targets = self._damage_targets(owner, cell)
-        guards = self.bodyguards(targets)
         if total <= 0 or not targets:
             self._deal_damage(())
-        elif len(targets) == 1:
+            return
+        if len(targets) == 1:
             self._deal_damage(((targets[0], total),))
-        elif (
+            return
+        guards = self.bodyguards(targets)
+        if (
             len(guards) == 1
             and total <= self.bodyguard_need(guards[0]) - self.minis[guards[0]].damage
         ):
@@ -2149,7 +2141,9 @@ def _unguarded(choice: DamageChoice, short: list[tuple[int, int]]) -> list[int]:
 def _check_field_types(choice: Choice) -> None:
     """Fields are ints (bools only for ``destroy``): ``True == 1`` must not pass for a miniature."""
     for name in getattr(type(choice), "__slots__", ()):
-        _check_value(choice, name, getattr(choice, name))
+        value = getattr(choice, name)
+        if type(value) is not int or name == "destroy":  # a plain int is right but for destroy
+            _check_value(choice, name, value)
 
 
 def _check_value(choice: Choice, name: str, value: object) -> None:

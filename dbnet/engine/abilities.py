@@ -116,12 +116,24 @@ def near(a: int, b: int) -> bool:
 class Statics:
     """A game's abilities, indexed by what they do (built once per game)."""
 
-    __slots__ = ("auras", "by_event", "channels", "keywords", "self_stats", "triggered")
+    __slots__ = (
+        "auras",
+        "by_event",
+        "channels",
+        "keywords",
+        "self_stats",
+        "spawn_abilities",
+        "triggered",
+    )
 
     def __init__(self, minis: Sequence[Mini]) -> None:
-        self.auras: list[tuple[int, AbilityDef, Stat, str, int]] = []
-        self.self_stats: list[tuple[int, AbilityDef]] = []
+        self.auras: tuple[list[tuple[int, AbilityDef, str, int]], ...] = tuple([] for _ in Stat)
+        """The auras by the stat they change: (mini, ability, whose, sign), in mini order."""
+        self.self_stats: dict[int, list[AbilityDef]] = {}
+        """Each miniature's abilities that change its own stats, by its id."""
         self.channels: list[tuple[int, AbilityDef]] = []
+        self.spawn_abilities: list[tuple[int, int, AbilityDef]] = []
+        """The spawn abilities (801.8) as (mini, index, ability), in mini order."""
         self.triggered: list[tuple[int, int, AbilityDef]] = []
         self.keywords: dict[str, list[tuple[int, int, AbilityDef]]] = {}
         """Every printed ability by keyword: (mini, index, ability), in mini order."""
@@ -130,11 +142,14 @@ class Statics:
                 keyword = ability.keyword
                 self.keywords.setdefault(keyword, []).append((m.id, index, ability))
                 if keyword in _AURAS:
-                    self.auras.append((m.id, ability, *_AURAS[keyword]))
+                    stat, whose, sign = _AURAS[keyword]
+                    self.auras[stat].append((m.id, ability, whose, sign))
                 elif keyword in _SELF_STATS:
-                    self.self_stats.append((m.id, ability))
+                    self.self_stats.setdefault(m.id, []).append(ability)
                 elif keyword == "Channel":
                     self.channels.append((m.id, ability))
+                if ability.activation is Activation.SPAWN:
+                    self.spawn_abilities.append((m.id, index, ability))
                 spec = lookup(keyword)
                 if spec is not None and (
                     spec.kind is Kind.TRIGGERED or ability.activation is Activation.COMES_INTO_PLAY
@@ -191,24 +206,20 @@ def stat_modifier(game: Game, m: Mini, stat: Stat) -> int:
             ):
                 total -= ability.x or 0
         return total
-    if m.cell < 0 or not m.defn.is_creature:
+    if m.cell < 0 or not m.is_creature:
         return 0
-    for source_id, ability, aura_stat, whose, sign in statics.auras:
-        if aura_stat is not stat:
-            continue
+    for source_id, ability, whose, sign in statics.auras[stat]:
         source = game.minis[source_id]
-        if not is_active(game, source, ability) or not matches(ability.modifier, m.defn):
-            continue
         if ability.modifier == "Self":
-            if source is m:
-                total += sign * (ability.x or 0)
+            reaches = source is m
         elif whose == "ally":
-            if source is not m and source.owner is m.owner and near(source.cell, m.cell):
-                total += sign * (ability.x or 0)
-        elif source.owner is not m.owner and source.cell == m.cell:
+            reaches = source is not m and source.owner is m.owner and near(m.cell, source.cell)
+        else:
+            reaches = source.owner is not m.owner and source.cell == m.cell
+        if reaches and is_active(game, source, ability) and matches(ability.modifier, m.defn):
             total += sign * (ability.x or 0)
-    for source_id, ability in statics.self_stats:
-        if source_id != m.id or not is_active(game, m, ability):
+    for ability in statics.self_stats.get(m.id, ()):
+        if not is_active(game, m, ability):
             continue
         keyword = ability.keyword
         if keyword == "Geomancy":
@@ -228,7 +239,7 @@ def stat_modifier(game: Game, m: Mini, stat: Stat) -> int:
             and any(
                 other.cell == m.cell
                 and other.owner is not m.owner
-                and other.defn.is_creature
+                and other.is_creature
                 and matches(ability.modifier, other.defn)
                 for other in game.minis
             )
@@ -239,13 +250,13 @@ def stat_modifier(game: Game, m: Mini, stat: Stat) -> int:
 
 def base_power(game: Game, m: Mini) -> int:
     """Printed power, or for Thanatomancy the creatures in its controller's graveyard."""
-    if game.statics.self_stats and has_active(game, m, "Thanatomancy") is not None:
+    if m.id in game.statics.self_stats and has_active(game, m, "Thanatomancy") is not None:
         from dbnet.engine.game import Zone
 
         return sum(
             1
             for other in game.minis
-            if other.owner is m.owner and other.zone is Zone.GRAVEYARD and other.defn.is_creature
+            if other.owner is m.owner and other.zone is Zone.GRAVEYARD and other.is_creature
         )
     return m.defn.power
 
@@ -277,7 +288,7 @@ def blade_abilities(game: Game, holder: Mini) -> list[tuple[int, int, AbilityDef
         mini == holder.id and is_active(game, holder, ability) for mini, _, ability in copies
     ):
         for other in game.minis:
-            if other is holder or other.cell != holder.cell or not other.defn.is_creature:
+            if other is holder or other.cell != holder.cell or not other.is_creature:
                 continue
             out += [
                 (other.id, index, ability)
@@ -289,7 +300,7 @@ def blade_abilities(game: Game, holder: Mini) -> list[tuple[int, int, AbilityDef
 
 
 def _granted(game: Game, holder: Mini) -> list[tuple[int, int, AbilityDef]]:
-    if holder.defn.lineage != "Hellbred" or not holder.defn.is_creature:
+    if holder.defn.lineage != "Hellbred" or not holder.is_creature:
         return []
     out = []
     for source_id, index, ability in game.statics.of("Hell's Fury"):
@@ -307,7 +318,7 @@ def _granted(game: Game, holder: Mini) -> list[tuple[int, int, AbilityDef]]:
 def _nullified(game: Game, holder: Mini) -> bool:
     """Nullify negates the blade abilities of local creatures (not locations), narrowed by
     its modifier: Enemies, an aspect or a lineage (900.14)."""
-    if not holder.defn.is_creature:
+    if not holder.is_creature:
         return False
     for source_id, _, ability in game.statics.of("Nullify"):
         source = game.minis[source_id]
@@ -327,39 +338,43 @@ def _nullified(game: Game, holder: Mini) -> bool:
 
 
 def triggers(game: Game, event: Event) -> list[Trigger]:
-    """The abilities ``event`` triggers now, in miniature and ability order (900.7)."""
-    out: list[Trigger] = []
+    """The abilities ``event`` triggers now, in miniature and ability order (900.7).
+
+    ``Statics.by_event`` lists only the abilities that listen to the event's kind (none
+    listen to DISRUPTED), so what is left to ask depends on the kind alone."""
     kind = event.kind
-    for mini_id, index, ability in game.statics.by_event[kind]:
-        m = game.minis[mini_id]
-        keyword = ability.keyword
-        if kind is EventKind.SPAWNED:
-            if mini_id == event.mini and ability.activation is Activation.COMES_INTO_PLAY:
-                out.append(Trigger(m.owner, mini_id, index, event))
-        elif kind is EventKind.ENTERED:
-            mover = game.minis[event.mini]
-            if keyword == "Ambush":
-                if (
-                    m.cell == event.cell
-                    and mover.owner is not m.owner
-                    and mover.defn.is_creature
-                    and m.defn.is_creature
-                    and is_active(game, m, ability)
-                ):
-                    out.append(Trigger(m.owner, mini_id, index, event))
-            elif (
-                keyword == "Charge"
-                and mini_id == event.mini
-                and is_active(game, m, ability)
-                and game.creatures[m.owner.other][m.cell]
-            ):
-                out.append(Trigger(m.owner, mini_id, index, event))
-        elif (
-            kind is EventKind.DESTROYED and keyword == "Reincarnate" and mini_id == event.mini
-        ) or (
-            kind is EventKind.COMBAT_ENDED
-            and keyword in END_OF_COMBAT
-            and game.end_of_combat_due(m, index, ability)
-        ):
-            out.append(Trigger(m.owner, mini_id, index, event))
-    return out
+    listening = game.statics.by_event[kind]
+    if kind is EventKind.COMBAT_ENDED:
+        due = [
+            (mini, index)
+            for mini, index, ability in listening
+            if game.end_of_combat_due(game.minis[mini], index, ability)
+        ]
+    elif kind is EventKind.ENTERED:
+        mover = game.minis[event.mini]
+        due = [
+            (mini, index)
+            for mini, index, ability in listening
+            if _enter_triggers(game, game.minis[mini], ability, mover, event.cell)
+        ]
+    else:  # SPAWNED (comes into play) and DESTROYED (Reincarnate): the miniature's own
+        due = [(mini, index) for mini, index, _ in listening if mini == event.mini]
+    return [Trigger(game.minis[mini].owner, mini, index, event) for mini, index in due]
+
+
+def _enter_triggers(game: Game, m: Mini, ability: AbilityDef, mover: Mini, cell: int) -> bool:
+    """Whether ``mover`` entering ``cell`` triggers ``m``'s Ambush or Charge."""
+    if ability.keyword == "Ambush":
+        return (
+            m.cell == cell
+            and mover.owner is not m.owner
+            and mover.is_creature
+            and m.is_creature
+            and is_active(game, m, ability)
+        )
+    return (
+        ability.keyword == "Charge"
+        and m is mover
+        and is_active(game, m, ability)
+        and game.creatures[m.owner.other][m.cell] > 0
+    )

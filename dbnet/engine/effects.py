@@ -98,7 +98,7 @@ def _pack(game: Game, t: Targeting, targets: tuple[int, ...]) -> None:
     allies = sum(
         1
         for m in game.minis
-        if m.owner is t.controller and m is not holder and m.defn.is_creature and m.cell in reach
+        if m.owner is t.controller and m is not holder and m.is_creature and m.cell in reach
     )
     _bonus(game, allies)
 
@@ -146,7 +146,7 @@ def _demolish(game: Game, t: Targeting, targets: tuple[int, ...]) -> None:
 
 def _dissipate(game: Game, t: Targeting, targets: tuple[int, ...]) -> None:
     holder = game.minis[t.holder]
-    if holder.cell >= 0 and holder.defn.is_creature:
+    if holder.cell >= 0 and holder.is_creature:
         game.disrupt_by_ability(holder, by=t.controller.other)
 
 

@@ -28,9 +28,10 @@ from __future__ import annotations
 
 import enum
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import combinations
 from operator import attrgetter
+from typing import Final
 
 from dbnet.engine import board, effects
 from dbnet.engine.abilities import (
@@ -130,6 +131,10 @@ class Zone(enum.IntEnum):
         return f"Zone.{self.name}"
 
 
+_ASPECT_ZONES: Final = frozenset({Zone.DREAMSCAPE, Zone.GRAVEYARD})
+"""Where a player's miniatures count towards aspect costs (801.4)."""
+
+
 class Phase(enum.IntEnum):
     INITIATIVE = 0
     SPAWN = 1
@@ -155,6 +160,10 @@ class Step(enum.IntEnum):
     OVER = 11
 
 
+_OPEN_STEPS: Final = frozenset({Step.SPAWN, Step.SHIFT, Step.STRIKE})
+"""The steps whose decision offers options besides DONE while any are left."""
+
+
 class Mode(enum.IntEnum):
     NONE = 0
     SHIFT = 1
@@ -165,6 +174,18 @@ class EndReason(enum.Enum):
     VICTORY = "victory"
     RESIGNATION = "resignation"
 
+
+_PLAIN_DECISIONS: Final[dict[Step, tuple[Decision, Decision]]] = {
+    step: (Decision(Player.A, kind), Decision(Player.B, kind))
+    for step, kind in (
+        (Step.SPAWN, DecisionKind.SPAWN),
+        (Step.ACTION, DecisionKind.ACTION),
+        (Step.SHIFT, DecisionKind.SHIFT),
+        (Step.STRIKE, DecisionKind.STRIKE),
+    )
+}
+"""The decisions that name nothing but who owes them, by step and player (immutable, so
+made once and shared)."""
 
 _CHANCE_KINDS = {
     Purpose.ATTACK: ChanceKind.ATTACK,
@@ -178,7 +199,8 @@ class Mini:
     """One miniature of one player's warband, and where it is now (internal, mutable).
 
     ``abilities`` are the printed abilities the game plays (an unplayable one, in a
-    game that allows it, is ``INERT``), indexed as printed.
+    game that allows it, is ``INERT``), indexed as printed. ``is_creature`` is the
+    definition's, kept here since nearly every loop over the miniatures asks it.
     """
 
     __slots__ = (
@@ -188,6 +210,7 @@ class Mini:
         "defn",
         "handle",
         "id",
+        "is_creature",
         "moved",
         "needs",
         "owner",
@@ -207,6 +230,7 @@ class Mini:
         self.defn = defn
         self.handle = handle
         self.abilities = defn.abilities if abilities is None else abilities
+        self.is_creature = defn.is_creature
         self.needs = defn.aspect_needs()  # asked on every spawn-cost check (801.4)
         self.zone = Zone.RESERVES
         self.cell = -1
@@ -220,6 +244,7 @@ class Mini:
         other.defn = self.defn
         other.handle = self.handle
         other.abilities = self.abilities
+        other.is_creature = self.is_creature
         other.needs = self.needs
         other.zone = self.zone
         other.cell = self.cell
@@ -453,9 +478,7 @@ class Game:
         return [m for m in self.minis if m.cell == cell]
 
     def creatures_in(self, cell: int, player: Player) -> list[Mini]:
-        return [
-            m for m in self.minis if m.cell == cell and m.owner is player and m.defn.is_creature
-        ]
+        return [m for m in self.minis if m.cell == cell and m.owner is player and m.is_creature]
 
     def is_engaged(self, m: Mini) -> bool:
         """802.1a: an enemy creature shares the cell (enemy locations don't engage)."""
@@ -478,7 +501,11 @@ class Game:
         else:
             base = (d.power, d.defense, d.life, d.spawn_cost)[stat]
         statics = self.statics
-        if statics.auras or statics.self_stats or (stat is Stat.COST and statics.channels):
+        if (
+            statics.auras[stat]
+            or m.id in statics.self_stats
+            or (stat is Stat.COST and statics.channels)
+        ):
             base += stat_modifier(self, m, stat)
         return apply_minimum(stat, base)
 
@@ -495,9 +522,7 @@ class Game:
         """Per aspect, ``player``'s miniatures of that aspect in dreamscape and graveyard."""
         counts = [0, 0, 0, 0]
         for other in self.minis:
-            if other.owner is player and (
-                other.zone is Zone.DREAMSCAPE or other.zone is Zone.GRAVEYARD
-            ):
+            if other.owner is player and other.zone in _ASPECT_ZONES:
                 for aspect, _ in other.needs:  # each of its aspects, once
                     counts[aspect] += 1
         return counts
@@ -557,7 +582,7 @@ class Game:
                 bonus += sum(
                     1
                     for c in self.minis
-                    if c.owner is owner and c.cell >= 0 and c.defn.is_creature
+                    if c.owner is owner and c.cell >= 0 and c.is_creature
                     and not self.creatures[owner.other][c.cell]
                 )  # fmt: skip
         return bonus
@@ -621,10 +646,10 @@ class Game:
             if self._spawn_cost(m, counts) > self.spawn_points:
                 continue
             out.extend(SpawnChoice(m.id, cell) for cell in self._spawn_cells(m))
-        for m in self.minis:
+        for mini, index, ability in self.statics.spawn_abilities:
+            m = self.minis[mini]
             if m.owner is player and m.cell >= 0:
-                for index, ability in enumerate(m.abilities):
-                    out.extend(self._activations(m, index, ability))
+                out.extend(self._activations(m, index, ability))
         out.append(DONE)
         return out
 
@@ -696,22 +721,19 @@ class Game:
     def _reinforce_cells(self, m: Mini, kind: str | None, taken: list[int]) -> list[int]:
         """Reinforce [type]: any cell with an ally of that type (a creature: FAQ), within the
         stacking limit."""
+        allies = 0  # bitmask of the cells with such an ally
+        for a in self.minis:
+            if a.cell >= 0 and a.owner is m.owner and a.is_creature and matches(kind, a.defn):
+                allies |= 1 << a.cell
         mine = self.creatures[m.owner]
-        out = []
-        for cell in range(board.CELL_COUNT):
-            if (
-                cell in taken
-                or mine[cell] >= CREATURES_PER_PLAYER_PER_CELL
-                or self.spawned_into[cell] >= CREATURES_PER_PLAYER_PER_CELL
-            ):
-                continue
-            if any(
-                a.cell == cell and a.owner is m.owner and a.defn.is_creature
-                and matches(kind, a.defn)
-                for a in self.minis
-            ):  # fmt: skip
-                out.append(cell)
-        return out
+        return [
+            cell
+            for cell in range(board.CELL_COUNT)
+            if (allies >> cell) & 1
+            and cell not in taken
+            and mine[cell] < CREATURES_PER_PLAYER_PER_CELL
+            and self.spawned_into[cell] < CREATURES_PER_PLAYER_PER_CELL
+        ]
 
     def _move_choices(self) -> list[Choice]:
         out: list[Choice] = []
@@ -835,15 +857,8 @@ class Game:
     def _empty_cells_for(self, disrupter: Player) -> list[int]:
         """Cells a disrupted enemy may go to: no miniature at all, not the disrupter's portal."""
         portal = board.PORTAL[disrupter]
-        occupied = 0
-        for m in self.minis:
-            if m.cell >= 0:
-                occupied |= 1 << m.cell
-        return [
-            cell
-            for cell in range(board.CELL_COUNT)
-            if not (occupied >> cell) & 1 and cell != portal
-        ]
+        occupied = {m.cell for m in self.minis}
+        return [cell for cell in range(board.CELL_COUNT) if cell not in occupied and cell != portal]
 
     def _dying_in(self, cell: int) -> tuple[int, ...]:
         combat = self._combat()
@@ -884,23 +899,18 @@ class Game:
         """Whether ``choice`` is among ``legal_choices()``, without building the list for
         the decisions whose lists are long (spawn, shift, strike: one per decision)."""
         kind = type(choice)
-        decision = pending.kind
-        if decision is DecisionKind.ACTION:
-            return kind is ShiftChoice or kind is StrikeChoice
-        if (
-            decision is DecisionKind.SPAWN
-            or decision is DecisionKind.SHIFT
-            or (decision is DecisionKind.STRIKE)
-        ):
-            if kind is Done:
-                return True
-            if decision is DecisionKind.SPAWN:
-                if kind is ActivateChoice:
-                    return self._can_activate(choice)  # type: ignore[arg-type]
-                return kind is SpawnChoice and self._can_spawn(choice)  # type: ignore[arg-type]
-            if decision is DecisionKind.SHIFT:
-                return kind is MoveChoice and self._can_move(choice)  # type: ignore[arg-type]
-            return kind is AttackChoice and self._can_attack(choice)  # type: ignore[arg-type]
+        if kind not in _CHOICE_TYPES[pending.kind]:
+            return False
+        if kind is Done or kind is ShiftChoice or kind is StrikeChoice:
+            return True  # always legal in the decisions that take them
+        if kind is SpawnChoice:
+            return self._can_spawn(choice)  # type: ignore[arg-type]
+        if kind is ActivateChoice:
+            return self._can_activate(choice)  # type: ignore[arg-type]
+        if kind is MoveChoice:
+            return self._can_move(choice)  # type: ignore[arg-type]
+        if kind is AttackChoice:
+            return self._can_attack(choice)  # type: ignore[arg-type]
         legal = self.legal_choices()
         assert legal is not None
         return choice in legal
@@ -940,19 +950,19 @@ class Game:
             m.owner is self.active
             and m.cell >= 0
             and not m.moved
-            and m.defn.is_creature
+            and m.is_creature
             and not self.creatures[m.owner.other][m.cell]
             and not (self.locked_cells >> m.cell) & 1
         )
 
-    def _movers(self) -> list[Mini]:
-        """The creatures the shifting player may still move (``_may_move``)."""
+    def _movers(self) -> Iterator[Mini]:
+        """The creatures the shifting player may still move (``_may_move``), in id order."""
         active = self.active
-        return [
+        return (
             m
             for m in self.minis
             if m.owner is active and m.cell >= 0 and not m.moved and self._may_move(m)
-        ]
+        )
 
     def _can_attack(self, choice: AttackChoice) -> bool:
         """The conditions of ``_attack_choices``, for one choice: a cell not yet attacked
@@ -966,7 +976,7 @@ class Game:
             if mini <= previous or mini >= len(self.minis):
                 return False
             m = self.minis[mini]
-            if m.cell != cell or m.owner is not self.active or not m.defn.is_creature:
+            if m.cell != cell or m.owner is not self.active or not m.is_creature:
                 return False
             previous = mini
         return self._may_attack_together(choice.attackers)
@@ -992,20 +1002,19 @@ class Game:
                 if mine[cell] and theirs[cell] and self._may_attack(cell):
                     return True
             return False
-        counts = self._aspect_counts(self.active)
+        player = self.active
+        for mini, index, ability in self.statics.spawn_abilities:
+            m = self.minis[mini]
+            if m.owner is player and m.cell >= 0 and self._activations(m, index, ability):
+                return True
+        counts = self._aspect_counts(player)
         for m in self.minis:
-            if m.owner is not self.active:
-                continue
-            if m.cell >= 0:
-                if m.abilities and any(
-                    self._activations(m, index, ability)
-                    for index, ability in enumerate(m.abilities)
-                ):
-                    return True
-            elif (
-                self._spawnable(m)
+            if (
+                m.owner is player
+                and m.cell < 0
+                and self._spawnable(m)
                 and self._spawn_cost(m, counts) <= self.spawn_points
-                and (m.defn.is_creature or self._spawn_cells(m))  # 801.6: the portal is open
+                and (m.is_creature or self._spawn_cells(m))  # 801.6: the portal is open
             ):
                 return True
         return False
@@ -1268,20 +1277,14 @@ class Game:
                 ability=tuple(t.index for t in effects),
             )
         step = self.step
+        plain = _PLAIN_DECISIONS.get(step)
+        if plain is not None:
+            return plain[self.active]
         if step is Step.ROLL_INITIATIVE:
             return ChanceRequest(ChanceKind.INITIATIVE, len(self.reroll), players=self.reroll)
-        if step is Step.BLADE:
-            combat = self._combat()
-            return Decision(self.active, DecisionKind.BLADE, cell=combat.cell, total=combat.blades)
-        if step is Step.SPAWN:
-            return Decision(self.active, DecisionKind.SPAWN)
-        if step is Step.ACTION:
-            return Decision(self.active, DecisionKind.ACTION)
-        if step is Step.SHIFT:
-            return Decision(self.active, DecisionKind.SHIFT)
-        if step is Step.STRIKE:
-            return Decision(self.active, DecisionKind.STRIKE)
         combat = self._combat()
+        if step is Step.BLADE:
+            return Decision(self.active, DecisionKind.BLADE, cell=combat.cell, total=combat.blades)
         if step is Step.DAMAGE:
             owner = Player(combat.damage_owner)
             return Decision(
@@ -1345,7 +1348,7 @@ class Game:
                 self._start_damage_check()
                 continue
             step = self.step
-            if step is Step.SHIFT or step is Step.STRIKE or step is Step.SPAWN:
+            if step in _OPEN_STEPS:
                 if self._has_options(step):
                     return
                 if step is Step.SPAWN:
@@ -1478,7 +1481,7 @@ class Game:
             # 900.1c, 900.13: a target that left, or a cell now full, is skipped.
             if (
                 m.cell >= 0
-                and m.defn.is_creature
+                and m.is_creature
                 and m.cell != op.arg
                 and self.creatures[m.owner][op.arg] < CREATURES_PER_PLAYER_PER_CELL
             ):
@@ -1489,8 +1492,8 @@ class Game:
                 m.cell >= 0
                 and other.cell >= 0
                 and m.cell != other.cell
-                and m.defn.is_creature
-                and other.defn.is_creature
+                and m.is_creature
+                and other.is_creature
             ):
                 here, there = m.cell, other.cell
                 self._place(m, Zone.DREAMSCAPE, there)
@@ -1633,7 +1636,7 @@ class Game:
         """The damage of a special attack goes to its target, unless a Bodyguard stops it
         (FAQ: Bodyguard against Ambush and Warpstrike)."""
         m = self.minis[target]
-        if amount <= 0 or m.cell < 0 or not m.defn.is_creature:
+        if amount <= 0 or m.cell < 0 or not m.is_creature:
             return
         local = [c.id for c in self.minis if c.cell == m.cell and c.owner is m.owner]
         if self._bodyguards_short(local, {target: amount}):
@@ -1647,7 +1650,7 @@ class Game:
         """Banish each creature in the dreamscape whose printed spawn cost is ``total``
         (FAQ: just the number, not the aspect symbols; it may banish the wailer)."""
         for m in self.minis:
-            if m.cell >= 0 and m.defn.is_creature and m.defn.spawn_cost == total:
+            if m.cell >= 0 and m.is_creature and m.defn.spawn_cost == total:
                 self.send(m, Zone.RESERVES)
 
     def end_of_combat_due(self, m: Mini, index: int, ability: AbilityDef) -> bool:
@@ -1669,7 +1672,7 @@ class Game:
             return False
         if keyword == "Bloodthirsty":
             return not any(
-                self.minis[d].owner is not m.owner and self.minis[d].defn.is_creature
+                self.minis[d].owner is not m.owner and self.minis[d].is_creature
                 for d in combat.destroyed
             )
         return keyword in ("Detonate", "Fade")
@@ -1689,7 +1692,7 @@ class Game:
     def deal_damage(self, m: Mini, amount: int) -> None:
         """Damage from an ability (900.3): checked once the effects waiting resolve (900.7b),
         or in combat step 5 during a combat."""
-        if amount > 0 and m.cell >= 0 and m.defn.is_creature:
+        if amount > 0 and m.cell >= 0 and m.is_creature:
             m.damage += amount
             self._sync(m)
             self.damaged_outside_combat = self.combat is None
@@ -1697,7 +1700,7 @@ class Game:
     def deal_to_each(self, victims: Sequence[Mini], amount: int, by: Player) -> None:
         """``amount`` damage to each of ``victims`` (Bomb): Bodyguards take theirs first, and
         the others only once every Bodyguard has enough."""
-        ids = [v.id for v in victims if v.defn.is_creature]
+        ids = [v.id for v in victims if v.is_creature]
         guards = self.bodyguards(ids)
         for mini in guards:
             self.deal_damage(self.minis[mini], amount)
@@ -1844,14 +1847,14 @@ class Game:
     def _place(self, m: Mini, zone: Zone, cell: int = -1) -> None:
         """The one place where a miniature changes zone or cell (keeps the counts right)."""
         if m.cell >= 0:
-            if m.defn.is_creature:
+            if m.is_creature:
                 self.creatures[m.owner][m.cell] -= 1
             else:
                 self.location_at[m.cell] = -1
         m.zone = zone
         m.cell = cell
         if cell >= 0:
-            if m.defn.is_creature:
+            if m.is_creature:
                 self.creatures[m.owner][cell] += 1
             else:
                 self.location_at[cell] = m.id
@@ -1882,7 +1885,7 @@ class Game:
     def _spawn(self, m: Mini, cell: int) -> None:
         self.spawn_points -= self.spawn_cost(m)
         self._place(m, Zone.DREAMSCAPE, cell)
-        if m.defn.is_creature:
+        if m.is_creature:
             self.spawned_into[cell] += 1  # 801.5 counts creatures; a location comes on top
         self._emit(EventKind.SPAWNED, m.id, cell)
 
@@ -1896,7 +1899,7 @@ class Game:
         Regenerate banishes it instead (no points, no bonus); Vessel changes the bonus.
         """
         cell = m.cell
-        if m.defn.is_creature and has_active(self, m, "Regenerate") is not None:
+        if m.is_creature and has_active(self, m, "Regenerate") is not None:
             self._place(m, Zone.RESERVES)
             return
         vessel = has_active(self, m, "Vessel")
@@ -1907,7 +1910,7 @@ class Game:
         combat = self.combat
         if combat is not None:
             combat.destroyed.append(m.id)
-            if m.defn.is_creature:
+            if m.is_creature:
                 combat.removed.append(m.id)
         self._emit(EventKind.DESTROYED, m.id, cell)
 
@@ -1934,7 +1937,7 @@ class Game:
     def _damage_targets(self, owner: Player, cell: int) -> tuple[int, ...]:
         enemy = owner.other
         return tuple(
-            m.id for m in self.minis if m.cell == cell and m.owner is enemy and m.defn.is_creature
+            m.id for m in self.minis if m.cell == cell and m.owner is enemy and m.is_creature
         )
 
     def _start_combat(self, cell: int, attackers: tuple[int, ...]) -> None:
@@ -1950,7 +1953,7 @@ class Game:
         """Step 3: blades then go to blade abilities one at a time."""
         combat = self._combat()
         combat.damage_total = dice_damage(dice)
-        combat.blades = sum(1 for v in dice if v == BLADE_VALUE)
+        combat.blades = dice.count(BLADE_VALUE)
         self.step = Step.BLADE  # _advance ends it at once when no blade ability can take one
 
     def _assign_blade(self, holder: int, source: int, index: int) -> None:
@@ -1979,12 +1982,14 @@ class Game:
         combat.damage_total = total
         combat.relentless = relentless
         targets = self._damage_targets(owner, cell)
-        guards = self.bodyguards(targets)
         if total <= 0 or not targets:
             self._deal_damage(())
-        elif len(targets) == 1:
+            return
+        if len(targets) == 1:
             self._deal_damage(((targets[0], total),))
-        elif (
+            return
+        guards = self.bodyguards(targets)
+        if (
             len(guards) == 1
             and total <= self.bodyguard_need(guards[0]) - self.minis[guards[0]].damage
         ):
@@ -2043,7 +2048,7 @@ class Game:
                 if (
                     fate is Fate.DESTROY
                     and m.owner is not self.first
-                    and m.defn.is_creature
+                    and m.is_creature
                     and mini not in combat.deathblown
                     and has_active(self, m, "Regenerate") is None  # banished, not destroyed
                 ):
@@ -2161,7 +2166,9 @@ def _unguarded(choice: DamageChoice, short: list[tuple[int, int]]) -> list[int]:
 def _check_field_types(choice: Choice) -> None:
     """Fields are ints (bools only for ``destroy``): ``True == 1`` must not pass for a miniature."""
     for name in getattr(type(choice), "__slots__", ()):
-        _check_value(choice, name, getattr(choice, name))
+        value = getattr(choice, name)
+        if type(value) is not int or name == "destroy":  # a plain int is right but for destroy
+            _check_value(choice, name, value)
 
 
 def _check_value(choice: Choice, name: str, value: object) -> None:

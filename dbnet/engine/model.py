@@ -19,10 +19,14 @@ class Player(enum.IntEnum):
 
     @property
     def other(self) -> Player:
-        return Player.B if self is Player.A else Player.A
+        return _OTHER[self]
 
     def __repr__(self) -> str:
         return f"Player.{self.name}"
+
+
+_OTHER: tuple[Player, Player] = (Player.B, Player.A)
+"""Each player's opponent, by player (a tuple: looking a member up on an enum class is slow)."""
 
 
 class Aspect(enum.IntEnum):

@@ -146,94 +146,26 @@ def parse_choice(game: Game, text: str) -> Choice:
         raise IllegalChoiceError(
             f"the game waits for {pending.count} {pending.kind.value} dice, not {text!r}"
         )
-    words = text.strip().split()
+    words = text.split()
     if not words:
         raise InvalidChoiceError("empty input: expected a decision")
     verb, args = words[0].lower(), words[1:]
     kind = pending.kind
-    player = pending.player
     expected = _VERBS[kind]
     if verb not in expected:
         raise InvalidChoiceError(
             f"{text!r} does not fit a {kind.value} decision; expected "
             + " or ".join(repr(v) for v in expected)
         )
-    if verb == "done":
+    plain = _PLAIN_CHOICES.get(verb)
+    if plain is not None:
         _arity(text, args, 0)
-        return DONE
-    if verb == "shift":
-        _arity(text, args, 0)
-        return SHIFT
-    if verb == "strike":
-        _arity(text, args, 0)
-        return STRIKE
-    if verb == "spawn":
-        _arity(text, args, 2)
-        m = _mini(game, args[0], player, _spawnable_from, "in reserves")
-        return SpawnChoice(m.id, _cell(args[1]))
-    if verb == "activate":
-        return _parse_activate(game, text, args, player)
-    if verb == "target":
-        return _parse_targets(game, text, args)
-    if verb == "reroll":
-        return _parse_reroll(text, args)
-    if verb == "move":
-        _arity(text, args, 2)
-        m = _mini(game, args[0], player, lambda m: m.cell >= 0, "in the dreamscape")
-        return MoveChoice(m.id, _cell(args[1]))
-    if verb == "attack":
-        if not args:
-            raise InvalidChoiceError(f"{text!r}: attack needs a cell, e.g. 'attack c3'")
-        cell = _cell(args[0])
-        if len(args) == 1:
-            attackers = tuple(m.id for m in game.creatures_in(cell, player))
-        else:
-            attackers = _minis(game, args[1:], player, lambda m: m.cell == cell, f"in {args[0]}")
-        return AttackChoice(cell, attackers)
-    if verb == "blade":
-        return _parse_blade(game, text, args, player)
-    if verb == "damage":
-        pairs: list[tuple[int, int]] = []
-        for word in args:
-            handle, sep, amount = word.partition("=")
-            if not sep or not amount.isdigit():
-                raise InvalidChoiceError(f"{word!r}: write damage as handle=amount, e.g. lockjaw=4")
-            m = _mini(game, handle, player.other, lambda m: m.cell >= 0, "in the dreamscape")
-            pairs.append((m.id, int(amount)))
-        pairs.sort()
-        return DamageChoice(tuple(pairs))
-    if verb in ("destroy", "disrupt"):
-        _arity(text, args, 1)
-        m = _mini(game, args[0], player.other, lambda m: m.cell >= 0, "in the dreamscape")
-        return FateChoice(m.id, verb == "destroy")
-    if verb == "deathblow":
-        if not args:
-            raise InvalidChoiceError(f"{text!r}: deathblow needs a cell, e.g. 'deathblow c3'")
-        cell = _cell(args[0])
-        if len(args) == 1:
-            return DeathblowChoice(cell, pending.minis)
-        if len(args) == 2 and args[1].lower() == "none":
-            return DeathblowChoice(cell, ())
-        return DeathblowChoice(
-            cell, _minis(game, args[1:], player, lambda m: m.id in pending.minis, "dying")
-        )
-    if verb == "place":
-        _arity(text, args, 2)
-        m = _mini(game, args[0], player.other, lambda m: m.cell >= 0, "in the dreamscape")
-        return PlaceChoice(m.id, _cell(args[1]))
-    if verb == "order":
-        _arity(text, args, 1)
-        if not args[0].isdigit() or int(args[0]) < 1:
-            raise InvalidChoiceError(f"{text!r}: write 'order N', N from 1 as listed")
-        return OrderChoice(int(args[0]) - 1)
-    assert verb == "bury"
-    _arity(text, args, 1)
-    m = _mini(game, args[0], player.other, lambda m: m.cell >= 0, "in the dreamscape")
-    return BuryChoice(m.id)
+        return plain
+    return _PARSERS[verb](game, pending, text, args)
 
 
 _VERBS: dict[DecisionKind, tuple[str, ...]] = {
-    DecisionKind.SPAWN: ("spawn", "done"),
+    DecisionKind.SPAWN: ("spawn", "activate", "done"),
     DecisionKind.ACTION: ("shift", "strike"),
     DecisionKind.SHIFT: ("move", "done"),
     DecisionKind.STRIKE: ("attack", "done"),
@@ -246,7 +178,97 @@ _VERBS: dict[DecisionKind, tuple[str, ...]] = {
     DecisionKind.TARGET: ("target",),
     DecisionKind.REROLL: ("reroll",),
 }
-_VERBS[DecisionKind.SPAWN] = ("spawn", "activate", "done")
+
+_PLAIN_CHOICES: dict[str, Choice] = {"done": DONE, "shift": SHIFT, "strike": STRIKE}
+"""The verbs that are the whole choice."""
+
+
+def _in_dreamscape(m: Mini) -> bool:
+    return m.cell >= 0
+
+
+def _parse_spawn(game: Game, pending: Decision, text: str, args: Sequence[str]) -> Choice:
+    _arity(text, args, 2)
+    m = _mini(game, args[0], pending.player, _spawnable_from, "in reserves")
+    return SpawnChoice(m.id, _cell(args[1]))
+
+
+def _parse_move(game: Game, pending: Decision, text: str, args: Sequence[str]) -> Choice:
+    _arity(text, args, 2)
+    m = _mini(game, args[0], pending.player, _in_dreamscape, "in the dreamscape")
+    return MoveChoice(m.id, _cell(args[1]))
+
+
+def _parse_attack(game: Game, pending: Decision, text: str, args: Sequence[str]) -> Choice:
+    if not args:
+        raise InvalidChoiceError(f"{text!r}: attack needs a cell, e.g. 'attack c3'")
+    cell = _cell(args[0])
+    player = pending.player
+    if len(args) == 1:
+        attackers = tuple(m.id for m in game.creatures_in(cell, player))
+    else:
+        attackers = _minis(game, args[1:], player, lambda m: m.cell == cell, f"in {args[0]}")
+    return AttackChoice(cell, attackers)
+
+
+def _parse_damage(game: Game, pending: Decision, text: str, args: Sequence[str]) -> Choice:
+    pairs: list[tuple[int, int]] = []
+    for word in args:
+        handle, sep, amount = word.partition("=")
+        if not sep or not amount.isdigit():
+            raise InvalidChoiceError(f"{word!r}: write damage as handle=amount, e.g. lockjaw=4")
+        m = _mini(game, handle, pending.player.other, _in_dreamscape, "in the dreamscape")
+        pairs.append((m.id, int(amount)))
+    pairs.sort()
+    return DamageChoice(tuple(pairs))
+
+
+def _parse_destroy(game: Game, pending: Decision, text: str, args: Sequence[str]) -> Choice:
+    return _parse_fate(game, pending, text, args, destroy=True)
+
+
+def _parse_disrupt(game: Game, pending: Decision, text: str, args: Sequence[str]) -> Choice:
+    return _parse_fate(game, pending, text, args, destroy=False)
+
+
+def _parse_fate(
+    game: Game, pending: Decision, text: str, args: Sequence[str], *, destroy: bool
+) -> Choice:
+    _arity(text, args, 1)
+    m = _mini(game, args[0], pending.player.other, _in_dreamscape, "in the dreamscape")
+    return FateChoice(m.id, destroy)
+
+
+def _parse_deathblow(game: Game, pending: Decision, text: str, args: Sequence[str]) -> Choice:
+    if not args:
+        raise InvalidChoiceError(f"{text!r}: deathblow needs a cell, e.g. 'deathblow c3'")
+    cell = _cell(args[0])
+    if len(args) == 1:
+        return DeathblowChoice(cell, pending.minis)
+    if len(args) == 2 and args[1].lower() == "none":
+        return DeathblowChoice(cell, ())
+    return DeathblowChoice(
+        cell, _minis(game, args[1:], pending.player, lambda m: m.id in pending.minis, "dying")
+    )
+
+
+def _parse_place(game: Game, pending: Decision, text: str, args: Sequence[str]) -> Choice:
+    _arity(text, args, 2)
+    m = _mini(game, args[0], pending.player.other, _in_dreamscape, "in the dreamscape")
+    return PlaceChoice(m.id, _cell(args[1]))
+
+
+def _parse_bury(game: Game, pending: Decision, text: str, args: Sequence[str]) -> Choice:
+    _arity(text, args, 1)
+    m = _mini(game, args[0], pending.player.other, _in_dreamscape, "in the dreamscape")
+    return BuryChoice(m.id)
+
+
+def _parse_order(game: Game, pending: Decision, text: str, args: Sequence[str]) -> Choice:
+    _arity(text, args, 1)
+    if not args[0].isdigit() or int(args[0]) < 1:
+        raise InvalidChoiceError(f"{text!r}: write 'order N', N from 1 as listed")
+    return OrderChoice(int(args[0]) - 1)
 
 
 def _spawnable_from(m: Mini) -> bool:
@@ -256,12 +278,12 @@ def _spawnable_from(m: Mini) -> bool:
     )
 
 
-def _parse_activate(game: Game, text: str, args: Sequence[str], player: Player) -> Choice:
+def _parse_activate(game: Game, pending: Decision, text: str, args: Sequence[str]) -> Choice:
     if len(args) not in (1, 2, 3):
         raise InvalidChoiceError(
             f"{text!r}: write 'activate HANDLE ABILITY [X]', e.g. 'activate castle pearlthorn'"
         )
-    m = _mini(game, args[0], player, lambda m: m.cell >= 0, "in the dreamscape")
+    m = _mini(game, args[0], pending.player, _in_dreamscape, "in the dreamscape")
     words = list(args[1:])
     x = 0
     if words and words[-1].isdigit():
@@ -276,12 +298,12 @@ def _parse_activate(game: Game, text: str, args: Sequence[str], player: Player) 
     return ActivateChoice(m.id, indices[0], x)
 
 
-def _parse_blade(game: Game, text: str, args: Sequence[str], player: Player) -> Choice:
+def _parse_blade(game: Game, pending: Decision, text: str, args: Sequence[str]) -> Choice:
     """``blade HOLDER [ABILITY [SOURCE]]``: SOURCE names the creature whose ability is copied
     (Copy) or the miniature whose Hell's Fury grants it."""
     if len(args) not in (1, 2, 3):
         raise InvalidChoiceError(f"{text!r}: write 'blade HANDLE ABILITY', e.g. 'blade ogre crit'")
-    m = _mini(game, args[0], player, lambda m: m.cell >= 0, "in the dreamscape")
+    m = _mini(game, args[0], pending.player, _in_dreamscape, "in the dreamscape")
     found = [(source, index) for source, index, _ in blade_abilities(game, m)]
     if len(args) > 1:
         found = _named(game, found, args[1].lower())
@@ -357,13 +379,11 @@ def _target_options(game: Game) -> list[TargetChoice]:
     return [c for c in legal if isinstance(c, TargetChoice)]
 
 
-def _parse_targets(game: Game, text: str, args: Sequence[str]) -> Choice:
+def _parse_targets(game: Game, pending: Decision, text: str, args: Sequence[str]) -> Choice:
     if len(args) == 1 and args[0].lower() == "none":
         return TargetChoice(())
     if not args:
         raise InvalidChoiceError(f"{text!r}: name the targets, or 'target none'")
-    pending = game.pending
-    assert isinstance(pending, Decision)
     ability = game.ability_def(*pending.ability)
     options = _target_options(game)
     kinds = slots(ability, len(args))
@@ -392,7 +412,7 @@ def _parse_targets(game: Game, text: str, args: Sequence[str]) -> Choice:
     return TargetChoice(tuple(chosen))
 
 
-def _parse_reroll(text: str, args: Sequence[str]) -> Choice:
+def _parse_reroll(game: Game, pending: Decision, text: str, args: Sequence[str]) -> Choice:
     if len(args) == 1 and args[0].lower() == "none":
         return RerollChoice(())
     try:
@@ -404,6 +424,25 @@ def _parse_reroll(text: str, args: Sequence[str]) -> Choice:
     if not values:
         raise InvalidChoiceError(f"{text!r}: name the dice to reroll, or 'reroll none'")
     return RerollChoice(tuple(values))
+
+
+_PARSERS: dict[str, Callable[[Game, Decision, str, Sequence[str]], Choice]] = {
+    "spawn": _parse_spawn,
+    "activate": _parse_activate,
+    "move": _parse_move,
+    "attack": _parse_attack,
+    "blade": _parse_blade,
+    "target": _parse_targets,
+    "reroll": _parse_reroll,
+    "damage": _parse_damage,
+    "destroy": _parse_destroy,
+    "disrupt": _parse_disrupt,
+    "deathblow": _parse_deathblow,
+    "place": _parse_place,
+    "bury": _parse_bury,
+    "order": _parse_order,
+}
+"""How each verb with arguments reads them, for the pending decision."""
 
 
 def _keyword(keyword: str) -> str:

@@ -91,7 +91,7 @@ def _creatures(game: Game, targeting: Targeting, *, allies: bool) -> Iterable[Mi
     holder = game.minis[targeting.holder]
     modifier = targeting.ability.modifier
     if modifier == "Self":
-        if holder.cell >= 0 and holder.defn.is_creature:
+        if holder.cell >= 0 and holder.is_creature:
             yield holder
         return
     owner = targeting.controller if allies else targeting.controller.other
@@ -99,7 +99,7 @@ def _creatures(game: Game, targeting: Targeting, *, allies: bool) -> Iterable[Mi
         if (
             m.cell >= 0
             and m.owner is owner
-            and m.defn.is_creature
+            and m.is_creature
             and m is not holder
             and matches(modifier, m.defn)
         ):
@@ -183,7 +183,7 @@ def _teleport(game: Game, t: Targeting) -> Options:
         return [(cell,) for cell in _teleport_cells(game, holder)]
     out: Options = []
     for m in game.minis:
-        if m.cell < 0 or not m.defn.is_creature or not matches(t.ability.modifier, m.defn):
+        if m.cell < 0 or not m.is_creature or not matches(t.ability.modifier, m.defn):
             continue
         if t.ability.modifier == "Enemies" and m.owner is t.controller:
             continue
@@ -202,7 +202,7 @@ def _teleport_cells(game: Game, m: Mini) -> list[int]:
 def _swap(game: Game, t: Targeting) -> Options:
     """A nonlocal ally to trade places with; only a creature swaps (locations never move)."""
     holder = game.minis[t.holder]
-    if holder.cell < 0 or not holder.defn.is_creature:
+    if holder.cell < 0 or not holder.is_creature:
         return []
     return [(m.id,) for m in _creatures(game, t, allies=True) if m.cell != holder.cell]
 
@@ -242,7 +242,7 @@ def _raise(game: Game, t: Targeting) -> Options:
         for m in game.minis
         if m.owner is t.controller
         and m.zone is Zone.GRAVEYARD
-        and m.defn.is_creature
+        and m.is_creature
         and m.id != t.holder  # Reincarnate: "a different creature"; Raise never raises itself
     ]
 
@@ -250,9 +250,7 @@ def _raise(game: Game, t: Targeting) -> Options:
 def _appease(game: Game, t: Targeting) -> Options:
     """Any creature its controller controls, itself included (FAQ: Appease)."""
     return [
-        (m.id,)
-        for m in game.minis
-        if m.owner is t.controller and m.cell >= 0 and m.defn.is_creature
+        (m.id,) for m in game.minis if m.owner is t.controller and m.cell >= 0 and m.is_creature
     ]
 
 

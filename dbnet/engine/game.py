@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import enum
 import hashlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import combinations
 from operator import attrgetter
 from typing import Final
@@ -91,7 +91,7 @@ from dbnet.engine.combat import (
 )
 from dbnet.engine.effects import Op, OpKind
 from dbnet.engine.keywords import check_ability
-from dbnet.engine.model import AbilityDef, Activation, GameSetup, MiniatureDef, Player
+from dbnet.engine.model import AbilityDef, Activation, Aspect, GameSetup, MiniatureDef, Player
 from dbnet.engine.targets import Targeting, needs_targets, number, options
 from dbnet.errors import DataError, GameOverError, IllegalChoiceError, InvalidChoiceError
 
@@ -330,6 +330,10 @@ class Game:
         # creature counts per player per cell, and the location in each cell (-1: none)
         self.creatures: list[list[int]] = [[0] * board.CELL_COUNT, [0] * board.CELL_COUNT]
         self.location_at: list[int] = [-1] * board.CELL_COUNT
+        self.aspect_counts: list[list[int]] = [[0] * len(Aspect), [0] * len(Aspect)]
+        """Per player, per aspect: that player's miniatures of that aspect in the dreamscape
+        or the graveyard, which count towards aspect costs (801.4). Read-only outside
+        ``_place``."""
 
         self.turn = 0
         self.phase = Phase.INITIATIVE
@@ -383,6 +387,7 @@ class Game:
         other.mini_words = self.mini_words[:]
         other.creatures = [list(self.creatures[0]), list(self.creatures[1])]
         other.location_at = list(self.location_at)
+        other.aspect_counts = [list(self.aspect_counts[0]), list(self.aspect_counts[1])]
         other.turns_won = list(self.turns_won)
         other.bonus = list(self.bonus)
         other.kills = list(self.kills)
@@ -516,16 +521,7 @@ class Game:
     def spawn_cost(self, m: Mini) -> int:
         """What spawning ``m`` costs its owner now: spawn cost (Respawn's cost from the
         graveyard) after Channel, plus aspect shortfall (801.4)."""
-        return self._spawn_cost(m, self._aspect_counts(m.owner))
-
-    def _aspect_counts(self, player: Player) -> list[int]:
-        """Per aspect, ``player``'s miniatures of that aspect in dreamscape and graveyard."""
-        counts = [0, 0, 0, 0]
-        for other in self.minis:
-            if other.owner is player and other.zone in _ASPECT_ZONES:
-                for aspect, _ in other.needs:  # each of its aspects, once
-                    counts[aspect] += 1
-        return counts
+        return self._spawn_cost(m, self.aspect_counts[m.owner])
 
     def _spawn_cost(self, m: Mini, counts: list[int]) -> int:
         itself = 0  # a miniature in the graveyard counts towards its own aspects there
@@ -639,7 +635,7 @@ class Game:
     def _spawn_choices(self) -> list[Choice]:
         player = self.active
         out: list[Choice] = []
-        counts = self._aspect_counts(player)
+        counts = self.aspect_counts[player]
         for m in self.minis:
             if m.owner is not player or not self._spawnable(m):
                 continue
@@ -1007,7 +1003,7 @@ class Game:
             m = self.minis[mini]
             if m.owner is player and m.cell >= 0 and self._activations(m, index, ability):
                 return True
-        counts = self._aspect_counts(player)
+        counts = self.aspect_counts[player]
         for m in self.minis:
             if (
                 m.owner is player
@@ -1134,68 +1130,81 @@ class Game:
         pending = self.pending
         assert isinstance(pending, Decision)
         self._invalidate()
-        kind = pending.kind
-        if kind is DecisionKind.REROLL:
-            assert isinstance(choice, RerollChoice)
-            self._reroll(choice.dice)
-        elif kind is DecisionKind.TARGET:
-            assert isinstance(choice, TargetChoice)
-            targeting = self.choosing
-            assert targeting is not None
-            self.choosing = None
-            effects.resolve(self, targeting, choice.targets)
-        elif kind is DecisionKind.ORDER:
-            assert isinstance(choice, OrderChoice)
-            chosen = self._waiting_triggers(pending.player)[choice.position]
-            self._resolve_trigger(self._pop_trigger(chosen))
-        elif kind is DecisionKind.SPAWN:
-            if isinstance(choice, Done):
-                self._end_spawn_phase()
-            elif isinstance(choice, ActivateChoice):
-                self._activate_spawn_ability(choice)
-            else:
-                assert isinstance(choice, SpawnChoice)
-                self._spawn(self.minis[choice.mini], choice.cell)
-        elif kind is DecisionKind.ACTION:
-            self.mode = Mode.SHIFT if isinstance(choice, ShiftChoice) else Mode.STRIKE
-            self.step = Step.SHIFT if isinstance(choice, ShiftChoice) else Step.STRIKE
-        elif kind is DecisionKind.SHIFT:
-            if isinstance(choice, Done):
-                self._end_action_phase()
-            else:
-                assert isinstance(choice, MoveChoice)
-                m = self.minis[choice.mini]
-                m.moved = True
-                self._sync(m)
-                self._move(m, choice.cell)
-        elif kind is DecisionKind.STRIKE:
-            if isinstance(choice, Done):
-                self._end_action_phase()
-            else:
-                assert isinstance(choice, AttackChoice)
-                self._start_combat(choice.cell, choice.attackers)
-        elif kind is DecisionKind.BLADE:
-            assert isinstance(choice, BladeChoice)
-            source = choice.mini if choice.source < 0 else choice.source
-            self._assign_blade(choice.mini, source, choice.index)
-        elif kind is DecisionKind.DAMAGE:
-            assert isinstance(choice, DamageChoice)
-            self._deal_damage(choice.assignments)
-        elif kind is DecisionKind.FATE:
-            assert isinstance(choice, FateChoice)
-            combat = self._combat()
-            combat.fate_queue.pop(0)
-            fate = Fate.DESTROY if choice.destroy else Fate.DISRUPT
-            combat.marks[choice.mini] = (fate, self.minis[choice.mini].owner.other)
-            self._after_fates()
-        elif kind is DecisionKind.DEATHBLOW:
-            assert isinstance(choice, DeathblowChoice)
-            self._declare_deathblow(choice.cell, choice.attackers)
-        else:
-            assert kind is DecisionKind.RESOLVE
-            assert isinstance(choice, BuryChoice | PlaceChoice)
-            self._apply_resolution(choice)
+        _PLAY[pending.kind](self, choice, pending)
         self._advance()
+
+    # --- playing each kind of decision (apply has checked the choice) -------------------
+
+    def _play_reroll(self, choice: Choice, pending: Decision) -> None:
+        assert isinstance(choice, RerollChoice)
+        self._reroll(choice.dice)
+
+    def _play_target(self, choice: Choice, pending: Decision) -> None:
+        assert isinstance(choice, TargetChoice)
+        targeting = self.choosing
+        assert targeting is not None
+        self.choosing = None
+        effects.resolve(self, targeting, choice.targets)
+
+    def _play_order(self, choice: Choice, pending: Decision) -> None:
+        assert isinstance(choice, OrderChoice)
+        chosen = self._waiting_triggers(pending.player)[choice.position]
+        self._resolve_trigger(self._pop_trigger(chosen))
+
+    def _play_spawn(self, choice: Choice, pending: Decision) -> None:
+        if isinstance(choice, Done):
+            self._end_spawn_phase()
+        elif isinstance(choice, ActivateChoice):
+            self._activate_spawn_ability(choice)
+        else:
+            assert isinstance(choice, SpawnChoice)
+            self._spawn(self.minis[choice.mini], choice.cell)
+
+    def _play_action(self, choice: Choice, pending: Decision) -> None:
+        self.mode = Mode.SHIFT if isinstance(choice, ShiftChoice) else Mode.STRIKE
+        self.step = Step.SHIFT if isinstance(choice, ShiftChoice) else Step.STRIKE
+
+    def _play_shift(self, choice: Choice, pending: Decision) -> None:
+        if isinstance(choice, Done):
+            self._end_action_phase()
+        else:
+            assert isinstance(choice, MoveChoice)
+            m = self.minis[choice.mini]
+            m.moved = True
+            self._sync(m)
+            self._move(m, choice.cell)
+
+    def _play_strike(self, choice: Choice, pending: Decision) -> None:
+        if isinstance(choice, Done):
+            self._end_action_phase()
+        else:
+            assert isinstance(choice, AttackChoice)
+            self._start_combat(choice.cell, choice.attackers)
+
+    def _play_blade(self, choice: Choice, pending: Decision) -> None:
+        assert isinstance(choice, BladeChoice)
+        source = choice.mini if choice.source < 0 else choice.source
+        self._assign_blade(choice.mini, source, choice.index)
+
+    def _play_damage(self, choice: Choice, pending: Decision) -> None:
+        assert isinstance(choice, DamageChoice)
+        self._deal_damage(choice.assignments)
+
+    def _play_fate(self, choice: Choice, pending: Decision) -> None:
+        assert isinstance(choice, FateChoice)
+        combat = self._combat()
+        combat.fate_queue.pop(0)
+        fate = Fate.DESTROY if choice.destroy else Fate.DISRUPT
+        combat.marks[choice.mini] = (fate, self.minis[choice.mini].owner.other)
+        self._after_fates()
+
+    def _play_deathblow(self, choice: Choice, pending: Decision) -> None:
+        assert isinstance(choice, DeathblowChoice)
+        self._declare_deathblow(choice.cell, choice.attackers)
+
+    def _play_resolve(self, choice: Choice, pending: Decision) -> None:
+        assert isinstance(choice, BuryChoice | PlaceChoice)
+        self._apply_resolution(choice)
 
     def roll(self, values: Sequence[int]) -> None:
         """Supply the dice the pending ChanceRequest asks for (each 1-6)."""
@@ -1846,6 +1855,11 @@ class Game:
 
     def _place(self, m: Mini, zone: Zone, cell: int = -1) -> None:
         """The one place where a miniature changes zone or cell (keeps the counts right)."""
+        counted = zone in _ASPECT_ZONES
+        if counted != (m.zone in _ASPECT_ZONES):
+            counts = self.aspect_counts[m.owner]
+            for aspect, _ in m.needs:  # each of its aspects, once
+                counts[aspect] += 1 if counted else -1
         if m.cell >= 0:
             if m.is_creature:
                 self.creatures[m.owner][m.cell] -= 1
@@ -2178,6 +2192,22 @@ def _check_value(choice: Choice, name: str, value: object) -> None:
     elif (type(value) is not bool) if name == "destroy" else (type(value) is not int):
         raise InvalidChoiceError(f"{type(choice).__name__}.{name} holds {value!r}, not an int")
 
+
+_PLAY: Final[dict[DecisionKind, Callable[[Game, Choice, Decision], None]]] = {
+    DecisionKind.REROLL: Game._play_reroll,
+    DecisionKind.TARGET: Game._play_target,
+    DecisionKind.ORDER: Game._play_order,
+    DecisionKind.SPAWN: Game._play_spawn,
+    DecisionKind.ACTION: Game._play_action,
+    DecisionKind.SHIFT: Game._play_shift,
+    DecisionKind.STRIKE: Game._play_strike,
+    DecisionKind.BLADE: Game._play_blade,
+    DecisionKind.DAMAGE: Game._play_damage,
+    DecisionKind.FATE: Game._play_fate,
+    DecisionKind.DEATHBLOW: Game._play_deathblow,
+    DecisionKind.RESOLVE: Game._play_resolve,
+}
+"""How ``Game.apply`` plays a legal choice, by the kind of decision it answers."""
 
 _CHOICE_TYPES: dict[DecisionKind, tuple[type, ...]] = {
     DecisionKind.SPAWN: (SpawnChoice, ActivateChoice, Done),

@@ -179,7 +179,8 @@ def check_zones(game: Game) -> None:
 
 def check_stacking(game: Game) -> None:
     """301.1a, 801.6: four creatures per player per cell (more only in one's own portal),
-    one location per cell; the engine's counts agree with the miniatures."""
+    one location per cell; the engine's counts (creatures, locations, and the aspects
+    that count towards aspect costs, 801.4) agree with the miniatures."""
     for player in (Player.A, Player.B):
         counts = creature_cells(game, player)
         assert list(game.creatures[player]) == counts, "engine creature counts disagree"
@@ -192,6 +193,13 @@ def check_stacking(game: Game) -> None:
             assert locations[m.cell] == -1, f"two locations in {cell_name(m.cell)}"
             locations[m.cell] = m.id
     assert list(game.location_at) == locations, "engine location index disagrees"
+    for player in (Player.A, Player.B):
+        aspects = [0, 0, 0, 0]  # each aspect a miniature in play or in the graveyard shows, once
+        for m in game.minis:
+            if m.owner is player and m.zone in (Zone.DREAMSCAPE, Zone.GRAVEYARD):
+                for aspect in sorted(set(m.defn.aspects)):
+                    aspects[aspect] += 1
+        assert game.aspect_counts[player] == aspects, "engine aspect counts disagree"
 
 
 def check_hash(game: Game) -> None:

@@ -56,7 +56,15 @@ def setup_bytes(setup: GameSetup) -> bytes:
 
 
 def pack_ints(ints: list[int]) -> bytes:
-    return struct.pack(f"<{len(ints)}q", *ints)
+    """``ints`` as little-endian signed 64-bit integers."""
+    packer = _PACKERS.get(len(ints))
+    if packer is None:
+        packer = _PACKERS[len(ints)] = struct.Struct(f"<{len(ints)}q")
+    return packer.pack(*ints)
+
+
+_PACKERS: dict[int, struct.Struct] = {}
+"""A compiled packer per length: a game's encodings come in a few dozen lengths."""
 
 
 def int_words(ints: Iterable[int]) -> array[int]:

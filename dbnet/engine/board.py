@@ -70,9 +70,13 @@ def is_scoring_cell(player: Player, cell: int) -> bool:
     return cell in SCORING_CELLS[player]
 
 
+_SPAWN_ROW_CELLS: Final[tuple[tuple[int, ...], ...]] = tuple(
+    tuple(r * SIZE + c for c in range(SIZE)) for r in SPAWN_ROW
+)
+
+
 def spawn_row_cells(player: Player) -> tuple[int, ...]:
-    r = SPAWN_ROW[player]
-    return tuple(r * SIZE + c for c in range(SIZE))
+    return _SPAWN_ROW_CELLS[player]
 
 
 def distance(a: int, b: int) -> int:

@@ -524,17 +524,19 @@ class Game:
         return self._spawn_cost(m, self.aspect_counts[m.owner])
 
     def _spawn_cost(self, m: Mini, counts: list[int]) -> int:
+        # The COST stat (as stat() has it, but Respawn's cost in the graveyard), then the
+        # aspect shortfall.
+        cost = m.defn.spawn_cost
         itself = 0  # a miniature in the graveyard counts towards its own aspects there
         if m.zone is Zone.GRAVEYARD:
             # Respawn: "as if it were in your reserves", so it does not count for itself.
             respawn = self._respawn(m)
-            cost = (respawn.x or 0) if respawn is not None else m.defn.spawn_cost
-            if self.statics.channels:
-                cost += stat_modifier(self, m, Stat.COST)
-            cost = apply_minimum(Stat.COST, cost)
+            if respawn is not None:
+                cost = respawn.x or 0
             itself = 1
-        else:
-            cost = self.stat(m, Stat.COST)
+        if self.statics.channels:
+            cost += stat_modifier(self, m, Stat.COST)
+        cost = apply_minimum(Stat.COST, cost)
         for aspect, needed in m.needs:
             have = counts[aspect] - itself
             if have < needed:
@@ -808,14 +810,19 @@ class Game:
         return [RerollChoice(c) for c in found]
 
     def _resolve_choices(self) -> list[Choice]:
-        combat = self._combat()
-        resolver = Player(combat.resolver)
+        resolver = Player(self._combat().resolver)
         destroys = self._destroys_for(resolver)
+        buries: list[Choice] = [BuryChoice(mini) for mini in destroys]
         if destroys and not self._bury_order_matters(resolver, destroys):
-            return [BuryChoice(mini) for mini in destroys]
-        out: list[Choice] = [BuryChoice(mini) for mini in destroys]
+            return buries
+        return buries + self._disrupt_choices(resolver)
+
+    def _disrupt_choices(self, resolver: Player) -> list[Choice]:
+        """Combat step 7 for the miniatures ``resolver`` disrupts: each goes to an empty cell,
+        or is destroyed when there is none (glossary: disrupt)."""
         empties = self._empty_cells_for(resolver)
-        for mini, (fate, by) in sorted(combat.marks.items()):
+        out: list[Choice] = []
+        for mini, (fate, by) in sorted(self._combat().marks.items()):
             if by is not resolver or fate is not Fate.DISRUPT:
                 continue
             if empties:
@@ -2119,7 +2126,7 @@ class Game:
         if destroys:
             self._apply_resolution(BuryChoice(destroys[0]))
             return False
-        choices = self._resolve_choices()
+        choices = self._disrupt_choices(resolver)  # all of _resolve_choices() with no burial
         if len(choices) > 1:
             self._choices = choices
             return True

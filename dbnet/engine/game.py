@@ -324,6 +324,8 @@ class Game:
         )
         """Each player's miniature ids by handle (fixed for the game: shared by copies)."""
         self._setup_digest = hashlib.sha256(setup_bytes(setup)).digest()
+        self._hash_start = hashlib.sha256(self._setup_digest)
+        """The state hash with the setup digest in, copied for each state (never updated)."""
         self.mini_words = int_words(w for m in self.minis for w in _MINI_FIELDS(m))
         """Every miniature's hashed fields (zone, cell, damage, moved), in id order: kept in
         step by each write (``_sync``) so that the state hash reads them in one go."""
@@ -376,11 +378,11 @@ class Game:
         """An independent game in the same state."""
         other = Game.__new__(Game)
         for name in (
-            "setup", "values", "statics", "handles", "_setup_digest", "turn", "phase", "step",
-            "reroll", "had_one_last_turn", "skip_spawn", "first", "active", "action_index",
-            "spawn_points", "allies_at_spawn_start", "mode", "attacked_cells", "locked_cells",
-            "winner", "end_reason", "_pending", "_choices", "damaged_outside_combat",
-            "choosing",
+            "setup", "values", "statics", "handles", "_setup_digest", "_hash_start", "turn",
+            "phase", "step", "reroll", "had_one_last_turn", "skip_spawn", "first", "active",
+            "action_index", "spawn_points", "allies_at_spawn_start", "mode", "attacked_cells",
+            "locked_cells", "winner", "end_reason", "_pending", "_choices",
+            "damaged_outside_combat", "choosing",
         ):  # fmt: skip
             setattr(other, name, getattr(self, name))
         other.minis = [m.clone() for m in self.minis]
@@ -408,7 +410,7 @@ class Game:
     def state_hash(self) -> bytes:
         """SHA-256 over the setup digest and the canonical state encoding (``encode``),
         the miniatures' fields straight from their array."""
-        hasher = hashlib.sha256(self._setup_digest)
+        hasher = self._hash_start.copy()
         hasher.update(pack_ints(self._encode_head()))
         hasher.update(words_bytes(self.mini_words))
         hasher.update(pack_ints(self._encode_tail()))

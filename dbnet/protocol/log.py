@@ -428,6 +428,8 @@ class GameLog:
     def _resolve(self, seq: int, author: Player, links: LinkSource, record: bytes) -> int:
         """Take the author's links for the rolls the engine waits for, and roll when both
         players' links are in. Returns how many links were taken."""
+        if links is NO_LINKS:
+            return 0  # no link to take; a roll whose links were all in was rolled then
         taken = 0
         game = self.game
         while isinstance(game.pending, ChanceRequest):

@@ -217,17 +217,18 @@ class ReplayVerifier:
     def run(self, data: bytes, offset: int = 0) -> Verdict:
         """Check the records of ``data`` from ``offset`` (0: the whole file, magic first;
         else the start of the next record) to the end, and give the verdict."""
-        at = (self.records, offset)  # the record being checked and its offset
         try:
-            for index, record_offset, record in iter_records(
+            for _, record_offset, record in iter_records(
                 data, where=self.where, offset=offset, index=self.records
             ):
-                at = (index, record_offset)
                 self._add(record, record_offset)
         except ReplayError as exc:  # framing or header: it names its record (None: magic)
             return self._bad_signature() or self._invalid(exc.record, exc.offset, exc.problem)
-        except InvalidEntryError as exc:
-            return self._bad_signature() or self._invalid(at[0], at[1], exc.reason, seq=exc.seq)
+        except InvalidEntryError as exc:  # from ``_add``: the record not yet counted
+            index = self.records
+            return self._bad_signature() or self._invalid(
+                index, self._offsets[index], exc.reason, seq=exc.seq
+            )
         return self._bad_signature() or self.verdict()
 
     def _bad_signature(self) -> Verdict | None:

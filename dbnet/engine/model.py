@@ -28,6 +28,9 @@ class Player(enum.IntEnum):
 _OTHER: tuple[Player, Player] = (Player.B, Player.A)
 """Each player's opponent, by player (a tuple: looking a member up on an enum class is slow)."""
 
+PLAYERS: tuple[Player, Player] = (Player.A, Player.B)
+"""The players by number (``Player(n)`` goes through the enum class, which is slow)."""
+
 
 class Aspect(enum.IntEnum):
     """The four aspects (rules 400-403)."""

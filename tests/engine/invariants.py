@@ -180,10 +180,12 @@ def check_zones(game: Game) -> None:
 def check_stacking(game: Game) -> None:
     """301.1a, 801.6: four creatures per player per cell (more only in one's own portal),
     one location per cell; the engine's counts (creatures, locations, and the aspects
-    that count towards aspect costs, 801.4) agree with the miniatures."""
+    that count towards aspect costs, 801.4) and cell masks agree with the miniatures."""
     for player in (Player.A, Player.B):
         counts = creature_cells(game, player)
         assert list(game.creatures[player]) == counts, "engine creature counts disagree"
+        mask = sum(1 << cell for cell, n in enumerate(counts) if n)
+        assert game.creature_cells[player] == mask, "engine creature cell mask disagrees"
         for cell, n in enumerate(counts):
             if cell != PORTAL[player]:
                 assert n <= STACKING_LIMIT, f"{player.name} has {n} creatures in {cell_name(cell)}"
@@ -193,6 +195,8 @@ def check_stacking(game: Game) -> None:
             assert locations[m.cell] == -1, f"two locations in {cell_name(m.cell)}"
             locations[m.cell] = m.id
     assert list(game.location_at) == locations, "engine location index disagrees"
+    mask = sum(1 << cell for cell, mini in enumerate(locations) if mini >= 0)
+    assert game.location_cells == mask, "engine location cell mask disagrees"
     for player in (Player.A, Player.B):
         aspects = [0, 0, 0, 0]  # each aspect a miniature in play or in the graveyard shows, once
         for m in game.minis:

@@ -44,6 +44,7 @@ from dbnet.engine.abilities import (
     apply_minimum,
     base_power,
     blade_abilities,
+    cost_modifier,
     has_active,
     is_active,
     matches,
@@ -557,7 +558,7 @@ class Game:
                 cost = respawn.x or 0
             itself = 1
         if self.statics.channels:
-            cost += stat_modifier(self, m, Stat.COST)
+            cost += cost_modifier(self, m)
         cost = apply_minimum(Stat.COST, cost)
         for aspect, needed in m.needs:
             have = counts[aspect] - itself
@@ -799,7 +800,8 @@ class Game:
         Attackers keep their blade abilities even after moving away; locations take
         blades only from their own player's regular attacks in their cell.
         """
-        combat = self._combat()
+        combat = self.combat
+        assert combat is not None
         if combat.blades <= 0:
             return []
         holders = list(combat.attackers)
@@ -872,7 +874,8 @@ class Game:
         )
 
     def _destroys_for(self, resolver: Player) -> list[int]:
-        combat = self._combat()
+        combat = self.combat
+        assert combat is not None
         return [
             mini
             for mini, (fate, by) in sorted(combat.marks.items())
@@ -886,7 +889,8 @@ class Game:
         return board.cells_of(~taken)
 
     def _dying_in(self, cell: int) -> tuple[int, ...]:
-        combat = self._combat()
+        combat = self.combat
+        assert combat is not None
         return tuple(
             mini
             for mini, (fate, _) in sorted(combat.marks.items())
@@ -1941,7 +1945,7 @@ class Game:
 
     def _emit(self, kind: EventKind, mini: int = -1, cell: int = -1) -> None:
         if self.statics.by_event[kind]:
-            found = triggers(self, Event(kind, mini, cell))
+            found = triggers(self, kind, mini, cell)
             if found:
                 self._push_triggers(found)
 
@@ -2016,7 +2020,8 @@ class Game:
 
     def _after_attack_roll(self, dice: Sequence[int]) -> None:
         """Step 3: blades then go to blade abilities one at a time."""
-        combat = self._combat()
+        combat = self.combat
+        assert combat is not None
         combat.damage_total = dice_damage(dice)
         combat.blades = dice.count(BLADE_VALUE)
         self.step = Step.BLADE  # _advance ends it at once when no blade ability can take one
@@ -2031,7 +2036,8 @@ class Game:
 
     def _end_blades(self) -> None:
         """Step 4: damage from the dice and damage modifiers; it can't go below 0 (900.8)."""
-        combat = self._combat()
+        combat = self.combat
+        assert combat is not None
         combat.blades = 0  # blades no ability can take are lost (900.10)
         total = combat.damage_total + combat.damage_bonus
         self._begin_damage(self.active, combat.cell, total if total > 0 else 0, combat.relentless)
@@ -2041,7 +2047,8 @@ class Game:
         return self.combat
 
     def _begin_damage(self, owner: Player, cell: int, total: int, relentless: bool) -> None:
-        combat = self._combat()
+        combat = self.combat
+        assert combat is not None
         combat.damage_owner = owner
         combat.damage_cell = cell
         combat.damage_total = total
@@ -2063,7 +2070,8 @@ class Game:
             self.step = Step.DAMAGE
 
     def _deal_damage(self, assignments: Sequence[tuple[int, int]]) -> None:
-        combat = self._combat()
+        combat = self.combat
+        assert combat is not None
         for mini, amount in assignments:
             self.minis[mini].damage += amount
             self._sync(self.minis[mini])
@@ -2077,10 +2085,12 @@ class Game:
 
     def _check_combat(self) -> None:
         """Step 5: which creatures will be disrupted or destroyed."""
-        combat = self._combat()
+        combat = self.combat
+        assert combat is not None
         self.damaged_outside_combat = False
-        for m in self.minis:
-            if m.damage <= 0 or m.cell < 0 or m.id in combat.marks or m.id in combat.fate_queue:
+        damaged = [m for m in self.minis if m.damage > 0]
+        for m in damaged:
+            if m.cell < 0 or m.id in combat.marks or m.id in combat.fate_queue:
                 continue
             defense, life = self.defense(m), self.life(m)
             by = m.owner.other
@@ -2098,7 +2108,8 @@ class Game:
         self._after_fates()
 
     def _after_fates(self) -> None:
-        combat = self._combat()
+        combat = self.combat
+        assert combat is not None
         if combat.fate_queue:
             self.step = Step.FATE
             return
@@ -2124,7 +2135,8 @@ class Game:
         self._next_deathblow()
 
     def _next_deathblow(self) -> None:
-        combat = self._combat()
+        combat = self.combat
+        assert combat is not None
         combat.in_deathblow = False
         if combat.deathblow_queue:
             self.step = Step.DEATHBLOW
@@ -2156,7 +2168,8 @@ class Game:
         (then the order decides what it can bring back, and the player chooses) or a
         burial could decide whether a disrupted enemy finds an empty cell.
         """
-        combat = self._combat()
+        combat = self.combat
+        assert combat is not None
         resolver = PLAYERS[combat.resolver]
         destroys = self._destroys_for(resolver)
         if destroys and self._bury_order_matters(resolver, destroys):
@@ -2187,7 +2200,8 @@ class Game:
         return False
 
     def _apply_resolution(self, choice: BuryChoice | PlaceChoice) -> None:
-        combat = self._combat()
+        combat = self.combat
+        assert combat is not None
         _, by = combat.marks.pop(choice.mini)
         m = self.minis[choice.mini]
         if m.cell < 0:
@@ -2204,16 +2218,17 @@ class Game:
 
     def _end_combat(self) -> None:
         """Step 10: end-of-combat effects, each once per combat; then the game goes on."""
-        combat = self._combat()
+        combat = self.combat
+        assert combat is not None
         if combat.cell >= 0 and self.statics.triggered:
-            found = triggers(self, Event(EventKind.COMBAT_ENDED, -1, combat.cell))
+            found = triggers(self, EventKind.COMBAT_ENDED, -1, combat.cell)
             if found:
                 combat.ended += ((t.mini, t.index) for t in found)
                 self._push_triggers(found)
                 self.step = Step.COMBAT_END
                 return
         self.combat = None
-        self.step = Step(combat.resume)
+        self.step = combat.resume
 
 
 Frame = list[Op] | list[Trigger]

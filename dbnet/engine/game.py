@@ -328,6 +328,9 @@ class Game:
                             )
                 self.minis.append(Mini(len(self.minis), player, defn, handle, abilities))
         self.statics = Statics(self.minis)
+        self.warband_minis = _by_owner(self.minis)
+        """Each player's miniatures (the objects of ``minis``), in id order: fixed for the
+        game, for the many passes that look at one player's miniatures."""
         self.handles: tuple[dict[str, int], dict[str, int]] = (
             {m.handle: m.id for m in self.minis if m.owner is Player.A},
             {m.handle: m.id for m in self.minis if m.owner is Player.B},
@@ -400,6 +403,7 @@ class Game:
         ):  # fmt: skip
             setattr(other, name, getattr(self, name))
         other.minis = [m.clone() for m in self.minis]
+        other.warband_minis = _by_owner(other.minis)
         other.mini_words = self.mini_words[:]
         other.creatures = [list(self.creatures[0]), list(self.creatures[1])]
         other.location_at = list(self.location_at)
@@ -488,25 +492,23 @@ class Game:
     @property
     def pending(self) -> Pending | None:
         """The one item the game waits for, or None when the game is over."""
-        if self._pending is None and self.step is not Step.OVER:
+        if self._pending is None:
             self._pending = self._make_pending()
         return self._pending
 
     def minis_of(self, player: Player) -> list[Mini]:
-        return [m for m in self.minis if m.owner is player]
+        return list(self.warband_minis[player])
 
     def in_cell(self, cell: int) -> list[Mini]:
         """Miniatures in ``cell``, in id order."""
         return [m for m in self.minis if m.cell == cell]
 
     def creatures_in(self, cell: int, player: Player) -> list[Mini]:
-        return [m for m in self.minis if m.cell == cell and m.owner is player and m.is_creature]
+        return [m for m in self.warband_minis[player] if m.cell == cell and m.is_creature]
 
     def creature_ids(self, cell: int, player: Player) -> tuple[int, ...]:
         """The ids of ``player``'s creatures in ``cell``, in order."""
-        return tuple(
-            [m.id for m in self.minis if m.cell == cell and m.owner is player and m.is_creature]
-        )
+        return tuple([m.id for m in self.warband_minis[player] if m.cell == cell and m.is_creature])
 
     def is_engaged(self, m: Mini) -> bool:
         """802.1a: an enemy creature shares the cell (enemy locations don't engage)."""
@@ -661,8 +663,8 @@ class Game:
         player = self.active
         out: list[Choice] = []
         counts = self.aspect_counts[player]
-        for m in self.minis:
-            if m.owner is not player or not self._spawnable(m):
+        for m in self.warband_minis[player]:
+            if not self._spawnable(m):
                 continue
             if self._spawn_cost(m, counts) > self.spawn_points:
                 continue
@@ -722,8 +724,8 @@ class Game:
         portal = board.PORTAL[player]
         cells = [portal]  # 801.6: always allowed
         columns = 0
-        for other in self.minis:
-            if other.owner is player and other.cell >= 0:
+        for other in self.warband_minis[player]:
+            if other.cell >= 0:
                 columns |= 1 << board.column(other.cell)
         for cell in board.spawn_row_cells(player):
             if cell == portal:
@@ -805,9 +807,9 @@ class Game:
         if combat.blades <= 0:
             return []
         holders = list(combat.attackers)
-        for m in self.minis:
-            if m.cell == combat.cell and m.defn.is_location and m.owner is self.active:
-                holders.append(m.id)
+        location = self.location_at[combat.cell]
+        if location >= 0 and self.minis[location].owner is self.active:
+            holders.append(location)
         out: list[Choice] = []
         for holder in sorted(holders):
             m = self.minis[holder]
@@ -993,11 +995,10 @@ class Game:
 
     def _movers(self) -> Iterator[Mini]:
         """The creatures the shifting player may still move (``_may_move``), in id order."""
-        active = self.active
         return (
             m
-            for m in self.minis
-            if m.owner is active and m.cell >= 0 and not m.moved and self._may_move(m)
+            for m in self.warband_minis[self.active]
+            if m.cell >= 0 and not m.moved and self._may_move(m)
         )
 
     def _can_attack(self, choice: AttackChoice) -> bool:
@@ -1048,10 +1049,9 @@ class Game:
             if m.owner is player and m.cell >= 0 and self._activation_xs(m, index, ability):
                 return True
         counts = self.aspect_counts[player]
-        for m in self.minis:
+        for m in self.warband_minis[player]:
             if (
-                m.owner is player
-                and m.cell < 0
+                m.cell < 0
                 and self._spawnable(m)
                 and self._spawn_cost(m, counts) <= self.spawn_points
                 and (m.is_creature or self._spawn_cells(m))  # 801.6: the portal is open
@@ -1288,7 +1288,7 @@ class Game:
 
     # --- pending ----------------------------------------------------------------
 
-    def _make_pending(self) -> Pending:
+    def _make_pending(self) -> Pending | None:
         rolling = self.rolling
         if rolling is not None:
             if rolling.stage is Stage.DECIDE:
@@ -1330,6 +1330,8 @@ class Game:
         plain = _PLAIN_DECISIONS.get(step)
         if plain is not None:
             return plain[self.active]
+        if step is Step.OVER:
+            return None
         if step is Step.ROLL_INITIATIVE:
             return ChanceRequest(ChanceKind.INITIATIVE, len(self.reroll), players=self.reroll)
         combat = self._combat()
@@ -2232,6 +2234,10 @@ class Game:
 
 
 Frame = list[Op] | list[Trigger]
+
+
+def _by_owner(minis: list[Mini]) -> tuple[list[Mini], list[Mini]]:
+    return [m for m in minis if m.owner is Player.A], [m for m in minis if m.owner is Player.B]
 
 
 def _copy_frame(frame: Frame) -> Frame:

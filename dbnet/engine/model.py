@@ -72,11 +72,15 @@ class Activation(enum.Enum):
         return self in _BLADE_ACTIVATIONS
 
 
-_BLADE_ACTIVATIONS = frozenset(
-    {Activation.BLADE, Activation.MULTIBLADE, Activation.DOUBLE_BLADE, Activation.DOUBLE_MULTIBLADE}
+# Tuples, not sets: membership by identity needs no hash (an Enum's hash is Python code).
+_BLADE_ACTIVATIONS = (
+    Activation.BLADE,
+    Activation.MULTIBLADE,
+    Activation.DOUBLE_BLADE,
+    Activation.DOUBLE_MULTIBLADE,
 )
-_DOUBLE_BLADE = frozenset({Activation.DOUBLE_BLADE, Activation.DOUBLE_MULTIBLADE})
-_SINGLE_USE_BLADE = frozenset({Activation.BLADE, Activation.DOUBLE_BLADE})
+_DOUBLE_BLADE = (Activation.DOUBLE_BLADE, Activation.DOUBLE_MULTIBLADE)
+_SINGLE_USE_BLADE = (Activation.BLADE, Activation.DOUBLE_BLADE)
 
 
 @dataclass(frozen=True, slots=True)

@@ -158,12 +158,17 @@ def phase_key(game: Game) -> PhaseKey:
 
 
 def check_roster(game: Game) -> None:
-    """Both warbands are in the game, in order, 16 miniatures each (600.1)."""
+    """Both warbands are in the game, in order, 16 miniatures each (600.1); the engine's
+    list of each player's miniatures holds the very same objects."""
     for player in (Player.A, Player.B):
         mine = [m for m in game.minis if m.owner is player]
         assert [m.defn for m in mine] == list(game.setup.warbands[player].minis)
         assert len(mine) == 16
     assert [m.id for m in game.minis] == list(range(32))
+    for player in (Player.A, Player.B):
+        objects = [id(m) for m in game.minis if m.owner is player]
+        kept = [id(m) for m in game.warband_minis[player]]
+        assert kept == objects, "engine warband lists disagree"
     assert len({(m.owner, m.handle) for m in game.minis}) == 32, "handles are unique"
 
 

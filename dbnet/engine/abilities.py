@@ -160,8 +160,9 @@ class Statics:
         }
         """The triggered abilities each kind of event can trigger (the rest never look)."""
 
-    def of(self, keyword: str) -> list[tuple[int, int, AbilityDef]]:
-        return self.keywords.get(keyword, [])
+    def of(self, keyword: str) -> Sequence[tuple[int, int, AbilityDef]]:
+        """The abilities ``keyword`` as (mini, index, ability), in mini order."""
+        return self.keywords.get(keyword, ())
 
 
 def _listens(ability: AbilityDef, kind: EventKind) -> bool:
@@ -194,20 +195,12 @@ def has_active(game: Game, m: Mini, keyword: str) -> AbilityDef | None:
 
 def stat_modifier(game: Game, m: Mini, stat: Stat) -> int:
     """The sum of every modifier to ``stat`` of ``m`` now (may be negative)."""
-    statics = game.statics
-    total = 0
     if stat is Stat.COST:
-        for source_id, ability in statics.channels:
-            source = game.minis[source_id]
-            if (
-                source.owner is m.owner
-                and is_active(game, source, ability)
-                and matches(ability.modifier, m.defn)
-            ):
-                total -= ability.x or 0
-        return total
+        return cost_modifier(game, m)
     if m.cell < 0 or not m.is_creature:
         return 0
+    statics = game.statics
+    total = 0
     for source_id, ability, whose, sign in statics.auras[stat]:
         source = game.minis[source_id]
         if ability.modifier == "Self":
@@ -245,6 +238,20 @@ def stat_modifier(game: Game, m: Mini, stat: Stat) -> int:
             )
         ):
             total += ability.x or 0
+    return total
+
+
+def cost_modifier(game: Game, m: Mini) -> int:
+    """The modifier to ``m``'s spawn cost now: Channel's reductions."""
+    total = 0
+    for source_id, ability in game.statics.channels:
+        source = game.minis[source_id]
+        if (
+            source.owner is m.owner
+            and is_active(game, source, ability)
+            and matches(ability.modifier, m.defn)
+        ):
+            total -= ability.x or 0
     return total
 
 
@@ -337,29 +344,33 @@ def _nullified(game: Game, holder: Mini) -> bool:
 # --- triggers ------------------------------------------------------------------------
 
 
-def triggers(game: Game, event: Event) -> list[Trigger]:
-    """The abilities ``event`` triggers now, in miniature and ability order (900.7).
+def triggers(game: Game, kind: EventKind, mini: int = -1, cell: int = -1) -> list[Trigger]:
+    """The abilities that the event ``Event(kind, mini, cell)`` triggers now, in miniature
+    and ability order (900.7).
 
     ``Statics.by_event`` lists only the abilities that listen to the event's kind (none
-    listen to DISRUPTED), so what is left to ask depends on the kind alone."""
-    kind = event.kind
+    listen to DISRUPTED), so what is left to ask depends on the kind alone. The event is
+    made only when it triggers something."""
     listening = game.statics.by_event[kind]
     if kind is EventKind.COMBAT_ENDED:
         due = [
-            (mini, index)
-            for mini, index, ability in listening
-            if game.end_of_combat_due(game.minis[mini], index, ability)
+            (holder, index)
+            for holder, index, ability in listening
+            if game.end_of_combat_due(game.minis[holder], index, ability)
         ]
     elif kind is EventKind.ENTERED:
-        mover = game.minis[event.mini]
+        mover = game.minis[mini]
         due = [
-            (mini, index)
-            for mini, index, ability in listening
-            if _enter_triggers(game, game.minis[mini], ability, mover, event.cell)
+            (holder, index)
+            for holder, index, ability in listening
+            if _enter_triggers(game, game.minis[holder], ability, mover, cell)
         ]
     else:  # SPAWNED (comes into play) and DESTROYED (Reincarnate): the miniature's own
-        due = [(mini, index) for mini, index, _ in listening if mini == event.mini]
-    return [Trigger(game.minis[mini].owner, mini, index, event) for mini, index in due]
+        due = [(holder, index) for holder, index, _ in listening if holder == mini]
+    if not due:
+        return []
+    event = Event(kind, mini, cell)
+    return [Trigger(game.minis[holder].owner, holder, index, event) for holder, index in due]
 
 
 def _enter_triggers(game: Game, m: Mini, ability: AbilityDef, mover: Mini, cell: int) -> bool:

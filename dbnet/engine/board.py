@@ -31,6 +31,11 @@ def parse_cell(text: str) -> int | None:
     return _CELL_BY_NAME.get(text.strip().lower())
 
 
+def cells_of(mask: int) -> list[int]:
+    """The cells of a bitmask of cells (bit ``cell`` set), in order."""
+    return [cell for cell in range(CELL_COUNT) if (mask >> cell) & 1]
+
+
 def column(cell: int) -> int:
     return cell % SIZE
 

@@ -14,8 +14,12 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from dbnet.engine.model import Player
+
+if TYPE_CHECKING:
+    from dbnet.engine.game import Step
 
 # Attack die faces (302): index = die value - 1.
 ATTACK_DAMAGE = (1, 2, 3, 0, 0, 0)
@@ -68,7 +72,7 @@ class Combat:
     )
 
     def __init__(
-        self, cell: int, attackers: tuple[int, ...], resume: int, defenders: tuple[int, ...] = ()
+        self, cell: int, attackers: tuple[int, ...], resume: Step, defenders: tuple[int, ...] = ()
     ) -> None:
         """A combat in ``cell`` (-1: damage dealt outside combat, 900.3); ``resume`` is the
         step the game returns to afterwards; ``defenders`` are the enemy creatures in the

@@ -44,6 +44,7 @@ from dbnet.engine.abilities import (
     apply_minimum,
     base_power,
     blade_abilities,
+    cost_modifier,
     has_active,
     is_active,
     matches,
@@ -91,7 +92,15 @@ from dbnet.engine.combat import (
 )
 from dbnet.engine.effects import Op, OpKind
 from dbnet.engine.keywords import check_ability
-from dbnet.engine.model import AbilityDef, Activation, Aspect, GameSetup, MiniatureDef, Player
+from dbnet.engine.model import (
+    PLAYERS,
+    AbilityDef,
+    Activation,
+    Aspect,
+    GameSetup,
+    MiniatureDef,
+    Player,
+)
 from dbnet.engine.targets import Targeting, needs_targets, number, options
 from dbnet.errors import DataError, GameOverError, IllegalChoiceError, InvalidChoiceError
 
@@ -160,10 +169,6 @@ class Step(enum.IntEnum):
     OVER = 11
 
 
-_OPEN_STEPS: Final = frozenset({Step.SPAWN, Step.SHIFT, Step.STRIKE})
-"""The steps whose decision offers options besides DONE while any are left."""
-
-
 class Mode(enum.IntEnum):
     NONE = 0
     SHIFT = 1
@@ -174,6 +179,11 @@ class EndReason(enum.Enum):
     VICTORY = "victory"
     RESIGNATION = "resignation"
 
+
+_NO_XS: Final = range(0)
+_NO_X: Final = range(1)
+"""The values of X of a spawn ability that can't be activated, and of one without an X
+cost that can (``Game._activation_xs``)."""
 
 _PLAIN_DECISIONS: Final[dict[Step, tuple[Decision, Decision]]] = {
     step: (Decision(Player.A, kind), Decision(Player.B, kind))
@@ -318,6 +328,9 @@ class Game:
                             )
                 self.minis.append(Mini(len(self.minis), player, defn, handle, abilities))
         self.statics = Statics(self.minis)
+        self.warband_minis = _by_owner(self.minis)
+        """Each player's miniatures (the objects of ``minis``), in id order: fixed for the
+        game, for the many passes that look at one player's miniatures."""
         self.handles: tuple[dict[str, int], dict[str, int]] = (
             {m.handle: m.id for m in self.minis if m.owner is Player.A},
             {m.handle: m.id for m in self.minis if m.owner is Player.B},
@@ -332,6 +345,12 @@ class Game:
         # creature counts per player per cell, and the location in each cell (-1: none)
         self.creatures: list[list[int]] = [[0] * board.CELL_COUNT, [0] * board.CELL_COUNT]
         self.location_at: list[int] = [-1] * board.CELL_COUNT
+        self.creature_cells: list[int] = [0, 0]
+        """Per player, the cells where that player has a creature, as a bitmask (the cells
+        whose count in ``creatures`` is not 0). Read-only outside ``_place``."""
+        self.location_cells = 0
+        """The cells with a location, as a bitmask (``location_at`` not -1). Read-only outside
+        ``_place``."""
         self.aspect_counts: list[list[int]] = [[0] * len(Aspect), [0] * len(Aspect)]
         """Per player, per aspect: that player's miniatures of that aspect in the dreamscape
         or the graveyard, which count towards aspect costs (801.4). Read-only outside
@@ -382,13 +401,15 @@ class Game:
             "phase", "step", "reroll", "had_one_last_turn", "skip_spawn", "first", "active",
             "action_index", "spawn_points", "allies_at_spawn_start", "mode", "attacked_cells",
             "locked_cells", "winner", "end_reason", "_pending", "_choices",
-            "damaged_outside_combat", "choosing",
+            "damaged_outside_combat", "choosing", "location_cells",
         ):  # fmt: skip
             setattr(other, name, getattr(self, name))
         other.minis = [m.clone() for m in self.minis]
+        other.warband_minis = _by_owner(other.minis)
         other.mini_words = self.mini_words[:]
         other.creatures = [list(self.creatures[0]), list(self.creatures[1])]
         other.location_at = list(self.location_at)
+        other.creature_cells = list(self.creature_cells)
         other.aspect_counts = [list(self.aspect_counts[0]), list(self.aspect_counts[1])]
         other.turns_won = list(self.turns_won)
         other.bonus = list(self.bonus)
@@ -473,19 +494,23 @@ class Game:
     @property
     def pending(self) -> Pending | None:
         """The one item the game waits for, or None when the game is over."""
-        if self._pending is None and self.step is not Step.OVER:
+        if self._pending is None:
             self._pending = self._make_pending()
         return self._pending
 
     def minis_of(self, player: Player) -> list[Mini]:
-        return [m for m in self.minis if m.owner is player]
+        return list(self.warband_minis[player])
 
     def in_cell(self, cell: int) -> list[Mini]:
         """Miniatures in ``cell``, in id order."""
         return [m for m in self.minis if m.cell == cell]
 
     def creatures_in(self, cell: int, player: Player) -> list[Mini]:
-        return [m for m in self.minis if m.cell == cell and m.owner is player and m.is_creature]
+        return [m for m in self.warband_minis[player] if m.cell == cell and m.is_creature]
+
+    def creature_ids(self, cell: int, player: Player) -> tuple[int, ...]:
+        """The ids of ``player``'s creatures in ``cell``, in order."""
+        return tuple([m.id for m in self.warband_minis[player] if m.cell == cell and m.is_creature])
 
     def is_engaged(self, m: Mini) -> bool:
         """802.1a: an enemy creature shares the cell (enemy locations don't engage)."""
@@ -537,7 +562,7 @@ class Game:
                 cost = respawn.x or 0
             itself = 1
         if self.statics.channels:
-            cost += stat_modifier(self, m, Stat.COST)
+            cost += cost_modifier(self, m)
         cost = apply_minimum(Stat.COST, cost)
         for aspect, needed in m.needs:
             have = counts[aspect] - itself
@@ -640,8 +665,8 @@ class Game:
         player = self.active
         out: list[Choice] = []
         counts = self.aspect_counts[player]
-        for m in self.minis:
-            if m.owner is not player or not self._spawnable(m):
+        for m in self.warband_minis[player]:
+            if not self._spawnable(m):
                 continue
             if self._spawn_cost(m, counts) > self.spawn_points:
                 continue
@@ -677,31 +702,32 @@ class Game:
 
     def _activations(self, m: Mini, index: int, ability: AbilityDef) -> list[ActivateChoice]:
         """801.8: the ways to activate spawn ability ``index`` of ``m`` now."""
+        return [ActivateChoice(m.id, index, x) for x in self._activation_xs(m, index, ability)]
+
+    def _activation_xs(self, m: Mini, index: int, ability: AbilityDef) -> range:
+        """The values of X (0 for an ability without an X cost) with which spawn ability
+        ``index`` of ``m`` can be activated now (801.8); empty when it can't."""
         if ability.activation is not Activation.SPAWN or (m.id, index) in self.spawn_uses:
-            return []
+            return _NO_XS
         if not is_active(self, m, ability):  # the score condition (303.2b)
-            return []
+            return _NO_XS
         if ability.cost_x:
-            return [ActivateChoice(m.id, index, x) for x in range(1, self.spawn_points + 1)]
+            return range(1, self.spawn_points + 1)
         if (ability.spawn_cost or 0) > self.spawn_points:
-            return []
-        return [ActivateChoice(m.id, index)]
+            return _NO_XS
+        return _NO_X
 
     def _spawn_cells(self, m: Mini) -> list[int]:
         player = m.owner
         mine = self.creatures[player]
         if m.defn.is_location:
             # 801.7: any cell where you control a creature, one location per cell.
-            return [
-                cell
-                for cell in range(board.CELL_COUNT)
-                if mine[cell] and self.location_at[cell] < 0
-            ]
+            return board.cells_of(self.creature_cells[player] & ~self.location_cells)
         portal = board.PORTAL[player]
         cells = [portal]  # 801.6: always allowed
         columns = 0
-        for other in self.minis:
-            if other.owner is player and other.cell >= 0:
+        for other in self.warband_minis[player]:
+            if other.cell >= 0:
                 columns |= 1 << board.column(other.cell)
         for cell in board.spawn_row_cells(player):
             if cell == portal:
@@ -756,10 +782,8 @@ class Game:
     def _attack_choices(self) -> list[Choice]:
         player = self.active
         out: list[Choice] = []
-        for cell in range(board.CELL_COUNT):
-            if not self._may_attack(cell):
-                continue
-            ids = [m.id for m in self.creatures_in(cell, player)]
+        for cell in board.cells_of(self._attackable_cells()):
+            ids = self.creature_ids(cell, player)
             for size in range(len(ids), 0, -1):
                 out.extend(
                     AttackChoice(cell, subset)
@@ -780,13 +804,14 @@ class Game:
         Attackers keep their blade abilities even after moving away; locations take
         blades only from their own player's regular attacks in their cell.
         """
-        combat = self._combat()
+        combat = self.combat
+        assert combat is not None
         if combat.blades <= 0:
             return []
         holders = list(combat.attackers)
-        for m in self.minis:
-            if m.cell == combat.cell and m.defn.is_location and m.owner is self.active:
-                holders.append(m.id)
+        location = self.location_at[combat.cell]
+        if location >= 0 and self.minis[location].owner is self.active:
+            holders.append(location)
         out: list[Choice] = []
         for holder in sorted(holders):
             m = self.minis[holder]
@@ -812,7 +837,7 @@ class Game:
         return [RerollChoice(c) for c in found]
 
     def _resolve_choices(self) -> list[Choice]:
-        resolver = Player(self._combat().resolver)
+        resolver = PLAYERS[self._combat().resolver]
         destroys = self._destroys_for(resolver)
         buries: list[Choice] = [BuryChoice(mini) for mini in destroys]
         if destroys and not self._bury_order_matters(resolver, destroys):
@@ -822,16 +847,17 @@ class Game:
     def _disrupt_choices(self, resolver: Player) -> list[Choice]:
         """Combat step 7 for the miniatures ``resolver`` disrupts: each goes to an empty cell,
         or is destroyed when there is none (glossary: disrupt)."""
+        disrupted = [
+            mini
+            for mini, (fate, by) in sorted(self._combat().marks.items())
+            if by is resolver and fate is Fate.DISRUPT
+        ]
+        if not disrupted:
+            return []
         empties = self._empty_cells_for(resolver)
-        out: list[Choice] = []
-        for mini, (fate, by) in sorted(self._combat().marks.items()):
-            if by is not resolver or fate is not Fate.DISRUPT:
-                continue
-            if empties:
-                out.extend(PlaceChoice(mini, cell) for cell in empties)
-            else:
-                out.append(BuryChoice(mini))  # no empty cell: destroyed instead
-        return out
+        if not empties:
+            return [BuryChoice(mini) for mini in disrupted]  # no empty cell: destroyed instead
+        return [PlaceChoice(mini, cell) for mini in disrupted for cell in empties]
 
     def _bury_order_matters(self, resolver: Player, destroys: list[int]) -> bool:
         """Combat step 7 goes in any order the resolver chooses (FAQ). Burying first only
@@ -852,7 +878,8 @@ class Game:
         )
 
     def _destroys_for(self, resolver: Player) -> list[int]:
-        combat = self._combat()
+        combat = self.combat
+        assert combat is not None
         return [
             mini
             for mini, (fate, by) in sorted(combat.marks.items())
@@ -861,12 +888,13 @@ class Game:
 
     def _empty_cells_for(self, disrupter: Player) -> list[int]:
         """Cells a disrupted enemy may go to: no miniature at all, not the disrupter's portal."""
-        portal = board.PORTAL[disrupter]
-        occupied = {m.cell for m in self.minis}
-        return [cell for cell in range(board.CELL_COUNT) if cell not in occupied and cell != portal]
+        cells = self.creature_cells
+        taken = cells[0] | cells[1] | self.location_cells | 1 << board.PORTAL[disrupter]
+        return board.cells_of(~taken)
 
     def _dying_in(self, cell: int) -> tuple[int, ...]:
-        combat = self._combat()
+        combat = self.combat
+        assert combat is not None
         return tuple(
             mini
             for mini, (fate, _) in sorted(combat.marks.items())
@@ -878,6 +906,10 @@ class Game:
 
     def check_choice(self, choice: Choice) -> None:
         """Raise InvalidChoiceError or IllegalChoiceError unless ``choice`` is legal now."""
+        self._checked(choice)
+
+    def _checked(self, choice: Choice) -> Decision:
+        """``check_choice``, giving the decision that ``choice`` answers."""
         pending = self.pending
         if pending is None:
             raise GameOverError(f"the game is over; {choice!r} cannot be played")
@@ -886,11 +918,10 @@ class Game:
                 f"the game is waiting for {pending.count} {pending.kind.value} dice, not a choice"
             )
         _check_field_types(choice)
-        if pending.kind is DecisionKind.DAMAGE:
-            self._check_damage(choice, pending)
-            return
         if self._is_legal(choice, pending):
-            return
+            return pending
+        if pending.kind is DecisionKind.DAMAGE:
+            self._check_damage(choice, pending)  # not a DamageChoice: says what it expects
         expected = _CHOICE_TYPES[pending.kind]
         if not isinstance(choice, expected):
             names = " or ".join(t.__name__ for t in expected)
@@ -902,12 +933,16 @@ class Game:
 
     def _is_legal(self, choice: Choice, pending: Decision) -> bool:
         """Whether ``choice`` is among ``legal_choices()``, without building the list for
-        the decisions whose lists are long (spawn, shift, strike: one per decision)."""
+        the decisions whose lists are long (spawn, shift, strike: one per decision). A
+        damage split, which has no list, is checked in full: it raises when illegal."""
         kind = type(choice)
         if kind not in _CHOICE_TYPES[pending.kind]:
             return False
         if kind is Done or kind is ShiftChoice or kind is StrikeChoice:
             return True  # always legal in the decisions that take them
+        if kind is DamageChoice:
+            self._check_damage(choice, pending)
+            return True
         if kind is SpawnChoice:
             return self._can_spawn(choice)  # type: ignore[arg-type]
         if kind is ActivateChoice:
@@ -938,7 +973,7 @@ class Game:
         m = self.minis[choice.mini]
         if m.owner is not self.active or m.cell < 0 or not 0 <= choice.index < len(m.abilities):
             return False
-        return choice in self._activations(m, choice.index, m.abilities[choice.index])
+        return choice.x in self._activation_xs(m, choice.index, m.abilities[choice.index])
 
     def _can_move(self, choice: MoveChoice) -> bool:
         """The conditions of ``_move_choices``, for one choice."""
@@ -962,11 +997,10 @@ class Game:
 
     def _movers(self) -> Iterator[Mini]:
         """The creatures the shifting player may still move (``_may_move``), in id order."""
-        active = self.active
         return (
             m
-            for m in self.minis
-            if m.owner is active and m.cell >= 0 and not m.moved and self._may_move(m)
+            for m in self.warband_minis[self.active]
+            if m.cell >= 0 and not m.moved and self._may_move(m)
         )
 
     def _can_attack(self, choice: AttackChoice) -> bool:
@@ -988,35 +1022,38 @@ class Game:
 
     def _may_attack(self, cell: int) -> bool:
         """Whether the striking player may attack ``cell`` (802.2a)."""
-        return (
-            0 <= cell < board.CELL_COUNT
-            and not (self.attacked_cells >> cell) & 1
-            and self.creatures[self.active.other][cell] > 0
-            and self.creatures[self.active][cell] > 0
-        )
+        return 0 <= cell < board.CELL_COUNT and (self._attackable_cells() >> cell) & 1 == 1
+
+    def _attackable_cells(self) -> int:
+        """The cells the striking player may attack, as a bitmask: both players have
+        creatures there, and it has not been attacked this strike (802.2a)."""
+        cells = self.creature_cells
+        return cells[self.active] & cells[self.active.other] & ~self.attacked_cells
 
     def _has_options(self, step: Step) -> bool:
         """Whether the spawn, shift or strike decision offers anything besides DONE
-        (asked after every step, so it stops at the first option it finds)."""
-        if step is Step.SHIFT:
-            return any(self._shift_cells(m) for m in self._movers())
-        if step is Step.STRIKE:
-            mine = self.creatures[self.active]
-            theirs = self.creatures[self.active.other]
-            for cell in range(board.CELL_COUNT):
-                if mine[cell] and theirs[cell] and self._may_attack(cell):
-                    return True
-            return False
+        (asked after every step, so each check stops at the first option it finds)."""
+        return _HAS_OPTIONS[step](self)
+
+    def _may_still_shift(self) -> bool:
+        """Whether a creature may still move this shift."""
+        return any(self._shift_cells(m) for m in self._movers())
+
+    def _may_still_strike(self) -> bool:
+        """Whether a cell may still be attacked this strike."""
+        return self._attackable_cells() != 0
+
+    def _may_still_spawn(self) -> bool:
+        """Whether anything may still be spawned or activated this spawn phase."""
         player = self.active
         for mini, index, ability in self.statics.spawn_abilities:
             m = self.minis[mini]
-            if m.owner is player and m.cell >= 0 and self._activations(m, index, ability):
+            if m.owner is player and m.cell >= 0 and self._activation_xs(m, index, ability):
                 return True
         counts = self.aspect_counts[player]
-        for m in self.minis:
+        for m in self.warband_minis[player]:
             if (
-                m.owner is player
-                and m.cell < 0
+                m.cell < 0
                 and self._spawnable(m)
                 and self._spawn_cost(m, counts) <= self.spawn_points
                 and (m.is_creature or self._spawn_cells(m))  # 801.6: the portal is open
@@ -1135,9 +1172,7 @@ class Game:
 
     def apply(self, choice: Choice) -> None:
         """Play ``choice`` for the pending decision; raise and change nothing if it is not legal."""
-        self.check_choice(choice)
-        pending = self.pending
-        assert isinstance(pending, Decision)
+        pending = self._checked(choice)
         self._invalidate()
         _PLAY[pending.kind](self, choice, pending)
         self._advance()
@@ -1179,8 +1214,7 @@ class Game:
         else:
             assert isinstance(choice, MoveChoice)
             m = self.minis[choice.mini]
-            m.moved = True
-            self._sync(m)
+            m.moved = True  # written with its new cell
             self._move(m, choice.cell)
 
     def _play_strike(self, choice: Choice, pending: Decision) -> None:
@@ -1256,7 +1290,7 @@ class Game:
 
     # --- pending ----------------------------------------------------------------
 
-    def _make_pending(self) -> Pending:
+    def _make_pending(self) -> Pending | None:
         rolling = self.rolling
         if rolling is not None:
             if rolling.stage is Stage.DECIDE:
@@ -1298,19 +1332,21 @@ class Game:
         plain = _PLAIN_DECISIONS.get(step)
         if plain is not None:
             return plain[self.active]
+        if step is Step.OVER:
+            return None
         if step is Step.ROLL_INITIATIVE:
             return ChanceRequest(ChanceKind.INITIATIVE, len(self.reroll), players=self.reroll)
         combat = self._combat()
         if step is Step.BLADE:
             return Decision(self.active, DecisionKind.BLADE, cell=combat.cell, total=combat.blades)
         if step is Step.DAMAGE:
-            owner = Player(combat.damage_owner)
+            owner = PLAYERS[combat.damage_owner]
             return Decision(
                 owner,
                 DecisionKind.DAMAGE,
                 cell=combat.damage_cell,
                 total=combat.damage_total,
-                targets=self._damage_targets(owner, combat.damage_cell),
+                targets=self.creature_ids(combat.damage_cell, owner.other),
             )
         if step is Step.FATE:
             fated = self.minis[combat.fate_queue[0]]
@@ -1323,7 +1359,7 @@ class Game:
                 self.first.other, DecisionKind.DEATHBLOW, cell=cell, minis=self._dying_in(cell)
             )
         assert step is Step.RESOLVE, step
-        resolver = Player(combat.resolver)
+        resolver = PLAYERS[combat.resolver]
         destroys = self._destroys_for(resolver)
         waiting = (
             tuple(destroys)
@@ -1342,9 +1378,10 @@ class Game:
         the rest of the effects in progress, one move or attack at a time; then the
         check of damage dealt outside combat (900.3, also before an effect's next move);
         then the step. Each pass of the loop does one thing, so what a thing triggers
-        resolves before the next.
+        resolves before the next. The step's work comes from ``_STEP_WORK``; at the end
+        of the game nothing is left to do (``_finish`` clears it all).
         """
-        while self.step is not Step.OVER:
+        while True:
             if self.rolling is not None:
                 return
             targeting = self.choosing
@@ -1365,33 +1402,49 @@ class Game:
             if self.damaged_outside_combat and self.combat is None:
                 self._start_damage_check()
                 continue
-            step = self.step
-            if step in _OPEN_STEPS:
-                if self._has_options(step):
-                    return
-                if step is Step.SPAWN:
-                    self._end_spawn_phase()
-                else:
-                    self._end_action_phase()
-            elif step is Step.BLADE:
-                choices = self._blade_choices()
-                if len(choices) > 1:
-                    self._choices = choices
-                    return
-                if choices:
-                    blade = choices[0]
-                    assert isinstance(blade, BladeChoice)
-                    source = blade.mini if blade.source < 0 else blade.source
-                    self._assign_blade(blade.mini, source, blade.index)
-                else:
-                    self._end_blades()
-            elif step is Step.RESOLVE:
-                if self._resolve_step():
-                    return
-            elif step is Step.COMBAT_END:
-                self._check_combat()  # step 10's effects resolved: back to step 5
-            else:
+            work = _STEP_WORK.get(self.step)
+            if work is None or work(self):
                 return
+
+    # --- the automatic work of each step (_advance): True when input is needed ---------
+
+    def _spawn_step(self) -> bool:
+        if self._may_still_spawn():
+            return True
+        self._end_spawn_phase()
+        return False
+
+    def _shift_step(self) -> bool:
+        if self._may_still_shift():
+            return True
+        self._end_action_phase()
+        return False
+
+    def _strike_step(self) -> bool:
+        if self._may_still_strike():
+            return True
+        self._end_action_phase()
+        return False
+
+    def _blade_step(self) -> bool:
+        """Combat step 3: a blade goes to the only ability that can take it; with none,
+        step 4."""
+        choices = self._blade_choices()
+        if len(choices) > 1:
+            self._choices = choices
+            return True
+        if choices:
+            blade = choices[0]
+            assert isinstance(blade, BladeChoice)
+            source = blade.mini if blade.source < 0 else blade.source
+            self._assign_blade(blade.mini, source, blade.index)
+        else:
+            self._end_blades()
+        return False
+
+    def _combat_end_step(self) -> bool:
+        self._check_combat()  # step 10's effects resolved: back to step 5
+        return False
 
     def _ops_wait(self) -> bool:
         """Whether the rest of an effect waits for the check of damage dealt outside combat
@@ -1790,11 +1843,7 @@ class Game:
             m = self.minis[mini]
             if m.owner is player and is_active(self, m, ability):
                 self.spawn_points += ability.x or 0
-        mask = 0
-        for cell, n in enumerate(self.creatures[player]):
-            if n:
-                mask |= 1 << cell
-        self.allies_at_spawn_start = mask
+        self.allies_at_spawn_start = self.creature_cells[player]
         self.spawned_into = [0] * board.CELL_COUNT
         self.spawn_uses = []
 
@@ -1820,8 +1869,9 @@ class Game:
     def _end_action_phase(self) -> None:
         self._clear_damage()  # 802.2i
         for m in self.minis:
-            m.moved = False
-        self.mini_words[3::4] = int_words([0] * len(self.minis))
+            if m.moved:
+                m.moved = False
+                self._sync(m)
         self.mode = Mode.NONE
         self.attacked_cells = 0
         if self.action_index < 3:
@@ -1856,8 +1906,9 @@ class Game:
 
     def _clear_damage(self) -> None:
         for m in self.minis:
-            m.damage = 0
-        self.mini_words[2::4] = int_words([0] * len(self.minis))
+            if m.damage:
+                m.damage = 0
+                self._sync(m)
         self.no_disrupt = []  # Relentless holds as long as the damage it dealt (802.2h)
 
     # --- zones and movement ------------------------------------------------------
@@ -1871,16 +1922,22 @@ class Game:
                 counts[aspect] += 1 if counted else -1
         if m.cell >= 0:
             if m.is_creature:
-                self.creatures[m.owner][m.cell] -= 1
+                counts = self.creatures[m.owner]
+                counts[m.cell] -= 1
+                if not counts[m.cell]:
+                    self.creature_cells[m.owner] &= ~(1 << m.cell)
             else:
                 self.location_at[m.cell] = -1
+                self.location_cells &= ~(1 << m.cell)
         m.zone = zone
         m.cell = cell
         if cell >= 0:
             if m.is_creature:
                 self.creatures[m.owner][cell] += 1
+                self.creature_cells[m.owner] |= 1 << cell
             else:
                 self.location_at[cell] = m.id
+                self.location_cells |= 1 << cell
         else:
             m.damage = 0
         self._sync(m)
@@ -1892,7 +1949,7 @@ class Game:
 
     def _emit(self, kind: EventKind, mini: int = -1, cell: int = -1) -> None:
         if self.statics.by_event[kind]:
-            found = triggers(self, Event(kind, mini, cell))
+            found = triggers(self, kind, mini, cell)
             if found:
                 self._push_triggers(found)
 
@@ -1938,9 +1995,8 @@ class Game:
         self._emit(EventKind.DESTROYED, m.id, cell)
 
     def _disrupt(self, m: Mini, cell: int) -> None:
+        m.damage = 0  # 802.2f, combat step 8 (written with its new cell)
         self._place(m, Zone.DREAMSCAPE, cell)
-        m.damage = 0  # 802.2f, combat step 8
-        self._sync(m)
         if self.combat is not None:
             self.combat.removed.append(m.id)
         self._emit(EventKind.DISRUPTED, m.id, cell)
@@ -1957,16 +2013,10 @@ class Game:
             return False
         return any(has_active(self, self.minis[i], "Relentless") is not None for i in attackers)
 
-    def _damage_targets(self, owner: Player, cell: int) -> tuple[int, ...]:
-        enemy = owner.other
-        return tuple(
-            m.id for m in self.minis if m.cell == cell and m.owner is enemy and m.is_creature
-        )
-
     def _start_combat(self, cell: int, attackers: tuple[int, ...]) -> None:
         """Steps 1-2: the cell and the attackers are declared; the dice are rolled."""
         self.attacked_cells |= 1 << cell
-        defenders = tuple(m.id for m in self.creatures_in(cell, self.active.other))
+        defenders = self.creature_ids(cell, self.active.other)
         self.combat = Combat(cell, attackers, Step.STRIKE, defenders)
         self.combat.relentless = self._relentless(attackers)
         dice = self._attack_power(self.active, attackers, cell)
@@ -1974,7 +2024,8 @@ class Game:
 
     def _after_attack_roll(self, dice: Sequence[int]) -> None:
         """Step 3: blades then go to blade abilities one at a time."""
-        combat = self._combat()
+        combat = self.combat
+        assert combat is not None
         combat.damage_total = dice_damage(dice)
         combat.blades = dice.count(BLADE_VALUE)
         self.step = Step.BLADE  # _advance ends it at once when no blade ability can take one
@@ -1989,7 +2040,8 @@ class Game:
 
     def _end_blades(self) -> None:
         """Step 4: damage from the dice and damage modifiers; it can't go below 0 (900.8)."""
-        combat = self._combat()
+        combat = self.combat
+        assert combat is not None
         combat.blades = 0  # blades no ability can take are lost (900.10)
         total = combat.damage_total + combat.damage_bonus
         self._begin_damage(self.active, combat.cell, total if total > 0 else 0, combat.relentless)
@@ -1999,12 +2051,13 @@ class Game:
         return self.combat
 
     def _begin_damage(self, owner: Player, cell: int, total: int, relentless: bool) -> None:
-        combat = self._combat()
+        combat = self.combat
+        assert combat is not None
         combat.damage_owner = owner
         combat.damage_cell = cell
         combat.damage_total = total
         combat.relentless = relentless
-        targets = self._damage_targets(owner, cell)
+        targets = self.creature_ids(cell, owner.other)
         if total <= 0 or not targets:
             self._deal_damage(())
             return
@@ -2021,7 +2074,8 @@ class Game:
             self.step = Step.DAMAGE
 
     def _deal_damage(self, assignments: Sequence[tuple[int, int]]) -> None:
-        combat = self._combat()
+        combat = self.combat
+        assert combat is not None
         for mini, amount in assignments:
             self.minis[mini].damage += amount
             self._sync(self.minis[mini])
@@ -2035,10 +2089,12 @@ class Game:
 
     def _check_combat(self) -> None:
         """Step 5: which creatures will be disrupted or destroyed."""
-        combat = self._combat()
+        combat = self.combat
+        assert combat is not None
         self.damaged_outside_combat = False
-        for m in self.minis:
-            if m.damage <= 0 or m.cell < 0 or m.id in combat.marks or m.id in combat.fate_queue:
+        damaged = [m for m in self.minis if m.damage > 0]
+        for m in damaged:
+            if m.cell < 0 or m.id in combat.marks or m.id in combat.fate_queue:
                 continue
             defense, life = self.defense(m), self.life(m)
             by = m.owner.other
@@ -2056,7 +2112,8 @@ class Game:
         self._after_fates()
 
     def _after_fates(self) -> None:
-        combat = self._combat()
+        combat = self.combat
+        assert combat is not None
         if combat.fate_queue:
             self.step = Step.FATE
             return
@@ -2082,7 +2139,8 @@ class Game:
         self._next_deathblow()
 
     def _next_deathblow(self) -> None:
-        combat = self._combat()
+        combat = self.combat
+        assert combat is not None
         combat.in_deathblow = False
         if combat.deathblow_queue:
             self.step = Step.DEATHBLOW
@@ -2114,8 +2172,9 @@ class Game:
         (then the order decides what it can bring back, and the player chooses) or a
         burial could decide whether a disrupted enemy finds an empty cell.
         """
-        combat = self._combat()
-        resolver = Player(combat.resolver)
+        combat = self.combat
+        assert combat is not None
+        resolver = PLAYERS[combat.resolver]
         destroys = self._destroys_for(resolver)
         if destroys and self._bury_order_matters(resolver, destroys):
             self._choices = self._resolve_choices()
@@ -2145,7 +2204,8 @@ class Game:
         return False
 
     def _apply_resolution(self, choice: BuryChoice | PlaceChoice) -> None:
-        combat = self._combat()
+        combat = self.combat
+        assert combat is not None
         _, by = combat.marks.pop(choice.mini)
         m = self.minis[choice.mini]
         if m.cell < 0:
@@ -2162,19 +2222,24 @@ class Game:
 
     def _end_combat(self) -> None:
         """Step 10: end-of-combat effects, each once per combat; then the game goes on."""
-        combat = self._combat()
+        combat = self.combat
+        assert combat is not None
         if combat.cell >= 0 and self.statics.triggered:
-            found = triggers(self, Event(EventKind.COMBAT_ENDED, -1, combat.cell))
+            found = triggers(self, EventKind.COMBAT_ENDED, -1, combat.cell)
             if found:
                 combat.ended += ((t.mini, t.index) for t in found)
                 self._push_triggers(found)
                 self.step = Step.COMBAT_END
                 return
         self.combat = None
-        self.step = Step(combat.resume)
+        self.step = combat.resume
 
 
 Frame = list[Op] | list[Trigger]
+
+
+def _by_owner(minis: list[Mini]) -> tuple[list[Mini], list[Mini]]:
+    return [m for m in minis if m.owner is Player.A], [m for m in minis if m.owner is Player.B]
 
 
 def _copy_frame(frame: Frame) -> Frame:
@@ -2217,6 +2282,25 @@ _PLAY: Final[dict[DecisionKind, Callable[[Game, Choice, Decision], None]]] = {
     DecisionKind.RESOLVE: Game._play_resolve,
 }
 """How ``Game.apply`` plays a legal choice, by the kind of decision it answers."""
+
+_STEP_WORK: Final[dict[Step, Callable[[Game], bool]]] = {
+    Step.SPAWN: Game._spawn_step,
+    Step.SHIFT: Game._shift_step,
+    Step.STRIKE: Game._strike_step,
+    Step.BLADE: Game._blade_step,
+    Step.RESOLVE: Game._resolve_step,
+    Step.COMBAT_END: Game._combat_end_step,
+}
+"""What ``Game._advance`` does at the steps with automatic work; the other steps (and the
+game's end) only wait for input. Spawn, shift and strike end once their decision offers
+nothing besides DONE."""
+
+_HAS_OPTIONS: Final[dict[Step, Callable[[Game], bool]]] = {
+    Step.SPAWN: Game._may_still_spawn,
+    Step.SHIFT: Game._may_still_shift,
+    Step.STRIKE: Game._may_still_strike,
+}
+"""``Game._has_options`` by step."""
 
 _CHOICE_TYPES: dict[DecisionKind, tuple[type, ...]] = {
     DecisionKind.SPAWN: (SpawnChoice, ActivateChoice, Done),

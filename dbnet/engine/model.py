@@ -28,6 +28,9 @@ class Player(enum.IntEnum):
 _OTHER: tuple[Player, Player] = (Player.B, Player.A)
 """Each player's opponent, by player (a tuple: looking a member up on an enum class is slow)."""
 
+PLAYERS: tuple[Player, Player] = (Player.A, Player.B)
+"""The players by number (``Player(n)`` goes through the enum class, which is slow)."""
+
 
 class Aspect(enum.IntEnum):
     """The four aspects (rules 400-403)."""
@@ -69,11 +72,15 @@ class Activation(enum.Enum):
         return self in _BLADE_ACTIVATIONS
 
 
-_BLADE_ACTIVATIONS = frozenset(
-    {Activation.BLADE, Activation.MULTIBLADE, Activation.DOUBLE_BLADE, Activation.DOUBLE_MULTIBLADE}
+# Tuples, not sets: membership by identity needs no hash (an Enum's hash is Python code).
+_BLADE_ACTIVATIONS = (
+    Activation.BLADE,
+    Activation.MULTIBLADE,
+    Activation.DOUBLE_BLADE,
+    Activation.DOUBLE_MULTIBLADE,
 )
-_DOUBLE_BLADE = frozenset({Activation.DOUBLE_BLADE, Activation.DOUBLE_MULTIBLADE})
-_SINGLE_USE_BLADE = frozenset({Activation.BLADE, Activation.DOUBLE_BLADE})
+_DOUBLE_BLADE = (Activation.DOUBLE_BLADE, Activation.DOUBLE_MULTIBLADE)
+_SINGLE_USE_BLADE = (Activation.BLADE, Activation.DOUBLE_BLADE)
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ case-insensitive.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from typing import Final
 
 from dbnet.engine import board
 from dbnet.engine.abilities import blade_abilities
@@ -54,6 +55,7 @@ DIE_FACES = ("1", "2", "3", "-", "-", "B")
 _FACE_VALUES = {"1": 1, "2": 2, "3": 3, "-": 4, "b": 6}
 
 _Filter = Callable[[Mini], bool]
+_Parser = Callable[[Game, Decision, str, Sequence[str]], Choice]
 
 
 def format_choice(game: Game, choice: Choice) -> str:
@@ -72,7 +74,7 @@ def format_choice(game: Game, choice: Choice) -> str:
     if isinstance(choice, AttackChoice):
         cell = board.cell_name(choice.cell)
         owner = h[choice.attackers[0]].owner if choice.attackers else game.active
-        everyone = tuple(m.id for m in game.creatures_in(choice.cell, owner))
+        everyone = game.creature_ids(choice.cell, owner)
         if choice.attackers == everyone:
             return f"attack {cell}"
         return f"attack {cell} " + " ".join(h[i].handle for i in choice.attackers)
@@ -150,37 +152,24 @@ def parse_choice(game: Game, text: str) -> Choice:
     if not words:
         raise InvalidChoiceError("empty input: expected a decision")
     verb, args = words[0].lower(), words[1:]
-    kind = pending.kind
-    expected = _VERBS[kind]
-    if verb not in expected:
+    parsers = _PARSERS[pending.kind]
+    parse = parsers.get(verb)
+    if parse is None:
         raise InvalidChoiceError(
-            f"{text!r} does not fit a {kind.value} decision; expected "
-            + " or ".join(repr(v) for v in expected)
+            f"{text!r} does not fit a {pending.kind.value} decision; expected "
+            + " or ".join(repr(v) for v in parsers)
         )
-    plain = _PLAIN_CHOICES.get(verb)
-    if plain is not None:
+    return parse(game, pending, text, args)
+
+
+def _plain(choice: Choice) -> _Parser:
+    """The parser of a verb that is the whole choice (``done``, ``shift``, ``strike``)."""
+
+    def parse(game: Game, pending: Decision, text: str, args: Sequence[str]) -> Choice:
         _arity(text, args, 0)
-        return plain
-    return _PARSERS[verb](game, pending, text, args)
+        return choice
 
-
-_VERBS: dict[DecisionKind, tuple[str, ...]] = {
-    DecisionKind.SPAWN: ("spawn", "activate", "done"),
-    DecisionKind.ACTION: ("shift", "strike"),
-    DecisionKind.SHIFT: ("move", "done"),
-    DecisionKind.STRIKE: ("attack", "done"),
-    DecisionKind.BLADE: ("blade",),
-    DecisionKind.DAMAGE: ("damage",),
-    DecisionKind.FATE: ("destroy", "disrupt"),
-    DecisionKind.DEATHBLOW: ("deathblow",),
-    DecisionKind.RESOLVE: ("place", "bury"),
-    DecisionKind.ORDER: ("order",),
-    DecisionKind.TARGET: ("target",),
-    DecisionKind.REROLL: ("reroll",),
-}
-
-_PLAIN_CHOICES: dict[str, Choice] = {"done": DONE, "shift": SHIFT, "strike": STRIKE}
-"""The verbs that are the whole choice."""
+    return parse
 
 
 def _in_dreamscape(m: Mini) -> bool:
@@ -205,7 +194,7 @@ def _parse_attack(game: Game, pending: Decision, text: str, args: Sequence[str])
     cell = _cell(args[0])
     player = pending.player
     if len(args) == 1:
-        attackers = tuple(m.id for m in game.creatures_in(cell, player))
+        attackers = game.creature_ids(cell, player)
     else:
         attackers = _minis(game, args[1:], player, lambda m: m.cell == cell, f"in {args[0]}")
     return AttackChoice(cell, attackers)
@@ -426,23 +415,24 @@ def _parse_reroll(game: Game, pending: Decision, text: str, args: Sequence[str])
     return RerollChoice(tuple(values))
 
 
-_PARSERS: dict[str, Callable[[Game, Decision, str, Sequence[str]], Choice]] = {
-    "spawn": _parse_spawn,
-    "activate": _parse_activate,
-    "move": _parse_move,
-    "attack": _parse_attack,
-    "blade": _parse_blade,
-    "target": _parse_targets,
-    "reroll": _parse_reroll,
-    "damage": _parse_damage,
-    "destroy": _parse_destroy,
-    "disrupt": _parse_disrupt,
-    "deathblow": _parse_deathblow,
-    "place": _parse_place,
-    "bury": _parse_bury,
-    "order": _parse_order,
+_PARSE_DONE: Final = _plain(DONE)
+
+_PARSERS: Final[dict[DecisionKind, dict[str, _Parser]]] = {
+    DecisionKind.SPAWN: {"spawn": _parse_spawn, "activate": _parse_activate, "done": _PARSE_DONE},
+    DecisionKind.ACTION: {"shift": _plain(SHIFT), "strike": _plain(STRIKE)},
+    DecisionKind.SHIFT: {"move": _parse_move, "done": _PARSE_DONE},
+    DecisionKind.STRIKE: {"attack": _parse_attack, "done": _PARSE_DONE},
+    DecisionKind.BLADE: {"blade": _parse_blade},
+    DecisionKind.DAMAGE: {"damage": _parse_damage},
+    DecisionKind.FATE: {"destroy": _parse_destroy, "disrupt": _parse_disrupt},
+    DecisionKind.DEATHBLOW: {"deathblow": _parse_deathblow},
+    DecisionKind.RESOLVE: {"place": _parse_place, "bury": _parse_bury},
+    DecisionKind.ORDER: {"order": _parse_order},
+    DecisionKind.TARGET: {"target": _parse_targets},
+    DecisionKind.REROLL: {"reroll": _parse_reroll},
 }
-"""How each verb with arguments reads them, for the pending decision."""
+"""The verbs each kind of decision takes, in the order error messages list them, and how
+each reads its arguments."""
 
 
 def _keyword(keyword: str) -> str:

@@ -158,12 +158,17 @@ def phase_key(game: Game) -> PhaseKey:
 
 
 def check_roster(game: Game) -> None:
-    """Both warbands are in the game, in order, 16 miniatures each (600.1)."""
+    """Both warbands are in the game, in order, 16 miniatures each (600.1); the engine's
+    list of each player's miniatures holds the very same objects."""
     for player in (Player.A, Player.B):
         mine = [m for m in game.minis if m.owner is player]
         assert [m.defn for m in mine] == list(game.setup.warbands[player].minis)
         assert len(mine) == 16
     assert [m.id for m in game.minis] == list(range(32))
+    for player in (Player.A, Player.B):
+        objects = [id(m) for m in game.minis if m.owner is player]
+        kept = [id(m) for m in game.warband_minis[player]]
+        assert kept == objects, "engine warband lists disagree"
     assert len({(m.owner, m.handle) for m in game.minis}) == 32, "handles are unique"
 
 
@@ -180,10 +185,12 @@ def check_zones(game: Game) -> None:
 def check_stacking(game: Game) -> None:
     """301.1a, 801.6: four creatures per player per cell (more only in one's own portal),
     one location per cell; the engine's counts (creatures, locations, and the aspects
-    that count towards aspect costs, 801.4) agree with the miniatures."""
+    that count towards aspect costs, 801.4) and cell masks agree with the miniatures."""
     for player in (Player.A, Player.B):
         counts = creature_cells(game, player)
         assert list(game.creatures[player]) == counts, "engine creature counts disagree"
+        mask = sum(1 << cell for cell, n in enumerate(counts) if n)
+        assert game.creature_cells[player] == mask, "engine creature cell mask disagrees"
         for cell, n in enumerate(counts):
             if cell != PORTAL[player]:
                 assert n <= STACKING_LIMIT, f"{player.name} has {n} creatures in {cell_name(cell)}"
@@ -193,6 +200,8 @@ def check_stacking(game: Game) -> None:
             assert locations[m.cell] == -1, f"two locations in {cell_name(m.cell)}"
             locations[m.cell] = m.id
     assert list(game.location_at) == locations, "engine location index disagrees"
+    mask = sum(1 << cell for cell, mini in enumerate(locations) if mini >= 0)
+    assert game.location_cells == mask, "engine location cell mask disagrees"
     for player in (Player.A, Player.B):
         aspects = [0, 0, 0, 0]  # each aspect a miniature in play or in the graveyard shows, once
         for m in game.minis:

@@ -1880,10 +1880,10 @@ class Game:
 
     def _end_action_phase(self) -> None:
         self._clear_damage()  # 802.2i
-        for m in self.minis:
-            if m.moved:
-                m.moved = False
-                self._sync(m)
+        moved = [m for m in self.minis if m.moved]
+        for m in moved:
+            m.moved = False
+            self._sync(m)
         self.mode = Mode.NONE
         self.attacked_cells = 0
         if self.action_index < 3:
@@ -1917,10 +1917,10 @@ class Game:
         self.damaged_outside_combat = False
 
     def _clear_damage(self) -> None:
-        for m in self.minis:
-            if m.damage:
-                m.damage = 0
-                self._sync(m)
+        damaged = [m for m in self.minis if m.damage]
+        for m in damaged:
+            m.damage = 0
+            self._sync(m)
         self.no_disrupt = []  # Relentless holds as long as the damage it dealt (802.2h)
 
     # --- zones and movement ------------------------------------------------------

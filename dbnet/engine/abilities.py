@@ -203,6 +203,8 @@ def stat_modifier(game: Game, m: Mini, stat: Stat) -> int:
     total = 0
     for source_id, ability, whose, sign in statics.auras[stat]:
         source = game.minis[source_id]
+        if source.cell < 0:
+            continue  # not in the dreamscape: not active
         if ability.modifier == "Self":
             reaches = source is m
         elif whose == "ally":

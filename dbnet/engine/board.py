@@ -13,6 +13,8 @@ from dbnet.engine.model import Player
 
 SIZE: Final = 5
 CELL_COUNT: Final = SIZE * SIZE
+ALL_CELLS: Final = (1 << CELL_COUNT) - 1
+"""Every cell, as a bitmask (bit ``cell`` set)."""
 COLUMNS: Final = "abcde"
 
 CELL_NAMES: Final[tuple[str, ...]] = tuple(

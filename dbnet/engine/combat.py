@@ -29,7 +29,7 @@ BLADE_VALUE = 6
 
 def dice_damage(values: Sequence[int]) -> int:
     """The damage attack dice show (302): 1, 2 or 3 each; misses and blades add nothing."""
-    return sum(ATTACK_DAMAGE[v - 1] for v in values)
+    return sum([ATTACK_DAMAGE[v - 1] for v in values])
 
 
 def attack_faces(values: Sequence[int]) -> list[int]:

@@ -27,6 +27,7 @@ is ints, tuples and lists, and ``state_hash`` packs it into fixed-width ints.
 from __future__ import annotations
 
 import enum
+import functools
 import hashlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import combinations
@@ -203,6 +204,14 @@ _CHANCE_KINDS = {
     Purpose.SPECIAL: ChanceKind.SPECIAL,
     Purpose.WAIL: ChanceKind.WAIL,
 }
+
+
+@functools.cache
+def _roll_request(purpose: Purpose, rerolled: bool, count: int, owner: Player) -> ChanceRequest:
+    """The dice a roll in progress waits for: built once per purpose, stage, count and owner,
+    then shared (a ChanceRequest is immutable, and building one costs about 0.5 us)."""
+    kind = ChanceKind.REROLL if rerolled else _CHANCE_KINDS[purpose]
+    return ChanceRequest(kind, count, owner=owner)
 
 
 class Mini:
@@ -517,21 +526,24 @@ class Game:
         return m.cell >= 0 and self.creatures[m.owner.other][m.cell] > 0
 
     def power(self, m: Mini) -> int:
-        return self.stat(m, Stat.POWER)
+        return self._modified(m, Stat.POWER, base_power(self, m))
 
     def defense(self, m: Mini) -> int:
-        return self.stat(m, Stat.DEFENSE)
+        return self._modified(m, Stat.DEFENSE, m.defn.defense)
 
     def life(self, m: Mini) -> int:
-        return self.stat(m, Stat.LIFE)
+        return self._modified(m, Stat.LIFE, m.defn.life)
 
     def stat(self, m: Mini, stat: Stat) -> int:
         """A stat after all modifiers and the 900.8 minimums."""
-        d = m.defn
         if stat is Stat.POWER:
-            base = base_power(self, m)
-        else:
-            base = (d.power, d.defense, d.life, d.spawn_cost)[stat]
+            return self.power(m)
+        d = m.defn
+        return self._modified(m, stat, (d.power, d.defense, d.life, d.spawn_cost)[stat])
+
+    def _modified(self, m: Mini, stat: Stat, base: int) -> int:
+        """``stat`` of ``m`` from ``base`` (as printed, or Thanatomancy's power) after the
+        modifiers that can change it and the 900.8 minimum."""
         statics = self.statics
         if (
             statics.auras[stat]
@@ -869,7 +881,7 @@ class Game:
             for mini, (fate, by) in marks.items()
             if by is resolver and fate is Fate.DISRUPT and self.minis[mini].cell >= 0
         )
-        if disrupts <= len(self._empty_cells_for(resolver)):
+        if disrupts <= self._empty_cell_mask(resolver).bit_count():
             return False
         portal = board.PORTAL[resolver]
         return any(
@@ -888,9 +900,13 @@ class Game:
 
     def _empty_cells_for(self, disrupter: Player) -> list[int]:
         """Cells a disrupted enemy may go to: no miniature at all, not the disrupter's portal."""
+        return board.cells_of(self._empty_cell_mask(disrupter))
+
+    def _empty_cell_mask(self, disrupter: Player) -> int:
+        """``_empty_cells_for`` as a bitmask."""
         cells = self.creature_cells
         taken = cells[0] | cells[1] | self.location_cells | 1 << board.PORTAL[disrupter]
-        return board.cells_of(~taken)
+        return board.ALL_CELLS & ~taken
 
     def _dying_in(self, cell: int) -> tuple[int, ...]:
         combat = self.combat
@@ -1304,10 +1320,8 @@ class Game:
                     ability=(mini, index),
                     dice=tuple(rolling.dice),
                 )
-            kind = ChanceKind.REROLL if rolling.stage is Stage.REROLL else None
-            return ChanceRequest(
-                kind or _CHANCE_KINDS[rolling.purpose], rolling.count, owner=rolling.owner
-            )
+            rerolled = rolling.stage is Stage.REROLL
+            return _roll_request(rolling.purpose, rerolled, rolling.count, rolling.owner)
         targeting = self.choosing
         if targeting is not None:
             holder = self.minis[targeting.holder]
@@ -1868,10 +1882,10 @@ class Game:
 
     def _end_action_phase(self) -> None:
         self._clear_damage()  # 802.2i
-        for m in self.minis:
-            if m.moved:
-                m.moved = False
-                self._sync(m)
+        moved = [m for m in self.minis if m.moved]
+        for m in moved:
+            m.moved = False
+            self._sync(m)
         self.mode = Mode.NONE
         self.attacked_cells = 0
         if self.action_index < 3:
@@ -1905,10 +1919,10 @@ class Game:
         self.damaged_outside_combat = False
 
     def _clear_damage(self) -> None:
-        for m in self.minis:
-            if m.damage:
-                m.damage = 0
-                self._sync(m)
+        damaged = [m for m in self.minis if m.damage]
+        for m in damaged:
+            m.damage = 0
+            self._sync(m)
         self.no_disrupt = []  # Relentless holds as long as the damage it dealt (802.2h)
 
     # --- zones and movement ------------------------------------------------------
@@ -2006,7 +2020,7 @@ class Game:
 
     def _attack_power(self, owner: Player, attackers: Sequence[int], cell: int) -> int:
         """The dice of an attack: the attackers' power plus Darkheart Cottage's bonus."""
-        return sum(self.power(self.minis[i]) for i in attackers) + self.attack_bonus(owner, cell)
+        return sum([self.power(self.minis[i]) for i in attackers]) + self.attack_bonus(owner, cell)
 
     def _relentless(self, attackers: Iterable[int]) -> bool:
         if not self.statics.of("Relentless"):

@@ -16,6 +16,7 @@ case-insensitive.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Sequence
 from typing import Final
 
@@ -435,8 +436,10 @@ _PARSERS: Final[dict[DecisionKind, dict[str, _Parser]]] = {
 each reads its arguments."""
 
 
+@functools.lru_cache(maxsize=1024)
 def _keyword(keyword: str) -> str:
-    """An ability keyword as one notation word: ``"Hell's Fury"`` -> ``hells-fury``."""
+    """An ability keyword as one notation word: ``"Hell's Fury"`` -> ``hells-fury`` (kept
+    for the keywords met: a game has a few dozen at most)."""
     out = "".join(c if c.isalnum() else "-" for c in keyword.lower().replace("'", ""))
     return "-".join(part for part in out.split("-") if part)
 

@@ -327,6 +327,8 @@ def _map(
     with ``ordered``, they must come in the order of ``keys`` (canonical entries)."""
     if type(value) is not dict:
         raise DecodeError(path, f"expected a map, got {_show(value)}")
+    if tuple(value) == tuple(keys):  # the common case: every key, in order
+        return value
     last = -1
     for key in value:
         if type(key) is not str:

@@ -13,13 +13,18 @@ import sys
 from array import array
 from collections.abc import Iterable
 
-from dbnet.engine.model import AbilityDef, GameSetup, MiniatureDef
+from dbnet.engine.model import AbilityDef, Activation, Aspect, GameSetup, MiniatureDef, MiniKind
+
+# the enums' names as written, looked up rather than read from each member (slow on 3.11)
+_KIND_NAMES = {kind: kind.name.lower() for kind in MiniKind}
+_ASPECT_NAMES = {aspect: aspect.name.lower() for aspect in Aspect}
+_ACTIVATION_VALUES = {activation: activation.value for activation in Activation}
 
 
 def _ability(a: AbilityDef) -> dict[str, object]:
     return {
         "keyword": a.keyword,
-        "activation": a.activation.value,
+        "activation": _ACTIVATION_VALUES[a.activation],
         "x": a.x,
         "modifier": a.modifier,
         "spawn_cost": a.spawn_cost,
@@ -31,9 +36,9 @@ def _ability(a: AbilityDef) -> dict[str, object]:
 def _mini(d: MiniatureDef) -> dict[str, object]:
     return {
         "slug": d.slug,
-        "kind": d.kind.name.lower(),
+        "kind": _KIND_NAMES[d.kind],
         "spawn_cost": d.spawn_cost,
-        "aspects": [a.name.lower() for a in d.aspects],
+        "aspects": [_ASPECT_NAMES[a] for a in d.aspects],
         "power": d.power,
         "defense": d.defense,
         "life": d.life,

@@ -232,10 +232,12 @@ class ChainVerifier:
     A failed ``check`` or ``add_anchor`` changes nothing.
     """
 
-    __slots__ = ("_anchors", "_last_value", "_next_roll", "length", "owner", "salt")
+    __slots__ = ("_anchors", "_hasher", "_last_value", "_next_roll", "length", "owner", "salt")
 
     def __init__(self, salt: bytes, length: int, anchor: bytes, *, owner: str = "") -> None:
         self.salt: bytes = _check_bytes("chain salt", salt, SALT_SIZE)
+        self._hasher = hashlib.blake2b(digest_size=LINK_SIZE, person=CHAIN_PERSON, salt=salt)
+        """``link`` under this chain's salt, copied for each check."""
         self.length: int = _check_int("chain length", length, 1)
         self.owner = owner
         self._anchors: list[bytes] = [_check_bytes("anchor of generation 0", anchor, LINK_SIZE)]
@@ -338,7 +340,9 @@ class ChainVerifier:
             previous = self._anchors[g]
         else:
             previous = self._last_value
-        if not hmac.compare_digest(_link(value, self.salt), previous):
+        hasher = self._hasher.copy()
+        hasher.update(value)
+        if not hmac.compare_digest(hasher.digest(), previous):
             what = f"the anchor of generation {g}" if p == 0 else f"the link for roll {r - 1}"
             raise DiceError(
                 f"{self._link_name(r)} (generation {g}, position {p}): {value.hex()} does not "

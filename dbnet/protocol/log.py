@@ -37,7 +37,7 @@ from dbnet.codec import (
     ResignBody,
     SignedEntry,
 )
-from dbnet.engine import ChanceRequest, Decision, EndReason, Game, Player, parse_choice
+from dbnet.engine import ChanceKind, ChanceRequest, Decision, EndReason, Game, Player, parse_choice
 from dbnet.errors import DbnetError
 from dbnet.identity import verify
 from dbnet.protocol.errors import InvalidEntryError
@@ -48,6 +48,7 @@ ZERO_HASH = bytes(32)
 MAX_DICE = 1000  # no real roll comes near; a hostile setup must not exhaust memory
 GAME_ID_PERSON = b"dbnet/game/v1"
 PLAYERS = (Player.A, Player.B)  # by number, without the enum's slower lookup by value
+_CHANCE_NAMES: Final = {kind: kind.value for kind in ChanceKind}  # ``.value`` is slow on 3.11
 
 
 class UncheckedSignature(NamedTuple):
@@ -452,7 +453,7 @@ class GameLog:
                 self.game_id, k, self.links[Player.A][k], self.links[Player.B][k], request.count
             )
             game.roll(values)
-            self.rolls.append(Roll(k, request.kind.value, values))
+            self.rolls.append(Roll(k, _CHANCE_NAMES[request.kind], values))
         return taken
 
     def _take_link(
@@ -509,25 +510,30 @@ class GameLog:
 class EntryLinks:
     """The links (and next anchor) an entry carries, handed out in roll order."""
 
+    __slots__ = ("_anchor", "_length", "_next", "_pairs")
+
     def __init__(
         self, pairs: Sequence[tuple[int, bytes]], next_anchor: bytes | None, length: int
     ) -> None:
-        self._pairs = list(pairs)
+        self._pairs = pairs
+        self._next = 0  # the first pair not yet taken
         self._anchor = next_anchor
         self._length = length
 
     def take(self, roll: int) -> tuple[bytes, bytes | None] | None:
-        if not self._pairs or self._pairs[0][0] != roll:
+        pairs, i = self._pairs, self._next
+        if i == len(pairs) or pairs[i][0] != roll:
             return None
-        link = self._pairs.pop(0)[1]
+        self._next = i + 1
+        link = pairs[i][1]
         if (roll + 1) % self._length:
             return link, None
         anchor, self._anchor = self._anchor, None
         return link, anchor
 
     def leftover(self) -> str | None:
-        if self._pairs:
-            roll = self._pairs[0][0]
+        if self._next < len(self._pairs):
+            roll = self._pairs[self._next][0]
             return f"link for roll {roll} is not due (before its arming entry, or out of order)"
         if self._anchor is not None:
             return "next chain anchor comes without the last link of a generation"

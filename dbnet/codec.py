@@ -368,6 +368,7 @@ _ASPECT_NAMES: Final = {a.name.lower(): a for a in Aspect}
 _ACTIVATION_NAMES: Final = {a.value: a for a in Activation}
 # 900.8: a creature's least power, defense and life
 _CREATURE_STATS: Final = (("power", 0), ("defense", 1), ("life", 1))
+(_, _LEAST_POWER), (_, _LEAST_DEFENSE), (_, _LEAST_LIFE) = _CREATURE_STATS
 
 _SETUP_KEYS: Final = ("map", "options", "warbands")
 _MAP_KEYS: Final = ("name", "values", "reconstructed")
@@ -486,6 +487,12 @@ def _warband_from_wire(obj: object, path: str) -> Warband:
 
 
 def _mini_from_wire(obj: object, path: str) -> MiniatureDef:
+    plain = _plain_mini(obj)
+    return plain if plain is not None else _checked_mini(obj, path)
+
+
+def _checked_mini(obj: object, path: str) -> MiniatureDef:
+    """``_mini_from_wire`` field by field, naming the first field that is wrong."""
     m = _map(obj, path, _MINI_KEYS, ordered=True)
     slug = _str(m["slug"], f"{path}.slug")
     if not _SLUG.fullmatch(slug):
@@ -529,6 +536,12 @@ def _mini_from_wire(obj: object, path: str) -> MiniatureDef:
 
 
 def _ability_from_wire(obj: object, path: str) -> AbilityDef:
+    plain = _plain_ability(obj)
+    return plain if plain is not None else _checked_ability(obj, path)
+
+
+def _checked_ability(obj: object, path: str) -> AbilityDef:
+    """``_ability_from_wire`` field by field, naming the first field that is wrong."""
     m = _map(obj, path, _ABILITY_KEYS, ordered=True)
     activation = _ACTIVATION_NAMES[
         _choice(m["activation"], f"{path}.activation", tuple(_ACTIVATION_NAMES))
@@ -553,6 +566,112 @@ def _ability_from_wire(obj: object, path: str) -> AbilityDef:
         cost_x=cost_x,
         score=_bool(m["score"], f"{path}.score"),
         text=_str(m["text"], f"{path}.text"),
+    )
+
+
+def _plain_mini(obj: object) -> MiniatureDef | None:
+    """The miniature in ``obj`` if ``_mini_from_wire`` accepts it, checked in one pass that
+    builds no paths; None for anything else, which ``_mini_from_wire`` then checks field by
+    field (with its precise errors). Accepts exactly a subset of what that accepts, only
+    faster: a setup holds 32 miniatures, and every verifier reads one."""
+    if type(obj) is not dict or tuple(obj) != _MINI_KEYS:
+        return None
+    (
+        slug, name, kind_name, spawn_cost, aspect_names, power, defense, life, lineage,
+        official, set_name, ability_items,
+    ) = obj.values()  # fmt: skip
+    kind = _KIND_NAMES.get(kind_name) if type(kind_name) is str else None
+    if (
+        kind is None
+        or type(slug) is not str
+        or not _SLUG.fullmatch(slug)
+        or type(name) is not str
+        or not name.strip()
+        or type(spawn_cost) is not int
+        or not 0 <= spawn_cost <= MAX_STAT
+        or type(power) is not int
+        or type(defense) is not int
+        or type(life) is not int
+        or (lineage is not None and (type(lineage) is not str or not lineage.strip()))
+        or type(official) is not bool
+        or type(set_name) is not str
+        or type(aspect_names) is not list
+        or len(aspect_names) > MAX_ASPECTS
+        or type(ability_items) is not list
+        or len(ability_items) > MAX_ABILITIES
+    ):
+        return None
+    if kind is MiniKind.CREATURE:
+        if not (
+            _LEAST_POWER <= power <= MAX_STAT
+            and _LEAST_DEFENSE <= defense <= MAX_STAT
+            and _LEAST_LIFE <= life <= MAX_STAT
+        ):
+            return None
+    elif power or defense or life:
+        return None
+    aspects: list[Aspect] = []
+    for aspect_name in aspect_names:
+        aspect = _ASPECT_NAMES.get(aspect_name) if type(aspect_name) is str else None
+        if aspect is None:
+            return None
+        aspects.append(aspect)
+    abilities: list[AbilityDef] = []
+    for item in ability_items:
+        ability = _plain_ability(item)
+        if ability is None:
+            return None
+        abilities.append(ability)
+    return MiniatureDef(
+        slug=slug,
+        name=name,
+        kind=kind,
+        spawn_cost=spawn_cost,
+        aspects=tuple(aspects),
+        power=power,
+        defense=defense,
+        life=life,
+        lineage=lineage,
+        abilities=tuple(abilities),
+        official=official,
+        set_name=set_name,
+    )
+
+
+def _plain_ability(obj: object) -> AbilityDef | None:
+    """The ability in ``obj`` if ``_ability_from_wire`` accepts it, checked in one pass;
+    None for anything else (as ``_plain_mini``)."""
+    if type(obj) is not dict or tuple(obj) != _ABILITY_KEYS:
+        return None
+    keyword, activation_name, x, modifier, spawn_cost, cost_x, score, text = obj.values()
+    activation = _ACTIVATION_NAMES.get(activation_name) if type(activation_name) is str else None
+    if (
+        activation is None
+        or type(keyword) is not str
+        or not keyword.strip()
+        or (x is not None and (type(x) is not int or not -MAX_STAT <= x <= MAX_STAT))
+        or (modifier is not None and (type(modifier) is not str or not modifier.strip()))
+        or (
+            spawn_cost is not None
+            and (type(spawn_cost) is not int or not 0 <= spawn_cost <= MAX_STAT)
+        )
+        or type(cost_x) is not bool
+        or type(score) is not bool
+        or type(text) is not str
+        # 303.2a, as in ``_ability_from_wire``
+        or (activation is Activation.SPAWN) != (spawn_cost is not None or cost_x)
+        or (cost_x and spawn_cost is not None)
+    ):
+        return None
+    return AbilityDef(
+        keyword=keyword,
+        activation=activation,
+        x=x,
+        modifier=modifier,
+        spawn_cost=spawn_cost,
+        score=score,
+        text=text,
+        cost_x=cost_x,
     )
 
 

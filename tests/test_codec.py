@@ -793,3 +793,74 @@ def test_documented_test_vector() -> None:
     assert codec.entry_hash(signed).hex() in section
     assert signer.sign(codec.signing_message(signed)).hex() in section
     assert f"starts `{record_bytes[:4].hex(' ')}` and is {len(record_bytes)} bytes" in section
+
+
+# --- the setup's fast path ---------------------------------------------------------------------
+
+MINI_WIRES = list(
+    {
+        repr(wire): wire
+        for wire in (
+            codec._mini_to_wire(d) for setup in SETUPS for w in setup.warbands for d in w.minis
+        )
+    }.values()
+)
+"""Every distinct miniature of the catalog setups, as sent."""
+ODD_VALUES: list[object] = [
+    None, True, False, -100, -99, -1, 0, 1, 2, 3, 99, 100, 2**64, "", " ", "x", "Valor",
+    "valor", "fear", "creature", "location", "spawn", "always", "a-b", "a--b", b"x", [],
+    ["valor"], ["fear", "x"], ["valor"] * 9, {}, [{}],
+]  # fmt: skip
+
+
+def _near(m: dict[str, object]) -> list[dict[str, object]]:
+    """``m`` with one change each: a value replaced, a key left out, a key added, two
+    neighbouring keys swapped."""
+    keys = list(m)
+    changed = [{**m, key: value} for key in keys for value in ODD_VALUES]
+    changed += [{k: v for k, v in m.items() if k != key} for key in keys]
+    changed += [{**m, "extra": 1}]
+    for i in range(len(keys) - 1):
+        order = [*keys[:i], keys[i + 1], keys[i], *keys[i + 2 :]]
+        changed.append({k: m[k] for k in order})
+    return changed
+
+
+def _near_minis(wire: dict[str, object]) -> list[object]:
+    abilities = wire["abilities"]
+    assert isinstance(abilities, list)
+    near: list[object] = [wire, *_near(wire)]
+    for i, ability in enumerate(abilities):
+        near += [
+            {**wire, "abilities": [*abilities[:i], a, *abilities[i + 1 :]]} for a in _near(ability)
+        ]
+    for value in ODD_VALUES:
+        near.append({**wire, "aspects": [*wire["aspects"], value]})  # type: ignore[misc]
+    return near
+
+
+def _same_as_strict(
+    fast: Callable[[object], object | None], strict: Callable[[object, str], object], wire: object
+) -> None:
+    result = fast(wire)
+    try:
+        expected = strict(wire, "m")
+    except DecodeError:
+        assert result is None, wire
+        return
+    assert result == expected, wire
+
+
+@pytest.mark.parametrize("wire", MINI_WIRES, ids=[str(w["slug"]) for w in MINI_WIRES])
+def test_mini_fast_path_accepts_only_what_the_strict_path_accepts(wire: dict[str, object]) -> None:
+    """``_plain_mini`` and ``_plain_ability`` (the setup's fast path) give the miniature
+    or ability the field-by-field check gives, for every valid one, and None for anything
+    else: each catalog miniature with every single change of a value, a key or the order
+    of keys, and the same for each of its abilities."""
+    for near in _near_minis(wire):
+        _same_as_strict(codec._plain_mini, codec._checked_mini, near)
+    abilities = wire["abilities"]
+    assert isinstance(abilities, list)
+    for ability in abilities:
+        for near in [ability, *_near(ability)]:
+            _same_as_strict(codec._plain_ability, codec._checked_ability, near)

@@ -21,29 +21,37 @@ _ASPECT_NAMES = {aspect: aspect.name.lower() for aspect in Aspect}
 _ACTIVATION_VALUES = {activation: activation.value for activation in Activation}
 
 
+# Every dict below is built with its keys already in sorted order, so that the encoder
+# need not sort them (``sort_keys`` sorts each dict again): the bytes are those of
+# ``json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=True)``.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=True, check_circular=False)
+"""The canonical setup's encoder (it keeps no state between calls). It need not look for
+cycles: ``setup_bytes`` encodes a tree of lists and dicts it has just built."""
+
+
 def _ability(a: AbilityDef) -> dict[str, object]:
     return {
-        "keyword": a.keyword,
         "activation": _ACTIVATION_VALUES[a.activation],
-        "x": a.x,
-        "modifier": a.modifier,
-        "spawn_cost": a.spawn_cost,
         "cost_x": a.cost_x,
+        "keyword": a.keyword,
+        "modifier": a.modifier,
         "score": a.score,
+        "spawn_cost": a.spawn_cost,
+        "x": a.x,
     }
 
 
 def _mini(d: MiniatureDef) -> dict[str, object]:
     return {
-        "slug": d.slug,
-        "kind": _KIND_NAMES[d.kind],
-        "spawn_cost": d.spawn_cost,
+        "abilities": [_ability(a) for a in d.abilities],
         "aspects": [_ASPECT_NAMES[a] for a in d.aspects],
-        "power": d.power,
         "defense": d.defense,
+        "kind": _KIND_NAMES[d.kind],
         "life": d.life,
         "lineage": d.lineage,
-        "abilities": [_ability(a) for a in d.abilities],
+        "power": d.power,
+        "slug": d.slug,
+        "spawn_cost": d.spawn_cost,
     }
 
 
@@ -57,7 +65,7 @@ def setup_bytes(setup: GameSetup) -> bytes:
         },
         "warbands": [[_mini(d) for d in w.minis] for w in setup.warbands],
     }
-    return json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+    return _ENCODER.encode(doc).encode()
 
 
 def pack_ints(ints: list[int]) -> bytes:

@@ -864,3 +864,54 @@ def test_mini_fast_path_accepts_only_what_the_strict_path_accepts(wire: dict[str
     for ability in abilities:
         for near in [ability, *_near(ability)]:
             _same_as_strict(codec._plain_ability, codec._checked_ability, near)
+
+
+def test_copies_in_a_setup_are_decoded_once() -> None:
+    """A miniature sent again unchanged decodes to the same definition, equal to what
+    decoding it alone gives; both warbands share them."""
+    items = [codec._mini_to_wire(d) for w in SETUP.warbands for d in w.minis]
+    wire = codec.setup_to_wire(SETUP)
+    setup = codec.setup_from_wire(wire, "s")
+    assert setup == SETUP
+    minis = [d for w in setup.warbands for d in w.minis]
+    assert minis == [codec._checked_mini(item, "m") for item in items]
+    first: dict[str, model.MiniatureDef] = {}
+    for d in minis:
+        assert first.setdefault(d.slug, d) is d
+    assert len(first) < len(minis)  # the example holds copies
+
+
+CREATURE_WIRE = codec._mini_to_wire(next(d for d in SETUP.warbands[0].minis if d.is_creature))
+
+
+@pytest.mark.parametrize(
+    ("key", "good", "bad", "message"),
+    [
+        ("official", True, 1, "official: expected true or false, got 1"),
+        ("power", 1, True, "power: expected an integer, got True (a bool)"),
+        ("power", 1, 1.0, "power: expected an integer, got 1.0 (a float)"),
+    ],
+)
+def test_a_copy_equal_only_in_python_is_still_checked(
+    key: str, good: object, bad: object, message: str
+) -> None:
+    """Values equal in Python (1 and True, 1 and 1.0) make no copy: the second
+    miniature is checked, and refused where it is."""
+    first = {**CREATURE_WIRE, key: good}
+    second = {**first, key: bad}
+    assert first == second
+    band = {"name": "w", "minis": [first, second]}
+    with pytest.raises(DecodeError) as info:
+        codec.warband_from_wire(band, "w")
+    assert str(info.value) == f"w.minis[1].{message}"
+
+
+def test_a_copy_with_its_keys_in_another_order_is_still_checked() -> None:
+    second = dict(reversed(CREATURE_WIRE.items()))
+    assert second == CREATURE_WIRE
+    band = {"name": "w", "minis": [CREATURE_WIRE, second]}
+    with pytest.raises(DecodeError) as info:
+        codec.warband_from_wire(band, "w")
+    assert (
+        str(info.value) == "w.minis[1]: map keys are not in the canonical order (docs/entries.md)"
+    )

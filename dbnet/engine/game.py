@@ -322,19 +322,24 @@ class Game:
         self.setup = setup
         self.values = setup.map.values
         self.minis: list[Mini] = []
+        # Copies of a miniature often share one definition (a decoded setup's always do):
+        # each definition's abilities are checked once, here, by the definition's id.
+        playable: dict[int, tuple[AbilityDef, ...]] = {}
         for player in (Player.A, Player.B):
             warband = setup.warbands[player]
             check_warband_size(f"warband {warband.name!r}", warband.minis)
             for defn, handle in zip(warband.minis, make_handles(warband.minis), strict=True):
-                abilities = playable_abilities(defn)
-                if not allow_unimplemented and any(a is INERT for a in abilities):
-                    for ability in defn.abilities:
-                        problem = check_ability(ability, location=defn.is_location)
-                        if problem:
-                            raise DataError(
-                                f"warband {warband.name!r}, {defn.name}",
-                                f"ability {ability.keyword!r} can't be played: {problem}",
-                            )
+                abilities = playable.get(id(defn))
+                if abilities is None:
+                    abilities = playable[id(defn)] = playable_abilities(defn)
+                    if not allow_unimplemented and any(a is INERT for a in abilities):
+                        for ability in defn.abilities:
+                            problem = check_ability(ability, location=defn.is_location)
+                            if problem:
+                                raise DataError(
+                                    f"warband {warband.name!r}, {defn.name}",
+                                    f"ability {ability.keyword!r} can't be played: {problem}",
+                                )
                 self.minis.append(Mini(len(self.minis), player, defn, handle, abilities))
         self.statics = Statics(self.minis)
         self.warband_minis = _by_owner(self.minis)

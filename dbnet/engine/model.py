@@ -44,6 +44,10 @@ class Aspect(enum.IntEnum):
         return f"Aspect.{self.name}"
 
 
+_ASPECTS: tuple[Aspect, ...] = tuple(Aspect)
+"""The aspects by number (``Aspect(n)`` goes through the enum class, which is slow)."""
+
+
 class MiniKind(enum.IntEnum):
     CREATURE = 0
     LOCATION = 1
@@ -148,7 +152,7 @@ class MiniatureDef:
         counts = [0, 0, 0, 0]
         for aspect in self.aspects:
             counts[aspect] += 1
-        return tuple((Aspect(i), n) for i, n in enumerate(counts) if n)
+        return tuple([(_ASPECTS[i], n) for i, n in enumerate(counts) if n])
 
 
 @dataclass(frozen=True, slots=True)

@@ -464,7 +464,10 @@ def _map_from_wire(obj: object, path: str) -> MapDef:
     m = _map(obj, path, _MAP_KEYS, ordered=True)
     name = _str(m["name"], f"{path}.name", nonblank=True)
     items = _list(m["values"], f"{path}.values", exact=board.CELL_COUNT)
-    values = tuple(_int(v, f"{path}.values[{i}]", 0, MAX_STAT) for i, v in enumerate(items))
+    if all(type(v) is int and 0 <= v <= MAX_STAT for v in items):  # no path to build
+        values: tuple[int, ...] = tuple(items)  # type: ignore[arg-type]
+    else:
+        values = tuple(_int(v, f"{path}.values[{i}]", 0, MAX_STAT) for i, v in enumerate(items))
     for cell, value in enumerate(values):
         if value and cell not in board.KEY_CELLS:
             raise DecodeError(
@@ -683,20 +686,11 @@ def _plain_mini(obj: object) -> MiniatureDef | None:
         if ability is None:
             return None
         abilities.append(ability)
+    # positional (quicker than by keyword): the names are the fields', in their order
     return MiniatureDef(
-        slug=slug,
-        name=name,
-        kind=kind,
-        spawn_cost=spawn_cost,
-        aspects=tuple(aspects),
-        power=power,
-        defense=defense,
-        life=life,
-        lineage=lineage,
-        abilities=tuple(abilities),
-        official=official,
-        set_name=set_name,
-    )
+        slug, name, kind, spawn_cost, tuple(aspects), power, defense, life, lineage,
+        tuple(abilities), official, set_name,
+    )  # fmt: skip
 
 
 def _plain_ability(obj: object) -> AbilityDef | None:
@@ -724,16 +718,8 @@ def _plain_ability(obj: object) -> AbilityDef | None:
         or (cost_x and spawn_cost is not None)
     ):
         return None
-    return AbilityDef(
-        keyword=keyword,
-        activation=activation,
-        x=x,
-        modifier=modifier,
-        spawn_cost=spawn_cost,
-        score=score,
-        text=text,
-        cost_x=cost_x,
-    )
+    # positional, as in ``_plain_mini``
+    return AbilityDef(keyword, activation, x, modifier, spawn_cost, score, text, cost_x)
 
 
 # --- entries ---------------------------------------------------------------------------------

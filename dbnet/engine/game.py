@@ -30,7 +30,7 @@ import enum
 import functools
 import hashlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from itertools import combinations
+from itertools import chain, combinations
 from operator import attrgetter
 from typing import Final
 
@@ -353,7 +353,7 @@ class Game:
         self._setup_digest = hashlib.sha256(setup_bytes(setup)).digest()
         self._hash_start = hashlib.sha256(self._setup_digest)
         """The state hash with the setup digest in, copied for each state (never updated)."""
-        self.mini_words = int_words(w for m in self.minis for w in _MINI_FIELDS(m))
+        self.mini_words = int_words(chain.from_iterable(map(_MINI_FIELDS, self.minis)))
         """Every miniature's hashed fields (zone, cell, damage, moved), in id order: kept in
         step by each write (``_sync``) so that the state hash reads them in one go."""
         # creature counts per player per cell, and the location in each cell (-1: none)

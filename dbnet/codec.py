@@ -455,8 +455,7 @@ def setup_from_wire(obj: object, path: str) -> GameSetup:
         turns_to_win=_int(o["turns_to_win"], f"{where}.turns_to_win", 1, MAX_TURNS_TO_WIN),
     )
     bands = _list(m["warbands"], f"{path}.warbands", exact=2)
-    copies = _Copies()  # shared by both warbands
-    a, b = (_warband_from_wire(w, f"{path}.warbands[{i}]", copies) for i, w in enumerate(bands))
+    a, b = (_warband_from_wire(w, f"{path}.warbands[{i}]") for i, w in enumerate(bands))
     return GameSetup(game_map, (a, b), options)
 
 
@@ -478,76 +477,16 @@ def _map_from_wire(obj: object, path: str) -> MapDef:
     return MapDef(name, values, _bool(m["reconstructed"], f"{path}.reconstructed"))
 
 
-def _warband_from_wire(obj: object, path: str, copies: _Copies | None = None) -> Warband:
+def _warband_from_wire(obj: object, path: str) -> Warband:
     m = _map(obj, path, _WARBAND_KEYS, ordered=True)
     name = _str(m["name"], f"{path}.name", nonblank=True)
     items = _list(m["minis"], f"{path}.minis", max_len=MAX_WARBAND)
-    if copies is None:
-        copies = _Copies()
-    minis: list[MiniatureDef] = []
-    for i, item in enumerate(items):
-        defn = copies.find(item)
-        if defn is None:
-            defn = _mini_from_wire(item, f"{path}.minis[{i}]")
-            copies.add(item, defn)
-        minis.append(defn)
+    minis = tuple(_mini_from_wire(d, f"{path}.minis[{i}]") for i, d in enumerate(items))
     try:
         check_warband_size(name, minis)
     except DataError as exc:
         raise DecodeError(f"{path}.minis", exc.problem) from exc
-    return Warband(name, tuple(minis))
-
-
-class _Copies:
-    """The miniatures one setup has decoded so far, to decode each copy only once: a
-    warband holds up to three of a miniature, each sent in full.
-
-    A wire value is a copy of an earlier one when both pack to the same bytes with a
-    strict packer (exact types only, so no bool passes for an int nor a float for
-    either; bin apart from str; map keys in their order). msgpack reads one tree from
-    those bytes, so the two values are the same tree and decode to equal miniatures:
-    the copy gets the earlier one's (immutable) definition. Only accepted miniatures
-    are kept, so a refused one is always decoded, and named, where it first appears.
-    Lives for one ``setup_from_wire`` call, so nothing is remembered between setups.
-    """
-
-    __slots__ = ("_by_slug",)
-
-    def __init__(self) -> None:
-        self._by_slug: dict[str, list[tuple[object, MiniatureDef]]] = {}
-
-    def find(self, obj: object) -> MiniatureDef | None:
-        """The miniature decoded from an earlier copy of ``obj``, or None."""
-        if type(obj) is not dict:
-            return None
-        slug = obj.get("slug")
-        earlier = self._by_slug.get(slug) if type(slug) is str else None
-        if earlier is None:
-            return None
-        packed = _strict_pack(obj)
-        if packed is None:
-            return None
-        for wire, defn in earlier:
-            if _strict_pack(wire) == packed:
-                return defn
-        return None
-
-    def add(self, obj: object, defn: MiniatureDef) -> None:
-        """Remember that ``obj`` decoded to ``defn``."""
-        self._by_slug.setdefault(defn.slug, []).append((obj, defn))
-
-
-def _strict_pack(obj: object) -> bytes | None:
-    """``obj`` packed by the strict packer, or None if it holds a value that can't be."""
-    try:
-        data: bytes = _STRICT_PACKER.pack(obj)
-    except (TypeError, ValueError, OverflowError):
-        return None
-    return data
-
-
-_STRICT_PACKER: Final = msgpack.Packer(use_bin_type=True, strict_types=True)
-"""Only for comparing plain values: subclasses (bool aside) and tuples are refused."""
+    return Warband(name, minis)
 
 
 def _mini_from_wire(obj: object, path: str) -> MiniatureDef:

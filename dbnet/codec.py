@@ -29,6 +29,9 @@ import msgpack
 from dbnet.engine import board
 from dbnet.engine.game import check_warband_size
 from dbnet.engine.model import (
+    ACTIVATION_TEXT,
+    ASPECT_TEXT,
+    KIND_TEXT,
     AbilityDef,
     Activation,
     Aspect,
@@ -363,13 +366,9 @@ def _links_to_wire(links: Sequence[tuple[int, bytes]]) -> list[object]:
 # --- the setup -------------------------------------------------------------------------------
 
 _SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
-_KIND_NAMES: Final = {"creature": MiniKind.CREATURE, "location": MiniKind.LOCATION}
-_ASPECT_NAMES: Final = {a.name.lower(): a for a in Aspect}
-_ACTIVATION_NAMES: Final = {a.value: a for a in Activation}
-# and back, for encoding (an enum's ``.name`` and ``.value`` are slow to read on 3.11)
-_KIND_WIRE: Final = {kind: name for name, kind in _KIND_NAMES.items()}
-_ASPECT_WIRE: Final = {aspect: name for name, aspect in _ASPECT_NAMES.items()}
-_ACTIVATION_WIRE: Final = {activation: value for value, activation in _ACTIVATION_NAMES.items()}
+_KIND_NAMES: Final = {text: kind for kind, text in KIND_TEXT.items()}
+_ASPECT_NAMES: Final = {text: aspect for aspect, text in ASPECT_TEXT.items()}
+_ACTIVATION_NAMES: Final = {text: activation for activation, text in ACTIVATION_TEXT.items()}
 # 900.8: a creature's least power, defense and life
 _CREATURE_STATS: Final = (("power", 0), ("defense", 1), ("life", 1))
 (_, _LEAST_POWER), (_, _LEAST_DEFENSE), (_, _LEAST_LIFE) = _CREATURE_STATS
@@ -417,9 +416,9 @@ def _mini_to_wire(d: MiniatureDef) -> dict[str, object]:
     return {
         "slug": d.slug,
         "name": d.name,
-        "kind": _KIND_WIRE[d.kind],
+        "kind": KIND_TEXT[d.kind],
         "spawn_cost": d.spawn_cost,
-        "aspects": [_ASPECT_WIRE[a] for a in d.aspects],
+        "aspects": [ASPECT_TEXT[a] for a in d.aspects],
         "power": d.power,
         "defense": d.defense,
         "life": d.life,
@@ -433,7 +432,7 @@ def _mini_to_wire(d: MiniatureDef) -> dict[str, object]:
 def _ability_to_wire(a: AbilityDef) -> dict[str, object]:
     return {
         "keyword": a.keyword,
-        "activation": _ACTIVATION_WIRE[a.activation],
+        "activation": ACTIVATION_TEXT[a.activation],
         "x": a.x,
         "modifier": a.modifier,
         "spawn_cost": a.spawn_cost,

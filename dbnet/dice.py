@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from dbnet.errors import DbnetError
@@ -116,12 +117,20 @@ def link(value: bytes, salt: bytes) -> bytes:
     """
     _check_bytes("chain value", value, LINK_SIZE)
     _check_bytes("chain salt", salt, SALT_SIZE)
-    return _link(value, salt)
+    return _linker(salt)(value)
 
 
-def _link(value: bytes, salt: bytes) -> bytes:
-    """``link`` without its checks, for callers that made them."""
-    return hashlib.blake2b(value, digest_size=LINK_SIZE, person=CHAIN_PERSON, salt=salt).digest()
+def _linker(salt: bytes) -> Callable[[bytes], bytes]:
+    """``link`` under ``salt`` without its checks (the caller made them), the hash set up
+    once for the many links of a chain."""
+    start = hashlib.blake2b(digest_size=LINK_SIZE, person=CHAIN_PERSON, salt=salt)
+
+    def step(value: bytes) -> bytes:
+        hasher = start.copy()
+        hasher.update(value)
+        return hasher.digest()
+
+    return step
 
 
 def generation_seed(secret: bytes, g: int) -> bytes:
@@ -186,8 +195,9 @@ class Chain:
             return cached
         value = generation_seed(self.secret, g)
         down = [value]
+        step = _linker(self.salt)
         for _ in range(self.length):
-            value = _link(value, self.salt)
+            value = step(value)
             down.append(value)
         down.reverse()
         result = tuple(down)
@@ -232,12 +242,11 @@ class ChainVerifier:
     A failed ``check`` or ``add_anchor`` changes nothing.
     """
 
-    __slots__ = ("_anchors", "_hasher", "_last_value", "_next_roll", "length", "owner", "salt")
+    __slots__ = ("_anchors", "_last_value", "_link", "_next_roll", "length", "owner", "salt")
 
     def __init__(self, salt: bytes, length: int, anchor: bytes, *, owner: str = "") -> None:
         self.salt: bytes = _check_bytes("chain salt", salt, SALT_SIZE)
-        self._hasher = hashlib.blake2b(digest_size=LINK_SIZE, person=CHAIN_PERSON, salt=salt)
-        """``link`` under this chain's salt, copied for each check."""
+        self._link = _linker(salt)
         self.length: int = _check_int("chain length", length, 1)
         self.owner = owner
         self._anchors: list[bytes] = [_check_bytes("anchor of generation 0", anchor, LINK_SIZE)]
@@ -340,9 +349,7 @@ class ChainVerifier:
             previous = self._anchors[g]
         else:
             previous = self._last_value
-        hasher = self._hasher.copy()
-        hasher.update(value)
-        if not hmac.compare_digest(hasher.digest(), previous):
+        if not hmac.compare_digest(self._link(value), previous):
             what = f"the anchor of generation {g}" if p == 0 else f"the link for roll {r - 1}"
             raise DiceError(
                 f"{self._link_name(r)} (generation {g}, position {p}): {value.hex()} does not "

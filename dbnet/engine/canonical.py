@@ -13,13 +13,14 @@ import sys
 from array import array
 from collections.abc import Iterable
 
-from dbnet.engine.model import AbilityDef, Activation, Aspect, GameSetup, MiniatureDef, MiniKind
-
-# the enums' names as written, looked up rather than read from each member (slow on 3.11)
-_KIND_NAMES = {kind: kind.name.lower() for kind in MiniKind}
-_ASPECT_NAMES = {aspect: aspect.name.lower() for aspect in Aspect}
-_ACTIVATION_VALUES = {activation: activation.value for activation in Activation}
-
+from dbnet.engine.model import (
+    ACTIVATION_TEXT,
+    ASPECT_TEXT,
+    KIND_TEXT,
+    AbilityDef,
+    GameSetup,
+    MiniatureDef,
+)
 
 # Every dict below is built with its keys already in sorted order, so that the encoder
 # need not sort them (``sort_keys`` sorts each dict again): the bytes are those of
@@ -31,7 +32,7 @@ cycles: ``setup_bytes`` encodes a tree of lists and dicts it has just built."""
 
 def _ability(a: AbilityDef) -> dict[str, object]:
     return {
-        "activation": _ACTIVATION_VALUES[a.activation],
+        "activation": ACTIVATION_TEXT[a.activation],
         "cost_x": a.cost_x,
         "keyword": a.keyword,
         "modifier": a.modifier,
@@ -44,9 +45,9 @@ def _ability(a: AbilityDef) -> dict[str, object]:
 def _mini(d: MiniatureDef) -> dict[str, object]:
     return {
         "abilities": [_ability(a) for a in d.abilities],
-        "aspects": [_ASPECT_NAMES[a] for a in d.aspects],
+        "aspects": [ASPECT_TEXT[a] for a in d.aspects],
         "defense": d.defense,
-        "kind": _KIND_NAMES[d.kind],
+        "kind": KIND_TEXT[d.kind],
         "life": d.life,
         "lineage": d.lineage,
         "power": d.power,

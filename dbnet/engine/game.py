@@ -350,8 +350,7 @@ class Game:
             {m.handle: m.id for m in self.minis if m.owner is Player.B},
         )
         """Each player's miniature ids by handle (fixed for the game: shared by copies)."""
-        self._setup_digest = hashlib.sha256(setup_bytes(setup)).digest()
-        self._hash_start = hashlib.sha256(self._setup_digest)
+        self._hash_start = hashlib.sha256(hashlib.sha256(setup_bytes(setup)).digest())
         """The state hash with the setup digest in, copied for each state (never updated)."""
         self.mini_words = int_words(chain.from_iterable(map(_MINI_FIELDS, self.minis)))
         """Every miniature's hashed fields (zone, cell, damage, moved), in id order: kept in
@@ -411,7 +410,7 @@ class Game:
         """An independent game in the same state."""
         other = Game.__new__(Game)
         for name in (
-            "setup", "values", "statics", "handles", "_setup_digest", "_hash_start", "turn",
+            "setup", "values", "statics", "handles", "_hash_start", "turn",
             "phase", "step", "reroll", "had_one_last_turn", "skip_spawn", "first", "active",
             "action_index", "spawn_points", "allies_at_spawn_start", "mode", "attacked_cells",
             "locked_cells", "winner", "end_reason", "_pending", "_choices",

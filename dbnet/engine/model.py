@@ -87,6 +87,13 @@ _DOUBLE_BLADE = (Activation.DOUBLE_BLADE, Activation.DOUBLE_MULTIBLADE)
 _SINGLE_USE_BLADE = (Activation.BLADE, Activation.DOUBLE_BLADE)
 
 
+# Each member's text in the wire format and the canonical setup (docs/entries.md,
+# docs/state-hash.md), looked up rather than read from the member (slow on 3.11).
+KIND_TEXT: dict[MiniKind, str] = {kind: kind.name.lower() for kind in MiniKind}
+ASPECT_TEXT: dict[Aspect, str] = {aspect: aspect.name.lower() for aspect in Aspect}
+ACTIVATION_TEXT: dict[Activation, str] = {activation: activation.value for activation in Activation}
+
+
 @dataclass(frozen=True, slots=True)
 class AbilityDef:
     """One ability as printed: keyword, activation, number and modifier (900.14, 900.15).

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 from dbnet.engine.board import cell_name, parse_cell
+from dbnet.engine.canonical import setup_bytes
 from dbnet.engine.choices import (
     DONE,
     SHIFT,
@@ -218,7 +219,8 @@ def check_hash(game: Game) -> None:
     assert list(game.mini_words) == hashed, "the hashed fields disagree with the miniatures"
     encoding = game.encode()
     packed = struct.pack(f"<{len(encoding)}q", *encoding)
-    assert game.state_hash() == hashlib.sha256(game._setup_digest + packed).digest()
+    setup_digest = hashlib.sha256(setup_bytes(game.setup)).digest()
+    assert game.state_hash() == hashlib.sha256(setup_digest + packed).digest()
 
 
 def check_damage(game: Game) -> None:

@@ -59,7 +59,27 @@ def handshake_pair(
     return initiator, responder
 
 
-class LossyStream(trio.abc.Stream):
+class PassThroughStream(trio.abc.Stream):
+    """A stream that hands everything to ``inner`` unchanged: subclasses override only
+    what they change."""
+
+    def __init__(self, inner: trio.abc.Stream) -> None:
+        self.inner = inner
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        await self.inner.send_all(data)
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await self.inner.wait_send_all_might_not_block()
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        return bytes(await self.inner.receive_some(max_bytes))
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+class LossyStream(PassThroughStream):
     """A stream whose *incoming* bytes are damaged at fixed offsets, deterministically.
 
     Offsets count the bytes received from ``inner`` since the start (so they do not
@@ -78,7 +98,7 @@ class LossyStream(trio.abc.Stream):
         duplicate: tuple[int, int] | None = None,
         trickle: bool = False,
     ) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.drop = frozenset(drop)
         self.corrupt = frozenset(corrupt)
         self.duplicate = duplicate
@@ -87,12 +107,6 @@ class LossyStream(trio.abc.Stream):
         self.chunks = 0  # chunks handed out
         self._history = bytearray()
         self._pending = bytearray()
-
-    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
-        await self.inner.send_all(data)
-
-    async def wait_send_all_might_not_block(self) -> None:
-        await self.inner.wait_send_all_might_not_block()
 
     async def receive_some(self, max_bytes: int | None = None) -> bytes:
         limit = 1 if self.trickle else max_bytes
@@ -106,9 +120,6 @@ class LossyStream(trio.abc.Stream):
         del self._pending[:size]
         self.chunks += 1
         return chunk
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
     def _damage(self, data: bytes | bytearray) -> bytearray:
         out = bytearray()
@@ -275,11 +286,11 @@ class Meter:
         return room
 
 
-class MeteredStream(trio.abc.Stream):
+class MeteredStream(PassThroughStream):
     """One end of a connection whose bytes a ``Meter`` counts (and cuts)."""
 
     def __init__(self, inner: trio.abc.Stream, meter: Meter, splitter: FrameSplitter) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.meter = meter
         self.splitter = splitter
 
@@ -300,9 +311,6 @@ class MeteredStream(trio.abc.Stream):
             if not meter.silent:
                 raise trio.BrokenResourceError("the connection was cut")
 
-    async def wait_send_all_might_not_block(self) -> None:
-        await self.inner.wait_send_all_might_not_block()
-
     async def receive_some(self, max_bytes: int | None = None) -> bytes:
         if self.meter.cut and self.meter.silent:
             await trio.sleep_forever()
@@ -310,6 +318,3 @@ class MeteredStream(trio.abc.Stream):
         if self.meter.cut and self.meter.silent:
             await trio.sleep_forever()  # cut while we waited: these bytes are lost
         return bytes(data)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()

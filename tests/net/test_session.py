@@ -21,7 +21,7 @@ from dbnet.protocol.log import GameLog
 from dbnet.replay.file import ReplayWriter
 from dbnet.replay.verify import VerdictStatus
 
-from .helpers import ALICE, BOB, ENTRY_FRAME_MIN, LossyStream, Meter
+from .helpers import ALICE, BOB, ENTRY_FRAME_MIN, LossyStream, Meter, PassThroughStream
 from .sessions import (
     Network,
     Side,
@@ -348,13 +348,13 @@ async def test_after_adjournment_the_waiting_player_may_claim_a_timeout(
     assert verdict.status is VerdictStatus.CLAIM, verdict
 
 
-class LoseTheLastBye(trio.abc.Stream):
+class LoseTheLastBye(PassThroughStream):
     """The joiner's end of a connection: once the joiner's log is complete, the first
     frame too small for an entry that it sends (its BYE) is lost and the connection is
     cut."""
 
     def __init__(self, inner: trio.abc.Stream, meter: Meter, joiner: Side) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.meter = meter
         self.joiner = joiner
 
@@ -365,15 +365,6 @@ class LoseTheLastBye(trio.abc.Stream):
         if self.meter.cut:
             raise trio.BrokenResourceError("the connection was cut")
         await self.inner.send_all(data)
-
-    async def wait_send_all_might_not_block(self) -> None:
-        await self.inner.wait_send_all_might_not_block()
-
-    async def receive_some(self, max_bytes: int | None = None) -> bytes:
-        return bytes(await self.inner.receive_some(max_bytes))
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 async def test_a_complete_game_ends_complete_when_the_last_bye_is_lost(
@@ -481,13 +472,13 @@ async def test_resuming_tells_the_story_so_far(autojump_clock: Clock, tmp_path: 
     )
 
 
-class SlowToReturn(trio.abc.Stream):
+class SlowToReturn(PassThroughStream):
     """The host's end of a connection: once the host's log is complete, each send
     delivers its bytes at once but returns only a second later (a busy machine), so the
     joiner can answer and close before the host's sending task runs again."""
 
     def __init__(self, inner: trio.abc.Stream, host: Side) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.host = host
 
     async def send_all(self, data: bytes | bytearray | memoryview) -> None:
@@ -495,15 +486,6 @@ class SlowToReturn(trio.abc.Stream):
         game = self.host.session.game
         if game is not None and game.is_closed:
             await trio.sleep(1.0)
-
-    async def wait_send_all_might_not_block(self) -> None:
-        await self.inner.wait_send_all_might_not_block()
-
-    async def receive_some(self, max_bytes: int | None = None) -> bytes:
-        return bytes(await self.inner.receive_some(max_bytes))
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 async def test_the_last_byes_cross_cleanly_when_the_host_is_slow(

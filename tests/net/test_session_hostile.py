@@ -29,7 +29,7 @@ from dbnet.protocol.peer import Peer
 from dbnet.protocol.remote import chain_secret
 from dbnet.replay.verify import VerdictStatus
 
-from .helpers import ALICE, BOB, MALLORY
+from .helpers import ALICE, BOB, MALLORY, PassThroughStream
 from .sessions import GAME_LIMIT, Network, Side, make_side, play, reference, run_side
 
 Clock = trio.testing.MockClock
@@ -205,22 +205,10 @@ async def test_a_replayed_handshake_fails_authentication(
     its new ephemeral key makes the recorded message 3 fail."""
     recorded = bytearray()
 
-    class Recorder(trio.abc.Stream):
-        def __init__(self, inner: trio.abc.Stream) -> None:
-            self.inner = inner
-
+    class Recorder(PassThroughStream):
         async def send_all(self, data: bytes | bytearray | memoryview) -> None:
             recorded.extend(data)
             await self.inner.send_all(data)
-
-        async def wait_send_all_might_not_block(self) -> None:
-            await self.inner.wait_send_all_might_not_block()
-
-        async def receive_some(self, max_bytes: int | None = None) -> bytes:
-            return bytes(await self.inner.receive_some(max_bytes))
-
-        async def aclose(self) -> None:
-            await self.inner.aclose()
 
     first_host, first_joiner = (
         new_host(tmp_path / "first"),

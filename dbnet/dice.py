@@ -19,6 +19,7 @@ Standard library only.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import secrets
@@ -382,6 +383,11 @@ def _field(data: bytes) -> bytes:
     return len(data).to_bytes(4, "big") + data
 
 
+_INDEX_LENGTH = (8).to_bytes(4, "big")
+_LINK_LENGTH = LINK_SIZE.to_bytes(4, "big")
+_COUNTER_LENGTH = (4).to_bytes(4, "big")
+
+
 def roll_dice(
     game_id: bytes, roll_index: int, link_a: bytes, link_b: bytes, count: int
 ) -> tuple[int, ...]:
@@ -395,21 +401,38 @@ def roll_dice(
     Raises:
         DiceError: an id or link that is not 32 bytes, or an index or count out of range.
     """
-    _check_bytes("game id", game_id, GAME_ID_SIZE)
-    _check_int("roll index", roll_index, 0, MAX_ROLL_INDEX)
-    for player, value in (("A", link_a), ("B", link_b)):
-        if type(value) is not bytes or len(value) != LINK_SIZE:  # name it only when wrong
-            _check_bytes(f"player {player}'s link for roll {roll_index}", value, LINK_SIZE)
-    if type(count) is not int or count < 0:
-        _check_int(f"dice count of roll {roll_index}", count, 0)
-    prefix = _ROLL_HASHER.copy()
-    for data in (game_id, roll_index.to_bytes(8, "big"), link_a, link_b):
-        prefix.update(_field(data))
-    dice: list[int] = []
-    ctr = 0
-    while len(dice) < count:
-        h = prefix.copy()
-        h.update(_field(ctr.to_bytes(4, "big")))
-        dice += h.digest().translate(_DIE_FACE, _REJECTED)
-        ctr += 1
-    return tuple(dice[:count])
+    if type(game_id) is not bytes or len(game_id) != GAME_ID_SIZE:
+        _check_bytes("game id", game_id, GAME_ID_SIZE)
+    return _roller(game_id)(roll_index, link_a, link_b, count)
+
+
+@functools.lru_cache(maxsize=16)
+def _roller(game_id: bytes) -> Callable[[int, bytes, bytes, int], tuple[int, ...]]:
+    """``roll_dice`` for the rolls of one game (a 32-byte id), its hash set up once with
+    the game id: a verifier rolls all of a game's dice, a folder holds many games."""
+    start = _ROLL_HASHER.copy()
+    start.update(_field(game_id))
+
+    def roll(roll_index: int, link_a: bytes, link_b: bytes, count: int) -> tuple[int, ...]:
+        # the messages are built only on failure
+        if type(roll_index) is not int or not 0 <= roll_index <= MAX_ROLL_INDEX:
+            _check_int("roll index", roll_index, 0, MAX_ROLL_INDEX)
+        if not (type(link_a) is type(link_b) is bytes and len(link_a) == len(link_b) == LINK_SIZE):
+            _check_bytes(f"player A's link for roll {roll_index}", link_a, LINK_SIZE)
+            _check_bytes(f"player B's link for roll {roll_index}", link_b, LINK_SIZE)
+        if type(count) is not int or count < 0:
+            _check_int(f"dice count of roll {roll_index}", count, 0)
+        fields = b"".join(
+            (_INDEX_LENGTH, roll_index.to_bytes(8, "big"), _LINK_LENGTH, link_a, _LINK_LENGTH,
+             link_b, _COUNTER_LENGTH)
+        )  # fmt: skip
+        dice = b""
+        ctr = 0
+        while len(dice) < count:
+            hasher = start.copy()
+            hasher.update(fields + ctr.to_bytes(4, "big"))
+            dice += hasher.digest().translate(_DIE_FACE, _REJECTED)
+            ctr += 1
+        return tuple(dice[:count])
+
+    return roll

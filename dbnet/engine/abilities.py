@@ -120,6 +120,7 @@ class Statics:
         "auras",
         "by_event",
         "channels",
+        "holders",
         "keywords",
         "self_stats",
         "spawn_abilities",
@@ -155,6 +156,11 @@ class Statics:
                     spec.kind is Kind.TRIGGERED or ability.activation is Activation.COMES_INTO_PLAY
                 ):
                     self.triggered.append((m.id, index, ability))
+        self.holders: dict[str, frozenset[int]] = {
+            keyword: frozenset(mini for mini, _, _ in printed)
+            for keyword, printed in self.keywords.items()
+        }
+        """The miniatures with each keyword printed, by keyword."""
         self.by_event: dict[EventKind, list[tuple[int, int, AbilityDef]]] = {
             kind: [t for t in self.triggered if _listens(t[2], kind)] for kind in EventKind
         }
@@ -183,9 +189,12 @@ def is_active(game: Game, m: Mini, ability: AbilityDef) -> bool:
     return not ability.score or m.cell in board.SCORING_CELLS[m.owner]
 
 
+_NO_HOLDERS: Final[frozenset[int]] = frozenset()
+
+
 def has_active(game: Game, m: Mini, keyword: str) -> AbilityDef | None:
     """``m``'s first active ability ``keyword`` (a rule-changing static), or None."""
-    if m.cell < 0:
+    if m.cell < 0 or m.id not in game.statics.holders.get(keyword, _NO_HOLDERS):
         return None
     for ability in m.abilities:
         if ability.keyword == keyword and is_active(game, m, ability):

@@ -788,7 +788,7 @@ class Game:
         for a Defender no enemy creature there."""
         mine = self.creatures[m.owner]
         theirs = self.creatures[m.owner.other]
-        defender = self.statics.of("Defender") and has_active(self, m, "Defender") is not None
+        defender = has_active(self, m, "Defender") is not None
         return [
             cell
             for cell in board.ADJACENT[m.cell]
@@ -1732,7 +1732,7 @@ class Game:
             return
         self.deal_damage(m, amount)
         source = self.minis[attacker]
-        if self.statics.of("Relentless") and has_active(self, source, "Relentless") is not None:
+        if has_active(self, source, "Relentless") is not None:
             self.no_disrupt.append(target)
 
     def _wail(self, wailer: int, total: int) -> None:

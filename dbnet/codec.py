@@ -1027,7 +1027,8 @@ _PLAY_KEY_ORDERS: Final = frozenset(
     }
 )
 """The keys a PLAY body may have, in their one allowed order."""
-_PLAY: Final = int(EntryKind.PLAY)
+_PLAY_KIND: Final = EntryKind.PLAY  # looked up once: an enum class lookup is slow on 3.11
+_PLAY: Final = int(_PLAY_KIND)
 
 
 def _plain_play(obj: object) -> Entry | None:
@@ -1086,7 +1087,7 @@ def _plain_play(obj: object) -> Entry | None:
         seq,
         author,
         prev_hash,
-        EntryKind.PLAY,
+        _PLAY_KIND,
         PlayBody(decision, tuple(pairs), anchor, state),
     )
 

@@ -85,6 +85,14 @@ class Status(enum.Enum):
     CLAIMED = "claimed"  # ended by a unilateral timeout claim
 
 
+# Compared on every entry, so looked up once: on Python 3.11 looking a member up on
+# an enum class takes about 50 ns (the enum metaclass defines ``__getattr__``).
+_PLAY: Final = EntryKind.PLAY
+_ACCEPT: Final = EntryKind.ACCEPT
+_CLAIM: Final = EntryKind.CLAIM
+_PLAYING: Final = Status.PLAYING
+
+
 def game_id_for(rules: str, keys: tuple[bytes, bytes], nonce: bytes, setup_bytes: bytes) -> bytes:
     """The game id binds both keys, the nonce, the rules version and the setup (options)."""
     h = hashlib.blake2b(digest_size=32, person=GAME_ID_PERSON)
@@ -191,7 +199,7 @@ class GameLog:
     def expected_author(self) -> Player | None:
         """Who writes the next entry (None once the log is closed)."""
         status = self.status
-        if status is not Status.PLAYING:
+        if status is not _PLAYING:
             if status is Status.COSIGN_DUE:
                 assert self.final_author is not None
                 return self.final_author.other
@@ -269,7 +277,7 @@ class GameLog:
             raise InvalidEntryError(
                 seq, f"the log is closed ({self.status.value}); nothing may follow", record
             )
-        if entry.kind is EntryKind.CLAIM:
+        if entry.kind is _CLAIM:
             if author is expected:
                 raise InvalidEntryError(
                     seq, f"{author.name} claims a timeout while it is {author.name}'s turn", record
@@ -290,7 +298,7 @@ class GameLog:
         author = PLAYERS[entry.author]
         body = entry.body
         kind = entry.kind
-        if kind is EntryKind.CLAIM:  # also while FINAL or COSIGN is withheld
+        if kind is _CLAIM:  # also while FINAL or COSIGN is withheld
             assert isinstance(body, ClaimBody)
             if body.waiting_for != seq:
                 raise InvalidEntryError(
@@ -300,17 +308,21 @@ class GameLog:
                 )
             self.status = Status.CLAIMED
             return
-        if self.status is Status.FINAL_DUE and kind is not EntryKind.FINAL:
-            raise InvalidEntryError(
-                seq, f"the game is over: {author.name} must write FINAL, not {kind.name}", record
-            )
-        if self.status is Status.COSIGN_DUE and kind is not EntryKind.COSIGN:
-            raise InvalidEntryError(
-                seq,
-                f"{author.name} must counter-sign the FINAL entry, not write {kind.name}",
-                record,
-            )
-        if kind is EntryKind.ACCEPT:
+        status = self.status
+        if status is not _PLAYING:
+            if status is Status.FINAL_DUE and kind is not EntryKind.FINAL:
+                raise InvalidEntryError(
+                    seq,
+                    f"the game is over: {author.name} must write FINAL, not {kind.name}",
+                    record,
+                )
+            if status is Status.COSIGN_DUE and kind is not EntryKind.COSIGN:
+                raise InvalidEntryError(
+                    seq,
+                    f"{author.name} must counter-sign the FINAL entry, not write {kind.name}",
+                    record,
+                )
+        if kind is _ACCEPT:
             assert isinstance(body, AcceptBody)
             if seq != 1:
                 raise InvalidEntryError(seq, "an ACCEPT must be entry 1", record)
@@ -325,7 +337,7 @@ class GameLog:
             self._check_state(seq, body.state, record)
         elif seq == 1:
             raise InvalidEntryError(seq, f"entry 1 must be B's ACCEPT, not {kind.name}", record)
-        elif kind is EntryKind.PLAY:
+        elif kind is _PLAY:
             assert isinstance(body, PlayBody)
             links: LinkSource = NO_LINKS
             if body.links or body.anchor is not None:
@@ -390,7 +402,9 @@ class GameLog:
     ) -> None:
         """Resolve pending rolls with the entry's links, apply its decision, resolve again,
         and check the arming rule (see the module docstring)."""
-        used = self._resolve(seq, author, links, record)
+        # without links there is nothing to take: a roll whose links were all in was rolled then
+        has_links = links is not NO_LINKS
+        used = self._resolve(seq, author, links, record) if has_links else 0
         game = self.game
         if decision is not None:
             pending = game.pending
@@ -409,40 +423,36 @@ class GameLog:
                 raise InvalidEntryError(
                     seq, f"illegal decision {decision!r}: {exc}", record
                 ) from exc
-            used += self._resolve(seq, author, links, record)
+            if has_links:
+                used += self._resolve(seq, author, links, record)
         elif not used and seq != 1:
             raise InvalidEntryError(
                 seq, "the entry holds neither a decision nor a due link", record
             )
-        leftover = links.leftover()
+        leftover = links.leftover() if has_links else None
         if leftover is not None:
             raise InvalidEntryError(seq, f"{author.name}'s {leftover}", record)
-        if isinstance(game.pending, ChanceRequest) and self._next_link(author) <= len(self.rolls):
+        if isinstance(game.pending, ChanceRequest) and len(self.links[author]) <= len(self.rolls):
             raise InvalidEntryError(
                 seq, f"the entry leaves roll {len(self.rolls)} waiting without {author.name}'s "
                 "link for it (the arming entry must carry it)", record
             )  # fmt: skip
 
-    def _next_link(self, player: Player) -> int:
-        return len(self.links[player])
-
     def _resolve(self, seq: int, author: Player, links: LinkSource, record: bytes) -> int:
         """Take the author's links for the rolls the engine waits for, and roll when both
         players' links are in. Returns how many links were taken."""
-        if links is NO_LINKS:
-            return 0  # no link to take; a roll whose links were all in was rolled then
         taken = 0
         game = self.game
+        mine, theirs = self.links[author], self.links[author.other]
         while isinstance(game.pending, ChanceRequest):
             k = len(self.rolls)
-            if self._next_link(author) <= k:
+            if len(mine) <= k:
                 given = links.take(k)
                 if given is None:
                     break
                 self._take_link(seq, author, k, given, record)
                 taken += 1
-            other = author.other
-            if self._next_link(other) <= k:
+            if len(theirs) <= k:
                 break
             request = game.pending
             if request.count > MAX_DICE:

@@ -9,7 +9,7 @@ import pytest
 from dbnet import codec
 from dbnet.codec import SignedEntry
 from dbnet.engine import Player
-from dbnet.replay.file import MAGIC, iter_records
+from dbnet.replay.file import MAGIC, ReplayFile, iter_records, load_bytes, read_replay
 from dbnet.replay.verify import ReplayVerifier, Verdict, VerdictStatus, verify_replay
 
 from .helpers import RecordedGame, write_replay
@@ -190,3 +190,45 @@ def test_the_magic_alone_is_checked_first() -> None:
     assert verdict.status is VerdictStatus.INVALID
     assert (verdict.record, verdict.offset) == (None, 0)
     assert MAGIC not in b"DBNRPLY0"
+
+
+LONG_REPLAY = Path(__file__).resolve().parents[2] / "replays" / "07-mirror-vs-hive-abilities.dbnr"
+"""A recorded game of 735 entries: many batches of the verifier's reading."""
+
+
+@pytest.fixture(scope="module")
+def long_game() -> ReplayFile:
+    return read_replay(load_bytes(LONG_REPLAY), where=str(LONG_REPLAY))
+
+
+@pytest.mark.parametrize("gap", [1, 63, 64, 200])
+@pytest.mark.parametrize("later", ["malformed", "torn"])
+def test_the_first_problem_in_the_file_is_the_verdict_whatever_comes_after_it(
+    tmp_path: Path, long_game: ReplayFile, gap: int, later: str
+) -> None:
+    """The verifier reads entries in batches, yet the first problem ends the check
+    (DESIGN.md section 4): an entry out of order, followed ``gap`` records later by a
+    record that does not decode or by a torn tail, in its batch or a later one, is the
+    verdict."""
+    records = list(long_game.records)
+    early = 70  # entry 70 is entry 69 again: out of order (record 71, the second batch)
+    records[early] = records[early - 1]
+    if later == "malformed":
+        records[early + gap] = b"\xc1"  # never valid msgpack
+        data = write_replay(tmp_path / "two.dbnr", long_game.header, records)
+    else:
+        kept = records[: early + gap + 1]
+        data = write_replay(tmp_path / "two.dbnr", long_game.header, kept)[:-3]
+    assert_invalid(verify_replay(data, where="two"), early + 1, "out of order")
+
+
+@pytest.mark.parametrize("at", [2, 64, 65, 130, 734])
+def test_a_record_that_does_not_decode_is_invalid_at_its_own_record_in_any_batch(
+    tmp_path: Path, long_game: ReplayFile, at: int
+) -> None:
+    records = list(long_game.records)
+    records[at] = b"\xc1"
+    data = write_replay(tmp_path / "bad.dbnr", long_game.header, records)
+    verdict = verify_replay(data, where="bad")
+    assert_invalid(verdict, at + 1, "malformed")
+    assert verdict.entries == at

@@ -198,6 +198,11 @@ _PLAIN_DECISIONS: Final[dict[Step, tuple[Decision, Decision]]] = {
 """The decisions that name nothing but who owes them, by step and player (immutable, so
 made once and shared)."""
 
+_QUIET_TAIL: Final = pack_ints([0] * 7)
+"""``Game._encode_tail`` packed, for a state with nothing in progress: no combat, stack,
+spawn abilities used, Relentless damage, roll, targeting or damage to check (most states,
+so ``state_hash`` packs it once here)."""
+
 _CHANCE_KINDS = {
     Purpose.ATTACK: ChanceKind.ATTACK,
     Purpose.DEATHBLOW: ChanceKind.DEATHBLOW,
@@ -447,7 +452,18 @@ class Game:
         hasher = self._hash_start.copy()
         hasher.update(pack_ints(self._encode_head()))
         hasher.update(words_bytes(self.mini_words))
-        hasher.update(pack_ints(self._encode_tail()))
+        if (
+            self.combat is None
+            and not self.stack
+            and not self.spawn_uses
+            and not self.no_disrupt
+            and self.rolling is None
+            and self.choosing is None
+            and not self.damaged_outside_combat
+        ):
+            hasher.update(_QUIET_TAIL)  # most states: nothing in progress
+        else:
+            hasher.update(pack_ints(self._encode_tail()))
         return hasher.digest()
 
     def _encode_head(self) -> list[int]:
@@ -455,8 +471,9 @@ class Game:
         return [
             HASH_VERSION, self.turn, self.phase, self.step, *self.turns_won, *self.bonus,
             *self.kills, *self.initiative, len(self.reroll), *self.reroll,
-            int(self.had_one_last_turn), int(self.skip_spawn), self.first, self.active,
-            self.action_index, self.spawn_points, self.allies_at_spawn_start,
+            1 if self.had_one_last_turn else 0, 1 if self.skip_spawn else 0,
+            self.first, self.active, self.action_index, self.spawn_points,
+            self.allies_at_spawn_start,
             *self.spawned_into, self.mode, self.attacked_cells, self.locked_cells,
             -1 if self.winner is None else int(self.winner),
             0 if self.end_reason is None else (1 if self.end_reason is EndReason.VICTORY else 2),
@@ -464,7 +481,8 @@ class Game:
         ]  # fmt: skip
 
     def _encode_tail(self) -> list[int]:
-        """The encoding after the miniatures' fields."""
+        """The encoding after the miniatures' fields (``_QUIET_TAIL`` when nothing is in
+        progress)."""
         out = []
         if self.combat is None:
             out.append(0)

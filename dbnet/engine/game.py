@@ -805,12 +805,17 @@ class Game:
         """Where ``m`` may move when shifting: adjacent (802.1b), room for it (802.1c), and
         for a Defender no enemy creature there."""
         mine = self.creatures[m.owner]
+        if has_active(self, m, "Defender") is None:
+            return [
+                cell
+                for cell in board.ADJACENT[m.cell]
+                if mine[cell] < CREATURES_PER_PLAYER_PER_CELL
+            ]
         theirs = self.creatures[m.owner.other]
-        defender = has_active(self, m, "Defender") is not None
         return [
             cell
             for cell in board.ADJACENT[m.cell]
-            if mine[cell] < CREATURES_PER_PLAYER_PER_CELL and not (defender and theirs[cell])
+            if mine[cell] < CREATURES_PER_PLAYER_PER_CELL and not theirs[cell]
         ]
 
     def _attack_choices(self) -> list[Choice]:
@@ -1074,8 +1079,12 @@ class Game:
         return _HAS_OPTIONS[step](self)
 
     def _may_still_shift(self) -> bool:
-        """Whether a creature may still move this shift."""
-        return any(self._shift_cells(m) for m in self._movers())
+        """Whether a creature may still move this shift (``_movers``, written out as one loop:
+        asked after every move)."""
+        for m in self.warband_minis[self.active]:
+            if m.cell >= 0 and not m.moved and self._may_move(m) and self._shift_cells(m):
+                return True
+        return False
 
     def _may_still_strike(self) -> bool:
         """Whether a cell may still be attacked this strike."""

@@ -483,13 +483,12 @@ class Game:
     def _encode_tail(self) -> list[int]:
         """The encoding after the miniatures' fields (``_QUIET_TAIL`` when nothing is in
         progress)."""
-        out = []
         if self.combat is None:
-            out.append(0)
+            out = [0]
         else:
             combat = self.combat.encode()
-            out += [1, len(combat), *combat]
-        out += [int(self.damaged_outside_combat), len(self.stack)]
+            out = [1, len(combat), *combat]
+        out += [1 if self.damaged_outside_combat else 0, len(self.stack)]
         for frame in self.stack:
             out.append(len(frame))
             for work in frame:

@@ -754,8 +754,7 @@ class Game:
         player = m.owner
         mine = self.creatures[player]
         if m.defn.is_location:
-            # 801.7: any cell where you control a creature, one location per cell.
-            return board.cells_of(self.creature_cells[player] & ~self.location_cells)
+            return board.cells_of(self._location_cells_for(player))
         portal = board.PORTAL[player]
         cells = [portal]  # 801.6: always allowed
         columns = 0
@@ -776,6 +775,11 @@ class Game:
             if ability.keyword == "Reinforce":
                 cells += self._reinforce_cells(m, ability.modifier, cells)
         return cells
+
+    def _location_cells_for(self, player: Player) -> int:
+        """801.7: where ``player`` may spawn a location, as a bitmask: any cell where they
+        control a creature, one location per cell."""
+        return self.creature_cells[player] & ~self.location_cells
 
     def _reinforce_cells(self, m: Mini, kind: str | None, taken: list[int]) -> list[int]:
         """Reinforce [type]: any cell with an ally of that type (a creature: FAQ), within the
@@ -1102,7 +1106,8 @@ class Game:
                 m.cell < 0
                 and self._spawnable(m)
                 and self._spawn_cost(m, counts) <= self.spawn_points
-                and (m.is_creature or self._spawn_cells(m))  # 801.6: the portal is open
+                # 801.6: the portal is always open to a creature
+                and (m.is_creature or self._location_cells_for(player))
             ):
                 return True
         return False

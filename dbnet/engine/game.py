@@ -219,6 +219,13 @@ def _roll_request(purpose: Purpose, rerolled: bool, count: int, owner: Player) -
     return ChanceRequest(kind, count, owner=owner)
 
 
+@functools.cache
+def _initiative_request(players: tuple[Player, ...]) -> ChanceRequest:
+    """The initiative dice of ``players`` (both, or those who reroll): built once per
+    tuple of players, then shared, like ``_roll_request``."""
+    return ChanceRequest(ChanceKind.INITIATIVE, len(players), players=players)
+
+
 class Mini:
     """One miniature of one player's warband, and where it is now (internal, mutable).
 
@@ -1383,7 +1390,7 @@ class Game:
         if step is Step.OVER:
             return None
         if step is Step.ROLL_INITIATIVE:
-            return ChanceRequest(ChanceKind.INITIATIVE, len(self.reroll), players=self.reroll)
+            return _initiative_request(self.reroll)
         combat = self._combat()
         if step is Step.BLADE:
             return Decision(self.active, DecisionKind.BLADE, cell=combat.cell, total=combat.blades)

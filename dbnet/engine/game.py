@@ -896,11 +896,7 @@ class Game:
     def _disrupt_choices(self, resolver: Player) -> list[Choice]:
         """Combat step 7 for the miniatures ``resolver`` disrupts: each goes to an empty cell,
         or is destroyed when there is none (glossary: disrupt)."""
-        disrupted = [
-            mini
-            for mini, (fate, by) in sorted(self._combat().marks.items())
-            if by is resolver and fate is Fate.DISRUPT
-        ]
+        disrupted = self._marked(Fate.DISRUPT, resolver)
         if not disrupted:
             return []
         empties = self._empty_cells_for(resolver)
@@ -927,13 +923,18 @@ class Game:
         )
 
     def _destroys_for(self, resolver: Player) -> list[int]:
-        combat = self.combat
-        assert combat is not None
-        return [
+        return self._marked(Fate.DESTROY, resolver)
+
+    def _marked(self, wanted: Fate, resolver: Player) -> list[int]:
+        """The miniatures marked ``wanted`` for ``resolver`` to resolve, in id order (only
+        those are sorted: usually none)."""
+        marked = [
             mini
-            for mini, (fate, by) in sorted(combat.marks.items())
-            if by is resolver and fate is Fate.DESTROY
+            for mini, (fate, by) in self._combat().marks.items()
+            if by is resolver and fate is wanted
         ]
+        marked.sort()
+        return marked
 
     def _empty_cells_for(self, disrupter: Player) -> list[int]:
         """Cells a disrupted enemy may go to: no miniature at all, not the disrupter's portal."""
@@ -1373,7 +1374,7 @@ class Game:
                 minis=(targeting.holder,),
                 ability=(targeting.source, targeting.index),
             )
-        frame = self._triggers()
+        frame = self._triggers() if self.stack else None  # the stack is mostly empty
         if frame is not None:
             player = self._trigger_player()
             effects = [frame[i] for i in self._waiting_triggers(player)]
@@ -1783,7 +1784,7 @@ class Game:
         """Whether ``m``'s end-of-combat ability triggers at this step 10 (FAQ step 10 and
         Strikeback: each at most once per combat)."""
         combat = self.combat
-        if combat is None or combat.cell < 0 or (m.id, index) in combat.ended or m.cell < 0:
+        if m.cell < 0 or combat is None or combat.cell < 0 or (m.id, index) in combat.ended:
             return False
         keyword = ability.keyword
         if keyword == "Strikeback":

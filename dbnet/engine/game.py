@@ -987,7 +987,8 @@ class Game:
 
     def _is_legal(self, choice: Choice, pending: Decision) -> bool:
         """Whether ``choice`` is among ``legal_choices()``, without building the list for
-        the decisions whose lists are long (spawn, shift, strike: one per decision). A
+        the decisions whose lists are long (spawn, shift, strike, and the places of combat
+        step 7: one per decision). A
         damage split, which has no list, is checked in full: it raises when illegal."""
         kind = type(choice)
         if pending.kind not in _ANSWERS.get(kind, ()):
@@ -1005,9 +1006,26 @@ class Game:
             return self._can_move(choice)  # type: ignore[arg-type]
         if kind is AttackChoice:
             return self._can_attack(choice)  # type: ignore[arg-type]
+        if kind is PlaceChoice:
+            return self._can_place(choice)  # type: ignore[arg-type]
         legal = self.legal_choices()
         assert legal is not None
         return choice in legal
+
+    def _can_place(self, choice: PlaceChoice) -> bool:
+        """The conditions of ``_resolve_choices`` for one PlaceChoice, without making the
+        choice for every disrupted creature and empty cell: no burial comes first, and the
+        creature is one the resolver disrupts, the cell one of ``_empty_cells_for``."""
+        resolver = PLAYERS[self._combat().resolver]
+        destroys = self._destroys_for(resolver)
+        if destroys and not self._bury_order_matters(resolver, destroys):
+            return False
+        cell = choice.cell
+        return (
+            0 <= cell < board.CELL_COUNT
+            and (self._empty_cell_mask(resolver) >> cell) & 1 == 1
+            and choice.mini in self._marked(Fate.DISRUPT, resolver)
+        )
 
     def _can_spawn(self, choice: SpawnChoice) -> bool:
         """The conditions of ``_spawn_choices``, for one choice."""
@@ -2243,14 +2261,15 @@ class Game:
         if destroys:
             self._apply_resolution(BuryChoice(destroys[0]))
             return False
-        choices = self._disrupt_choices(resolver)  # all of _resolve_choices() with no burial
-        if len(choices) > 1:
-            self._choices = choices
-            return True
-        if choices:
-            choice = choices[0]
-            assert isinstance(choice, BuryChoice | PlaceChoice)
-            self._apply_resolution(choice)
+        # What is left is _disrupt_choices(), counted first: with many disrupted creatures
+        # or empty cells, the resolver chooses (legal_choices() lists them if asked).
+        disrupted = self._marked(Fate.DISRUPT, resolver)
+        if disrupted:
+            empties = self._empty_cells_for(resolver)
+            if len(disrupted) > 1 or len(empties) > 1:
+                return True
+            mini = disrupted[0]
+            self._apply_resolution(PlaceChoice(mini, empties[0]) if empties else BuryChoice(mini))
             return False
         if resolver is self.active:
             combat.resolver = resolver.other

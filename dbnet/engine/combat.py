@@ -128,33 +128,27 @@ class Combat:
         return other
 
     def encode(self) -> list[int]:
-        out = [self.cell, len(self.attackers), *self.attackers]
-        out += [len(self.defenders), *self.defenders]
+        """The combat's part of the state encoding (each list as its length, then its items;
+        written as few list displays as possible, since every state in combat asks)."""
         marks = sorted(self.marks.items())
-        out.append(len(marks))
+        out = [
+            self.cell, len(self.attackers), *self.attackers,
+            len(self.defenders), *self.defenders, len(marks),
+        ]  # fmt: skip
         for mini, (fate, by) in marks:
             out += (mini, fate, by)
-        for seq in (
-            self.fate_queue,
-            self.deathblow_queue,
-            sorted(self.deathblown),
-            self.ferocity,
-            self.removed,
-            self.destroyed,
-        ):
-            out += [len(seq), *seq]
+        deathblown = sorted(self.deathblown)
         out += [
-            int(self.in_deathblow),
-            self.damage_owner,
-            self.damage_cell,
-            self.damage_total,
-            int(self.relentless),
-            self.resolver,
-            self.blades,
-            self.damage_bonus,
-            self.resume,
-            len(self.ended),
-        ]
+            len(self.fate_queue), *self.fate_queue,
+            len(self.deathblow_queue), *self.deathblow_queue,
+            len(deathblown), *deathblown,
+            len(self.ferocity), *self.ferocity,
+            len(self.removed), *self.removed,
+            len(self.destroyed), *self.destroyed,
+            1 if self.in_deathblow else 0, self.damage_owner, self.damage_cell,
+            self.damage_total, 1 if self.relentless else 0, self.resolver, self.blades,
+            self.damage_bonus, self.resume, len(self.ended),
+        ]  # fmt: skip
         for mini, index in self.ended:
             out += (mini, index)
         out.append(len(self.blade_uses))
@@ -222,9 +216,10 @@ class Rolling:
         return other
 
     def encode(self) -> list[int]:
-        out = [self.purpose, self.owner, self.count, self.stage, self.attacker, self.target]
-        out += [len(self.dice), *self.dice, len(self.rerolling), *self.rerolling]
-        out.append(len(self.fortunes))
+        out = [
+            self.purpose, self.owner, self.count, self.stage, self.attacker, self.target,
+            len(self.dice), *self.dice, len(self.rerolling), *self.rerolling, len(self.fortunes),
+        ]  # fmt: skip
         for fortune in self.fortunes:
             out += fortune
         return out

@@ -198,6 +198,11 @@ _PLAIN_DECISIONS: Final[dict[Step, tuple[Decision, Decision]]] = {
 """The decisions that name nothing but who owes them, by step and player (immutable, so
 made once and shared)."""
 
+_QUIET_TAIL: Final = pack_ints([0] * 7)
+"""``Game._encode_tail`` packed, for a state with nothing in progress: no combat, stack,
+spawn abilities used, Relentless damage, roll, targeting or damage to check (most states,
+so ``state_hash`` packs it once here)."""
+
 _CHANCE_KINDS = {
     Purpose.ATTACK: ChanceKind.ATTACK,
     Purpose.DEATHBLOW: ChanceKind.DEATHBLOW,
@@ -212,6 +217,13 @@ def _roll_request(purpose: Purpose, rerolled: bool, count: int, owner: Player) -
     then shared (a ChanceRequest is immutable, and building one costs about 0.5 us)."""
     kind = ChanceKind.REROLL if rerolled else _CHANCE_KINDS[purpose]
     return ChanceRequest(kind, count, owner=owner)
+
+
+@functools.cache
+def _initiative_request(players: tuple[Player, ...]) -> ChanceRequest:
+    """The initiative dice of ``players`` (both, or those who reroll): built once per
+    tuple of players, then shared, like ``_roll_request``."""
+    return ChanceRequest(ChanceKind.INITIATIVE, len(players), players=players)
 
 
 class Mini:
@@ -447,7 +459,18 @@ class Game:
         hasher = self._hash_start.copy()
         hasher.update(pack_ints(self._encode_head()))
         hasher.update(words_bytes(self.mini_words))
-        hasher.update(pack_ints(self._encode_tail()))
+        if (
+            self.combat is None
+            and not self.stack
+            and not self.spawn_uses
+            and not self.no_disrupt
+            and self.rolling is None
+            and self.choosing is None
+            and not self.damaged_outside_combat
+        ):
+            hasher.update(_QUIET_TAIL)  # most states: nothing in progress
+        else:
+            hasher.update(pack_ints(self._encode_tail()))
         return hasher.digest()
 
     def _encode_head(self) -> list[int]:
@@ -455,8 +478,9 @@ class Game:
         return [
             HASH_VERSION, self.turn, self.phase, self.step, *self.turns_won, *self.bonus,
             *self.kills, *self.initiative, len(self.reroll), *self.reroll,
-            int(self.had_one_last_turn), int(self.skip_spawn), self.first, self.active,
-            self.action_index, self.spawn_points, self.allies_at_spawn_start,
+            1 if self.had_one_last_turn else 0, 1 if self.skip_spawn else 0,
+            self.first, self.active, self.action_index, self.spawn_points,
+            self.allies_at_spawn_start,
             *self.spawned_into, self.mode, self.attacked_cells, self.locked_cells,
             -1 if self.winner is None else int(self.winner),
             0 if self.end_reason is None else (1 if self.end_reason is EndReason.VICTORY else 2),
@@ -464,14 +488,14 @@ class Game:
         ]  # fmt: skip
 
     def _encode_tail(self) -> list[int]:
-        """The encoding after the miniatures' fields."""
-        out = []
+        """The encoding after the miniatures' fields (``_QUIET_TAIL`` when nothing is in
+        progress)."""
         if self.combat is None:
-            out.append(0)
+            out = [0]
         else:
             combat = self.combat.encode()
-            out += [1, len(combat), *combat]
-        out += [int(self.damaged_outside_combat), len(self.stack)]
+            out = [1, len(combat), *combat]
+        out += [1 if self.damaged_outside_combat else 0, len(self.stack)]
         for frame in self.stack:
             out.append(len(frame))
             for work in frame:
@@ -737,8 +761,7 @@ class Game:
         player = m.owner
         mine = self.creatures[player]
         if m.defn.is_location:
-            # 801.7: any cell where you control a creature, one location per cell.
-            return board.cells_of(self.creature_cells[player] & ~self.location_cells)
+            return board.cells_of(self._location_cells_for(player))
         portal = board.PORTAL[player]
         cells = [portal]  # 801.6: always allowed
         columns = 0
@@ -759,6 +782,11 @@ class Game:
             if ability.keyword == "Reinforce":
                 cells += self._reinforce_cells(m, ability.modifier, cells)
         return cells
+
+    def _location_cells_for(self, player: Player) -> int:
+        """801.7: where ``player`` may spawn a location, as a bitmask: any cell where they
+        control a creature, one location per cell."""
+        return self.creature_cells[player] & ~self.location_cells
 
     def _reinforce_cells(self, m: Mini, kind: str | None, taken: list[int]) -> list[int]:
         """Reinforce [type]: any cell with an ally of that type (a creature: FAQ), within the
@@ -787,12 +815,17 @@ class Game:
         """Where ``m`` may move when shifting: adjacent (802.1b), room for it (802.1c), and
         for a Defender no enemy creature there."""
         mine = self.creatures[m.owner]
+        if has_active(self, m, "Defender") is None:
+            return [
+                cell
+                for cell in board.ADJACENT[m.cell]
+                if mine[cell] < CREATURES_PER_PLAYER_PER_CELL
+            ]
         theirs = self.creatures[m.owner.other]
-        defender = has_active(self, m, "Defender") is not None
         return [
             cell
             for cell in board.ADJACENT[m.cell]
-            if mine[cell] < CREATURES_PER_PLAYER_PER_CELL and not (defender and theirs[cell])
+            if mine[cell] < CREATURES_PER_PLAYER_PER_CELL and not theirs[cell]
         ]
 
     def _attack_choices(self) -> list[Choice]:
@@ -863,11 +896,7 @@ class Game:
     def _disrupt_choices(self, resolver: Player) -> list[Choice]:
         """Combat step 7 for the miniatures ``resolver`` disrupts: each goes to an empty cell,
         or is destroyed when there is none (glossary: disrupt)."""
-        disrupted = [
-            mini
-            for mini, (fate, by) in sorted(self._combat().marks.items())
-            if by is resolver and fate is Fate.DISRUPT
-        ]
+        disrupted = self._marked(Fate.DISRUPT, resolver)
         if not disrupted:
             return []
         empties = self._empty_cells_for(resolver)
@@ -894,13 +923,18 @@ class Game:
         )
 
     def _destroys_for(self, resolver: Player) -> list[int]:
-        combat = self.combat
-        assert combat is not None
-        return [
+        return self._marked(Fate.DESTROY, resolver)
+
+    def _marked(self, wanted: Fate, resolver: Player) -> list[int]:
+        """The miniatures marked ``wanted`` for ``resolver`` to resolve, in id order (only
+        those are sorted: usually none)."""
+        marked = [
             mini
-            for mini, (fate, by) in sorted(combat.marks.items())
-            if by is resolver and fate is Fate.DESTROY
+            for mini, (fate, by) in self._combat().marks.items()
+            if by is resolver and fate is wanted
         ]
+        marked.sort()
+        return marked
 
     def _empty_cells_for(self, disrupter: Player) -> list[int]:
         """Cells a disrupted enemy may go to: no miniature at all, not the disrupter's portal."""
@@ -953,10 +987,11 @@ class Game:
 
     def _is_legal(self, choice: Choice, pending: Decision) -> bool:
         """Whether ``choice`` is among ``legal_choices()``, without building the list for
-        the decisions whose lists are long (spawn, shift, strike: one per decision). A
+        the decisions whose lists are long (spawn, shift, strike, and the places of combat
+        step 7: one per decision). A
         damage split, which has no list, is checked in full: it raises when illegal."""
         kind = type(choice)
-        if kind not in _CHOICE_TYPES[pending.kind]:
+        if pending.kind not in _ANSWERS.get(kind, ()):
             return False
         if kind is Done or kind is ShiftChoice or kind is StrikeChoice:
             return True  # always legal in the decisions that take them
@@ -971,9 +1006,26 @@ class Game:
             return self._can_move(choice)  # type: ignore[arg-type]
         if kind is AttackChoice:
             return self._can_attack(choice)  # type: ignore[arg-type]
+        if kind is PlaceChoice:
+            return self._can_place(choice)  # type: ignore[arg-type]
         legal = self.legal_choices()
         assert legal is not None
         return choice in legal
+
+    def _can_place(self, choice: PlaceChoice) -> bool:
+        """The conditions of ``_resolve_choices`` for one PlaceChoice, without making the
+        choice for every disrupted creature and empty cell: no burial comes first, and the
+        creature is one the resolver disrupts, the cell one of ``_empty_cells_for``."""
+        resolver = PLAYERS[self._combat().resolver]
+        destroys = self._destroys_for(resolver)
+        if destroys and not self._bury_order_matters(resolver, destroys):
+            return False
+        cell = choice.cell
+        return (
+            0 <= cell < board.CELL_COUNT
+            and (self._empty_cell_mask(resolver) >> cell) & 1 == 1
+            and choice.mini in self._marked(Fate.DISRUPT, resolver)
+        )
 
     def _can_spawn(self, choice: SpawnChoice) -> bool:
         """The conditions of ``_spawn_choices``, for one choice."""
@@ -1056,8 +1108,12 @@ class Game:
         return _HAS_OPTIONS[step](self)
 
     def _may_still_shift(self) -> bool:
-        """Whether a creature may still move this shift."""
-        return any(self._shift_cells(m) for m in self._movers())
+        """Whether a creature may still move this shift (``_movers``, written out as one loop:
+        asked after every move)."""
+        for m in self.warband_minis[self.active]:
+            if m.cell >= 0 and not m.moved and self._may_move(m) and self._shift_cells(m):
+                return True
+        return False
 
     def _may_still_strike(self) -> bool:
         """Whether a cell may still be attacked this strike."""
@@ -1076,7 +1132,8 @@ class Game:
                 m.cell < 0
                 and self._spawnable(m)
                 and self._spawn_cost(m, counts) <= self.spawn_points
-                and (m.is_creature or self._spawn_cells(m))  # 801.6: the portal is open
+                # 801.6: the portal is always open to a creature
+                and (m.is_creature or self._location_cells_for(player))
             ):
                 return True
         return False
@@ -1194,10 +1251,10 @@ class Game:
         """Play ``choice`` for the pending decision; raise and change nothing if it is not legal."""
         pending = self._checked(choice)
         self._invalidate()
-        _PLAY[pending.kind](self, choice, pending)
+        _PLAY[type(choice)](self, choice, pending)
         self._advance()
 
-    # --- playing each kind of decision (apply has checked the choice) -------------------
+    # --- playing each type of choice (apply has checked the choice) ---------------------
 
     def _play_reroll(self, choice: Choice, pending: Decision) -> None:
         assert isinstance(choice, RerollChoice)
@@ -1215,34 +1272,33 @@ class Game:
         chosen = self._waiting_triggers(pending.player)[choice.position]
         self._resolve_trigger(self._pop_trigger(chosen))
 
-    def _play_spawn(self, choice: Choice, pending: Decision) -> None:
-        if isinstance(choice, Done):
+    def _play_done(self, choice: Choice, pending: Decision) -> None:
+        if pending.kind is DecisionKind.SPAWN:
             self._end_spawn_phase()
-        elif isinstance(choice, ActivateChoice):
-            self._activate_spawn_ability(choice)
-        else:
-            assert isinstance(choice, SpawnChoice)
-            self._spawn(self.minis[choice.mini], choice.cell)
+        else:  # a shift or a strike
+            self._end_action_phase()
+
+    def _play_spawn(self, choice: Choice, pending: Decision) -> None:
+        assert isinstance(choice, SpawnChoice)
+        self._spawn(self.minis[choice.mini], choice.cell)
+
+    def _play_activate(self, choice: Choice, pending: Decision) -> None:
+        assert isinstance(choice, ActivateChoice)
+        self._activate_spawn_ability(choice)
 
     def _play_action(self, choice: Choice, pending: Decision) -> None:
         self.mode = Mode.SHIFT if isinstance(choice, ShiftChoice) else Mode.STRIKE
         self.step = Step.SHIFT if isinstance(choice, ShiftChoice) else Step.STRIKE
 
-    def _play_shift(self, choice: Choice, pending: Decision) -> None:
-        if isinstance(choice, Done):
-            self._end_action_phase()
-        else:
-            assert isinstance(choice, MoveChoice)
-            m = self.minis[choice.mini]
-            m.moved = True  # written with its new cell
-            self._move(m, choice.cell)
+    def _play_move(self, choice: Choice, pending: Decision) -> None:
+        assert isinstance(choice, MoveChoice)
+        m = self.minis[choice.mini]
+        m.moved = True  # written with its new cell
+        self._move(m, choice.cell)
 
-    def _play_strike(self, choice: Choice, pending: Decision) -> None:
-        if isinstance(choice, Done):
-            self._end_action_phase()
-        else:
-            assert isinstance(choice, AttackChoice)
-            self._start_combat(choice.cell, choice.attackers)
+    def _play_attack(self, choice: Choice, pending: Decision) -> None:
+        assert isinstance(choice, AttackChoice)
+        self._start_combat(choice.cell, choice.attackers)
 
     def _play_blade(self, choice: Choice, pending: Decision) -> None:
         assert isinstance(choice, BladeChoice)
@@ -1336,7 +1392,7 @@ class Game:
                 minis=(targeting.holder,),
                 ability=(targeting.source, targeting.index),
             )
-        frame = self._triggers()
+        frame = self._triggers() if self.stack else None  # the stack is mostly empty
         if frame is not None:
             player = self._trigger_player()
             effects = [frame[i] for i in self._waiting_triggers(player)]
@@ -1353,7 +1409,7 @@ class Game:
         if step is Step.OVER:
             return None
         if step is Step.ROLL_INITIATIVE:
-            return ChanceRequest(ChanceKind.INITIATIVE, len(self.reroll), players=self.reroll)
+            return _initiative_request(self.reroll)
         combat = self._combat()
         if step is Step.BLADE:
             return Decision(self.active, DecisionKind.BLADE, cell=combat.cell, total=combat.blades)
@@ -1746,7 +1802,7 @@ class Game:
         """Whether ``m``'s end-of-combat ability triggers at this step 10 (FAQ step 10 and
         Strikeback: each at most once per combat)."""
         combat = self.combat
-        if combat is None or combat.cell < 0 or (m.id, index) in combat.ended or m.cell < 0:
+        if m.cell < 0 or combat is None or combat.cell < 0 or (m.id, index) in combat.ended:
             return False
         keyword = ability.keyword
         if keyword == "Strikeback":
@@ -2205,14 +2261,15 @@ class Game:
         if destroys:
             self._apply_resolution(BuryChoice(destroys[0]))
             return False
-        choices = self._disrupt_choices(resolver)  # all of _resolve_choices() with no burial
-        if len(choices) > 1:
-            self._choices = choices
-            return True
-        if choices:
-            choice = choices[0]
-            assert isinstance(choice, BuryChoice | PlaceChoice)
-            self._apply_resolution(choice)
+        # What is left is _disrupt_choices(), counted first: with many disrupted creatures
+        # or empty cells, the resolver chooses (legal_choices() lists them if asked).
+        disrupted = self._marked(Fate.DISRUPT, resolver)
+        if disrupted:
+            empties = self._empty_cells_for(resolver)
+            if len(disrupted) > 1 or len(empties) > 1:
+                return True
+            mini = disrupted[0]
+            self._apply_resolution(PlaceChoice(mini, empties[0]) if empties else BuryChoice(mini))
             return False
         if resolver is self.active:
             combat.resolver = resolver.other
@@ -2285,21 +2342,27 @@ def _check_value(choice: Choice, name: str, value: object) -> None:
         raise InvalidChoiceError(f"{type(choice).__name__}.{name} holds {value!r}, not an int")
 
 
-_PLAY: Final[dict[DecisionKind, Callable[[Game, Choice, Decision], None]]] = {
-    DecisionKind.REROLL: Game._play_reroll,
-    DecisionKind.TARGET: Game._play_target,
-    DecisionKind.ORDER: Game._play_order,
-    DecisionKind.SPAWN: Game._play_spawn,
-    DecisionKind.ACTION: Game._play_action,
-    DecisionKind.SHIFT: Game._play_shift,
-    DecisionKind.STRIKE: Game._play_strike,
-    DecisionKind.BLADE: Game._play_blade,
-    DecisionKind.DAMAGE: Game._play_damage,
-    DecisionKind.FATE: Game._play_fate,
-    DecisionKind.DEATHBLOW: Game._play_deathblow,
-    DecisionKind.RESOLVE: Game._play_resolve,
+_PLAY: Final[dict[type, Callable[[Game, Choice, Decision], None]]] = {
+    RerollChoice: Game._play_reroll,
+    TargetChoice: Game._play_target,
+    OrderChoice: Game._play_order,
+    Done: Game._play_done,
+    SpawnChoice: Game._play_spawn,
+    ActivateChoice: Game._play_activate,
+    ShiftChoice: Game._play_action,
+    StrikeChoice: Game._play_action,
+    MoveChoice: Game._play_move,
+    AttackChoice: Game._play_attack,
+    BladeChoice: Game._play_blade,
+    DamageChoice: Game._play_damage,
+    FateChoice: Game._play_fate,
+    DeathblowChoice: Game._play_deathblow,
+    BuryChoice: Game._play_resolve,
+    PlaceChoice: Game._play_resolve,
 }
-"""How ``Game.apply`` plays a legal choice, by the kind of decision it answers."""
+"""How ``Game.apply`` plays a legal choice, by its type (each type answers one kind of
+decision, but DONE ends a spawn phase, a shift or a strike). A type is a faster key than
+a ``DecisionKind``, whose hash is Python code."""
 
 _STEP_WORK: Final[dict[Step, Callable[[Game], bool]]] = {
     Step.SPAWN: Game._spawn_step,
@@ -2334,3 +2397,11 @@ _CHOICE_TYPES: dict[DecisionKind, tuple[type, ...]] = {
     DecisionKind.TARGET: (TargetChoice,),
     DecisionKind.REROLL: (RerollChoice,),
 }
+
+_ANSWERS: Final[dict[type, tuple[DecisionKind, ...]]] = {
+    choice_type: tuple(kind for kind, types in _CHOICE_TYPES.items() if choice_type in types)
+    for types in _CHOICE_TYPES.values()
+    for choice_type in types
+}
+"""The kinds of decision each type of choice answers: ``_CHOICE_TYPES`` the other way round,
+for ``Game._is_legal`` (a type is a faster key than a ``DecisionKind``)."""

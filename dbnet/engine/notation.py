@@ -153,13 +153,13 @@ def parse_choice(game: Game, text: str) -> Choice:
     if not words:
         raise InvalidChoiceError("empty input: expected a decision")
     verb, args = words[0].lower(), words[1:]
-    parsers = _PARSERS[pending.kind]
-    parse = parsers.get(verb)
-    if parse is None:
+    known = _VERBS.get(verb)
+    if known is None or pending.kind not in known[0]:
         raise InvalidChoiceError(
             f"{text!r} does not fit a {pending.kind.value} decision; expected "
-            + " or ".join(repr(v) for v in parsers)
+            + " or ".join(repr(v) for v in _PARSERS[pending.kind])
         )
+    parse = known[1]
     return parse(game, pending, text, args)
 
 
@@ -434,6 +434,15 @@ _PARSERS: Final[dict[DecisionKind, dict[str, _Parser]]] = {
 }
 """The verbs each kind of decision takes, in the order error messages list them, and how
 each reads its arguments."""
+
+_VERBS: Final[dict[str, tuple[tuple[DecisionKind, ...], _Parser]]] = {
+    verb: (tuple(kind for kind, verbs in _PARSERS.items() if verb in verbs), parse)
+    for parsers in _PARSERS.values()
+    for verb, parse in parsers.items()
+}
+"""``_PARSERS`` by verb: the kinds of decision each verb answers, and its parser (the same
+for all of them). ``parse_choice`` looks a verb up here, since a ``DecisionKind``'s hash is
+Python code and a string's is not."""
 
 
 @functools.lru_cache(maxsize=1024)

@@ -1,8 +1,8 @@
 """The direct legality checks agree with the legal-choice lists.
 
-``check_choice`` validates spawn, shift and strike choices without building the
-(long) lists of every legal choice, and ``_advance`` asks whether such a decision
-offers anything besides DONE without building them either. These tests play
+``check_choice`` validates spawn, shift and strike choices, and the places of combat
+step 7, without building the (long) lists of every legal choice, and ``_advance`` asks
+whether such a decision offers anything besides DONE without building them either. These tests play
 random games and, at every such decision, compare both against the lists over
 a candidate space much larger than the legal moves: every miniature with every
 cell, and attacks with every cell and unordered, repeated or foreign attackers.
@@ -25,6 +25,7 @@ from dbnet.engine.choices import (
     Decision,
     DecisionKind,
     MoveChoice,
+    PlaceChoice,
     SpawnChoice,
 )
 from dbnet.engine.game import Game, Step
@@ -68,6 +69,28 @@ def test_direct_checks_agree_with_the_lists(seeds: range) -> None:
                 assert game._is_legal(choice, pending) == (choice in legal), (choice, game.step)
             compared[pending.kind] += 1
     assert all(compared.values()), compared  # every kind was met in these games
+
+
+@pytest.mark.parametrize("seeds", [range(6), range(6, 12)])
+def test_place_checks_agree_with_the_lists(seeds: range) -> None:
+    """Combat step 7: ``_is_legal`` on every miniature and cell, out of range included, is
+    membership in the list; and the decision is asked only with more than one choice."""
+    compared = 0
+    for seed in seeds:
+        game = Game(VANILLA_SETUP)
+        for _ in play(game, random.Random(seed)):
+            pending = game.pending
+            if not isinstance(pending, Decision) or pending.kind is not DecisionKind.RESOLVE:
+                continue
+            legal = game._make_choices()
+            assert legal is not None
+            assert len(legal) > 1, "a decision with one choice is never asked"
+            for mini in range(-1, len(game.minis) + 1):
+                for cell in range(-1, board.CELL_COUNT + 1):
+                    choice = PlaceChoice(mini, cell)
+                    assert game._is_legal(choice, pending) == (choice in legal), choice
+            compared += 1
+    assert compared, "no place decision was met in these games"
 
 
 @pytest.mark.parametrize("seed", range(12))

@@ -435,14 +435,25 @@ _PARSERS: Final[dict[DecisionKind, dict[str, _Parser]]] = {
 """The verbs each kind of decision takes, in the order error messages list them, and how
 each reads its arguments."""
 
-_VERBS: Final[dict[str, tuple[tuple[DecisionKind, ...], _Parser]]] = {
-    verb: (tuple(kind for kind, verbs in _PARSERS.items() if verb in verbs), parse)
-    for parsers in _PARSERS.values()
-    for verb, parse in parsers.items()
-}
-"""``_PARSERS`` by verb: the kinds of decision each verb answers, and its parser (the same
-for all of them). ``parse_choice`` looks a verb up here, since a ``DecisionKind``'s hash is
-Python code and a string's is not."""
+
+def _by_verb(
+    parsers: dict[DecisionKind, dict[str, _Parser]],
+) -> dict[str, tuple[tuple[DecisionKind, ...], _Parser]]:
+    """``parsers`` by verb: the kinds of decision each verb answers, and its parser, which
+    must be the same for all of them (a verb reads its arguments one way)."""
+    by_verb: dict[str, tuple[tuple[DecisionKind, ...], _Parser]] = {}
+    for kind, verbs in parsers.items():
+        for verb, parse in verbs.items():
+            kinds, known = by_verb.get(verb, ((), parse))
+            if known is not parse:
+                raise ValueError(f"verb {verb!r} has two parsers")
+            by_verb[verb] = ((*kinds, kind), parse)
+    return by_verb
+
+
+_VERBS: Final = _by_verb(_PARSERS)
+"""``_PARSERS`` by verb, for ``parse_choice``: a string's hash is C code, a
+``DecisionKind``'s is Python."""
 
 
 @functools.lru_cache(maxsize=1024)

@@ -17,8 +17,9 @@ The checks, in file order (docs/replay-format.md, "What a verifier checks"):
 The first problem ends the check: the verdict is *invalid* at that record, with the
 reason. (For speed the entries are framed and decoded a batch at a time, and the
 signatures checked after the rules, but every problem is reported as if each record had
-been checked in full before the next was read.) Otherwise the verdict is what the log says: *complete* (FINAL and COSIGN),
-*claim* (closed by a unilateral timeout claim) or *unfinished* (who owes what next).
+been checked in full before the next was read.) Otherwise the verdict is what the log
+says: *complete* (FINAL and COSIGN), *claim* (closed by a unilateral timeout claim) or
+*unfinished* (who owes what next).
 A torn tail (the file ends inside a record) is invalid at that record; the writer's
 ``ReplayWriter.resume`` repairs such a file by cutting the partial record off.
 

@@ -35,6 +35,7 @@ from dbnet.engine.choices import (
 )
 from dbnet.engine.game import EndReason, Game, Mini, Phase, Step, Zone
 from dbnet.engine.model import (
+    PLAYERS,
     AbilityDef,
     Activation,
     Aspect,
@@ -51,6 +52,7 @@ from dbnet.engine.position import Placement, Position, Stage, game_at
 
 __all__ = [
     "DONE",
+    "PLAYERS",
     "SHIFT",
     "STRIKE",
     "AbilityDef",

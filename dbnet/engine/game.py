@@ -853,8 +853,7 @@ class Game:
         Attackers keep their blade abilities even after moving away; locations take
         blades only from their own player's regular attacks in their cell.
         """
-        combat = self.combat
-        assert combat is not None
+        combat = self._combat()
         if combat.blades <= 0:
             return []
         holders = list(combat.attackers)
@@ -947,8 +946,7 @@ class Game:
         return board.ALL_CELLS & ~taken
 
     def _dying_in(self, cell: int) -> tuple[int, ...]:
-        combat = self.combat
-        assert combat is not None
+        combat = self._combat()
         return tuple(
             mini
             for mini, (fate, _) in sorted(combat.marks.items())
@@ -1101,11 +1099,6 @@ class Game:
         creatures there, and it has not been attacked this strike (802.2a)."""
         cells = self.creature_cells
         return cells[self.active] & cells[self.active.other] & ~self.attacked_cells
-
-    def _has_options(self, step: Step) -> bool:
-        """Whether the spawn, shift or strike decision offers anything besides DONE
-        (asked after every step, so each check stops at the first option it finds)."""
-        return _HAS_OPTIONS[step](self)
 
     def _may_still_shift(self) -> bool:
         """Whether a creature may still move this shift (``_movers``, written out as one loop:
@@ -2098,8 +2091,7 @@ class Game:
 
     def _after_attack_roll(self, dice: Sequence[int]) -> None:
         """Step 3: blades then go to blade abilities one at a time."""
-        combat = self.combat
-        assert combat is not None
+        combat = self._combat()
         combat.damage_total = dice_damage(dice)
         combat.blades = dice.count(BLADE_VALUE)
         self.step = Step.BLADE  # _advance ends it at once when no blade ability can take one
@@ -2114,8 +2106,7 @@ class Game:
 
     def _end_blades(self) -> None:
         """Step 4: damage from the dice and damage modifiers; it can't go below 0 (900.8)."""
-        combat = self.combat
-        assert combat is not None
+        combat = self._combat()
         combat.blades = 0  # blades no ability can take are lost (900.10)
         total = combat.damage_total + combat.damage_bonus
         self._begin_damage(self.active, combat.cell, total if total > 0 else 0, combat.relentless)
@@ -2125,8 +2116,7 @@ class Game:
         return self.combat
 
     def _begin_damage(self, owner: Player, cell: int, total: int, relentless: bool) -> None:
-        combat = self.combat
-        assert combat is not None
+        combat = self._combat()
         combat.damage_owner = owner
         combat.damage_cell = cell
         combat.damage_total = total
@@ -2148,8 +2138,7 @@ class Game:
             self.step = Step.DAMAGE
 
     def _deal_damage(self, assignments: Sequence[tuple[int, int]]) -> None:
-        combat = self.combat
-        assert combat is not None
+        combat = self._combat()
         for mini, amount in assignments:
             self.minis[mini].damage += amount
             self._sync(self.minis[mini])
@@ -2163,8 +2152,7 @@ class Game:
 
     def _check_combat(self) -> None:
         """Step 5: which creatures will be disrupted or destroyed."""
-        combat = self.combat
-        assert combat is not None
+        combat = self._combat()
         self.damaged_outside_combat = False
         damaged = [m for m in self.minis if m.damage > 0]
         for m in damaged:
@@ -2186,8 +2174,7 @@ class Game:
         self._after_fates()
 
     def _after_fates(self) -> None:
-        combat = self.combat
-        assert combat is not None
+        combat = self._combat()
         if combat.fate_queue:
             self.step = Step.FATE
             return
@@ -2213,8 +2200,7 @@ class Game:
         self._next_deathblow()
 
     def _next_deathblow(self) -> None:
-        combat = self.combat
-        assert combat is not None
+        combat = self._combat()
         combat.in_deathblow = False
         if combat.deathblow_queue:
             self.step = Step.DEATHBLOW
@@ -2246,8 +2232,7 @@ class Game:
         (then the order decides what it can bring back, and the player chooses) or a
         burial could decide whether a disrupted enemy finds an empty cell.
         """
-        combat = self.combat
-        assert combat is not None
+        combat = self._combat()
         resolver = PLAYERS[combat.resolver]
         destroys = self._destroys_for(resolver)
         if destroys and self._bury_order_matters(resolver, destroys):
@@ -2279,8 +2264,7 @@ class Game:
         return False
 
     def _apply_resolution(self, choice: BuryChoice | PlaceChoice) -> None:
-        combat = self.combat
-        assert combat is not None
+        combat = self._combat()
         _, by = combat.marks.pop(choice.mini)
         m = self.minis[choice.mini]
         if m.cell < 0:
@@ -2297,8 +2281,7 @@ class Game:
 
     def _end_combat(self) -> None:
         """Step 10: end-of-combat effects, each once per combat; then the game goes on."""
-        combat = self.combat
-        assert combat is not None
+        combat = self._combat()
         if combat.cell >= 0 and self.statics.triggered:
             found = triggers(self, EventKind.COMBAT_ENDED, -1, combat.cell)
             if found:
@@ -2375,13 +2358,6 @@ _STEP_WORK: Final[dict[Step, Callable[[Game], bool]]] = {
 """What ``Game._advance`` does at the steps with automatic work; the other steps (and the
 game's end) only wait for input. Spawn, shift and strike end once their decision offers
 nothing besides DONE."""
-
-_HAS_OPTIONS: Final[dict[Step, Callable[[Game], bool]]] = {
-    Step.SPAWN: Game._may_still_spawn,
-    Step.SHIFT: Game._may_still_shift,
-    Step.STRIKE: Game._may_still_strike,
-}
-"""``Game._has_options`` by step."""
 
 _CHOICE_TYPES: dict[DecisionKind, tuple[type, ...]] = {
     DecisionKind.SPAWN: (SpawnChoice, ActivateChoice, Done),

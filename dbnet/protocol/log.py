@@ -37,7 +37,16 @@ from dbnet.codec import (
     ResignBody,
     SignedEntry,
 )
-from dbnet.engine import ChanceKind, ChanceRequest, Decision, EndReason, Game, Player, parse_choice
+from dbnet.engine import (
+    PLAYERS,
+    ChanceKind,
+    ChanceRequest,
+    Decision,
+    EndReason,
+    Game,
+    Player,
+    parse_choice,
+)
 from dbnet.errors import DbnetError
 from dbnet.identity import verify
 from dbnet.protocol.errors import InvalidEntryError
@@ -47,7 +56,6 @@ RULES_VERSION = "dbnet-rules-2"
 ZERO_HASH = bytes(32)
 MAX_DICE = 1000  # no real roll comes near; a hostile setup must not exhaust memory
 GAME_ID_PERSON = b"dbnet/game/v1"
-PLAYERS = (Player.A, Player.B)  # by number, without the enum's slower lookup by value
 _CHANCE_NAMES: Final = {kind: kind.value for kind in ChanceKind}  # ``.value`` is slow on 3.11
 
 
@@ -345,7 +353,7 @@ class GameLog:
             raise InvalidEntryError(seq, f"entry 1 must be B's ACCEPT, not {kind.name}", record)
         elif kind is _PLAY:
             assert isinstance(body, PlayBody)
-            links: LinkSource = NO_LINKS
+            links = None  # most entries carry none
             if body.links or body.anchor is not None:
                 links = EntryLinks(body.links, body.anchor, self.chain_length)
             self._play(seq, author, body.decision, links, record)
@@ -403,14 +411,14 @@ class GameLog:
         seq: int,
         author: Player,
         decision: str | None,
-        links: LinkSource,
+        links: LinkSource | None,
         record: bytes,
     ) -> None:
         """Resolve pending rolls with the entry's links, apply its decision, resolve again,
-        and check the arming rule (see the module docstring)."""
-        # without links there is nothing to take: a roll whose links were all in was rolled then
-        has_links = links is not NO_LINKS
-        used = self._resolve(seq, author, links, record) if has_links else 0
+        and check the arming rule (see the module docstring). ``links`` is None for an entry
+        that carries none: then there is nothing to resolve, since a roll whose links were
+        all in was rolled then."""
+        used = 0 if links is None else self._resolve(seq, author, links, record)
         game = self.game
         if decision is not None:
             pending = game.pending
@@ -429,13 +437,13 @@ class GameLog:
                 raise InvalidEntryError(
                     seq, f"illegal decision {decision!r}: {exc}", record
                 ) from exc
-            if has_links:
+            if links is not None:
                 used += self._resolve(seq, author, links, record)
         elif not used and seq != 1:
             raise InvalidEntryError(
                 seq, "the entry holds neither a decision nor a due link", record
             )
-        leftover = links.leftover() if has_links else None
+        leftover = None if links is None else links.leftover()
         if leftover is not None:
             raise InvalidEntryError(seq, f"{author.name}'s {leftover}", record)
         if isinstance(game.pending, ChanceRequest) and len(self.links[author]) <= len(self.rolls):
@@ -554,18 +562,3 @@ class EntryLinks:
         if self._anchor is not None:
             return "next chain anchor comes without the last link of a generation"
         return None
-
-
-class _NoLinks:
-    """The links of an entry that carries none (most entries)."""
-
-    __slots__ = ()
-
-    def take(self, roll: int) -> tuple[bytes, bytes | None] | None:
-        return None
-
-    def leftover(self) -> str | None:
-        return None
-
-
-NO_LINKS: Final = _NoLinks()

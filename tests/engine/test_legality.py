@@ -95,19 +95,24 @@ def test_place_checks_agree_with_the_lists(seeds: range) -> None:
 
 @pytest.mark.parametrize("seed", range(12))
 def test_options_agree_with_the_lists(seed: int) -> None:
-    """``_has_options`` is what ``len(list) > 1`` was, at every state of the step."""
+    """Each step's check for options (``_may_still_spawn``, ``_may_still_shift``,
+    ``_may_still_strike``) is what ``len(list) > 1`` was, at every state of the step."""
     game = Game(VANILLA_SETUP)
     seen = {True: 0, False: 0}
     for _ in play(game, random.Random(1000 + seed)):
         if game.rolling is not None:
             continue  # a roll interrupts whatever the step is
-        for step in (Step.SPAWN, Step.SHIFT, Step.STRIKE):
+        for step, has_options in (
+            (Step.SPAWN, game._may_still_spawn),
+            (Step.SHIFT, game._may_still_shift),
+            (Step.STRIKE, game._may_still_strike),
+        ):
             saved = game.step
             game.step = step
             try:
                 lists = game._make_choices()
                 assert lists is not None
-                has = game._has_options(step)
+                has = has_options()
             finally:
                 game.step = saved
             assert has == (len(lists) > 1), step

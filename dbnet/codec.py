@@ -45,7 +45,8 @@ from dbnet.engine.model import (
 from dbnet.errors import DataError, DecodeError
 
 __all__ = [
-    "HASH_SIZE", "MAX_ENTRY_SIZE", "MAX_MESSAGE_SIZE", "PROTOCOL_VERSION", "REPLAY_FORMAT",
+    "HASH_SIZE", "MAX_ENTRY_SIZE", "MAX_MESSAGE_SIZE", "PROTOCOL_VERSION", "PROTOCOL_VERSIONS",
+    "REPLAY_FORMAT", "REPLAY_FORMATS",
     "SIGNATURE_SIZE", "ZERO_HASH", "AcceptBody", "Body", "ClaimBody", "CosignBody", "Entry",
     "EntryKind", "FinalBody", "OfferBody", "PlayBody", "ReplayHeader", "ResignBody",
     "SignedEntry", "decode", "decode_entry", "decode_replay_header", "decode_signed_entry",
@@ -54,8 +55,15 @@ __all__ = [
     "warband_to_wire",
 ]  # fmt: skip
 
-PROTOCOL_VERSION: Final = 1
-REPLAY_FORMAT: Final = 1
+PROTOCOL_VERSION: Final = 2
+"""The protocol version this dbnet writes. Version 2 (2026-11) adds the joiner's nonce to
+the OFFER and the game id (docs/entries.md, section 7); version 1 is still read."""
+PROTOCOL_VERSIONS: Final = (1, 2)
+"""Every protocol version this dbnet reads (and so verifies)."""
+REPLAY_FORMAT: Final = 2
+"""The replay format this dbnet writes: format N holds entries of protocol version N."""
+REPLAY_FORMATS: Final = {1: 1, 2: 2}
+"""Every replay format this dbnet reads, with the protocol version of its entries."""
 MAX_MESSAGE_SIZE: Final = 65536
 # A signed entry record is [signed (bin16), signature (bin8, 64 bytes)]: 70 bytes of framing.
 MAX_ENTRY_SIZE: Final = MAX_MESSAGE_SIZE - 70
@@ -684,7 +692,12 @@ class EntryKind(enum.IntEnum):
 
 @dataclass(frozen=True, slots=True)
 class OfferBody:
-    """Entry 0: the rules version, both identity keys, A's nonce, the setup and A's anchor."""
+    """Entry 0: the rules version, both identity keys, both players' nonces (A's alone in
+    protocol version 1), the setup and A's anchor.
+
+    ``joiner_nonce`` is B's fresh nonce (version 2 and later), None in a version-1 OFFER:
+    with it the game id, and so every chain secret derived from it, is fresh as long as
+    either player is honest (docs/protocol.md, "Genesis")."""
 
     KIND: ClassVar[EntryKind] = EntryKind.OFFER
     rules: str
@@ -694,12 +707,23 @@ class OfferBody:
     chain: int
     anchor: bytes
     state: bytes
+    joiner_nonce: bytes | None = None
+
+    @property
+    def version(self) -> int:
+        """The protocol version whose OFFER layout this body has."""
+        return 1 if self.joiner_nonce is None else 2
 
     def to_wire(self) -> dict[str, object]:
+        nonces: tuple[str, object] = (
+            ("nonce", self.nonce)
+            if self.joiner_nonce is None
+            else ("nonces", [self.nonce, self.joiner_nonce])
+        )
         return {
             "rules": self.rules,
             "keys": list(self.keys),
-            "nonce": self.nonce,
+            nonces[0]: nonces[1],
             "setup": setup_to_wire(self.setup),
             "chain": self.chain,
             "anchor": self.anchor,
@@ -707,19 +731,28 @@ class OfferBody:
         }
 
     @classmethod
-    def from_wire(cls, obj: object, path: str) -> OfferBody:
+    def from_wire(cls, obj: object, path: str, version: int = PROTOCOL_VERSION) -> OfferBody:
+        nonce_key = "nonce" if version == 1 else "nonces"
         m = _map(
-            obj, path, ("rules", "keys", "nonce", "setup", "chain", "anchor", "state"), ordered=True
-        )
+            obj, path, ("rules", "keys", nonce_key, "setup", "chain", "anchor", "state"),
+            ordered=True,
+        )  # fmt: skip
         keys = _list(m["keys"], f"{path}.keys", exact=2)
+        if version == 1:
+            nonce, joiner_nonce = _bytes(m["nonce"], f"{path}.nonce", 32), None
+        else:
+            pair = _list(m["nonces"], f"{path}.nonces", exact=2)
+            nonce = _bytes(pair[0], f"{path}.nonces[0]", 32)
+            joiner_nonce = _bytes(pair[1], f"{path}.nonces[1]", 32)
         return cls(
             rules=_str(m["rules"], f"{path}.rules", MAX_RULES_LEN),
             keys=(_bytes(keys[0], f"{path}.keys[0]", 32), _bytes(keys[1], f"{path}.keys[1]", 32)),
-            nonce=_bytes(m["nonce"], f"{path}.nonce", 32),
+            nonce=nonce,
             setup=setup_from_wire(m["setup"], f"{path}.setup"),
             chain=_int(m["chain"], f"{path}.chain", 2, MAX_CHAIN),
             anchor=_bytes(m["anchor"], f"{path}.anchor", 32),
             state=_bytes(m["state"], f"{path}.state", 32),
+            joiner_nonce=joiner_nonce,
         )
 
 
@@ -919,14 +952,18 @@ class Entry:
     def from_wire(cls, obj: object, path: str = "entry") -> Entry:
         items = _list(obj, path, exact=7)
         version = _int(items[0], f"{path}.v")
-        if version != PROTOCOL_VERSION:
-            raise DecodeError(
-                f"{path}.v", f"unsupported protocol version {version} (this is {PROTOCOL_VERSION})"
-            )
+        if version not in PROTOCOL_VERSIONS:
+            raise DecodeError(f"{path}.v", _unsupported("protocol version", version))
         number = _int(items[5], f"{path}.kind")
         if not EntryKind.OFFER <= number <= EntryKind.COSIGN:
             raise DecodeError(f"{path}.kind", f"unknown entry kind {number} (known: 0 to 6)")
         kind = _ENTRY_KINDS[number]
+        where = f"{path}.body"
+        body = (
+            OfferBody.from_wire(items[6], where, version)
+            if kind is EntryKind.OFFER
+            else _BODY_TYPES[kind].from_wire(items[6], where)
+        )
         return cls(
             version=version,
             game_id=_bytes(items[1], f"{path}.game_id", 32),
@@ -934,8 +971,13 @@ class Entry:
             author=_int(items[3], f"{path}.author", 0, 1),
             prev_hash=_bytes(items[4], f"{path}.prev_hash", 32),
             kind=kind,
-            body=_BODY_TYPES[kind].from_wire(items[6], f"{path}.body"),
+            body=body,
         )
+
+
+def _unsupported(what: str, value: int) -> str:
+    known = ", ".join(str(v) for v in PROTOCOL_VERSIONS)
+    return f"unsupported {what} {value} (this dbnet reads {known})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -1043,7 +1085,7 @@ def _plain_play(obj: object) -> Entry | None:
     version, game_id, seq, author, prev_hash, kind, body = obj
     if (
         type(version) is not int
-        or version != PROTOCOL_VERSION
+        or version not in PROTOCOL_VERSIONS
         or type(kind) is not int
         or kind != _PLAY
         or type(seq) is not int
@@ -1082,7 +1124,7 @@ def _plain_play(obj: object) -> Entry | None:
             return None
         pairs.append((roll, link))
     return Entry(
-        PROTOCOL_VERSION,
+        version,
         game_id,
         seq,
         author,
@@ -1182,15 +1224,17 @@ class ReplayHeader:
     def from_wire(cls, obj: object, path: str = "header") -> ReplayHeader:
         m = _map(obj, path, ("format", "protocol", "rules", "game_id", "keys", "created"))
         fmt = _int(m["format"], f"{path}.format")
-        if fmt != REPLAY_FORMAT:
+        if fmt not in REPLAY_FORMATS:
+            known = ", ".join(str(v) for v in REPLAY_FORMATS)
             raise DecodeError(
-                f"{path}.format", f"unsupported replay format {fmt} (this is {REPLAY_FORMAT})"
+                f"{path}.format", f"unsupported replay format {fmt} (this dbnet reads {known})"
             )
         protocol = _int(m["protocol"], f"{path}.protocol")
-        if protocol != PROTOCOL_VERSION:
+        if protocol != REPLAY_FORMATS[fmt]:
             raise DecodeError(
                 f"{path}.protocol",
-                f"unsupported protocol version {protocol} (this is {PROTOCOL_VERSION})",
+                f"replay format {fmt} holds protocol version {REPLAY_FORMATS[fmt]} entries, "
+                f"not {protocol}",
             )
         keys = _list(m["keys"], f"{path}.keys", exact=2)
         return cls(

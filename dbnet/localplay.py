@@ -85,12 +85,13 @@ def derive(seed: bytes, what: str) -> bytes:
 
 @dataclass(frozen=True, slots=True)
 class MatchKeys:
-    """Both players' identities and chain secrets, and A's nonce: with the setup and the
-    decisions they fix the game, dice included."""
+    """Both players' identities, chain secrets and nonces: with the setup and the decisions
+    they fix the game, dice included."""
 
     identities: tuple[Identity, Identity]
     secrets: tuple[bytes, bytes]
     nonce: bytes
+    joiner_nonce: bytes
 
     @classmethod
     def from_seed(cls, seed: bytes) -> MatchKeys:
@@ -102,6 +103,7 @@ class MatchKeys:
             ),
             secrets=(derive(seed, "chain secret A"), derive(seed, "chain secret B")),
             nonce=derive(seed, "nonce"),
+            joiner_nonce=derive(seed, "joiner nonce"),
         )
 
     @classmethod
@@ -112,13 +114,14 @@ class MatchKeys:
             identities=(a or Identity.generate(), b or Identity.generate()),
             secrets=(secrets.token_bytes(32), secrets.token_bytes(32)),
             nonce=secrets.token_bytes(32),
+            joiner_nonce=secrets.token_bytes(32),
         )
 
     def game_id(self, setup: GameSetup) -> bytes:
         """The id of the game these keys make with ``setup`` (before it is offered)."""
         keys = (self.identities[0].public_key, self.identities[1].public_key)
         setup_bytes = codec.encode(codec.setup_to_wire(setup))
-        return game_id_for(RULES_VERSION, keys, self.nonce, setup_bytes)
+        return game_id_for(RULES_VERSION, keys, self.nonce, setup_bytes, self.joiner_nonce)
 
 
 class Match(LocalMatch):
@@ -137,6 +140,7 @@ class Match(LocalMatch):
             keys.identities,
             secrets=keys.secrets,
             nonce=keys.nonce,
+            joiner_nonce=keys.joiner_nonce,
             chain_length=chain_length,
             on_record=on_record,
         )

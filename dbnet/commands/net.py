@@ -35,6 +35,7 @@ from dbnet.identity import Identity, KnownPeers, fingerprint
 from dbnet.localplay import Event, derive
 from dbnet.net.hosting import listener_port, listening, reachable_addresses, with_port
 from dbnet.net.messages import NAME_PATTERN
+from dbnet.net.played import PlayedGames
 from dbnet.net.session import (
     RESIGN,
     Chooser,
@@ -118,8 +119,9 @@ def _common(parser: argparse.ArgumentParser, *, new_game: bool = True) -> None:
             "--seed",
             type=int,
             metavar="N",
-            help="testing only: derive the bot's choices and the host's game nonce from N, "
-            "so the same players and seed give the same game and dice",
+            help="testing only: derive the bot's choices and this side's game nonce from N; "
+            "the same players and seed on both sides give the same game and dice (a game "
+            "id played before is refused, so use a new seed for each game)",
         )
     parser.add_argument(
         "--bot", choices=BOT_NAMES, help="let a bot play this side (default: you, at the prompt)"
@@ -254,6 +256,7 @@ def _seat(args: argparse.Namespace, identity: Identity) -> Seat:
         known_peers=KnownPeers.in_dir(),
         expect=args.expect,
         on_events=_show_events,
+        played=PlayedGames.in_dir(),
     )
 
 
@@ -262,6 +265,14 @@ def _warband(args: argparse.Namespace, default: int) -> Warband:
     if args.warband is not None:
         return load_warband(args.warband, catalog)
     return default_warbands(catalog)[default]
+
+
+def _nonce(args: argparse.Namespace, role: str) -> bytes | None:
+    """This side's game nonce: derived from ``--seed`` and the ``role`` (testing), else
+    None (fresh)."""
+    if args.seed is None:
+        return None
+    return derive(f"{args.seed}".encode(), f"network {role} nonce")
 
 
 def _timing(args: argparse.Namespace) -> Timing:
@@ -278,8 +289,11 @@ def run_host(args: argparse.Namespace) -> int:
     identity = Identity.load_or_create()
     if not 1 <= args.turns_to_win <= 99:
         raise InvalidChoiceError("--turns-to-win must be from 1 to 99")
-    nonce = None if args.seed is None else derive(f"{args.seed}".encode(), "network nonce")
-    new = NewGame(_warband(args, 0), options=Options(turns_to_win=args.turns_to_win), nonce=nonce)
+    new = NewGame(
+        _warband(args, 0),
+        options=Options(turns_to_win=args.turns_to_win),
+        nonce=_nonce(args, "host"),
+    )
     timing = _timing(args)
 
     def make(seat: Seat) -> GameSession:
@@ -297,7 +311,7 @@ def run_host(args: argparse.Namespace) -> int:
 
 def run_join(args: argparse.Namespace) -> int:
     identity = Identity.load_or_create()
-    new, timing = NewGame(_warband(args, 1)), _timing(args)
+    new, timing = NewGame(_warband(args, 1), nonce=_nonce(args, "joiner")), _timing(args)
     host, port = args.address
 
     def make(seat: Seat) -> GameSession:

@@ -62,8 +62,9 @@ __all__ = [
     "parse_preamble",
 ]
 
-SUPPORTED_VERSIONS: Final[tuple[int, ...]] = (1,)
-"""The channel versions this build speaks."""
+SUPPORTED_VERSIONS: Final[tuple[int, ...]] = (2,)
+"""The channel versions this build speaks. Version 2 (game protocol 2) adds the joiner's
+nonce to HELLO; a peer that speaks only version 1 is told that one side must upgrade."""
 
 MAGIC: Final = b"DBNET\x00"
 MAX_VERSIONS: Final = 255

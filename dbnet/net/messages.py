@@ -9,7 +9,7 @@ signed); the others steer the connection and are never saved.
 message   type  fields
 ========  ====  ===============================================================
 Hello     0     name, game id (or nil for a new game), entries held, warband
-                (or nil), replay creation time (or nil)
+                (or nil), replay creation time (or nil), the joiner's nonce (or nil)
 Entry     1     one signed entry record
 Ping      2     token
 Pong      3     the token of the Ping it answers
@@ -58,7 +58,9 @@ class Hello:
     how many entries of the game the sender holds (the other resends the rest);
     ``warband`` is the joining player's warband for a new game, else None;
     ``created`` is the creation time the host gives a new game's replay header, which
-    the joiner copies so that both replay files are the same byte for byte, else None.
+    the joiner copies so that both replay files are the same byte for byte, else None;
+    ``nonce`` is the joining player's fresh nonce for a new game (the host must put it in
+    the OFFER, so the game id is fresh even if the host reuses its own), else None.
     """
 
     name: str
@@ -66,6 +68,7 @@ class Hello:
     have: int
     warband: Warband | None = None
     created: str | None = None
+    nonce: bytes | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +115,7 @@ def encode_message(message: Message) -> bytes:
             message.have,
             warband,
             message.created,
+            message.nonce,
         ]
     elif isinstance(message, Entry):
         wire = [MessageType.ENTRY, message.record]
@@ -144,12 +148,12 @@ def _from_wire(obj: object) -> Message:
     if type(kind) is not int or not MessageType.HELLO <= kind <= MessageType.BYE:
         raise DecodeError("message[0]", f"unknown message type {kind!r}")
     fields = obj[1:]
-    sizes = {0: 5, 1: 1, 2: 1, 3: 1, 4: 2}
+    sizes = {0: 6, 1: 1, 2: 1, 3: 1, 4: 2}
     if len(fields) != sizes[kind]:
         name = MessageType(kind).name
         raise DecodeError("message", f"{name} has {sizes[kind]} fields, got {len(fields)}")
     if kind == MessageType.HELLO:
-        name, game_id, have, warband, created = fields
+        name, game_id, have, warband, created, nonce = fields
         if type(name) is not str or not NAME_PATTERN.fullmatch(name):
             raise DecodeError(
                 "hello.name", f"expected a name of 1-32 letters, digits, '_', '.', '-': {name!r}"
@@ -162,12 +166,15 @@ def _from_wire(obj: object) -> Message:
             raise DecodeError(
                 "hello.created", f"expected nil or a time like 2026-05-01T12:00:00Z: {created!r}"
             )
+        if nonce is not None and (type(nonce) is not bytes or len(nonce) != 32):
+            raise DecodeError("hello.nonce", "expected 32 bytes or nil")
         return Hello(
             name,
             game_id,
             _count(have, "hello.have"),
             None if warband is None else codec.warband_from_wire(warband, "hello.warband"),
             created,
+            nonce,
         )
     if kind == MessageType.ENTRY:
         (record,) = fields

@@ -57,6 +57,7 @@ from dbnet.localplay import Event, Narrator, default_replay_path, now_utc, start
 from dbnet.net.errors import NetError, VersionMismatchError
 from dbnet.net.link import FloodError, Link, Timing
 from dbnet.net.messages import Bye, Entry, Hello, Message, MessageError, Ping, Pong
+from dbnet.net.played import PlayedGames
 from dbnet.net.stream import open_channel
 from dbnet.protocol.errors import InvalidEntryError, ProtocolError
 from dbnet.protocol.log import GameLog
@@ -118,7 +119,7 @@ class NewGame:
     warband: Warband
     options: Options = field(default_factory=Options)
     game_map: MapDef | None = None  # the host's map; None: the standard one
-    nonce: bytes | None = None  # the host's game nonce; None: a random one
+    nonce: bytes | None = None  # this side's game nonce (A's or B's); None: a fresh one
 
 
 @dataclass
@@ -133,6 +134,7 @@ class Seat:
     known_peers: KnownPeers | None = None
     expect: str | None = None  # the peer's fingerprint, compared out of band
     on_events: Callable[[list[Event]], None] | None = None
+    played: PlayedGames | None = None  # the game ids started here; a repeat is refused
 
 
 class _Signal:
@@ -192,6 +194,10 @@ class GameSession:
         self._initiator = False  # whether this side opened the current connection
         self._hosting = False  # whether this side waits for connections (host or resume)
         self._created_at: str | None = None  # a new game's replay creation time, once fixed
+        self._nonce = b""  # a new game's nonce from this side (A's or B's), once drawn
+        if new_game is not None:
+            self._nonce = new_game.nonce if new_game.nonce is not None else secrets.token_bytes(32)
+        self._peer_remembered = False  # the peer's key is in known_peers (or needs not be)
         self._changed = _Signal()
         self._last_contact = trio.current_time() if _in_trio() else 0.0
         if game is not None:
@@ -411,6 +417,7 @@ class GameSession:
             self.seat.say(f"connected to {hello.name} ({fingerprint(link.peer_key)})")
             exchange = _Exchange(peer_has=hello.have)
             game = await self._ensure_game(link, hello, exchange)
+            self._remember_peer(game, link.peer_key)
             complete = await self._play(link, game, exchange)
             nursery.cancel_scope.cancel()
         return complete
@@ -423,6 +430,7 @@ class GameSession:
             have=0 if game is None else len(game.records),
             warband=self._joiner_warband(),
             created=None if self._initiator else self._created(),
+            nonce=self._nonce if self._joiner_warband() is not None else None,
         )
         message: Message | None = None
         # Both sides send first: sending while receiving keeps a stream with no buffer
@@ -474,13 +482,23 @@ class GameSession:
                 )
         if seat.known_peers is not None:
             try:
-                if seat.known_peers.check(hello.name, key) == "new":
-                    seat.known_peers.remember(hello.name, key)
-                    seat.say(f"first game with {hello.name}: key {print_key} remembered")
+                seat.known_peers.check(hello.name, key)
             except KnownPeerMismatchError as exc:
                 raise GameSessionError(
                     str(exc), to_peer=f"your key is not the one remembered for {hello.name!r}"
                 ) from exc
+
+    def _remember_peer(self, game: RemoteGame, key: bytes) -> None:
+        """Pin the peer's key in known_peers once the game has started with it (both
+        genesis entries signed): a stranger who is refused, or who never answers the
+        OFFER, leaves nothing behind under any name."""
+        known = self.seat.known_peers
+        if self._peer_remembered or len(game.records) < 2 or self.peer_name is None:
+            return
+        self._peer_remembered = True
+        if known is not None and known.check(self.peer_name, key) == "new":
+            known.remember(self.peer_name, key)
+            self.seat.say(f"first game with {self.peer_name}: key {fingerprint(key)} remembered")
 
     def _check_game(self, hello: Hello) -> None:
         """Whether the peer's HELLO fits this side's game (or new game)."""
@@ -512,29 +530,63 @@ class GameSession:
                 )
             if hello.warband is None:
                 raise GameSessionError("the peer sent no warband: it is not joining a new game")
+            if hello.nonce is None:
+                raise GameSessionError(
+                    "the peer sent no nonce for the new game: it speaks an older protocol"
+                )
 
     async def _ensure_game(self, link: Link, hello: Hello, exchange: _Exchange) -> RemoteGame:
         if self.game is not None:
             return self.game
         if not self._initiator:
             assert hello.warband is not None  # _check_game
-            return self._offer(link.peer_key, hello.warband)
+            assert hello.nonce is not None
+            return self._offer(link.peer_key, hello.warband, hello.nonce)
         game = await self._accept(link, hello)
         exchange.peer_has = max(exchange.peer_has, 1)  # the host sent us its OFFER
         return game
 
-    def _offer(self, peer_key: bytes, their_warband: Warband) -> RemoteGame:
+    def _offer(self, peer_key: bytes, their_warband: Warband, joiner_nonce: bytes) -> RemoteGame:
         new = self.new_game
         assert new is not None
         from dbnet.catalog import load_map
+        from dbnet.catalog.check import check_warband
 
+        try:
+            check_warband(their_warband, "the joiner's warband")
+        except DbnetError as exc:
+            raise GameSessionError(
+                f"refused the joiner's warband: {exc}", to_peer=f"your warband is refused: {exc}"
+            ) from exc
         game_map = new.game_map if new.game_map is not None else load_map()
         setup = GameSetup(game_map, (new.warband, their_warband), options=new.options)
-        nonce = new.nonce if new.nonce is not None else secrets.token_bytes(32)
         holder: list[bytes] = []
-        game = RemoteGame.offer(self.seat.identity, peer_key, setup, holder.append, nonce=nonce)
+        game = RemoteGame.offer(
+            self.seat.identity,
+            peer_key,
+            setup,
+            holder.append,
+            nonce=self._nonce,
+            joiner_nonce=joiner_nonce,
+        )
+        self._check_fresh(game.game_id)
         self._open_replay(game, holder)
         return game
+
+    def _check_fresh(self, game_id: bytes) -> None:
+        """Refuse a new game whose id was played here before (its dice would repeat), and
+        record it otherwise, before anything of the game is sent."""
+        played = self.seat.played
+        if played is None:
+            return
+        if game_id in played:
+            raise GameSessionError(
+                f"the new game's id {game_id.hex()[:16]} was played here before: refusing it, "
+                "since its dice would repeat the earlier game's (the other side reused its "
+                "nonce; with --seed, use another seed)",
+                to_peer="this game id was played before: start a new game with fresh nonces",
+            )
+        played.add(game_id)
 
     async def _accept(self, link: Link, hello: Hello) -> RemoteGame:
         new = self.new_game
@@ -554,9 +606,17 @@ class GameSession:
                     await link.send(Pong(message.token))
         if not isinstance(message, Entry):
             raise _ConnectionLostError("no OFFER from the host in time")
-        setup = _offered_setup(message.record, self.seat.identity, new.warband, hello.game_id)
+        setup = _offered_setup(
+            message.record, self.seat.identity, link.peer_key, new.warband, self._nonce, hello
+        )
         holder: list[bytes] = []
-        game = RemoteGame.accept(self.seat.identity, message.record, holder.append)
+        try:
+            game = RemoteGame.accept(self.seat.identity, message.record, holder.append)
+        except ProtocolError as exc:
+            raise GameSessionError(
+                f"the host's OFFER is refused: {exc}", to_peer=f"your OFFER is refused: {exc}"
+            ) from exc
+        self._check_fresh(game.game_id)
         self.seat.say(
             f"the host offers: {setup.map.name}, {setup.options.turns_to_win} turns to win; "
             f"you play B with {new.warband.name}"
@@ -692,8 +752,9 @@ class GameSession:
                 raise
             self._last_contact = trio.current_time()
             if isinstance(message, Entry):
-                if game.receive(message.record):
+                if game.receive(message.record, live=True):
                     exchange.peer_has = max(exchange.peer_has, len(game.records))
+                    self._remember_peer(game, link.peer_key)
                     self._changed.notify()  # the player answers; the send loop narrates
                 else:
                     link.charge()  # an entry we hold
@@ -711,10 +772,16 @@ class GameSession:
 
 
 def _offered_setup(
-    record: bytes, identity: Identity, warband: Warband, game_id: bytes | None
+    record: bytes,
+    identity: Identity,
+    host_key: bytes,
+    warband: Warband,
+    nonce: bytes,
+    hello: Hello,
 ) -> GameSetup:
-    """The setup of the host's OFFER, checked: made to this key, with this warband as B
-    (and of the game the host named in HELLO, if it named one)."""
+    """The setup of the host's OFFER, checked: written by the key the channel
+    authenticated (``host_key``), made to this key, with this side's fresh ``nonce`` in
+    its game id and this warband as B (and of the game the host named in HELLO, if any)."""
     try:
         _, entry = codec.decode_signed_entry(record)
     except DbnetError as exc:
@@ -722,10 +789,23 @@ def _offered_setup(
     body = entry.body
     if not isinstance(body, codec.OfferBody):
         raise GameSessionError(f"the host's first entry is {entry.kind.name}, not an OFFER")
-    if game_id is not None and entry.game_id != game_id:
+    if hello.game_id is not None and entry.game_id != hello.game_id:
         raise GameSessionError("the host's OFFER is not of the game it named in HELLO")
+    if body.keys[0] != host_key:
+        raise GameSessionError(
+            f"the OFFER names {fingerprint(body.keys[0])} as A, but the host on this "
+            f"connection is {fingerprint(host_key)}: refusing a game relayed from another "
+            "player (a man in the middle)",
+            to_peer="your OFFER is written by another key than yours",
+        )
     if body.keys[1] != identity.public_key:
         raise GameSessionError("the host's OFFER is made to another player's key")
+    if body.joiner_nonce != nonce:
+        raise GameSessionError(
+            "the host's OFFER does not carry the nonce this side sent: refusing it (a game "
+            "id this side did not help choose could repeat an earlier game's dice)",
+            to_peer="your OFFER does not carry my nonce",
+        )
     if body.rules != RULES_VERSION:
         raise GameSessionError(f"the host plays rules {body.rules!r}; this is {RULES_VERSION!r}")
     if body.setup.warbands[1] != warband:

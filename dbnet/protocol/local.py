@@ -28,11 +28,12 @@ class LocalMatch:
         *,
         secrets: tuple[bytes, bytes] | None = None,
         nonce: bytes | None = None,
+        joiner_nonce: bytes | None = None,
         chain_length: int | None = None,
         on_record: RecordSink | None = None,
     ) -> None:
-        """``secrets`` (the players' chain secrets) and ``nonce`` fix the dice and the game id;
-        fresh random ones are drawn when they are not given."""
+        """``secrets`` (the players' chain secrets) and the nonces (A's and B's) fix the dice
+        and the game id; fresh random ones are drawn when they are not given."""
         a, offer = Peer.offer(
             identities[0],
             identities[1].public_key,
@@ -40,6 +41,7 @@ class LocalMatch:
             chain_length=dice.DEFAULT_CHAIN_LENGTH if chain_length is None else chain_length,
             secret=None if secrets is None else secrets[0],
             nonce=nonce,
+            joiner_nonce=joiner_nonce,
         )
         b, accept = Peer.accept(
             identities[1], offer, secret=None if secrets is None else secrets[1]

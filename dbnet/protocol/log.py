@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Final, NamedTuple, Protocol
 
 from dbnet import codec, dice
+from dbnet.catalog.check import check_setup
 from dbnet.codec import (
     AcceptBody,
     ClaimBody,
@@ -44,6 +45,7 @@ from dbnet.engine import (
     Decision,
     EndReason,
     Game,
+    GameSetup,
     Player,
     parse_choice,
 )
@@ -55,7 +57,9 @@ RULES_VERSION = "dbnet-rules-2"
 """The rules this engine plays; a game recorded under other rules can't be re-simulated."""
 ZERO_HASH = bytes(32)
 MAX_DICE = 1000  # no real roll comes near; a hostile setup must not exhaust memory
-GAME_ID_PERSON = b"dbnet/game/v1"
+MAX_WARBAND_POWER: Final = 1000  # bounds any roll's dice; real warbands have well under 200
+GAME_ID_PERSONS: Final = {1: b"dbnet/game/v1", 2: b"dbnet/game/v2"}
+"""The game id's BLAKE2b personalisation, by protocol version."""
 _CHANCE_NAMES: Final = {kind: kind.value for kind in ChanceKind}  # ``.value`` is slow on 3.11
 
 
@@ -101,13 +105,46 @@ _CLAIM: Final = EntryKind.CLAIM
 _PLAYING: Final = Status.PLAYING
 
 
-def game_id_for(rules: str, keys: tuple[bytes, bytes], nonce: bytes, setup_bytes: bytes) -> bytes:
-    """The game id binds both keys, the nonce, the rules version and the setup (options)."""
-    h = hashlib.blake2b(digest_size=32, person=GAME_ID_PERSON)
-    for field in (rules.encode(), keys[0], keys[1], nonce, setup_bytes):
+def game_id_for(
+    rules: str,
+    keys: tuple[bytes, bytes],
+    nonce: bytes,
+    setup_bytes: bytes,
+    joiner_nonce: bytes | None = None,
+) -> bytes:
+    """The game id binds both keys, the nonces, the rules version and the setup (options).
+
+    With ``joiner_nonce`` (protocol version 2) both players' fresh randomness is in it, so
+    no player alone can make a game repeat an earlier game's id (and dice); without it,
+    the version-1 id of replays recorded before."""
+    version = 1 if joiner_nonce is None else 2
+    h = hashlib.blake2b(digest_size=32, person=GAME_ID_PERSONS[version])
+    fields = [rules.encode(), keys[0], keys[1], nonce]
+    if joiner_nonce is not None:
+        fields.append(joiner_nonce)
+    for field in (*fields, setup_bytes):
         h.update(len(field).to_bytes(4, "big"))
         h.update(field)
     return h.digest()
+
+
+def check_offered_setup(setup: GameSetup, record: bytes = b"") -> None:
+    """Refuse (as entry 0) a setup that is not made of this dbnet's catalog, card for card
+    and the map's values included, or whose warbands break the limits every peer and
+    verifier keeps: a peer's cards are checked, never taken on trust."""
+    for player, warband in zip(PLAYERS, setup.warbands, strict=True):
+        total = sum(m.power for m in warband.minis)
+        if total > MAX_WARBAND_POWER:
+            raise InvalidEntryError(
+                0,
+                f"{player.name}'s warband has {total} power in all, more than the limit of "
+                f"{MAX_WARBAND_POWER} (it bounds the dice of a roll)",
+                record,
+            )
+    try:
+        check_setup(setup)
+    except DbnetError as exc:
+        raise InvalidEntryError(0, f"the setup is not this dbnet's catalog: {exc}", record) from exc
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +181,8 @@ class GameLog:
         game_id: bytes,
     ) -> None:
         self.game_id = game_id
+        self.version = entry.version
+        """The protocol version of the OFFER, which every later entry must have too."""
         self.rules = body.rules
         self.keys: tuple[bytes, bytes] = (body.keys[0], body.keys[1])
         self.chain_length = body.chain
@@ -178,7 +217,9 @@ class GameLog:
         if body.keys[0] == body.keys[1]:
             raise InvalidEntryError(0, "both players have the same key")
         setup_bytes = codec.encode(codec.setup_to_wire(body.setup))
-        game_id = game_id_for(body.rules, (body.keys[0], body.keys[1]), body.nonce, setup_bytes)
+        game_id = game_id_for(
+            body.rules, (body.keys[0], body.keys[1]), body.nonce, setup_bytes, body.joiner_nonce
+        )
         if entry.game_id != game_id:
             raise InvalidEntryError(0, "the game id does not match the offer's contents", record)
         if body.rules != RULES_VERSION:
@@ -190,6 +231,7 @@ class GameLog:
             )
         if not verify(body.keys[0], signed.signature, codec.signing_message(signed.signed)):
             raise InvalidEntryError(0, "bad signature by A", record)
+        check_offered_setup(body.setup, record)
         try:
             game = Game(body.setup)
         except DbnetError as exc:
@@ -277,6 +319,12 @@ class GameLog:
     ) -> None:
         if entry.game_id != self.game_id:
             raise InvalidEntryError(seq, "it belongs to another game (game id differs)", record)
+        if entry.version != self.version:
+            raise InvalidEntryError(
+                seq,
+                f"protocol version {entry.version} in a game of version {self.version}",
+                record,
+            )
         if entry.seq != seq:
             raise InvalidEntryError(
                 seq, f"out of order: sequence number {entry.seq}, expected {seq}", record

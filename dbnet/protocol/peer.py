@@ -26,7 +26,7 @@ from dbnet.protocol.errors import LocalProtocolError
 from dbnet.protocol.log import RULES_VERSION as RULES_VERSION  # re-exported
 from dbnet.protocol.log import ZERO_HASH, GameLog, Status, game_id_for
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = codec.PROTOCOL_VERSION
 
 
 class OwnLinks:
@@ -71,15 +71,20 @@ class Peer:
         chain_length: int = dice.DEFAULT_CHAIN_LENGTH,
         secret: bytes | None = None,
         nonce: bytes | None = None,
+        joiner_nonce: bytes | None = None,
         rules: str = RULES_VERSION,
     ) -> tuple[Peer, bytes]:
-        """A, offering a game to the holder of ``peer_key``: the peer and the OFFER record."""
+        """A, offering a game to the holder of ``peer_key``: the peer and the OFFER record.
+
+        ``nonce`` is A's and ``joiner_nonce`` B's (each fresh from ``secrets`` when not
+        given): over the network B sends its own in HELLO and checks it in the OFFER."""
         if chain_length < 2:
             raise LocalProtocolError(f"chains have at least 2 links, not {chain_length}")
         keys = (identity.public_key, peer_key)
         nonce = nonce if nonce is not None else secrets.token_bytes(32)
+        joiner_nonce = joiner_nonce if joiner_nonce is not None else secrets.token_bytes(32)
         setup_bytes = codec.encode(codec.setup_to_wire(setup))
-        game_id = game_id_for(rules, keys, nonce, setup_bytes)
+        game_id = game_id_for(rules, keys, nonce, setup_bytes, joiner_nonce)
         chain = dice.Chain.create(
             secret if secret is not None else secrets.token_bytes(32),
             dice.chain_salt(game_id, identity.public_key),
@@ -93,6 +98,7 @@ class Peer:
             chain=chain_length,
             anchor=chain.anchor(0),
             state=Game(setup).state_hash(),
+            joiner_nonce=joiner_nonce,
         )
         entry = Entry(
             version=PROTOCOL_VERSION,
@@ -232,7 +238,7 @@ class Peer:
     def _write(self, kind: EntryKind, body: object) -> bytes:
         log = self.log
         entry = Entry(
-            version=PROTOCOL_VERSION,
+            version=log.version,
             game_id=log.game_id,
             seq=log.next_seq,
             author=int(self.me),

@@ -95,12 +95,15 @@ class RemoteGame:
         save: Save,
         *,
         nonce: bytes,
+        joiner_nonce: bytes,
         chain_length: int = dice.DEFAULT_CHAIN_LENGTH,
     ) -> RemoteGame:
-        """A (the host) offers a game; the OFFER is saved, to be sent."""
+        """A (the host) offers a game; the OFFER is saved, to be sent. ``nonce`` is A's
+        fresh nonce, ``joiner_nonce`` the one B sent: the game id, and so A's chain secret
+        (derived from it), is fresh whatever B chose."""
         keys = (identity.public_key, peer_key)
         setup_bytes = codec.encode(codec.setup_to_wire(setup))
-        game_id = game_id_for(RULES_VERSION, keys, nonce, setup_bytes)
+        game_id = game_id_for(RULES_VERSION, keys, nonce, setup_bytes, joiner_nonce)
         peer, offer = Peer.offer(
             identity,
             peer_key,
@@ -108,6 +111,7 @@ class RemoteGame:
             chain_length=chain_length,
             secret=chain_secret(identity, game_id),
             nonce=nonce,
+            joiner_nonce=joiner_nonce,
         )
         save(offer)
         return cls(peer, [offer], save)
@@ -251,16 +255,22 @@ class RemoteGame:
         """The records a peer that holds ``have`` of them lacks, in order."""
         return self.records[have:]
 
-    def receive(self, record: bytes) -> bool:
+    def receive(self, record: bytes, *, live: bool = False) -> bool:
         """A record from the peer: True if it was new and is now saved and applied, False
         if it was one we hold already.
+
+        A new record must be written by the peer (the key the channel authenticated is
+        the other player's): this player's own records never come back new. With
+        ``live`` (the peer is connected to this player, who is answering), a timeout claim
+        is refused: nobody may claim that a live player stopped answering, and a player
+        never accepts such a claim against itself.
 
         Raises:
             InvalidEntryError: the record is not the valid next entry (nothing changed).
             EquivocationError: a different, validly signed entry with a sequence number
                 we hold.
         """
-        seq = self._seq_of(record)
+        seq, entry = self._decode(record)
         held = len(self.records)
         if seq < held:
             if record == self.records[seq]:
@@ -269,16 +279,27 @@ class RemoteGame:
             raise InvalidEntryError(seq, "a different copy of an entry we hold", record)
         if seq > held:
             raise InvalidEntryError(seq, f"entries {held} to {seq - 1} are missing", record)
+        if entry.author == self.me:
+            raise InvalidEntryError(
+                seq, f"the peer sent an entry written as {self.me.name}, this player", record
+            )
+        if live and entry.kind is EntryKind.CLAIM:
+            raise InvalidEntryError(
+                seq,
+                f"the peer claims that {self.me.name} stopped answering, while {self.me.name} "
+                "is connected and answering: a false timeout claim, refused and not saved",
+                record,
+            )
         self.peer.receive(record)
         self._keep(record, self.save if self.save_received is None else self.save_received)
         return True
 
-    def _seq_of(self, record: bytes) -> int:
+    def _decode(self, record: bytes) -> tuple[int, codec.Entry]:
         try:
             _, entry = codec.decode_signed_entry(record)
         except DbnetError as exc:
             raise InvalidEntryError(len(self.records), f"malformed: {exc}", record) from exc
-        return entry.seq
+        return entry.seq, entry
 
     def _check_equivocation(self, seq: int, record: bytes) -> None:
         signed, entry = codec.decode_signed_entry(record)

@@ -33,7 +33,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
-from dbnet.codec import Entry, OfferBody, ReplayHeader, SignedEntry, decode_signed_entry
+from dbnet.codec import Entry, ReplayHeader, SignedEntry, decode_signed_entry
 from dbnet.dice import ChainVerifier
 from dbnet.engine import ChanceRequest, Decision, Game, Player
 from dbnet.errors import DbnetError
@@ -49,7 +49,6 @@ GAME_ID_HEX_DIGITS: Final = 16  # the short game id shown: the first 8 bytes in 
 _BATCH: Final = 64
 """Records framed and decoded together before they are checked: enough for the speed,
 and a hostile file of many records costs little memory before its first bad one."""
-MAX_WARBAND_POWER: Final = 1000  # a resource limit: real warbands have well under 200
 
 
 class VerdictStatus(enum.Enum):
@@ -285,7 +284,6 @@ class ReplayVerifier:
             self.header = decode_header(record, where=self.where)
         elif index == 1:
             log = GameLog.start(record)
-            _check_limits(log)
             self._check_header(log)
             self.log = log
         else:
@@ -424,25 +422,6 @@ class ReplayVerifier:
         return self._verdict(
             VerdictStatus.INVALID, reason=reason, record=record, seq=seq, offset=offset
         )
-
-
-def _check_limits(log: GameLog) -> None:
-    """Refuse a setup that would make a roll ask for more dice than this verifier rolls.
-
-    The codec lets a creature's power be any 64-bit integer and a roll's dice are the
-    attackers' power, so a hostile OFFER could ask for 2^62 dice (unbounded memory and
-    time). The total power of a warband bounds the dice of any roll.
-    """
-    body = log.decoded[0].body
-    assert isinstance(body, OfferBody)
-    for player, warband in zip(Player, body.setup.warbands, strict=True):
-        total = sum(m.power for m in warband.minis)
-        if total > MAX_WARBAND_POWER:
-            raise InvalidEntryError(
-                0,
-                f"{player.name}'s warband has {total} power in all, more than this verifier's "
-                f"limit of {MAX_WARBAND_POWER} (it bounds the dice of a roll)",
-            )
 
 
 def _owed(log: GameLog, status: Status, seq: int, player: Player | None = None) -> Owed:

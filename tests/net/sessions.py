@@ -39,6 +39,7 @@ from .helpers import ALICE, BOB
 
 SEED = 7
 NONCE = bytes(range(100, 132))
+JOINER_NONCE = bytes(range(200, 232))
 GAME_LIMIT = 100_000.0  # virtual seconds: far more than any test game needs (hang guard)
 
 Wrap = Callable[[int, trio.abc.Stream, trio.abc.Stream], tuple[trio.abc.Stream, trio.abc.Stream]]
@@ -127,7 +128,9 @@ def make_side(
         expect=expect,
     )
     warband = default_warbands(load_catalog())[0 if host else 1]
-    new = NewGame(warband, options=Options(turns_to_win=turns), nonce=NONCE if host else None)
+    new = NewGame(
+        warband, options=Options(turns_to_win=turns), nonce=NONCE if host else JOINER_NONCE
+    )
     side.session = GameSession(seat, new_game=new, replay_path=path, timing=timing)
     return side
 

@@ -21,6 +21,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from dbnet.engine import ChanceRequest
 from dbnet.net.hosting import reachable_addresses, with_port
+from dbnet.net.played import PLAYED_GAMES_FILE
 from dbnet.protocol.log import GameLog
 from dbnet.replay.verify import VerdictStatus, verify_replay
 
@@ -85,11 +86,19 @@ async def until_listening(process: Dbnet) -> int:
 
 
 async def play(
-    tmp_path: Path, homes: Path, plans: list[Meter] | None = None, **proxy: object
+    tmp_path: Path,
+    homes: Path,
+    plans: list[Meter] | None = None,
+    *,
+    forget: bool = True,
+    **proxy: object,
 ) -> Game:
     """A host and a joiner process, the joiner connecting through a ``Proxy``; returns
-    once both have exited."""
+    once both have exited. With ``forget``, the homes' played games are forgotten first,
+    so the seeded game can be played again."""
     host_replay, joiner_replay = tmp_path / "alice.dbnr", tmp_path / "bob.dbnr"
+    if forget:
+        forget_played_games(homes)
     with trio.fail_after(GAME_TIMEOUT):
         async with trio.open_nursery() as nursery:
             host = await Dbnet.start(nursery, "host", homes / "alice", host_args(host_replay))
@@ -102,6 +111,14 @@ async def play(
             await joiner.wait()
             nursery.cancel_scope.cancel()
     return Game(host, joiner, host_replay, joiner_replay, relay)
+
+
+def forget_played_games(homes: Path) -> None:
+    """Let the seeded game be played again in these homes: each test here replays the
+    same game on purpose (``--seed``), which dbnet otherwise refuses (a repeated game id
+    would repeat its dice; ``test_a_repeated_game_id_is_refused_by_both_sides``)."""
+    for who in ("alice", "bob"):
+        (homes / who / PLAYED_GAMES_FILE).unlink(missing_ok=True)
 
 
 def assert_complete(game: Game, *, command: bool = True) -> None:
@@ -182,6 +199,25 @@ async def test_two_processes_play_a_complete_game(tmp_path: Path, homes: Path) -
     assert len(game.proxy.meters) == 1
 
 
+async def test_a_repeated_game_id_is_refused_by_both_sides(tmp_path: Path, homes: Path) -> None:
+    """Issue 19, hole 1: the same two players and the same ``--seed`` on both sides make
+    the same game id again; its dice would be the first game's, so the host refuses it
+    before sending the OFFER and tells the joiner: both stop with one line and exit 1,
+    and neither writes a replay of it."""
+    (tmp_path / "first").mkdir()
+    (tmp_path / "again").mkdir()
+    first = await play(tmp_path / "first", homes)
+    assert_complete(first, command=False)
+    again = await play(tmp_path / "again", homes, forget=False)
+    assert again.host.saw("was played here before: refusing it"), again.host.output()
+    assert again.joiner.saw("this game id was played before"), again.joiner.output()
+    for process in (again.host, again.joiner):
+        assert process.code == 1, process.output()
+        assert "Traceback" not in process.output()
+    assert not again.host_replay.exists()
+    assert not again.joiner_replay.exists()
+
+
 async def test_the_cut_points_cover_the_game(tmp_path: Path, homes: Path) -> None:
     records = await reference(tmp_path, homes)
     points = cut_points(records)
@@ -227,6 +263,7 @@ async def test_a_killed_process_resumes_with_dbnet_resume(
     expected = await reference(tmp_path, homes)
     kill_at = len(expected) // 2
     host_replay, joiner_replay = tmp_path / "alice.dbnr", tmp_path / "bob.dbnr"
+    forget_played_games(homes)
     with trio.fail_after(GAME_TIMEOUT):
         async with trio.open_nursery() as nursery:
             host = await Dbnet.start(nursery, "host", homes / "alice", host_args(host_replay))

@@ -20,7 +20,7 @@ from dbnet.catalog import default_warbands, load_catalog
 from dbnet.identity import KnownPeers, fingerprint
 from dbnet.net.errors import NetError, VersionMismatchError
 from dbnet.net.framing import frame
-from dbnet.net.handshake import encode_preamble
+from dbnet.net.handshake import SUPPORTED_VERSIONS, encode_preamble
 from dbnet.net.hosting import listener_port, listening
 from dbnet.net.messages import Bye, Entry, Hello, Message, Ping, decode_message, encode_message
 from dbnet.net.session import GameSessionError, Outcome, PeerLeftError, Timing
@@ -30,7 +30,7 @@ from dbnet.protocol.remote import chain_secret
 from dbnet.replay.verify import VerdictStatus
 
 from .helpers import ALICE, BOB, MALLORY, PassThroughStream
-from .sessions import GAME_LIMIT, Network, Side, make_side, play, reference, run_side
+from .sessions import GAME_LIMIT, JOINER_NONCE, Network, Side, make_side, play, reference, run_side
 
 Clock = trio.testing.MockClock
 B_WARBAND = default_warbands(load_catalog())[1]
@@ -73,7 +73,7 @@ async def raw_connection(network: Network) -> trio.abc.Stream:
 
 
 async def secure_connection(
-    network: Network, identity: object = BOB, versions: tuple[int, ...] = (1,)
+    network: Network, identity: object = BOB, versions: tuple[int, ...] = SUPPORTED_VERSIONS
 ) -> SecureStream:
     raw = await raw_connection(network)
     return await open_channel(raw, identity, initiator=True, versions=versions)  # type: ignore[arg-type]
@@ -142,7 +142,7 @@ async def test_a_slow_handshake_is_cut_off(autojump_clock: Clock, tmp_path: Path
     async def body() -> None:
         raw = await raw_connection(network)
         start = trio.current_time()
-        for byte in frame(encode_preamble((1,))):
+        for byte in frame(encode_preamble(SUPPORTED_VERSIONS)):
             try:
                 await raw.send_all(bytes([byte]))
             except trio.BrokenResourceError:
@@ -162,15 +162,15 @@ async def test_an_unknown_version_is_refused_on_both_sides(
     host, network = new_host(tmp_path), Network()
 
     async def body() -> None:
-        with pytest.raises(VersionMismatchError, match=r"the peer speaks versions \[1\]"):
-            await secure_connection(network, versions=(7, 2))
+        with pytest.raises(VersionMismatchError, match=r"the peer speaks versions \[2\]"):
+            await secure_connection(network, versions=(7, 3))
         await until(lambda: host.saw("no channel version in common"))
         await then_bob_plays(tmp_path, host, network)
 
     await with_host(host, network, body)
     assert host.saw(
         "refused a connection: handshake: no channel version in common: this side speaks "
-        "versions [1], the peer speaks versions [7, 2]; one side must upgrade"
+        "versions [2], the peer speaks versions [7, 3]; one side must upgrade"
     )
 
 
@@ -192,7 +192,7 @@ async def test_a_joiner_stops_at_a_host_of_another_version(
     assert isinstance(joiner.outcome, GameSessionError)
     assert str(joiner.outcome) == (
         "cannot play with this host: handshake: no channel version in common: this side "
-        "speaks versions [1], the peer speaks versions [3]; one side must upgrade"
+        "speaks versions [2], the peer speaks versions [3]; one side must upgrade"
     )
     assert network.count == 1
     assert not joiner.path.exists()
@@ -261,7 +261,7 @@ async def test_a_frame_trickled_byte_by_byte_is_cut_off(
     async def body() -> None:
         raw = await raw_connection(network)
         secure = await open_channel(raw, BOB, initiator=True)
-        await send(secure, Hello("bob", None, 0, B_WARBAND))
+        await send(secure, Hello("bob", None, 0, B_WARBAND, nonce=JOINER_NONCE))
         await receive(secure)  # the host's HELLO
         for byte in frame(b"x" * 200):
             try:
@@ -285,7 +285,7 @@ async def test_a_silent_peer_is_dropped_and_the_host_waits_on(
 
     async def body() -> None:
         secure = await secure_connection(network)
-        await send(secure, Hello("bob", None, 0, B_WARBAND))
+        await send(secure, Hello("bob", None, 0, B_WARBAND, nonce=JOINER_NONCE))
         start = trio.current_time()
         await until(lambda: host.saw("connection lost"))
         assert trio.current_time() - start >= 20.0
@@ -305,7 +305,7 @@ async def test_a_flood_ends_the_game_with_a_clear_message(
 
     async def body() -> None:
         secure = await secure_connection(network)
-        await send(secure, Hello("bob", None, 0, B_WARBAND))
+        await send(secure, Hello("bob", None, 0, B_WARBAND, nonce=JOINER_NONCE))
         with suppress(NetError):  # the host hangs up in the middle
             for token in range(1000):
                 await send(secure, Ping(token))
@@ -331,7 +331,7 @@ async def test_a_malformed_message_ends_the_game_with_a_clear_message(
 
     async def body() -> None:
         secure = await secure_connection(network)
-        await send(secure, Hello("bob", None, 0, B_WARBAND))
+        await send(secure, Hello("bob", None, 0, B_WARBAND, nonce=JOINER_NONCE))
         await secure.send(b"\x93\x09\x01\x02")  # [9, 1, 2]: no such message type
         await until(lambda: host.outcome is not None)
 
@@ -350,7 +350,7 @@ async def test_an_invalid_entry_ends_the_game_and_the_peer_is_told(
 
     async def body() -> None:
         secure = await secure_connection(network)
-        await send(secure, Hello("bob", None, 0, B_WARBAND))
+        await send(secure, Hello("bob", None, 0, B_WARBAND, nonce=JOINER_NONCE))
         await send(secure, Entry(b"\x92\xc4\x03abc\xc4\x03xyz"))
         told.append(await receive_until_bye(secure))
         await until(lambda: host.outcome is not None)
@@ -372,7 +372,7 @@ async def test_equivocation_is_caught_with_both_entries(
 
     async def body() -> None:
         secure = await secure_connection(network)
-        await send(secure, Hello("bob", None, 0, B_WARBAND))
+        await send(secure, Hello("bob", None, 0, B_WARBAND, nonce=JOINER_NONCE))
         message = await receive(secure)
         while not isinstance(message, Entry):
             message = await receive(secure)
@@ -407,7 +407,7 @@ async def test_a_stranger_is_refused_when_another_key_is_expected(
 
     async def body() -> None:
         secure = await secure_connection(network, MALLORY)
-        await send(secure, Hello("bob", None, 0, B_WARBAND))
+        await send(secure, Hello("bob", None, 0, B_WARBAND, nonce=JOINER_NONCE))
         told.append(await receive_until_bye(secure))
         await then_bob_plays(tmp_path, host, network)
 
@@ -499,7 +499,7 @@ async def test_a_stranger_cannot_break_into_a_game_in_progress(
     async def stranger() -> None:
         await until(lambda: host.saw("connection lost"))
         secure = await secure_connection(network, MALLORY)
-        await send(secure, Hello("mallory", None, 0, B_WARBAND))
+        await send(secure, Hello("mallory", None, 0, B_WARBAND, nonce=JOINER_NONCE))
         await receive_until_bye(secure)
         stranger_done.set()
 
@@ -532,7 +532,7 @@ async def test_a_peer_that_stops_reading_is_dropped(autojump_clock: Clock, tmp_p
         await network.arrive(theirs)
         secure = await open_channel(ours, BOB, initiator=True)
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(send, secure, Hello("bob", None, 0, B_WARBAND))
+            nursery.start_soon(send, secure, Hello("bob", None, 0, B_WARBAND, nonce=JOINER_NONCE))
             await receive(secure)  # the host's HELLO; from now on, nothing is read
         with suppress(NetError):
             while not host.saw("connection lost"):

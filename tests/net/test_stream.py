@@ -22,7 +22,7 @@ from dbnet.net.errors import (
     VersionMismatchError,
 )
 from dbnet.net.framing import MAX_FRAME, MAX_PLAINTEXT, frame
-from dbnet.net.handshake import encode_preamble
+from dbnet.net.handshake import SUPPORTED_VERSIONS, encode_preamble
 from dbnet.net.stream import SecureStream, open_channel
 
 from .helpers import ALICE, BOB, Background, LossyStream, damaged
@@ -60,7 +60,7 @@ async def test_handshake_and_messages_both_ways() -> None:
     a, b = await secure_pair(*trio.testing.memory_stream_pair())
     assert a.peer_key == BOB.public_key
     assert b.peer_key == ALICE.public_key
-    assert a.version == b.version == 1
+    assert a.version == b.version == SUPPORTED_VERSIONS[0] == 2
     assert a.transcript == b.transcript
     for i in range(10):
         await a.send(b"ping %d" % i)
@@ -165,7 +165,9 @@ async def test_an_oversized_handshake_frame_is_refused_unread(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
     a_stream, b_stream = trio.testing.memory_stream_pair()
-    await a_stream.send_all(frame(encode_preamble([1])) + b"\x00\x10\x00\x00")  # 1 MiB, no body
+    await a_stream.send_all(
+        frame(encode_preamble(SUPPORTED_VERSIONS)) + b"\x00\x10\x00\x00"
+    )  # 1 MiB, no body
     with pytest.raises(FrameError, match="announces 1048576 bytes, more than the limit of 1024"):
         await open_channel(b_stream, BOB, initiator=False)
     assert trio.current_time() == 0  # refused at once, not after waiting for the body
@@ -174,10 +176,8 @@ async def test_an_oversized_handshake_frame_is_refused_unread(
 async def test_no_common_version() -> None:
     a_stream, b_stream = trio.testing.memory_stream_pair()
     async with trio.open_nursery() as nursery:
-        b = Background(
-            nursery, partial(open_channel, b_stream, BOB, initiator=False, versions=[3, 2])
-        )
-        with pytest.raises(VersionMismatchError, match=r"speaks versions \[1\].*\[3, 2\]"):
+        b = Background(nursery, partial(open_channel, b_stream, BOB, initiator=False, versions=[3]))
+        with pytest.raises(VersionMismatchError, match=r"speaks versions \[2\].*\[3\]"):
             await open_channel(a_stream, ALICE, initiator=True)
         await b.finished.wait()
     assert isinstance(b.error, VersionMismatchError)
@@ -185,7 +185,7 @@ async def test_no_common_version() -> None:
 
 async def test_a_handshake_that_never_finishes(autojump_clock: trio.testing.MockClock) -> None:
     a_stream, b_stream = trio.testing.memory_stream_pair()
-    await b_stream.send_all(frame(encode_preamble([1])))  # a preamble, then silence
+    await b_stream.send_all(frame(encode_preamble(SUPPORTED_VERSIONS)))  # a preamble, then silence
     with pytest.raises(PeerTimeoutError) as info:
         await open_channel(a_stream, ALICE, initiator=True, handshake_timeout=7)
     assert trio.current_time() == 7
@@ -206,7 +206,7 @@ async def test_a_peer_that_says_nothing(autojump_clock: trio.testing.MockClock) 
 
 async def test_the_peer_hangs_up_during_the_handshake() -> None:
     a_stream, b_stream = trio.testing.memory_stream_pair()
-    await b_stream.send_all(frame(encode_preamble([1])) + b"\x00\x00")
+    await b_stream.send_all(frame(encode_preamble(SUPPORTED_VERSIONS)) + b"\x00\x00")
     await b_stream.send_eof()
     with pytest.raises(ConnectionClosedError) as info:
         await open_channel(a_stream, ALICE, initiator=True)
@@ -257,7 +257,7 @@ async def test_os_errors_become_connection_closed() -> None:
 
 async def test_a_forged_message_2_fails_authentication() -> None:
     a_stream, b_stream = trio.testing.memory_stream_pair()
-    await b_stream.send_all(frame(encode_preamble([1])) + frame(bytes(range(144))))
+    await b_stream.send_all(frame(encode_preamble(SUPPORTED_VERSIONS)) + frame(bytes(range(144))))
     with pytest.raises(AuthenticationError, match="message 2 failed authentication"):
         await open_channel(a_stream, ALICE, initiator=True)
 

@@ -74,6 +74,7 @@ class Pair:
             chain_length=chain_length,
             secret=derive(seed, f"secret A {game}"),
             nonce=derive(seed, f"nonce {game}"),
+            joiner_nonce=derive(seed, f"joiner nonce {game}"),
         )
         b, accept = Peer.accept(identity(seed, "B"), offer, secret=derive(seed, f"secret B {game}"))
         a.receive(accept)

@@ -144,10 +144,10 @@ def test_the_attack_dice_do_not_depend_on_which_attack_is_declared(setup: GameSe
     """Other declarations at the same point (another cell, fewer attackers) arm the same
     roll index with the same links, so they get the same dice, as many as each needs: no
     decision can grind a roll."""
-    # seed 1: the first seed (searched from 1) whose game between the default warbands
+    # seed 3: the first seed (searched from 1) whose game between the default warbands
     # reaches a strike where A has 4 attacks to choose from
-    choose = bot_chooser(("random", "random"), 1)
-    pair = Pair.start(setup, 1)
+    choose = bot_chooser(("random", "random"), 3)
+    pair = Pair.start(setup, 3)
     pair.run_until(
         choose,
         lambda p: (

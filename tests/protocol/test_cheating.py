@@ -450,7 +450,8 @@ def test_a_game_played_under_other_rules_is_refused_by_name(setup: GameSetup) ->
     assert isinstance(body, OfferBody)
     old = dataclasses.replace(body, rules="dbnet-rules-1")
     setup_bytes = codec.encode(codec.setup_to_wire(old.setup))
-    game_id = game_id_for(old.rules, (old.keys[0], old.keys[1]), old.nonce, setup_bytes)
+    keys = (old.keys[0], old.keys[1])
+    game_id = game_id_for(old.rules, keys, old.nonce, setup_bytes, old.joiner_nonce)
     record = sign(a_identity, dataclasses.replace(entry, game_id=game_id, body=old))
     with pytest.raises(InvalidEntryError) as caught:
         GameLog.start(record)

@@ -20,6 +20,7 @@ from .helpers import bot_chooser, derive, identity
 ALICE = identity(1, "A")
 BOB = identity(1, "B")
 NONCE = derive(1, "nonce")
+JOINER_NONCE = derive(1, "joiner nonce")
 
 
 class Saved(list[bytes]):
@@ -31,7 +32,9 @@ class Saved(list[bytes]):
 
 def start(setup: GameSetup) -> tuple[RemoteGame, RemoteGame, Saved, Saved]:
     saved_a, saved_b = Saved(), Saved()
-    a = RemoteGame.offer(ALICE, BOB.public_key, setup, saved_a, nonce=NONCE)
+    a = RemoteGame.offer(
+        ALICE, BOB.public_key, setup, saved_a, nonce=NONCE, joiner_nonce=JOINER_NONCE
+    )
     b = RemoteGame.accept(BOB, a.records[0], saved_b)
     assert a.receive(b.records[1])
     return a, b, saved_a, saved_b
@@ -280,7 +283,9 @@ def test_records_received_go_to_save_received(setup: GameSetup) -> None:
     """The peer's records may be saved without waiting for the disk (``save_received``);
     this player's own always go through ``save``, before they can be sent."""
     saved_a, saved_b = Saved(), Saved()
-    a = RemoteGame.offer(ALICE, BOB.public_key, setup, saved_a, nonce=NONCE)
+    a = RemoteGame.offer(
+        ALICE, BOB.public_key, setup, saved_a, nonce=NONCE, joiner_nonce=JOINER_NONCE
+    )
     b = RemoteGame.accept(BOB, a.records[0], saved_b)
     received_a, received_b = Saved(), Saved()
     a.save_received, b.save_received = received_a, received_b

@@ -45,6 +45,7 @@ from dbnet.net.session import (
     Outcome,
     Seat,
     Timing,
+    withheld_result,
 )
 from dbnet.protocol.remote import RemoteGame
 from dbnet.render import choice_lines, describe_result, explain_pending, render_position
@@ -421,6 +422,11 @@ def _finish(session: GameSession, run: Callable[[], Outcome]) -> int:
         if session.writer is not None:
             session.writer.close()
     where = session.replay_path
+    withheld = withheld_result(session.game)
+    if outcome is Outcome.ADJOURNED and withheld is not None:
+        _say(f"dbnet: {withheld}")
+        _say(f"replay: {where}")
+        return EXIT_COMPLETE
     if outcome is Outcome.UNREACHED:
         print("dbnet: the host could not be reached; no game was started", file=sys.stderr)
         return EXIT_FAILED

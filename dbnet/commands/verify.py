@@ -36,6 +36,7 @@ BAR_WIDTH: Final = 30
 MIN_RESULT_WIDTH: Final = 40
 COUNT_LABELS: Final = {
     VerdictStatus.COMPLETE: "complete",
+    VerdictStatus.DECIDED: "decided",
     VerdictStatus.UNFINISHED: "unfinished",
     VerdictStatus.CLAIM: "claims",
     VerdictStatus.INVALID: "invalid",
@@ -217,8 +218,13 @@ def result_text(verdict: Verdict) -> str:
         return f"{place}: {verdict.reason}"
     owed = verdict.owed
     assert owed is not None
+    if status is VerdictStatus.DECIDED:
+        return (
+            f"{verdict.winner} won ({verdict.reason}), points {verdict.score()}; "
+            f"{owed.player} did not sign it"
+        )
     if status is VerdictStatus.CLAIM:
-        return f"{verdict.claimant} claims {owed.player} timed out (entry {owed.seq})"
+        return f"unilateral: {verdict.claimant} claims {owed.player} timed out (entry {owed.seq})"
     return f"{owed.player} owes entry {owed.seq}: {owed.describe()} (turn {verdict.turn})"
 
 

@@ -34,7 +34,14 @@ from dbnet.engine import Choice, Decision, Game, GameSetup, Player, format_choic
 from dbnet.errors import DbnetError, IllegalChoiceError
 from dbnet.identity import fingerprint
 from dbnet.localplay import Event, EventKind
-from dbnet.net.session import RESIGN, GameSession, GameSessionError, Outcome, Seat
+from dbnet.net.session import (
+    RESIGN,
+    GameSession,
+    GameSessionError,
+    Outcome,
+    Seat,
+    withheld_result,
+)
 
 _ENDINGS = {
     Outcome.COMPLETE: "The game is complete; both players signed the result.",
@@ -172,7 +179,10 @@ class NetworkSession:
         lines: list[str] = []
         if self._failure is not None:
             lines.append(f"The game could not go on: {self._failure}")
-        if self._outcome is Outcome.ADJOURNED:
+        withheld = withheld_result(self.net.game)
+        if self._outcome is Outcome.ADJOURNED and withheld is not None:
+            lines.append(withheld[0].upper() + withheld[1:] + ".")
+        elif self._outcome is Outcome.ADJOURNED:
             lines.append("The opponent was away too long: the game is adjourned.")
         if self._outcome is Outcome.UNREACHED:
             lines.append("The host could not be reached; no game was started.")
@@ -180,7 +190,7 @@ class NetworkSession:
         if path is None:
             return lines
         game = self.net.game
-        done = game is not None and game.is_closed
+        done = game is not None and (game.is_closed or withheld is not None)
         lines.append(f"Replay saved ({'complete' if done else 'unfinished'}): {path}")
         if not done:
             lines.append(f"Go on later: dbnet resume {shlex.quote(str(path))} [HOST:PORT]")

@@ -108,6 +108,21 @@ class Outcome(enum.Enum):
     UNREACHED = "unreached"  # the joiner never reached its host: no game was started
 
 
+def withheld_result(game: RemoteGame | None) -> str | None:
+    """When the game is over but the other player withheld its FINAL or COSIGN: who won,
+    as the game's state decides it, and that the replay verifies as that result (the
+    verifier's *decided*); else None. Withholding a signature gains a loser nothing."""
+    if game is None or game.is_closed or game.log.game.winner is None:
+        return None
+    engine = game.log.game
+    assert engine.winner is not None
+    who = "you" if engine.winner is game.me else "the opponent"
+    return (
+        f"the game is over: {who} ({engine.winner.name}) won; the opponent did not sign the "
+        "result, but the replay verifies as decided by the game's own state (dbnet verify)"
+    )
+
+
 class _ConnectionLostError(Exception):
     """This connection is over; the game is not (a reconnection resumes it)."""
 

@@ -53,6 +53,7 @@ and a hostile file of many records costs little memory before its first bad one.
 
 class VerdictStatus(enum.Enum):
     COMPLETE = "complete"  # FINAL and COSIGN: the result is agreed and signed by both
+    DECIDED = "decided"  # the game is over by re-simulation; FINAL or COSIGN was withheld
     UNFINISHED = "unfinished"  # valid so far; someone owes the next entry
     CLAIM = "claim"  # closed by a unilateral timeout claim (never a win)
     INVALID = "invalid"  # the first invalid record, with the reason
@@ -98,6 +99,9 @@ class Verdict:
 
     - ``complete``: ``winner`` ("A" or "B"), ``reason`` ("victory" or "resignation"),
       ``turns`` (conquest points (A, B) of every turn), ``turn`` (the last turn).
+    - ``decided``: as ``complete``, but the result was not signed by both: the game's
+      own state decides it (by re-simulation) and ``owed`` says what the withholding
+      player did not write (the FINAL or COSIGN entry), so withholding gains nothing.
     - ``unfinished``: ``owed`` (who owes the next entry and what), ``turn`` reached.
     - ``claim``: ``claimant`` and ``owed`` (the entry it waited for, and who owed it).
     - ``invalid``: ``record`` (the record index in the file, 0 being the header),
@@ -126,8 +130,9 @@ class Verdict:
 
     @property
     def ok(self) -> bool:
-        """Only a complete, valid game counts as verified."""
-        return self.status is VerdictStatus.COMPLETE
+        """Only a finished, valid game counts as verified: complete, or decided by its
+        state with the loser's (or winner's) signature withheld."""
+        return self.status is VerdictStatus.COMPLETE or self.status is VerdictStatus.DECIDED
 
     def score(self) -> str:
         """The conquest points of every turn, ``0-0 3-8`` (A's first)."""
@@ -140,6 +145,15 @@ class Verdict:
             return (
                 f"complete: {self.winner} won by {self.reason} on turn {self.turn} "
                 f"(points by turn, A-B: {self.score()})"
+            )
+        if status is VerdictStatus.DECIDED:
+            owed = self.owed
+            assert owed is not None
+            signer = "loser" if owed.player != self.winner else "winner"
+            return (
+                f"decided: {self.winner} won by {self.reason} on turn {self.turn} "
+                f"(points by turn, A-B: {self.score()}), derived by re-simulation; not "
+                f"counter-signed: the {signer} ({owed.player}) did not write {owed.describe()}"
             )
         if status is VerdictStatus.INVALID:
             if self.record is None:
@@ -156,8 +170,9 @@ class Verdict:
         when = "" if self.turn is None else f", turn {self.turn}"
         if status is VerdictStatus.CLAIM:
             return (
-                f"unilateral claim by {self.claimant}: {owed.player} did not write entry "
-                f"{owed.seq}, {owed.describe()}{when}"
+                f"unilateral claim by {self.claimant} (not a result; unverifiable): "
+                f"{self.claimant} says {owed.player}, who owed entry {owed.seq}, "
+                f"{owed.describe()}{when}, stopped answering"
             )
         return (
             f"unfinished after {self.entries} entries{when}: {owed.player} owes entry "
@@ -362,12 +377,19 @@ class ReplayVerifier:
             return Verdict(where=self.where, status=VerdictStatus.UNFINISHED, entries=0, owed=owed)
         game = log.game
         status = log.status
-        if status is Status.COMPLETE:
-            assert game.winner is not None
+        if game.winner is not None and status is not Status.PLAYING:
             assert game.end_reason is not None
-            return self._verdict(
-                VerdictStatus.COMPLETE, winner=game.winner.name, reason=game.end_reason.value
-            )
+            winner, reason = game.winner.name, game.end_reason.value
+            if status is Status.COMPLETE:
+                return self._verdict(VerdictStatus.COMPLETE, winner=winner, reason=reason)
+            # The game is over: FINAL or COSIGN is missing (maybe after a claim), but the
+            # state the signed entries led to decides the result all the same.
+            if status is Status.CLAIMED:
+                claimant = Player(log.decoded[-1].author)
+                owed = _owed_before_claim(log, claimant.other)
+            else:
+                owed = _owed(log, status, log.next_seq)
+            return self._verdict(VerdictStatus.DECIDED, winner=winner, reason=reason, owed=owed)
         if status is Status.CLAIMED:
             claimant = Player(log.decoded[-1].author)
             owed = _owed_before_claim(log, claimant.other)

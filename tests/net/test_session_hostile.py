@@ -8,6 +8,7 @@ then plays the game to the end); a joiner that reaches the wrong host stops.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Awaitable, Callable
 from contextlib import suppress
 from pathlib import Path
@@ -16,7 +17,9 @@ import pytest
 import trio
 import trio.testing
 
-from dbnet.catalog import default_warbands, load_catalog
+from dbnet.bots import make_bot
+from dbnet.catalog import default_warbands, load_catalog, load_map
+from dbnet.engine import Decision, GameSetup, Player, format_choice
 from dbnet.identity import KnownPeers, fingerprint
 from dbnet.net.errors import NetError, VersionMismatchError
 from dbnet.net.framing import frame
@@ -26,14 +29,15 @@ from dbnet.net.messages import Bye, Entry, Hello, Message, Ping, decode_message,
 from dbnet.net.session import GameSessionError, Outcome, PeerLeftError, Timing
 from dbnet.net.stream import SecureStream, open_channel
 from dbnet.protocol.peer import Peer
-from dbnet.protocol.remote import chain_secret
+from dbnet.protocol.remote import RemoteGame, chain_secret
 from dbnet.replay.verify import VerdictStatus
 
 from .helpers import ALICE, BOB, MALLORY, PassThroughStream
 from .sessions import GAME_LIMIT, JOINER_NONCE, Network, Side, make_side, play, reference, run_side
 
 Clock = trio.testing.MockClock
-B_WARBAND = default_warbands(load_catalog())[1]
+A_WARBAND, B_WARBAND = default_warbands(load_catalog())
+GAME_LIMIT_ENTRIES = 500
 
 
 async def until(condition: Callable[[], bool]) -> None:
@@ -572,3 +576,148 @@ async def test_a_host_keeps_only_a_few_connections_waiting(tmp_path: Path) -> No
     assert served == 1  # the one connection the host works on got its preamble
     assert closed in (5, 6)  # 14 - 1 - 8 (or 14 - 8 if none was taken off the queue yet)
     assert first.count(b"-") == 14 - served - closed  # the waiting ones got nothing yet
+
+
+# --- issue 19: the protocol's holes --------------------------------------------------------
+
+
+async def hostile_host(
+    network: Network, identity: object, offer: Callable[[Hello], bytes]
+) -> Bye | None:
+    """A host that answers the joiner's HELLO with the OFFER ``offer(hello)`` makes (a
+    record), then reads until the joiner's BYE."""
+    stream = await network.arrivals.receive()
+    secure = await open_channel(stream, identity, initiator=False)  # type: ignore[arg-type]
+    hello = await receive(secure)
+    assert isinstance(hello, Hello)
+    await send(secure, Hello("alice", None, 0, created="2026-01-01T12:00:00Z"))
+    await send(secure, Entry(offer(hello)))
+    with suppress(NetError):
+        return await receive_until_bye(secure)
+    return None
+
+
+async def joiner_against(
+    tmp_path: Path, identity: object, offer: Callable[[Hello], bytes]
+) -> tuple[Side, list[Bye | None]]:
+    joiner = make_side(tmp_path, "bob", identity=BOB, host=False)
+    network, told = Network(), []
+
+    async def host() -> None:
+        told.append(await hostile_host(network, identity, offer))
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(host)
+        await run_side(joiner, lambda: joiner.session.join(network.connect))
+    return joiner, told
+
+
+async def test_an_offer_relayed_by_a_man_in_the_middle_is_refused(
+    autojump_clock: Clock, tmp_path: Path
+) -> None:
+    """Hole 5: Mallory authenticates the channel with her own key (the one the joiner
+    checks with --expect and known_peers) and relays Alice's genuine OFFER: the joiner
+    refuses it, since its author is not the key on the channel, and writes nothing."""
+
+    def alices_offer(hello: Hello) -> bytes:
+        assert hello.warband is not None
+        setup = GameSetup(load_map(), (A_WARBAND, hello.warband))
+        _, record = Peer.offer(ALICE, BOB.public_key, setup, joiner_nonce=hello.nonce)
+        return record
+
+    joiner, told = await joiner_against(tmp_path, MALLORY, alices_offer)
+    assert isinstance(joiner.outcome, GameSessionError)
+    assert str(joiner.outcome).startswith(
+        f"the OFFER names {fingerprint(ALICE.public_key)} as A, but the host on this "
+        f"connection is {fingerprint(MALLORY.public_key)}: refusing a game relayed"
+    )
+    assert told[0] is not None
+    assert told[0].reason == "your OFFER is written by another key than yours"
+    assert not joiner.path.exists()
+
+
+async def test_an_offer_without_the_joiners_nonce_is_refused(
+    autojump_clock: Clock, tmp_path: Path
+) -> None:
+    """Hole 1: a host that reuses an earlier game's nonces (so the game id, and with it
+    the joiner's chain, would repeat) leaves out the nonce this joiner sent: refused."""
+    earlier_joiner_nonce = bytes(32)
+
+    def replayed_offer(hello: Hello) -> bytes:
+        assert hello.warband is not None and hello.nonce != earlier_joiner_nonce
+        setup = GameSetup(load_map(), (A_WARBAND, hello.warband))
+        _, record = Peer.offer(
+            ALICE, BOB.public_key, setup, nonce=bytes(32), joiner_nonce=earlier_joiner_nonce
+        )
+        return record
+
+    joiner, told = await joiner_against(tmp_path, ALICE, replayed_offer)
+    assert isinstance(joiner.outcome, GameSessionError)
+    assert str(joiner.outcome).startswith(
+        "the host's OFFER does not carry the nonce this side sent: refusing it"
+    )
+    assert told[0] is not None
+    assert told[0].reason == "your OFFER does not carry my nonce"
+    assert not joiner.path.exists()
+
+
+async def test_a_joiner_without_a_nonce_is_refused_and_the_host_waits_on(
+    autojump_clock: Clock, tmp_path: Path
+) -> None:
+    host, network = new_host(tmp_path), Network()
+    told: list[Bye] = []
+
+    async def body() -> None:
+        secure = await secure_connection(network)
+        await send(secure, Hello("bob", None, 0, B_WARBAND))
+        told.append(await receive_until_bye(secure))
+        await then_bob_plays(tmp_path, host, network)
+
+    await with_host(host, network, body)
+    assert told[0].reason == "the peer sent no nonce for the new game: it speaks an older protocol"
+
+
+async def test_a_false_timeout_claim_is_refused_by_the_live_player(
+    autojump_clock: Clock, tmp_path: Path
+) -> None:
+    """Hole 3: the joiner writes its ACCEPT and at once a signed CLAIM that the host
+    timed out, while the host is connected and about to answer. The host refuses the
+    claim (it is live), does not save it, and does not count the game as over: it exits
+    with the reason, and its replay verifies as unfinished with A to write, not as a
+    claim."""
+    host, network = new_host(tmp_path, think=30.0), Network()
+    told: list[Bye] = []
+
+    async def body() -> None:
+        secure = await secure_connection(network)
+        await send(secure, Hello("bob", None, 0, B_WARBAND, nonce=JOINER_NONCE))
+        offer = await receive(secure)
+        while not isinstance(offer, Entry):
+            offer = await receive(secure)
+        holder: list[bytes] = []
+        game = RemoteGame.accept(BOB, offer.record, holder.append)
+        await send(secure, Entry(game.records[1]))
+        bot = make_bot("random", random.Random(1))
+        for _ in range(GAME_LIMIT_ENTRIES):  # play B until A owes a decision
+            pending = game.log.game.pending
+            if isinstance(pending, Decision) and pending.player is Player.A:
+                break
+            if game.my_turn:
+                view = game.decision_view()
+                decision = None if view is None else format_choice(view, bot.choose(view))
+                await send(secure, Entry(game.write(decision)))
+                continue
+            message = await receive(secure)
+            if isinstance(message, Entry):
+                game.receive(message.record)
+        await send(secure, Entry(game.claim_timeout()))
+        told.append(await receive_until_bye(secure))
+        await until(lambda: host.outcome is not None)
+
+    await with_host(host, network, body)
+    assert isinstance(host.outcome, GameSessionError)
+    assert "a false timeout claim, refused and not saved" in str(host.outcome)
+    assert "a false timeout claim" in told[0].reason
+    verdict = host.verdict()
+    assert verdict.status is VerdictStatus.UNFINISHED, verdict
+    assert verdict.owed is not None and verdict.owed.player == "A"

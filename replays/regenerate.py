@@ -57,13 +57,13 @@ GAMES: Final = (
         "06-bulwark-vs-pyre-abilities",
         ("random", "random"),
         warbands=("bulwark-of-dawn.toml", "infernal-pyre.toml"),
-        seed=":9",
+        seed=":1",
     ),
     Recording(
         "07-mirror-vs-hive-abilities",
         ("random", "random"),
         warbands=("mirror-court.toml", "hive-terror.toml"),
-        seed=":3",
+        seed=":5",
     ),
     Recording(
         "08-stampede-vs-recursion-abilities",

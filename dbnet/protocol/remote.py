@@ -140,6 +140,13 @@ class RemoteGame:
         if identity.public_key not in log.keys:
             raise LocalProtocolError("this identity is neither player of the game in the replay")
         me = Player(log.keys.index(identity.public_key))
+        if me is Player.B and len(records) == 1:
+            # B saved the OFFER and stopped before its ACCEPT: go on as a fresh ACCEPT
+            # would (the chain secret is derived, so it is the ACCEPT B would have sent)
+            game = cls.accept(identity, records[0], lambda record: None)
+            game.save = save
+            save(game.records[1])
+            return game
         for record in records[1:]:
             log.append(record)
         chain = dice.Chain.create(

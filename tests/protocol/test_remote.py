@@ -10,7 +10,7 @@ import pytest
 
 from dbnet import codec
 from dbnet.codec import EntryKind
-from dbnet.engine import ChanceRequest, Decision, GameSetup, Player
+from dbnet.engine import ChanceRequest, Decision, Game, GameSetup, Player, format_choice
 from dbnet.protocol.errors import InvalidEntryError, LocalProtocolError
 from dbnet.protocol.peer import Peer
 from dbnet.protocol.remote import EquivocationError, RemoteGame, chain_secret
@@ -191,6 +191,30 @@ def test_restore_refuses_a_stranger_and_an_empty_file(setup: GameSetup) -> None:
         RemoteGame.restore(identity(9, "M"), a.records, Saved())
     with pytest.raises(LocalProtocolError, match="no entries"):
         RemoteGame.restore(ALICE, [], Saved())
+
+
+def test_a_joiner_that_saved_only_the_offer_resumes_with_the_accept_it_owed(
+    setup: GameSetup,
+) -> None:
+    """Issue 19: a joiner killed after saving the host's OFFER and before writing its
+    ACCEPT used to stop at once with an AssertionError. Restored from that one record it
+    writes (and saves) the very ACCEPT a fresh accept writes, and the game goes on."""
+    a, b, _, _ = start(setup)
+    saved = Saved()
+    again = RemoteGame.restore(BOB, [a.records[0]], saved)
+    assert again.records == b.records[:2]
+    assert saved == [b.records[1]]  # saved to the replay before it is sent
+    assert again.missing_for(1) == [b.records[1]]
+    assert a.receive(again.records[1]) is False  # the host holds it already: the same bytes
+    play_out(a, again, lambda view: legal_first(view))
+    assert a.records == again.records
+
+
+def legal_first(view: object) -> str:
+    assert isinstance(view, Game)
+    choices = view.legal_choices()
+    assert choices
+    return format_choice(view, choices[0])
 
 
 def test_chain_secrets_belong_to_one_key_and_one_game() -> None:

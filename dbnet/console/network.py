@@ -35,6 +35,7 @@ from dbnet.errors import DbnetError, IllegalChoiceError
 from dbnet.identity import fingerprint
 from dbnet.localplay import Event, EventKind
 from dbnet.net.session import RESIGN, GameSession, GameSessionError, Outcome, Seat
+from dbnet.text import printable
 
 _ENDINGS = {
     Outcome.COMPLETE: "The game is complete; both players signed the result.",
@@ -108,7 +109,7 @@ class NetworkSession:
         if self.is_local(player):
             return "you"
         game = self.net.game
-        name = self.net.peer_name or "opponent"
+        name = printable(self.net.peer_name or "opponent")
         if game is None:
             return name
         return f"{name} {fingerprint(game.log.keys[game.me.other])}"

@@ -48,6 +48,7 @@ from dbnet.net.session import (
 from dbnet.protocol.remote import RemoteGame
 from dbnet.render import choice_lines, describe_result, explain_pending, render_position
 from dbnet.replay.file import ReplayWriter, load_replay
+from dbnet.text import printable
 
 EXIT_COMPLETE = 0
 EXIT_FAILED = 1
@@ -187,12 +188,13 @@ def _default_name() -> str:
 
 
 def _say(text: str) -> None:
-    print(text, flush=True)
+    """A status line, escaped: it may quote the peer's names or reasons."""
+    print(printable(text), flush=True)
 
 
 def _show_events(events: list[Event]) -> None:
     for event in events:
-        print(f"  {event}", flush=True)
+        print(f"  {printable(str(event))}", flush=True)
 
 
 # --- choosers ----------------------------------------------------------------------------
@@ -395,7 +397,7 @@ def _finish(session: GameSession, run: Callable[[], Outcome]) -> int:
     try:
         outcome = run()
     except GameSessionError as exc:
-        print(f"dbnet: the game cannot go on: {exc}", file=sys.stderr)
+        print(f"dbnet: the game cannot go on: {printable(str(exc))}", file=sys.stderr)
         if session.game is not None:
             print(
                 f"dbnet: the game so far is saved in {session.replay_path} (check it with "

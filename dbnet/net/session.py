@@ -63,6 +63,7 @@ from dbnet.protocol.log import GameLog
 from dbnet.protocol.peer import RULES_VERSION
 from dbnet.protocol.remote import RemoteGame
 from dbnet.replay.file import ReplayWriter
+from dbnet.text import printable
 
 __all__ = [
     "RESIGN",
@@ -374,11 +375,12 @@ class GameSession:
                 return await self._converse(link)
             except (MessageError, FloodError) as exc:
                 raise GameSessionError(
-                    f"the peer broke the protocol: {exc}", to_peer=f"you broke the protocol: {exc}"
+                    f"the peer broke the protocol: {printable(str(exc))}",
+                    to_peer=f"you broke the protocol: {exc}",
                 ) from exc
-            except ProtocolError as exc:
+            except ProtocolError as exc:  # its reason may quote the peer's names
                 raise GameSessionError(
-                    f"the peer sent an invalid entry: {exc}",
+                    f"the peer sent an invalid entry: {printable(str(exc))}",
                     to_peer=f"your entry was refused: {exc}",
                 ) from exc
         except GameSessionError as exc:
@@ -408,7 +410,7 @@ class GameSession:
             self.connected = True
             self.connections += 1
             self.peer_name = hello.name
-            self.seat.say(f"connected to {hello.name} ({fingerprint(link.peer_key)})")
+            self.seat.say(f"connected to {printable(hello.name)} ({fingerprint(link.peer_key)})")
             exchange = _Exchange(peer_has=hello.have)
             game = await self._ensure_game(link, hello, exchange)
             complete = await self._play(link, game, exchange)
@@ -434,7 +436,7 @@ class GameSession:
         if message is None:
             raise _ConnectionLostError("no HELLO from the peer in time")
         if isinstance(message, Bye):
-            raise PeerLeftError(f"the peer hung up: {message.reason}")
+            raise PeerLeftError(f"the peer hung up: {printable(message.reason)}")
         if not isinstance(message, Hello):
             raise GameSessionError(f"the peer's first message is not HELLO but {message!r}")
         return message
@@ -468,15 +470,15 @@ class GameSession:
             other = game.log.keys[game.me.other]
             if key != other:
                 raise GameSessionError(
-                    f"the peer ({hello.name}, {print_key}) is not the other player of this game "
-                    f"({fingerprint(other)})",
+                    f"the peer ({printable(hello.name)}, {print_key}) is not the other player "
+                    f"of this game ({fingerprint(other)})",
                     to_peer="you are not the other player of this game",
                 )
         if seat.known_peers is not None:
             try:
                 if seat.known_peers.check(hello.name, key) == "new":
                     seat.known_peers.remember(hello.name, key)
-                    seat.say(f"first game with {hello.name}: key {print_key} remembered")
+                    seat.say(f"first game with {printable(hello.name)}: key {print_key} remembered")
             except KnownPeerMismatchError as exc:
                 raise GameSessionError(
                     str(exc), to_peer=f"your key is not the one remembered for {hello.name!r}"
@@ -546,7 +548,7 @@ class GameSession:
                 if isinstance(message, Entry):
                     break
                 if isinstance(message, Bye):
-                    raise PeerLeftError(f"the host hung up: {message.reason}")
+                    raise PeerLeftError(f"the host hung up: {printable(message.reason)}")
                 if isinstance(message, Hello):
                     raise GameSessionError("the host sent HELLO twice")
                 link.charge()
@@ -558,8 +560,8 @@ class GameSession:
         holder: list[bytes] = []
         game = RemoteGame.accept(self.seat.identity, message.record, holder.append)
         self.seat.say(
-            f"the host offers: {setup.map.name}, {setup.options.turns_to_win} turns to win; "
-            f"you play B with {new.warband.name}"
+            f"the host offers: {printable(setup.map.name)}, {setup.options.turns_to_win} turns "
+            f"to win; you play B with {printable(new.warband.name)}"
         )
         if hello.created is not None:
             self._created_at = hello.created  # the same header as the host's
@@ -699,7 +701,7 @@ class GameSession:
                     link.charge()  # an entry we hold
             elif isinstance(message, Bye):
                 if not message.done:
-                    raise PeerLeftError(f"the peer left: {message.reason}")
+                    raise PeerLeftError(f"the peer left: {printable(message.reason)}")
                 exchange.peer_done = True
                 self._changed.notify()
             elif isinstance(message, Hello):

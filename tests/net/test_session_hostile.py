@@ -572,3 +572,21 @@ async def test_a_host_keeps_only_a_few_connections_waiting(tmp_path: Path) -> No
     assert served == 1  # the one connection the host works on got its preamble
     assert closed in (5, 6)  # 14 - 1 - 8 (or 14 - 8 if none was taken off the queue yet)
     assert first.count(b"-") == 14 - served - closed  # the waiting ones got nothing yet
+
+
+async def test_a_bye_reason_is_shown_escaped(autojump_clock: Clock, tmp_path: Path) -> None:
+    """A BYE's reason is the peer's text: shown with visible escapes, it cannot forge a
+    status line (a newline), rewrite the screen (an escape sequence) or reverse text."""
+    host, network = new_host(tmp_path), Network()
+    reason = "bye\ndbnet: the game is complete\r\x1b[2J\u202eX"
+
+    async def body() -> None:
+        secure = await secure_connection(network)
+        await send(secure, Bye(False, reason))
+        await until(lambda: any("hung up" in line for line in host.said))
+        await then_bob_plays(tmp_path, host, network)
+
+    await with_host(host, network, body)
+    said = next(line for line in host.said if "hung up" in line)
+    assert said.isprintable()
+    assert "the peer hung up: bye\\ndbnet: the game is complete\\r\\x1b[2J\\u202eX" in said

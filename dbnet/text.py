@@ -49,7 +49,7 @@ _WORDS: Final[dict[int, str]] = {
     errno.EPIPE: "the other side closed the connection",
     errno.ECONNRESET: "the other side dropped the connection",
     errno.ECONNABORTED: "the connection was dropped on this machine",
-    errno.ECONNREFUSED: "nothing is listening at that address and port (refused)",
+    errno.ECONNREFUSED: "the connection was refused: nothing listens at that address and port",
     errno.ETIMEDOUT: "no answer in time",
     errno.EHOSTUNREACH: "that machine cannot be reached",
     errno.EHOSTDOWN: "that machine is down",

@@ -52,7 +52,7 @@ def test_printable_is_one_line_of_printable_characters_and_idempotent(text: str)
     [
         (BrokenPipeError(errno.EPIPE, "Broken pipe"), "the other side closed the connection"),
         (ConnectionResetError(errno.ECONNRESET, "reset"), "the other side dropped the connection"),
-        (ConnectionRefusedError(errno.ECONNREFUSED, "refused"), "nothing is listening"),
+        (ConnectionRefusedError(errno.ECONNREFUSED, "refused"), "the connection was refused"),
         (TimeoutError(errno.ETIMEDOUT, "timed out"), "no answer in time"),
         (TimeoutError(), "no answer in time"),
         (OSError(errno.EHOSTUNREACH, "x"), "that machine cannot be reached"),

@@ -39,7 +39,6 @@ from __future__ import annotations
 import datetime
 import enum
 import math
-import os
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -63,7 +62,7 @@ from dbnet.protocol.log import GameLog
 from dbnet.protocol.peer import RULES_VERSION
 from dbnet.protocol.remote import RemoteGame
 from dbnet.replay.file import ReplayWriter
-from dbnet.text import printable
+from dbnet.text import os_error_words, printable
 
 __all__ = [
     "RESIGN",
@@ -272,7 +271,7 @@ class GameSession:
         except OSError as exc:
             delay = self._backoff(failures + 1)
             self.seat.say(
-                f"cannot reach the host ({_why_unreachable(exc)}); retrying in {delay:g} s"
+                f"cannot reach the host: {_why_unreachable(exc)}; retrying in {delay:g} s"
             )
             return None
 
@@ -778,9 +777,7 @@ def _why_unreachable(exc: OSError) -> str:
         first = cause.exceptions[0]
         if isinstance(first, OSError):
             exc = first
-    if exc.errno:
-        return os.strerror(exc.errno)
-    return exc.strerror or str(exc)
+    return os_error_words(exc)
 
 
 def _reason(exc: BaseException) -> str:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 
 from dbnet import __version__
 from dbnet.errors import DbnetError
+from dbnet.text import printable
 
 COMMAND_MODULES = (
     "dbnet.commands.play",
@@ -53,7 +54,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return func(args)
     except DbnetError as exc:
-        print(f"dbnet {args.command}: {exc}", file=sys.stderr)
+        # A message may quote a file's or the peer's text: every line of it is escaped
+        # (a few messages have lines of their own, e.g. what to do about a changed key).
+        text = f"dbnet {args.command}: {exc}"
+        print("\n".join(printable(line) for line in text.split("\n")), file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print(f"dbnet {args.command}: interrupted", file=sys.stderr)

@@ -56,6 +56,7 @@ from dbnet.protocol.peer import RULES_VERSION, Peer
 from dbnet.render import dice_count, roller, special_target
 from dbnet.replay.errors import ReplayError
 from dbnet.replay.file import EXTENSION, ReplayWriter
+from dbnet.text import printable
 
 _DERIVE_PERSON: Final = b"dbnet/localplay"
 
@@ -276,7 +277,7 @@ class Narrator:
 
     def __init__(self, setup: GameSetup, names: tuple[str, str] = ("A", "B")) -> None:
         self.game = Game(setup)
-        self.names = names
+        self.names = (printable(names[0]), printable(names[1]))  # the peer chose its own
         self.rolls_told = 0
         self.events: list[Event] = []
         self.turn_starts: dict[int, Game] = {self.game.turn: self.game.copy()}

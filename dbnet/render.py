@@ -6,7 +6,9 @@ rows), its location and one token per creature (``A:t-lion#2*3``: owner,
 short name, copy number, damage taken), then the status, both reserves with
 their spawn costs now, both graveyards and the pending decision.
 ``explain_pending`` says what the decision is and lists its legal choices in
-notation. Nothing here changes the game.
+notation. Nothing here changes the game. The names and texts a warband brings (a
+miniature's name and set, an ability's modifier and text) may come from the other
+peer: they are shown through ``dbnet.text.printable``.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from dbnet.engine.board import (
 from dbnet.engine.keywords import Kind, Number, explain, lookup
 from dbnet.engine.notation import format_attack_dice
 from dbnet.engine.targets import Slot, slots
+from dbnet.text import printable
 
 WIDTH = 80
 CELL_WIDTH = 14  # 5 cells of 14 plus 6 borders plus a 3-column row label: 79
@@ -432,10 +435,17 @@ def _describe_decision(game: Game, d: Decision) -> str:
 
 
 def ability_name(ability: AbilityDef) -> str:
-    """``Crit 2``, ``Advance 2``, ``Fight Valor 2``, ``Assault X``: keyword, modifier, number."""
+    """``Crit 2``, ``Advance 2``, ``Fight Valor 2``, ``Assault X``: keyword, modifier, number
+    (escaped: the warband, perhaps the other peer's, chose them)."""
     number = " X" if ability.cost_x else (f" {ability.x}" if ability.x is not None else "")
     modifier = f" {ability.modifier}" if ability.modifier else ""
-    return f"{ability.keyword}{modifier}{number}"
+    return printable(f"{ability.keyword}{modifier}{number}")
+
+
+def explained(ability: AbilityDef) -> str:
+    """``explain(ability)``, escaped: it quotes the ability's modifier, and its text when
+    dbnet does not know the keyword, which the warband (perhaps the other peer's) chose."""
+    return printable(explain(ability))
 
 
 def owned_ability(game: Game, holder: int, source: int, index: int) -> str:
@@ -612,7 +622,7 @@ def pending_help(game: Game) -> list[str]:
     out = [DECISION_HELP[pending.kind]]
     for names, ability in about:
         how = ability_heading(ability).partition(" (")[2].rstrip(")")
-        out.append(f"{', '.join(names)} ({how}): {explain(ability)}")
+        out.append(f"{', '.join(names)} ({how}): {explained(ability)}")
     return out
 
 
@@ -690,9 +700,9 @@ def describe_mini(game: Game, m: Mini) -> list[str]:
     d = m.defn
     aspects = ", ".join(a.name.capitalize() for a in d.aspects) or "none"
     kind = "creature" if d.is_creature else "location"
-    origin = f", {d.set_name}" if d.set_name else ""
+    origin = f", {printable(d.set_name)}" if d.set_name else ""
     origin += "" if d.official else ", designed for dbnet"
-    lines = [f"{m.label}: {d.name} ({kind}{origin})"]
+    lines = [f"{m.label}: {printable(d.name)} ({kind}{origin})"]
     lines.append(f"  spawn cost {d.spawn_cost}, aspects {aspects}")
     if d.is_creature:
         printed = f"power {d.power}, defense {d.defense}, life {d.life}"
@@ -708,7 +718,7 @@ def describe_mini(game: Game, m: Mini) -> list[str]:
     if not d.abilities:
         lines.append("  abilities: none")
     for ability in d.abilities:
-        text = f"{ability_heading(ability)}: {explain(ability)}"
+        text = f"{ability_heading(ability)}: {explained(ability)}"
         if ability.activation is Activation.SPAWN:
             x = " X" if ability.cost_x else ""
             text += (
@@ -721,7 +731,7 @@ def describe_mini(game: Game, m: Mini) -> list[str]:
             if source != m.id:
                 given = owned_ability(game, m.id, source, index).split(", ", 1)[-1]
                 lines += textwrap.wrap(
-                    f"now also {ability_heading(ability)}: {explain(ability)} ({given})",
+                    f"now also {ability_heading(ability)}: {explained(ability)} ({given})",
                     WIDTH,
                     initial_indent="  ",
                     subsequent_indent="    ",

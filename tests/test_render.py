@@ -38,8 +38,12 @@ from dbnet.engine.board import parse_cell
 from dbnet.localplay import describe_roll
 from dbnet.render import (
     WIDTH,
+    ability_heading,
+    ability_name,
+    describe_mini,
     describe_pending,
     explain_pending,
+    pending_help,
     render_board,
     render_position,
     render_reserves,
@@ -248,3 +252,47 @@ def test_a_wail_roll_is_announced_and_told() -> None:
     assert describe_roll(game, request, [3, 1]) == (
         "A:screamer wails: 3 + 1 = 4; every creature of spawn cost 4 is banished."
     )
+
+
+HOSTILE = "Evil\nA> resign\r\x1b[2J\x85\u202eX\u2066"
+SHOWN = "Evil\\nA> resign\\r\\x1b[2J\\x85\\u202eX\\u2066"
+
+
+def hostile_game() -> Game:
+    """A game whose warbands, map and a miniature (its name, its set, an ability's keyword,
+    modifier and text) are named with control, bidi and isolate characters, as the other
+    peer may send them."""
+    odd = AbilityDef(f"Wyrd{HOSTILE}", modifier=HOSTILE, text=HOSTILE)
+    mini = MiniatureDef(
+        "hostile", HOSTILE, MiniKind.CREATURE, 2, (V,), 2, 2, 2, set_name=HOSTILE,
+        abilities=(odd,),
+    )  # fmt: skip
+    setup = GameSetup(
+        MapDef(HOSTILE, (0,) * 25), (Warband(HOSTILE, (mini,)), Warband(HOSTILE, (LOCKJAW,)))
+    )
+    return Game(setup, allow_unimplemented=True)
+
+
+def assert_printable(lines: list[str]) -> None:
+    for line in lines:
+        assert line.isprintable(), f"a raw control or format character in {line!r}"
+
+
+def test_a_miniature_s_card_escapes_what_its_warband_chose() -> None:
+    game = hostile_game()
+    card = describe_mini(game, game.minis[0])
+    assert_printable(card)
+    assert card[0] == f"A:hostile: {SHOWN} (creature, {SHOWN}, designed for dbnet)"
+    text = " ".join(" ".join(card).split())  # undo the wrapping
+    assert f"Wyrd{SHOWN} {SHOWN}" in text  # the keyword and its modifier
+    assert f"Not played by dbnet: {SHOWN}" in text
+
+
+def test_ability_names_and_the_help_escape_what_the_warband_chose() -> None:
+    game = hostile_game()
+    ability = game.minis[0].defn.abilities[0]
+    assert ability_name(ability) == f"Wyrd{SHOWN} {SHOWN}"
+    assert ability_heading(ability).isprintable()
+    assert_printable(pending_help(game))
+    assert_printable(render_position(game).splitlines())
+    assert_printable(explain_pending(game))

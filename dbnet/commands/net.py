@@ -12,7 +12,8 @@ records a signed claim that the peer stopped answering.
 
 Exit codes: 0 the game is complete; 1 the game could not go on (the peer
 misbehaved, left, or its key was refused; or the host was never reached);
-2 bad arguments or files; 3 the game was adjourned; 130 Ctrl-C.
+2 bad arguments or files, or a port this side cannot listen on (in use: one line says
+so, before any game starts); 3 the game was adjourned; 130 Ctrl-C.
 """
 
 from __future__ import annotations
@@ -33,7 +34,14 @@ from dbnet.engine import Game, Options, Warband, format_choice, parse_choice
 from dbnet.errors import DbnetError, InvalidChoiceError
 from dbnet.identity import Identity, KnownPeers, fingerprint
 from dbnet.localplay import Event, derive
-from dbnet.net.hosting import listener_port, listening, reachable_addresses, with_port
+from dbnet.net.hosting import (
+    ListenError,
+    check_port,
+    listener_port,
+    listening,
+    reachable_addresses,
+    with_port,
+)
 from dbnet.net.messages import NAME_PATTERN
 from dbnet.net.played import PlayedGames
 from dbnet.net.session import (
@@ -50,6 +58,7 @@ from dbnet.net.session import (
 from dbnet.protocol.remote import RemoteGame
 from dbnet.render import choice_lines, describe_result, explain_pending, render_position
 from dbnet.replay.file import ReplayWriter, load_replay
+from dbnet.text import printable
 
 EXIT_COMPLETE = 0
 EXIT_FAILED = 1
@@ -190,12 +199,13 @@ def _default_name() -> str:
 
 
 def _say(text: str) -> None:
-    print(text, flush=True)
+    """A status line, escaped: it may quote the peer's names or reasons."""
+    print(printable(text), flush=True)
 
 
 def _show_events(events: list[Event]) -> None:
     for event in events:
-        print(f"  {event}", flush=True)
+        print(f"  {printable(str(event))}", flush=True)
 
 
 # --- choosers ----------------------------------------------------------------------------
@@ -286,7 +296,25 @@ Make = Callable[[Seat], GameSession]
 Play = Callable[[GameSession], Awaitable[Outcome]]
 
 
+class PortError(DbnetError):
+    """This machine cannot listen on the port asked for: one line (exit code 2) that says
+    what to do, before any game or screen starts."""
+
+    def __init__(self, exc: ListenError) -> None:
+        why = f"port {exc.port} is in use by another program" if exc.in_use else str(exc)
+        super().__init__(f"{why}; choose another with --port PORT, or --port 0 for any free port")
+
+
+def _check_port(port: int) -> None:
+    """``PortError`` if this side cannot listen on ``port`` (see ``PortError``)."""
+    try:
+        check_port(port)
+    except ListenError as exc:
+        raise PortError(exc) from exc
+
+
 def run_host(args: argparse.Namespace) -> int:
+    _check_port(args.port)
     identity = Identity.load_or_create()
     if not 1 <= args.turns_to_win <= 99:
         raise InvalidChoiceError("--turns-to-win must be from 1 to 99")
@@ -326,6 +354,8 @@ def run_join(args: argparse.Namespace) -> int:
 
 
 def run_resume(args: argparse.Namespace) -> int:
+    if args.address is None and not args.claim_timeout:
+        _check_port(args.port)
     identity = Identity.load_or_create()
     writer = ReplayWriter.resume(args.file)
     try:
@@ -403,14 +433,21 @@ def _run(args: argparse.Namespace, seat: Seat, make: Make, play: Play) -> int:
 
         return run_network(make, play, seat)
     session = make(seat)
-    return _finish(session, lambda: trio.run(play, session))
+
+    def run() -> Outcome:
+        try:
+            return trio.run(play, session)
+        except ListenError as exc:  # the port was taken after _check_port
+            raise PortError(exc) from exc
+
+    return _finish(session, run)
 
 
 def _finish(session: GameSession, run: Callable[[], Outcome]) -> int:
     try:
         outcome = run()
     except GameSessionError as exc:
-        print(f"dbnet: the game cannot go on: {exc}", file=sys.stderr)
+        print(f"dbnet: the game cannot go on: {printable(str(exc))}", file=sys.stderr)
         if session.game is not None:
             print(
                 f"dbnet: the game so far is saved in {session.replay_path} (check it with "

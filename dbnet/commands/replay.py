@@ -27,7 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
@@ -52,6 +52,7 @@ from dbnet.render import describe_result, render_position, render_score_by_turn
 from dbnet.replay.errors import ReplayError
 from dbnet.replay.file import EXTENSION, decode_header, iter_records, load_bytes
 from dbnet.replay.verify import Verdict, VerdictStatus, verify_replay
+from dbnet.text import printable
 
 EXIT_OK: Final = 0
 EXIT_INVALID: Final = 1
@@ -222,7 +223,6 @@ def run_replay(args: argparse.Namespace) -> int:
     story = _load(args.file)
     if not args.plain and _terminal() and story.setup is not None:
         return _view(story, args.at)
-    out = sys.stdout
     if args.at is not None:
         narrator = story.narrator
         starts = {} if narrator is None else narrator.turn_starts
@@ -233,16 +233,20 @@ def run_replay(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return EXIT_USAGE
-        for line in _preamble(story):
-            print(line, file=out)
-        print(f"\nPosition at the start of turn {args.at}:", file=out)
-        print(render_position(starts[args.at]), file=out)
+        _print(_preamble(story))
+        print(f"\nPosition at the start of turn {args.at}:")
+        _print(render_position(starts[args.at]).split("\n"))
         return _exit(story)
-    for line in _preamble(story):
-        print(line, file=out)
-    for line in _game_lines(story):
-        print(line, file=out)
+    _print(_preamble(story))
+    _print(_game_lines(story))
     return _exit(story)
+
+
+def _print(lines: Iterable[str]) -> None:
+    """Print ``lines`` to stdout, one each, escaped: the text holds names, reasons and the
+    header's ``created``, which the players or the file chose (see ``dbnet.text``)."""
+    for line in lines:
+        print(printable(line))
 
 
 def _terminal() -> bool:
@@ -339,8 +343,7 @@ def run_export(args: argparse.Namespace) -> int:
         json.dump(export_json(story), sys.stdout, indent=2)
         print()
     else:
-        for line in export_text(story):
-            print(line)
+        _print(export_text(story))
     return _exit(story)
 
 
@@ -422,7 +425,7 @@ def _roll_json(roll: Roll) -> dict[str, object]:
 
 
 def export_text(story: Story) -> Iterator[str]:
-    """The JSON export's content as plain text."""
+    """The JSON export's content as plain text (one line each; ``_print`` escapes them)."""
     yield f"file: {story.where}"
     yield f"verdict: {story.verdict.summary()}"
     header = story.header

@@ -26,6 +26,7 @@ from typing import Final, TextIO
 from dbnet.replay.errors import ReplayError
 from dbnet.replay.file import EXTENSION, load_bytes
 from dbnet.replay.verify import Verdict, VerdictStatus, verify_replay
+from dbnet.text import printable
 
 EXIT_OK: Final = 0
 EXIT_FAILED: Final = 1
@@ -198,7 +199,8 @@ class Progress:
 
 
 def format_single(verdict: Verdict) -> str:
-    lines = [f"{verdict.where}: {verdict.summary()}"]
+    """The verdict on one file, escaped: its reason may quote what the file holds."""
+    lines = [printable(f"{verdict.where}: {verdict.summary()}")]
     if verdict.game_id is not None and verdict.players is not None:
         a, b = verdict.players
         lines.append(
@@ -230,8 +232,12 @@ def result_text(verdict: Verdict) -> str:
 
 def format_table(verdicts: Iterable[Verdict], width: int = MIN_WIDTH) -> str:
     """One line per file: file, status, result or reason, entries. The result column is
-    cut to fit ``width`` (never below MIN_RESULT_WIDTH); file names never are."""
-    rows = [(v.where, v.status.value, result_text(v), str(v.entries)) for v in verdicts]
+    cut to fit ``width`` (never below MIN_RESULT_WIDTH); file names never are. Names and
+    reasons are escaped (``dbnet.text.printable``): a reason may quote what a file holds."""
+    rows = [
+        (printable(v.where), v.status.value, printable(result_text(v)), str(v.entries))
+        for v in verdicts
+    ]
     header = ("file", "status", "result / reason", "entries")
     file_width = max(len(r[0]) for r in [header, *rows])  # file names are never cut
     status_width = max(len(s.value) for s in VerdictStatus)

@@ -74,6 +74,7 @@ from dbnet.engine import (
 )
 from dbnet.errors import DbnetError
 from dbnet.render import describe_pending, describe_result, render_score_by_turn
+from dbnet.text import printable
 
 EXIT_DONE = 0
 EXIT_ERROR = 1
@@ -818,7 +819,7 @@ def run_session(session: Session) -> int:
         raise
     code = console.run()
     for line in console.closing_words:
-        print(line)
+        print(printable(line))  # a failure's words may quote the peer
     if console.error is not None:
         print("dbnet: internal error, the game was stopped:", file=sys.stderr)
         print(console.error, file=sys.stderr, end="")

@@ -42,6 +42,7 @@ from dbnet.net.session import (
     Seat,
     withheld_result,
 )
+from dbnet.text import printable
 
 _ENDINGS = {
     Outcome.COMPLETE: "The game is complete; both players signed the result.",
@@ -115,7 +116,7 @@ class NetworkSession:
         if self.is_local(player):
             return "you"
         game = self.net.game
-        name = self.net.peer_name or "opponent"
+        name = printable(self.net.peer_name or "opponent")
         if game is None:
             return name
         return f"{name} {fingerprint(game.log.keys[game.me.other])}"

@@ -46,6 +46,7 @@ from dbnet.console.screen import TAB_KEYS, TAB_WORDS, Tab, join, no_color
 from dbnet.console.session import LogKind
 from dbnet.engine import Player
 from dbnet.render import describe_result, render_score_by_turn
+from dbnet.text import printable
 
 EXIT_OK = 0
 EXIT_INVALID = 1  # as dbnet replay --plain: the file is invalid (shown up to where it stops)
@@ -332,12 +333,12 @@ class ReplayApp:
         model = self.model
         width = self.size[0] - 2
         name = Path(model.story.where).name
-        text = f"{name}: {model.verdict.summary()}"
+        text = printable(f"{name}: {model.verdict.summary()}")  # it may quote the file
         if not model.is_invalid:
             return [text if len(text) <= width else text[: width - 1] + "~"]
         seqs = [step.seq for step in model.steps if step.seq is not None]
         shown = f"entry {max(seqs)}" if seqs else "the start"
-        text = f"INVALID: {name}: {model.verdict.summary()}; shown up to {shown}."
+        text = printable(f"INVALID: {name}: {model.verdict.summary()}; shown up to {shown}.")
         lines = textwrap.wrap(text, width, break_on_hyphens=False) or [""]
         if len(lines) > 2:
             lines = [lines[0], lines[1][: width - 1] + "~"]

@@ -47,6 +47,7 @@ from dbnet.localplay import (
     start_replay,
 )
 from dbnet.replay.file import ReplayWriter
+from dbnet.text import printable
 
 DEFAULT_BOT_DELAY = 0.35  # seconds between a bot's steps, so people can follow them
 
@@ -362,7 +363,7 @@ class LocalSession:
         seats = []
         for player in (Player.A, Player.B):
             portal = "e1" if player is Player.A else "a5"
-            warband = setup.warbands[player].name
+            warband = printable(setup.warbands[player].name)
             seats.append(f"{player.name} {self.seat_label(player)} ({warband}, portal {portal})")
         to_win = setup.options.turns_to_win
         self._note(f"{seats[0]} against {seats[1]}. First to win {to_win} turns wins.")

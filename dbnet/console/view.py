@@ -54,6 +54,7 @@ from dbnet.render import (
     short_names,
     token,
 )
+from dbnet.text import printable
 
 Line = StyleAndTextTuples
 
@@ -177,6 +178,7 @@ def top_bar(game: Game, width: int, connection: str | None = None) -> Line:
         (short_phase, f"Won A {a}/{to_win} B {b}/{to_win} | Now A {ca} B {cb}"),
     )
     if connection is not None:
+        connection = printable(connection)  # it may hold the peer's name
         options = tuple((f"[{connection}] {left}", right) for left, right in options) + tuple(
             (f"[{connection}] {short_phase}", right) for _, right in options[-1:]
         )
@@ -201,7 +203,7 @@ def seat_lines(game: Game, labels: tuple[str, str], width: int) -> list[Line]:
         if game.bonus[player]:
             parts.append(f"bonus {game.bonus[player]}")
         parts += [f"{waiting} in reserves", f"{dead} in graveyard"]
-        text = f"{player.name} {labels[player]}: " + " | ".join(parts)
+        text = f"{player.name} {printable(labels[player])}: " + " | ".join(parts)
         lines.append([(OWNER_STYLE[player], _fit(text, width))])
     return lines
 
@@ -424,15 +426,16 @@ def choice_lines(
 
 
 def log_text(line: LogLine) -> str:
-    """``'  12. B spawn ashmaw-brute a5'``; rolls add their outcome in words."""
+    """``'  12. B spawn ashmaw-brute a5'``; rolls add their outcome in words. Escaped: a
+    note may quote the other peer's names or reasons."""
     if line.kind is LogKind.TURN or (line.kind is LogKind.NOTE and not line.number):
-        return f"      {line.words}"
+        return printable(f"      {line.words}")
     if line.kind in (LogKind.NOTE, LogKind.SEAL):
         who = line.player.name if line.player is not None else " "
-        return f"{line.number:4}. {who} {line.words}"
+        return printable(f"{line.number:4}. {who} {line.words}")
     who = line.player.name if line.player is not None and line.kind is not LogKind.ROLL else " "
     words = f"  {line.words}" if line.kind is LogKind.ROLL else ""
-    return f"{line.number:4}. {who} {line.notation}{words}"
+    return printable(f"{line.number:4}. {who} {line.notation}{words}")
 
 
 def log_style(line: LogLine) -> str:
@@ -520,9 +523,10 @@ def help_lines(game: Game, width: int) -> list[Line]:
 
 
 def wrap(text: str, width: int, style: str, indent: str = "") -> list[Line]:
-    """``text`` wrapped to ``width`` columns, never breaking a handle at its hyphen."""
+    """``text`` wrapped to ``width`` columns, never breaking a handle at its hyphen; escaped
+    (``dbnet.text.printable``), as it may quote names and reasons the other peer chose."""
     parts = textwrap.wrap(
-        text, max(10, width), subsequent_indent=indent, break_on_hyphens=False
+        printable(text), max(10, width), subsequent_indent=indent, break_on_hyphens=False
     ) or [""]
     return [[(style, part)] for part in parts]
 

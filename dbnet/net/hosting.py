@@ -1,7 +1,9 @@
 """Listening for an opponent: TCP listeners on IPv4 and IPv6, and the addresses to give out.
 
 ``listening(port)`` opens one listener per address family on the same port (a
-port of 0 picks a free one, shared by all families). ``reachable_addresses()``
+port of 0 picks a free one, shared by all families); a port it cannot listen on
+(in use by another program, or not allowed) is a ``ListenError``, and
+``check_port(port)`` finds that out before anything is shown. ``reachable_addresses()``
 finds this machine's own addresses that another machine could use, without any
 network traffic: on Linux from the kernel's tables (``/proc/net/fib_trie`` for
 IPv4, ``/proc/net/if_inet6`` for IPv6), elsewhere from the local resolver's
@@ -11,6 +13,7 @@ left out: an opponent on another machine cannot use them.
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import itertools
 import re
@@ -22,7 +25,12 @@ from typing import Final
 
 import trio
 
+from dbnet.net.errors import NetError
+from dbnet.text import os_error_words
+
 __all__ = [
+    "ListenError",
+    "check_port",
     "listener_port",
     "listening",
     "parse_fib_trie",
@@ -42,16 +50,41 @@ _IF6_GLOBAL_SCOPE: Final = 0x00
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
+class ListenError(NetError):
+    """This machine cannot listen on ``port``: ``in_use`` when another program holds it."""
+
+    def __init__(self, port: int, exc: OSError) -> None:
+        self.port = port
+        self.in_use = exc.errno == errno.EADDRINUSE
+        why = "it is in use by another program" if self.in_use else os_error_words(exc)
+        super().__init__(f"cannot listen on port {port}: {why}")
+
+
 @asynccontextmanager
 async def listening(port: int) -> AsyncIterator[list[trio.SocketListener]]:
     """TCP listeners on ``port`` for IPv4 and IPv6 (whatever the machine has), all on the
-    same port, also when ``port`` is 0 (a free one)."""
-    listeners = await _open_listeners(port)
+    same port, also when ``port`` is 0 (a free one). ``ListenError`` if it cannot."""
+    try:
+        listeners = await _open_listeners(port)
+    except OSError as exc:
+        raise ListenError(port, exc) from exc
     try:
         yield listeners
     finally:
         for listener in listeners:
             await listener.aclose()
+
+
+def check_port(port: int) -> None:
+    """``ListenError`` if ``listening(port)`` would fail now: opens the listeners and
+    closes them again, so that a command can say so in one line before it starts a game
+    (or the full-screen client) that would have no listener behind it."""
+
+    async def probe() -> None:
+        async with listening(port):
+            pass
+
+    trio.run(probe)
 
 
 def listener_port(listener: trio.SocketListener) -> int:

@@ -39,7 +39,6 @@ from __future__ import annotations
 import datetime
 import enum
 import math
-import os
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -64,6 +63,7 @@ from dbnet.protocol.log import GameLog
 from dbnet.protocol.peer import RULES_VERSION
 from dbnet.protocol.remote import RemoteGame
 from dbnet.replay.file import ReplayWriter
+from dbnet.text import os_error_words, printable
 
 __all__ = [
     "RESIGN",
@@ -292,7 +292,7 @@ class GameSession:
         except OSError as exc:
             delay = self._backoff(failures + 1)
             self.seat.say(
-                f"cannot reach the host ({_why_unreachable(exc)}); retrying in {delay:g} s"
+                f"cannot reach the host: {_why_unreachable(exc)}; retrying in {delay:g} s"
             )
             return None
 
@@ -395,11 +395,12 @@ class GameSession:
                 return await self._converse(link)
             except (MessageError, FloodError) as exc:
                 raise GameSessionError(
-                    f"the peer broke the protocol: {exc}", to_peer=f"you broke the protocol: {exc}"
+                    f"the peer broke the protocol: {printable(str(exc))}",
+                    to_peer=f"you broke the protocol: {exc}",
                 ) from exc
-            except ProtocolError as exc:
+            except ProtocolError as exc:  # its reason may quote the peer's names
                 raise GameSessionError(
-                    f"the peer sent an invalid entry: {exc}",
+                    f"the peer sent an invalid entry: {printable(str(exc))}",
                     to_peer=f"your entry was refused: {exc}",
                 ) from exc
         except GameSessionError as exc:
@@ -429,7 +430,7 @@ class GameSession:
             self.connected = True
             self.connections += 1
             self.peer_name = hello.name
-            self.seat.say(f"connected to {hello.name} ({fingerprint(link.peer_key)})")
+            self.seat.say(f"connected to {printable(hello.name)} ({fingerprint(link.peer_key)})")
             exchange = _Exchange(peer_has=hello.have)
             game = await self._ensure_game(link, hello, exchange)
             self._remember_peer(game, link.peer_key)
@@ -457,7 +458,7 @@ class GameSession:
         if message is None:
             raise _ConnectionLostError("no HELLO from the peer in time")
         if isinstance(message, Bye):
-            raise PeerLeftError(f"the peer hung up: {message.reason}")
+            raise PeerLeftError(f"the peer hung up: {printable(message.reason)}")
         if not isinstance(message, Hello):
             raise GameSessionError(f"the peer's first message is not HELLO but {message!r}")
         return message
@@ -491,8 +492,8 @@ class GameSession:
             other = game.log.keys[game.me.other]
             if key != other:
                 raise GameSessionError(
-                    f"the peer ({hello.name}, {print_key}) is not the other player of this game "
-                    f"({fingerprint(other)})",
+                    f"the peer ({printable(hello.name)}, {print_key}) is not the other player "
+                    f"of this game ({fingerprint(other)})",
                     to_peer="you are not the other player of this game",
                 )
         if seat.known_peers is not None:
@@ -513,7 +514,8 @@ class GameSession:
         self._peer_remembered = True
         if known is not None and known.check(self.peer_name, key) == "new":
             known.remember(self.peer_name, key)
-            self.seat.say(f"first game with {self.peer_name}: key {fingerprint(key)} remembered")
+            name = printable(self.peer_name)
+            self.seat.say(f"first game with {name}: key {fingerprint(key)} remembered")
 
     def _check_game(self, hello: Hello) -> None:
         """Whether the peer's HELLO fits this side's game (or new game)."""
@@ -613,7 +615,7 @@ class GameSession:
                 if isinstance(message, Entry):
                     break
                 if isinstance(message, Bye):
-                    raise PeerLeftError(f"the host hung up: {message.reason}")
+                    raise PeerLeftError(f"the host hung up: {printable(message.reason)}")
                 if isinstance(message, Hello):
                     raise GameSessionError("the host sent HELLO twice")
                 link.charge()
@@ -633,8 +635,8 @@ class GameSession:
             ) from exc
         self._check_fresh(game.game_id)
         self.seat.say(
-            f"the host offers: {setup.map.name}, {setup.options.turns_to_win} turns to win; "
-            f"you play B with {new.warband.name}"
+            f"the host offers: {printable(setup.map.name)}, {setup.options.turns_to_win} turns "
+            f"to win; you play B with {printable(new.warband.name)}"
         )
         if hello.created is not None:
             self._created_at = hello.created  # the same header as the host's
@@ -775,7 +777,7 @@ class GameSession:
                     link.charge()  # an entry we hold
             elif isinstance(message, Bye):
                 if not message.done:
-                    raise PeerLeftError(f"the peer left: {message.reason}")
+                    raise PeerLeftError(f"the peer left: {printable(message.reason)}")
                 exchange.peer_done = True
                 self._changed.notify()
             elif isinstance(message, Hello):
@@ -871,9 +873,7 @@ def _why_unreachable(exc: OSError) -> str:
         first = cause.exceptions[0]
         if isinstance(first, OSError):
             exc = first
-    if exc.errno:
-        return os.strerror(exc.errno)
-    return exc.strerror or str(exc)
+    return os_error_words(exc)
 
 
 def _reason(exc: BaseException) -> str:

@@ -35,6 +35,7 @@ from dbnet.net.errors import (
 )
 from dbnet.net.framing import MAX_FRAME, MAX_HANDSHAKE_FRAME, FrameReader, frame
 from dbnet.net.handshake import SUPPORTED_VERSIONS, Channel, Handshake
+from dbnet.text import os_error_words
 
 __all__ = ["RECEIVE_SIZE", "SecureStream", "open_channel"]
 
@@ -211,7 +212,7 @@ class SecureStream(trio.abc.AsyncResource):
             except BaseException as exc:
                 # The frame's nonce is spent and part of it may be out: nothing can follow it.
                 self._send_failure = (
-                    f"an earlier send failed part way ({exc or type(exc).__name__}); "
+                    f"an earlier send failed part way ({exc or 'it was interrupted'}); "
                     "the stream is out of step and must be closed"
                 )
                 raise
@@ -310,12 +311,13 @@ async def _send(stream: trio.abc.Stream, data: bytes, what: str) -> None:
 
 
 def _reason(exc: BaseException) -> str:
+    """Why a send or receive failed, in words (no exception names, no errno)."""
     if isinstance(exc, trio.ClosedResourceError):
         return "the stream was closed by this side"
     cause = exc.__cause__ if isinstance(exc, trio.BrokenResourceError) else exc
     if cause is None or not str(cause):
         return "the connection broke"
-    return f"the connection broke ({type(cause).__name__}: {cause})"
+    return f"the connection broke: {os_error_words(cause)}"
 
 
 def _joined(what: str, where: str, detail: str) -> str:

@@ -167,3 +167,15 @@ def test_keys_come_from_the_seed_or_from_the_system(setup: GameSetup) -> None:
     assert all(len(s) == 32 for k in fresh for s in k.secrets)
     local = LocalGame(setup, (Human(), Human()))
     assert local.match.log.game_id == local.keys.game_id(setup)
+
+
+def test_a_player_s_name_is_told_escaped(setup: GameSetup) -> None:
+    """A seat's name (a network peer chooses its own) labels CHOICE events escaped: a
+    newline or an escape sequence in it cannot forge a log line."""
+    local = LocalGame(setup, (Human("A\n12. B resign\x1b[2J\u202e"), Human()), keys(0))
+    local.advance()
+    legal = local.game.legal_choices()
+    assert legal is not None
+    event = local.play(format_choice(local.game, legal[0]))[0]
+    assert event.words.isprintable()
+    assert event.words.startswith("A (A\\n12. B resign\\x1b[2J\\u202e): ")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -12,26 +13,33 @@ from dbnet.bots import make_bot
 from dbnet.bots.match import roll_dice
 from dbnet.console.app import default_setup
 from dbnet.console.completion import ChoiceCompleter, matches
+from dbnet.console.session import LogKind, LogLine
 from dbnet.console.view import (
     NARROW_CELL,
     WIDE_CELL,
     board_width,
+    card_lines,
     choice_items,
     choice_lines,
     compact_token,
     find_minis,
+    log_lines,
     plain,
     render_board,
     reserve_entries,
     reserve_lines,
+    seat_lines,
     top_bar,
+    wrap,
 )
 from dbnet.engine import (
     ChanceRequest,
     Decision,
     DecisionKind,
     Game,
+    GameSetup,
     Player,
+    Warband,
     Zone,
     format_choice,
 )
@@ -237,3 +245,50 @@ def test_find_minis() -> None:
     ]
     assert [game.minis[i].label for i in find_minis(game, "b:ashmaw")] == ["B:ashmaw-brute"]
     assert find_minis(game, "a:ashmaw") == []
+
+
+HOSTILE = "Evil\n   1. A resign\r\x1b[2J\x85\u202eX\u2066"
+SHOWN = "Evil\\n   1. A resign\\r\\x1b[2J\\x85\\u202eX\\u2066"
+
+
+def _hostile_game() -> Game:
+    """The default setup with a miniature, both warbands and the map given hostile names."""
+    setup = default_setup()
+    a, b = setup.warbands
+    first = dataclasses.replace(a.minis[0], name=HOSTILE, set_name=HOSTILE)
+    minis = tuple(first if m.slug == first.slug else m for m in a.minis)
+    return Game(
+        GameSetup(
+            dataclasses.replace(setup.map, name=HOSTILE),
+            (Warband(HOSTILE, minis), Warband(HOSTILE, b.minis)),
+        )
+    )
+
+
+def _assert_printable(text: str) -> None:
+    raw = sorted({ch for ch in text if not ch.isprintable() and ch != "\n"})
+    assert not raw, f"raw control or format characters drawn: {raw!r}"
+
+
+def test_panels_escape_what_the_other_peer_chose() -> None:
+    """A note quoting a BYE reason, a card, a seat's and the connection's labels: drawn
+    with visible escapes, never one forged line more."""
+    game = _hostile_game()
+    note = LogLine(LogKind.NOTE, None, "", f"the peer hung up: {HOSTILE}")
+    for width in (0, 60):
+        drawn = plain(log_lines([note], width))
+        _assert_printable(drawn)
+        assert len(drawn.splitlines()) == (1 if width == 0 else 2)
+    assert SHOWN in plain(log_lines([note]))
+    card = plain(card_lines(game, [0], 200))
+    _assert_printable(card)
+    assert f"{SHOWN} (creature, {SHOWN}" in card
+    seats = plain(seat_lines(game, (HOSTILE, "you"), 200))
+    _assert_printable(seats)
+    assert f"A {SHOWN}:" in seats
+    bar = plain([top_bar(game, 200, connection=f"connected to {HOSTILE}")])
+    _assert_printable(bar)
+    assert f"[connected to {SHOWN}]" in bar
+    status = plain(wrap(f"The game cannot go on: {HOSTILE}", 200, ""))
+    _assert_printable(status)
+    assert SHOWN in status

@@ -322,7 +322,10 @@ async def test_a_joiner_that_never_reaches_its_host_stops_with_one_line(
                 ["join", f"127.0.0.1:{port}", "--bot", "greedy", "--adjourn-after", "1"],
             )
             assert await joiner.wait() == 1
-    assert joiner.saw("cannot reach the host (Connection refused); retrying in 0.25 s")
+    assert joiner.saw(
+        "cannot reach the host: the connection was refused: nothing listens at that address "
+        "and port; retrying in 0.25 s"
+    )
     assert joiner.lines[-1] == "dbnet: the host could not be reached; no game was started"
     assert "Traceback" not in joiner.output()
 

@@ -303,7 +303,7 @@ async def test_a_long_absence_adjourns_and_the_game_resumes_later(
     assert host.outcome is Outcome.ADJOURNED, host.said
     assert joiner.outcome is Outcome.ADJOURNED, joiner.said
     assert trio.current_time() - start >= TIMING.adjourn_after
-    assert joiner.saw("cannot reach the host (Connection refused); retrying in")
+    assert joiner.saw("cannot reach the host: the connection was refused: nothing listens at")
     for side in (host, joiner):
         verdict = side.verdict()
         assert verdict.status is VerdictStatus.UNFINISHED, verdict

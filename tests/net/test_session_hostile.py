@@ -644,7 +644,8 @@ async def test_an_offer_without_the_joiners_nonce_is_refused(
     earlier_joiner_nonce = bytes(32)
 
     def replayed_offer(hello: Hello) -> bytes:
-        assert hello.warband is not None and hello.nonce != earlier_joiner_nonce
+        assert hello.warband is not None
+        assert hello.nonce != earlier_joiner_nonce
         setup = GameSetup(load_map(), (A_WARBAND, hello.warband))
         _, record = Peer.offer(
             ALICE, BOB.public_key, setup, nonce=bytes(32), joiner_nonce=earlier_joiner_nonce
@@ -720,4 +721,23 @@ async def test_a_false_timeout_claim_is_refused_by_the_live_player(
     assert "a false timeout claim" in told[0].reason
     verdict = host.verdict()
     assert verdict.status is VerdictStatus.UNFINISHED, verdict
-    assert verdict.owed is not None and verdict.owed.player == "A"
+    assert verdict.owed is not None
+    assert verdict.owed.player == "A"
+
+
+async def test_a_bye_reason_is_shown_escaped(autojump_clock: Clock, tmp_path: Path) -> None:
+    """A BYE's reason is the peer's text: shown with visible escapes, it cannot forge a
+    status line (a newline), rewrite the screen (an escape sequence) or reverse text."""
+    host, network = new_host(tmp_path), Network()
+    reason = "bye\ndbnet: the game is complete\r\x1b[2J\u202eX"
+
+    async def body() -> None:
+        secure = await secure_connection(network)
+        await send(secure, Bye(False, reason))
+        await until(lambda: any("hung up" in line for line in host.said))
+        await then_bob_plays(tmp_path, host, network)
+
+    await with_host(host, network, body)
+    said = next(line for line in host.said if "hung up" in line)
+    assert said.isprintable()
+    assert "the peer hung up: bye\\ndbnet: the game is complete\\r\\x1b[2J\\u202eX" in said

@@ -246,13 +246,33 @@ class _ResetStream(trio.abc.Stream):
         pass
 
 
-async def test_os_errors_become_connection_closed() -> None:
+async def test_os_errors_become_connection_closed_in_words() -> None:
     with pytest.raises(ConnectionClosedError) as info:
         await open_channel(_ResetStream(), ALICE, initiator=True)
-    assert "the connection broke (ConnectionResetError: [Errno 104] Connection reset by peer)" in (
-        str(info.value)
-    )
+    said = str(info.value)
+    assert "the connection broke: the other side dropped the connection" in said
+    assert "Errno" not in said
+    assert "Error" not in said
     assert isinstance(info.value.__cause__, OSError | trio.BrokenResourceError)
+
+
+class _BrokenPipeStream(_ResetStream):
+    """A stream whose other side has closed: sending breaks the pipe."""
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        raise trio.BrokenResourceError from BrokenPipeError(32, "Broken pipe")
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        await trio.sleep_forever()
+
+
+async def test_a_broken_pipe_is_said_in_words() -> None:
+    with pytest.raises(ConnectionClosedError) as info:
+        await open_channel(_BrokenPipeStream(), ALICE, initiator=True)
+    said = str(info.value)
+    assert said.endswith(": the connection broke: the other side closed the connection")
+    assert "BrokenPipeError" not in said
+    assert "Errno" not in said
 
 
 async def test_a_forged_message_2_fails_authentication() -> None:

@@ -16,6 +16,7 @@ entry written, and where it is is printed on the terminal.
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import textwrap
 import traceback
@@ -153,13 +154,9 @@ class ConsoleApp:
 
     def run(self) -> int:
         """Run until the person quits or interrupts; the terminal is restored either way,
-        and the session is closed (its replay saved as far as the game went)."""
-        try:
-            code = self.app.run(pre_run=self.start_advance)
-        except Exception:
-            self.error = traceback.format_exc()
-            code = EXIT_ERROR
-        return self._finish(code)
+        and the session is closed (its replay saved as far as the game went) on the same
+        event loop, which a network game runs on too."""
+        return asyncio.run(self.run_async())
 
     async def run_async(self) -> int:
         try:
@@ -167,11 +164,11 @@ class ConsoleApp:
         except Exception:
             self.error = traceback.format_exc()
             code = EXIT_ERROR
-        return self._finish(code)
+        return await self._finish(code)
 
-    def _finish(self, code: int) -> int:
+    async def _finish(self, code: int) -> int:
         try:
-            self.session.close()
+            await self.session.aclose()
         except Exception:
             self.error = (self.error or "") + traceback.format_exc()
         self.closing_words += self.session.farewell()

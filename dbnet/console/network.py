@@ -1,28 +1,31 @@
 """A network game in the full-screen client: ``NetworkSession``.
 
-The game itself is a ``dbnet.net.session.GameSession`` (trio), run by ``trio.run``
-in a thread of its own, while prompt-toolkit keeps the screen on its asyncio loop
-in the main thread: neither loop ever blocks the other. They meet in three places:
+The game itself is a ``dbnet.net.session.GameSession`` (trio), run by trio in
+*guest mode* on prompt-toolkit's asyncio loop: trio's tasks and the screen take
+turns on one thread, so nothing the screen reads (the log, the position, the
+connection's state) is ever changed while it is being drawn, and no lock is
+needed. (A thread of its own for trio, as before, raced the screen: a log line
+appended while the screen drew it showed as "list index out of range".) They
+meet in three places:
 
-- the game thread publishes what the screen shows (the position as this player
-  sees it, log lines, the connection's state) by swapping in new immutable values
-  and waking the screen with ``loop.call_soon_threadsafe``;
-- when the person owes a decision, the game thread's chooser publishes the
-  position and waits on a trio channel; ``submit`` (screen thread) checks the
-  entry against that position and hands the notation over with
-  ``trio.from_thread.run_sync``;
-- ``close`` cancels the game thread, which closes its connection and the replay.
+- the game's tasks publish what the screen shows (the position as this player
+  sees it, log lines, the connection's state) and wake the screen with
+  ``loop.call_soon``;
+- when the person owes a decision, the chooser publishes the position and waits
+  on a trio channel; ``submit`` checks the entry against that position and hands
+  the notation over with ``TrioToken.run_sync_soon``;
+- ``aclose`` cancels the game's run, which closes its connection and the replay,
+  and waits for it to end before the screen's loop stops.
 
 A dropped connection shows as "reconnecting" and the game goes on when the peer
-is back; the screen never waits for the network, and whatever the game thread
-publishes (a lost connection while the person is deciding too) is drawn at once.
+is back; the screen never waits for the network, and whatever the game publishes
+(a lost connection while the person is deciding too) is drawn at once.
 """
 
 from __future__ import annotations
 
 import asyncio
 import shlex
-import threading
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import suppress
 from pathlib import Path
@@ -43,6 +46,9 @@ from dbnet.net.session import (
     withheld_result,
 )
 from dbnet.text import printable
+
+CLOSE_TIMEOUT = 10.0
+"""Seconds ``aclose`` waits for the game's run to end (it closes a connection and a file)."""
 
 _ENDINGS = {
     Outcome.COMPLETE: "The game is complete; both players signed the result.",
@@ -73,7 +79,7 @@ class NetworkSession:
         self._outcome: Outcome | None = None
         self._failure: str | None = None
         self._closed = False
-        self._thread: threading.Thread | None = None
+        self._done: asyncio.Future[object] | None = None  # the trio run's end, once started
         self._token: trio.lowlevel.TrioToken | None = None
         self._answers: trio.MemorySendChannel[str] | None = None
         self._receive: trio.MemoryReceiveChannel[str] | None = None
@@ -155,7 +161,7 @@ class NetworkSession:
         # Kept for _publish: the connection can change while the person decides (and
         # advance has returned), and the screen must show it at once.
         self._on_change = changed
-        if self._thread is None:
+        if self._done is None:
             self._start()
         while True:
             if self.local_player() is not None or self.is_closed:
@@ -166,15 +172,23 @@ class NetworkSession:
             changed()
 
     def close(self) -> None:
+        """Stop the game (cancel its trio run); ``aclose`` also waits for it to end."""
         if self._closed:
             return
         self._closed = True
         token, scope = self._token, self._cancel
-        if token is not None and scope is not None:
-            with suppress(trio.RunFinishedError, RuntimeError):  # finished already
-                trio.from_thread.run_sync(scope.cancel, trio_token=token)
-        if self._thread is not None:
-            self._thread.join(timeout=10)
+        if token is not None and scope is not None and not self._finished():
+            with suppress(trio.RunFinishedError):  # finished already
+                token.run_sync_soon(scope.cancel)
+
+    async def aclose(self) -> None:
+        self.close()
+        if self._done is not None and not self._done.done():
+            with suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self._done), CLOSE_TIMEOUT)
+
+    def _finished(self) -> bool:
+        return self._done is not None and self._done.done()
 
     def farewell(self) -> list[str]:
         lines: list[str] = []
@@ -198,24 +212,36 @@ class NetworkSession:
         lines.append(f"Check it: dbnet verify {shlex.quote(str(path))}")
         return lines
 
-    # --- the game thread -------------------------------------------------------------
+    # --- the game, run by trio in guest mode on the screen's loop ------------------------
 
     def _start(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        ready = threading.Event()
-        self._thread = threading.Thread(
-            target=trio.run, args=(self._main, ready), name="dbnet-network", daemon=True
-        )
-        self._thread.start()
-        ready.wait(timeout=10)
+        """Start the game's trio run as a guest of the screen's asyncio loop: trio's tasks
+        and the screen take turns on one thread, so nothing the screen reads (the log,
+        the view, the state) is ever changed under it."""
+        loop = asyncio.get_running_loop()
+        self._loop = loop
+        finished = self._done = loop.create_future()
 
-    async def _main(self, ready: threading.Event) -> None:
+        def done(outcome: object) -> None:
+            if not finished.done():
+                finished.set_result(outcome)
+            self._woken()
+
+        trio.lowlevel.start_guest_run(
+            self._main,
+            run_sync_soon_threadsafe=loop.call_soon_threadsafe,
+            done_callback=done,
+            host_uses_signal_set_wakeup_fd=True,
+        )
+
+    async def _main(self) -> None:
         self._token = trio.lowlevel.current_trio_token()
         send, self._receive = trio.open_memory_channel[str](1)
         self._answers = send
         with trio.CancelScope() as scope:
             self._cancel = scope
-            ready.set()
+            if self._closed:  # closed before the run began
+                scope.cancel()
             try:
                 self._outcome = await self._run(self.net)
                 self._note(_ENDINGS[self._outcome])
@@ -250,7 +276,7 @@ class NetworkSession:
         if token is None or answers is None:
             raise IllegalChoiceError("the game is not running")
         self._asking = False
-        trio.from_thread.run_sync(answers.send_nowait, text, trio_token=token)
+        token.run_sync_soon(answers.send_nowait, text)
 
     def _say(self, text: str) -> None:
         if text.startswith("connected to "):
@@ -273,14 +299,14 @@ class NetworkSession:
         self._publish()
 
     def _publish(self) -> None:
-        """Show the game as it is now and wake the screen (from the game thread)."""
+        """Show the game as it is now and wake the screen (from a trio task, on the
+        screen's loop: the redraw comes once the task yields)."""
         net = self.__dict__.get("net")  # None while the game session is being made
         if net is not None and net.game is not None and not self._asking:
             self._view = net.game.peer.view()
         loop = self._loop
         if loop is not None and not loop.is_closed():
-            with suppress(RuntimeError):  # the screen's loop has stopped
-                loop.call_soon_threadsafe(self._woken)
+            loop.call_soon(self._woken)
 
     def _woken(self) -> None:
         """On the screen's loop: wake ``advance`` and redraw, even while the person is

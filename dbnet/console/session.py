@@ -151,6 +151,11 @@ class Session(Protocol):
         then close the replay file. Safe to call twice."""
         ...
 
+    async def aclose(self) -> None:
+        """``close``, on the screen's event loop before it stops: a network game runs on
+        that loop (trio in guest mode) and must wind down there."""
+        ...
+
     def farewell(self) -> list[str]:
         """What to print once the screen is gone: where the replay is, and how far it goes."""
         ...
@@ -341,6 +346,9 @@ class LocalSession:
         finally:
             if self.replay is not None:
                 self.replay.close()
+
+    async def aclose(self) -> None:
+        self.close()
 
     def farewell(self) -> list[str]:
         path = self.replay_path

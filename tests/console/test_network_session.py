@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 
 import pytest
@@ -36,7 +37,7 @@ def session_ending(outcome: Outcome) -> NetworkSession:
         return outcome
 
     network = NetworkSession(make, run, seat)
-    trio.run(network._main, threading.Event())
+    trio.run(network._main)
     return network
 
 
@@ -57,3 +58,33 @@ def test_each_ending_is_told_as_it_is(outcome: Outcome, said: str) -> None:
 def test_the_farewell_of_a_game_never_started() -> None:
     network = session_ending(Outcome.UNREACHED)
     assert network.farewell() == ["The host could not be reached; no game was started."]
+
+
+def test_the_game_runs_as_a_guest_on_the_screens_loop() -> None:
+    """Trio runs in guest mode on the screen's asyncio loop (one thread, no race with the
+    screen): ``advance`` starts it, the game's notes arrive on this very thread, and
+    ``aclose`` waits for its end."""
+    seen: list[int] = []
+    seat = Seat(
+        identity=Identity.from_private_bytes(bytes(32)),
+        name="alice",
+        choose=never,
+        say=lambda text: None,
+    )
+    warband = default_warbands(load_catalog())[1]
+
+    async def run(session: GameSession) -> Outcome:
+        seen.append(threading.get_ident())
+        await trio.sleep(0.01)
+        return Outcome.UNREACHED
+
+    network = NetworkSession(lambda seat: GameSession(seat, new_game=NewGame(warband)), run, seat)
+
+    async def screen() -> None:
+        await asyncio.wait_for(network.advance(lambda: seen.append(threading.get_ident())), 10)
+        await network.aclose()
+
+    asyncio.run(screen())
+    assert network.is_closed
+    assert network.log[-1].words == "The host could not be reached; no game was started."
+    assert set(seen) == {threading.get_ident()}  # the game's task and the redraws: one thread

@@ -194,6 +194,7 @@ class GameSession:
         self.writer = writer
         self.new_game = new_game
         self.replay_path = replay_path
+        self._given_path = replay_path  # None: a default path from the game id
         self.timing = timing or Timing()
         self.narrator: Narrator | None = None
         self.peer_name: str | None = None
@@ -305,12 +306,18 @@ class GameSession:
         ``adjourn_after`` after the last contact; sooner once our log is complete (the
         peer has all it needs if it does not come back for what it lacks by then)."""
         game = self.game
-        if game is None and self._hosting:
+        if self._hosting and not self._started(game):
             return math.inf
         wait = self.timing.adjourn_after
         if game is not None and game.is_closed:
             wait = min(wait, self.timing.dead_after)
         return self._last_contact + wait
+
+    @staticmethod
+    def _started(game: RemoteGame | None) -> bool:
+        """Whether the game has started: both genesis entries (OFFER and ACCEPT) signed.
+        Until then a host's OFFER binds nobody: the joiner may refuse it or vanish."""
+        return game is not None and len(game.records) >= 2
 
     def _gave_up(self) -> Outcome:
         game = self.game
@@ -405,9 +412,17 @@ class GameSession:
                 ) from exc
         except GameSessionError as exc:
             await link.say_bye(exc.to_peer)
-            if initiator or self.connected:
+            if initiator or (self.connected and self._started(self.game)):
                 raise
-            self.seat.say(f"refused a connection: {exc}; still waiting for the opponent")
+            if self.connected:  # the joiner refused or broke off the OFFER: not our game
+                self.seat.say(
+                    f"no game with this joiner: {printable(str(exc))}; still "
+                    "waiting for an opponent"
+                )
+            else:
+                self.seat.say(
+                    f"refused a connection: {printable(str(exc))}; still waiting for the opponent"
+                )
             return False
         except (_ConnectionLostError, NetError) as exc:
             if self.connected:
@@ -488,7 +503,7 @@ class GameSession:
                 to_peer="your key is not the one this player expects",
             )
         game = self.game
-        if game is not None:
+        if game is not None and not self._offer_replaceable(hello):
             other = game.log.keys[game.me.other]
             if key != other:
                 raise GameSessionError(
@@ -552,7 +567,50 @@ class GameSession:
                     "the peer sent no nonce for the new game: it speaks an older protocol"
                 )
 
+    def _offer_replaceable(self, hello: Hello) -> bool:
+        """Whether this host's game is an OFFER nobody accepted and ``hello`` is a new
+        joiner's: the OFFER binds nobody, so it may give way to a new one."""
+        return (
+            self._hosting
+            and not self._initiator
+            and self.game is not None
+            and not self._started(self.game)
+            and hello.game_id is None
+            and hello.warband is not None
+        )
+
+    def _same_joiner(self, key: bytes, hello: Hello) -> bool:
+        """Whether the OFFER held is the one this joiner asked for (same key, nonce and
+        warband): then it is sent again (the joiner's ACCEPT was lost)."""
+        game = self.game
+        assert game is not None
+        body = game.log.decoded[0].body
+        assert isinstance(body, codec.OfferBody)
+        return (
+            body.keys[1] == key
+            and body.joiner_nonce == hello.nonce
+            and body.setup.warbands[1] == hello.warband
+        )
+
+    def _discard_offer(self) -> None:
+        """Forget an OFFER nobody accepted: its replay (ours, holding that OFFER alone) is
+        removed, so a new game takes its place (and its path, if one was given)."""
+        if self.writer is not None:
+            self.writer.close()
+        if self.replay_path is not None:
+            self.replay_path.unlink(missing_ok=True)
+        self.game = None
+        self.writer = None
+        self.narrator = None
+        self.replay_path = self._given_path
+        self._rolls_after = {}
+        self._peer_remembered = False
+
     async def _ensure_game(self, link: Link, hello: Hello, exchange: _Exchange) -> RemoteGame:
+        replace = self._offer_replaceable(hello) and not self._same_joiner(link.peer_key, hello)
+        if replace:
+            self.seat.say("the OFFER made before was not accepted: offering a new game")
+            self._discard_offer()
         if self.game is not None:
             return self.game
         if not self._initiator:
@@ -624,7 +682,7 @@ class GameSession:
         if not isinstance(message, Entry):
             raise _ConnectionLostError("no OFFER from the host in time")
         setup = _offered_setup(
-            message.record, self.seat.identity, link.peer_key, new.warband, self._nonce, hello
+            message.record, self.seat.identity, link.peer_key, new.warband, self._nonce
         )
         holder: list[bytes] = []
         try:
@@ -726,9 +784,18 @@ class GameSession:
     async def _play(self, link: Link, game: RemoteGame, exchange: _Exchange) -> bool:
         async with _nursery() as nursery:
             nursery.start_soon(self._receive_loop, link, game, exchange)
+            if self._hosting and not self._started(game):
+                nursery.start_soon(self._accept_in_time, game)
             await self._send_loop(link, game, exchange)
             nursery.cancel_scope.cancel()
         return True
+
+    async def _accept_in_time(self, game: RemoteGame) -> None:
+        """A joiner that does not answer the OFFER within ``hello_timeout`` is dropped, so
+        a silent stranger holds the host's seat only that long."""
+        await trio.sleep(self.timing.hello_timeout)
+        if not self._started(game):
+            raise _ConnectionLostError("the joiner did not answer the OFFER in time")
 
     async def _send_loop(self, link: Link, game: RemoteGame, exchange: _Exchange) -> None:
         """Send every record the peer lacks as soon as it exists; once the log is complete
@@ -794,11 +861,11 @@ def _offered_setup(
     host_key: bytes,
     warband: Warband,
     nonce: bytes,
-    hello: Hello,
 ) -> GameSetup:
     """The setup of the host's OFFER, checked: written by the key the channel
     authenticated (``host_key``), made to this key, with this side's fresh ``nonce`` in
-    its game id and this warband as B (and of the game the host named in HELLO, if any)."""
+    its game id and this warband as B. (The game a host names in HELLO may be an OFFER
+    nobody accepted, which it replaces with a new one for this joiner.)"""
     try:
         _, entry = codec.decode_signed_entry(record)
     except DbnetError as exc:
@@ -806,8 +873,6 @@ def _offered_setup(
     body = entry.body
     if not isinstance(body, codec.OfferBody):
         raise GameSessionError(f"the host's first entry is {entry.kind.name}, not an OFFER")
-    if hello.game_id is not None and entry.game_id != hello.game_id:
-        raise GameSessionError("the host's OFFER is not of the game it named in HELLO")
     if body.keys[0] != host_key:
         raise GameSessionError(
             f"the OFFER names {fingerprint(body.keys[0])} as A, but the host on this "

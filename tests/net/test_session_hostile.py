@@ -98,6 +98,16 @@ async def receive_until_bye(stream: SecureStream) -> Bye:
             return message
 
 
+async def accept_offer(secure: SecureStream) -> RemoteGame:
+    """Bob takes the host's OFFER and sends his ACCEPT: the game has started."""
+    message = await receive(secure)
+    while not isinstance(message, Entry):
+        message = await receive(secure)
+    game = RemoteGame.accept(BOB, message.record, lambda record: None)
+    await send(secure, Entry(game.records[1]))
+    return game
+
+
 def new_host(tmp_path: Path, **kwargs: object) -> Side:
     return make_side(tmp_path, "alice", identity=ALICE, host=True, **kwargs)  # type: ignore[arg-type]
 
@@ -258,8 +268,9 @@ async def test_a_frame_trickled_byte_by_byte_is_cut_off(
     autojump_clock: Clock, tmp_path: Path
 ) -> None:
     """Slowloris after the handshake: the opponent's HELLO, then a frame one byte every
-    3 s. The frame has 10 s; the host drops the connection and waits for the opponent
-    to come back (it does, and the game is played)."""
+    3 s. The frame has 10 s, and so has the OFFER's answer; the host drops the
+    connection and waits for the opponent to come back (it does, and the game is
+    played)."""
     host, network = new_host(tmp_path), Network()
 
     async def body() -> None:
@@ -277,14 +288,17 @@ async def test_a_frame_trickled_byte_by_byte_is_cut_off(
         await then_bob_plays(tmp_path, host, network)
 
     await with_host(host, network, body)
-    assert host.saw("a frame from the peer (4 bytes of it received) did not complete within 10 s")
+    assert host.saw(
+        "a frame from the peer (4 bytes of it received) did not complete within 10 s"
+    ) or host.saw("the joiner did not answer the OFFER in time")
 
 
 async def test_a_silent_peer_is_dropped_and_the_host_waits_on(
     autojump_clock: Clock, tmp_path: Path
 ) -> None:
-    """A peer that says HELLO and then nothing at all, not even PONG: after 20 s of
-    silence the host drops it and waits on; the opponent comes back and plays."""
+    """A peer that says HELLO and then nothing at all, not even PONG or an answer to the
+    OFFER: after 10 s the host drops it and waits on (a silent stranger holds the seat
+    that long); the opponent comes and plays."""
     host, network = new_host(tmp_path), Network()
 
     async def body() -> None:
@@ -292,8 +306,27 @@ async def test_a_silent_peer_is_dropped_and_the_host_waits_on(
         await send(secure, Hello("bob", None, 0, B_WARBAND, nonce=JOINER_NONCE))
         start = trio.current_time()
         await until(lambda: host.saw("connection lost"))
-        assert trio.current_time() - start >= 20.0
+        assert 10.0 <= trio.current_time() - start < 20.0
         await then_bob_plays(tmp_path, host, network)
+
+    await with_host(host, network, body)
+    assert host.saw("connection lost (the joiner did not answer the OFFER in time)")
+
+
+async def test_a_silent_peer_in_the_game_is_dropped_after_20_s(
+    autojump_clock: Clock, tmp_path: Path
+) -> None:
+    """In a started game (the ACCEPT came), a peer silent for 20 s, not even answering
+    PINGs, is taken for gone: the host waits for it to come back."""
+    host, network = new_host(tmp_path, think=1000.0), Network()
+
+    async def body() -> None:
+        secure = await secure_connection(network)
+        await send(secure, Hello("bob", None, 0, B_WARBAND, nonce=JOINER_NONCE))
+        await accept_offer(secure)
+        start = trio.current_time()
+        await until(lambda: host.saw("connection lost"))
+        assert trio.current_time() - start >= 20.0
 
     await with_host(host, network, body)
     assert host.saw("connection lost (the peer was silent for 20 s); waiting to reconnect")
@@ -310,6 +343,7 @@ async def test_a_flood_ends_the_game_with_a_clear_message(
     async def body() -> None:
         secure = await secure_connection(network)
         await send(secure, Hello("bob", None, 0, B_WARBAND, nonce=JOINER_NONCE))
+        await accept_offer(secure)
         with suppress(NetError):  # the host hangs up in the middle
             for token in range(1000):
                 await send(secure, Ping(token))
@@ -336,6 +370,7 @@ async def test_a_malformed_message_ends_the_game_with_a_clear_message(
     async def body() -> None:
         secure = await secure_connection(network)
         await send(secure, Hello("bob", None, 0, B_WARBAND, nonce=JOINER_NONCE))
+        await accept_offer(secure)
         await secure.send(b"\x93\x09\x01\x02")  # [9, 1, 2]: no such message type
         await until(lambda: host.outcome is not None)
 
@@ -355,17 +390,43 @@ async def test_an_invalid_entry_ends_the_game_and_the_peer_is_told(
     async def body() -> None:
         secure = await secure_connection(network)
         await send(secure, Hello("bob", None, 0, B_WARBAND, nonce=JOINER_NONCE))
+        await accept_offer(secure)
+        await until(lambda: len(host.records) >= 2)
         await send(secure, Entry(b"\x92\xc4\x03abc\xc4\x03xyz"))
         told.append(await receive_until_bye(secure))
         await until(lambda: host.outcome is not None)
 
     await with_host(host, network, body)
     assert isinstance(host.outcome, GameSessionError)
-    assert str(host.outcome).startswith("the peer sent an invalid entry: entry 1: malformed")
-    assert told[0].reason.startswith("your entry was refused: entry 1: malformed")
+    held = len(host.records)
+    assert str(host.outcome).startswith(f"the peer sent an invalid entry: entry {held}: malformed")
+    assert told[0].reason.startswith(f"your entry was refused: entry {held}: malformed")
     verdict = host.verdict()
     assert verdict.status is VerdictStatus.UNFINISHED
-    assert verdict.entries == 1  # the OFFER, nothing of the peer's
+    assert verdict.entries == held  # nothing of the malformed entry
+
+
+async def test_misbehaviour_before_the_accept_leaves_the_host_waiting(
+    autojump_clock: Clock, tmp_path: Path
+) -> None:
+    """Before its ACCEPT the joiner is no opponent yet: an invalid entry (or any other
+    misbehaviour) ends that connection only; the host keeps waiting, makes a new OFFER to
+    the next joiner, and that game is played to the end."""
+    host, network = new_host(tmp_path), Network()
+    told: list[Bye] = []
+
+    async def body() -> None:
+        secure = await secure_connection(network, MALLORY)
+        await send(secure, Hello("mallory", None, 0, B_WARBAND, nonce=bytes(32)))
+        await send(secure, Entry(b"\x92\xc4\x03abc\xc4\x03xyz"))
+        told.append(await receive_until_bye(secure))
+        await until(lambda: host.saw("still waiting"))
+        await then_bob_plays(tmp_path, host, network)
+
+    await with_host(host, network, body)
+    assert told[0].reason.startswith("your entry was refused: entry 1: malformed")
+    assert host.saw("no game with this joiner: the peer sent an invalid entry: entry 1")
+    assert host.saw("the OFFER made before was not accepted: offering a new game")
 
 
 async def test_equivocation_is_caught_with_both_entries(
@@ -430,7 +491,7 @@ async def test_a_joiner_stops_when_the_host_is_not_the_expected_key(
     joiner = make_side(
         tmp_path, "bob", identity=BOB, host=False, expect=fingerprint(ALICE.public_key)
     )
-    await play(mallory, joiner, Network())
+    await play(mallory, joiner, Network(), stop_host_after_joiner=True)
     assert isinstance(joiner.outcome, GameSessionError)
     assert str(joiner.outcome).startswith(
         f"the peer's key fingerprint is {fingerprint(MALLORY.public_key)}, not the expected "
@@ -438,10 +499,13 @@ async def test_a_joiner_stops_when_the_host_is_not_the_expected_key(
         "opponent)"
     )
     assert not joiner.path.exists()
-    # the host had taken the joiner on and offered a game: it ends with the reason
-    assert isinstance(mallory.outcome, PeerLeftError)
-    assert str(mallory.outcome) == ("the peer left: your key is not the one this player expects")
-    assert mallory.verdict().status is VerdictStatus.UNFINISHED
+    # the host had offered a game, which the joiner refused: the host waits on (a joiner
+    # with a wrong --expect does not stop it for good)
+    assert mallory.outcome is None
+    assert mallory.saw(
+        "no game with this joiner: the peer left: your key is not the one this player "
+        "expects; still waiting for an opponent"
+    )
 
 
 async def test_a_changed_key_is_refused_with_how_to_proceed(
@@ -526,9 +590,10 @@ async def test_a_stranger_cannot_break_into_a_game_in_progress(
 
 
 async def test_a_peer_that_stops_reading_is_dropped(autojump_clock: Clock, tmp_path: Path) -> None:
-    """A peer that keeps sending PINGs (so it is never silent) but never reads again: on a
-    connection with no buffer the host's next send cannot finish; after 20 s the host
-    drops the connection instead of waiting for ever, and its opponent then plays."""
+    """A peer in the game (its ACCEPT came) that keeps sending PINGs (so it is never
+    silent) but never reads again: on a connection with no buffer the host's next send
+    cannot finish; after 20 s the host drops the connection instead of waiting for ever,
+    and waits for the peer to come back."""
     host, network = new_host(tmp_path), Network()
 
     async def body() -> None:
@@ -537,18 +602,19 @@ async def test_a_peer_that_stops_reading_is_dropped(autojump_clock: Clock, tmp_p
         secure = await open_channel(ours, BOB, initiator=True)
         async with trio.open_nursery() as nursery:
             nursery.start_soon(send, secure, Hello("bob", None, 0, B_WARBAND, nonce=JOINER_NONCE))
-            await receive(secure)  # the host's HELLO; from now on, nothing is read
+            await receive(secure)  # the host's HELLO
+        await accept_offer(secure)  # from now on, nothing is read
         with suppress(NetError):
             while not host.saw("connection lost"):
                 await send(secure, Ping(1))
                 await trio.sleep(4.0)
-        await then_bob_plays(tmp_path, host, network)
 
     await with_host(host, network, body)
     assert host.saw(
         "connection lost (sending a message (the peer stopped reading) did not complete "
         "within 20 s: the peer is too slow); waiting to reconnect"
     )
+    assert host.outcome is None  # still waiting for its opponent
 
 
 async def test_a_host_keeps_only_a_few_connections_waiting(tmp_path: Path) -> None:

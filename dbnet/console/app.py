@@ -370,7 +370,8 @@ class ConsoleApp:
                 Float(content=dialog),
             ],
         )
-        return Layout(root, focused_element=self.entry_window)
+        fitted = screen.fitted(root, lambda: self.size, "Ctrl-Q")
+        return Layout(fitted, focused_element=self.entry_window)
 
     @property
     def viewer(self) -> Player:
@@ -380,7 +381,16 @@ class ConsoleApp:
 
     def _board_lines(self) -> list[StyleAndTextTuples]:
         game, cells = self.session.game, self.highlighted_cells()
-        return view.render_board(game, self.cell_width, cells, side=self.viewer)
+        return view.render_board(
+            game, self.cell_width, cells, side=self.viewer, max_lines=self._board_room()
+        )
+
+    def _board_room(self) -> int:
+        """The lines left for the board by the rest of the screen: the top bar, the seats,
+        the log's least, the decision, the entry and the status."""
+        rows = self.size[1]
+        others = 1 + 2 + LOG_MIN + self._decision_lines() + 1 + self._status_lines()
+        return max(view.MIN_BOARD_LINES, rows - others)
 
     def _board_height(self) -> Dimension:
         return screen.board_height(len(self._board_lines()))
@@ -390,9 +400,12 @@ class ConsoleApp:
         text = view.decision_text(self.session)
         return min(3, len(view.wrap(text, width, "")))
 
-    def _status_height(self) -> Dimension:
+    def _status_lines(self) -> int:
         text = self.message or HINT
-        return Dimension.exact(min(3, len(view.wrap(text, self.size[0], ""))))
+        return min(3, len(view.wrap(text, self.size[0], "")))
+
+    def _status_height(self) -> Dimension:
+        return Dimension.exact(self._status_lines())
 
     def _decision_height(self) -> Dimension:
         return Dimension.exact(self._decision_lines())

@@ -639,14 +639,11 @@ class ConsoleApp:
     def enter(self) -> None:
         """Enter: a command, or a choice in notation for the pending decision.
 
-        With a completion picked in the menu, Enter only takes it into the entry.
+        An open completion menu is closed and the entry, with the completion picked in
+        it if any, is played at once: one Enter always submits.
         """
-        state = self.buffer.complete_state
-        if state is not None:
-            self.buffer.complete_state = None
-            if state.current_completion is not None:
-                self.say(f"Enter plays '{self.buffer.text.strip()}'.")
-                return
+        if self.buffer.complete_state is not None:
+            self.buffer.complete_state = None  # the picked completion is already the text
         text = self.buffer.text.strip()
         words = text.split(maxsplit=1)
         if not words:

@@ -147,18 +147,15 @@ async def test_tab_completes_the_legal_choices() -> None:
 
 
 @run
-async def test_enter_takes_a_completion_then_plays_it() -> None:
+async def test_one_enter_plays_a_completion_picked_in_the_menu() -> None:
     async with running() as d:
         typed, both = twins(d)
         await d.keys(typed + TAB)
         await d.wait_for(lambda: d.console.buffer.complete_state is not None, "the menu")
         await d.keys(DOWN + DOWN)  # the menu's second entry
         assert d.console.buffer.text == both[1]
-        await d.keys(ENTER)
+        await d.keys(ENTER)  # one Enter: the menu closes and the entry is played
         assert d.console.buffer.complete_state is None
-        assert d.console.buffer.text == both[1]
-        assert not any(line.notation in both for line in d.session.log)
-        await d.keys(ENTER)
         await d.wait_for(
             lambda: any(line.notation == both[1] for line in d.session.log), "the spawn"
         )

@@ -349,3 +349,20 @@ def test_the_replay_viewer_fits_its_fullest_board_in_80x24(tmux: Tmux) -> None:
     tmux.keys("q")
     tmux.wait_for("EXIT=0")
     assert_terminal_usable(tmux)
+
+
+def test_one_enter_plays_an_entry_taken_from_the_completion_menu(tmux: Tmux) -> None:
+    """Tab opens the menu, Down picks a completion into the entry, and the first Enter
+    plays it (it used to only close the menu)."""
+    start_game(tmux)
+    tmux.type("spawn vang")
+    tmux.keys("Tab")
+    tmux.wait_for("spawn vanguard-herald#2 e1")  # the menu: both copies
+    tmux.keys("Down", "Down")
+    tmux.wait_for("A> spawn vanguard-herald#2 e1")
+    tmux.keys("Enter")
+    pane = tmux.wait_for("Played: spawn vanguard-herald#2 e1")
+    row1 = next(line for line in pane.splitlines() if line.startswith("1 |"))
+    assert re.fullmatch(r"A:v-\S*#2", row1.split("|")[5].strip())
+    tmux.keys("C-c")
+    tmux.wait_for("EXIT=130")

@@ -61,7 +61,6 @@ from dbnet.console.screen import (
     no_color,
 )
 from dbnet.console.session import DEFAULT_BOT_DELAY, LocalSession, Session
-from dbnet.console.view import find_minis
 from dbnet.engine import (
     Decision,
     DecisionKind,
@@ -69,8 +68,9 @@ from dbnet.engine import (
     Game,
     GameSetup,
     Player,
+    find_minis,
     format_choice,
-    parse_choice,
+    read_choice,
 )
 from dbnet.errors import DbnetError
 from dbnet.render import describe_pending, describe_result, render_score_by_turn
@@ -725,27 +725,21 @@ class ConsoleApp:
             self.say(f"Not your decision now{who}. Wait a moment.", error=True)
             return
         try:
-            choice = parse_choice(game, text)
+            choice = read_choice(game, text)  # legal, or why not and what is
         except DbnetError as exc:
             self.say(f"Not played: {exc}", error=True)
             return
-        try:
-            game.check_choice(choice)
-        except DbnetError as exc:
-            # The engine names the choice by its repr; people wrote it in notation.
-            words = str(exc).replace(repr(choice), repr(format_choice(game, choice)))
-            self.say(f"Not played: {words}", error=True)
-            return
+        notation = format_choice(game, choice)
         if isinstance(choice, Done) and pending.kind in PHASE_ENDING:
-            self.ask(_ending_question(game, pending), partial(self._submit, text))
+            self.ask(_ending_question(game, pending), partial(self._submit, notation))
             return
-        self._submit(text)
+        self._submit(notation)
 
     def _submit(self, text: str) -> None:
         game = self.session.game
         try:
-            notation = format_choice(game, parse_choice(game, text))
-            self.session.submit(text)
+            notation = format_choice(game, read_choice(game, text))
+            self.session.submit(notation)
         except DbnetError as exc:
             self.say(f"Not played: {exc}", error=True)
             return

@@ -44,7 +44,7 @@ from dbnet.console import screen, view
 from dbnet.console.replay_view import ReplayModel
 from dbnet.console.screen import TAB_KEYS, TAB_WORDS, Tab, join, no_color
 from dbnet.console.session import LogKind
-from dbnet.engine import Player
+from dbnet.engine import Player, find_minis
 from dbnet.render import describe_result, render_score_by_turn
 
 EXIT_OK = 0
@@ -249,7 +249,7 @@ class ReplayApp:
             self.say("Show what? e.g. 'show lantern-page' or 'show B:ashmaw'.", error=True)
             return
         game = self.model.game
-        found = view.find_minis(game, name)
+        found = find_minis(game, name)
         if not found:
             self.say(f"No miniature in this game is called {name!r}.", error=True)
             return

@@ -256,26 +256,6 @@ def named_cells(game: Game, words: Iterable[str]) -> list[int]:
     return cells
 
 
-def find_minis(game: Game, name: str) -> list[int]:
-    """Miniatures called ``name``: ``[A:|B:]handle``, a beginning of a handle, or the full
-    name. Exact names win over beginnings; copies of one miniature show once."""
-    owner: Player | None = None
-    key = name.strip().lower()
-    if len(key) > 2 and key[1] == ":" and key[0] in "ab":
-        owner = Player.A if key[0] == "a" else Player.B
-        key = key[2:]
-    minis = [m for m in game.minis if owner is None or m.owner is owner]
-    exact = [m for m in minis if key in (m.handle, m.defn.slug, m.defn.name.lower())]
-    found = exact or [m for m in minis if m.handle.startswith(key)]
-    seen: set[tuple[Player, str]] = set()
-    out = []
-    for m in found:
-        if (m.owner, m.defn.slug) not in seen or m.handle == key:
-            seen.add((m.owner, m.defn.slug))
-            out.append(m.id)
-    return out
-
-
 def decision_text(session: Session) -> str:
     """What the game waits for, in words, addressed to the people at this keyboard."""
     game = session.game

@@ -73,7 +73,7 @@ def test_play_in_a_real_terminal(tmux: Tmux) -> None:
     # an illegal entry is answered with the engine's reason
     tmux.type("spawn lantern-page a1")
     tmux.keys("Enter")
-    tmux.wait_for("Not played: 'spawn lantern-page a1' is not legal now")
+    tmux.wait_for("Not played: you cannot spawn lantern-page a1: A:lantern-page")
 
     # a legal one is played and drawn: the token in e1, row 1's last cell
     tmux.keys("C-u")

@@ -19,7 +19,6 @@ from dbnet.console.view import (
     choice_items,
     choice_lines,
     compact_token,
-    find_minis,
     plain,
     render_board,
     reserve_entries,
@@ -33,6 +32,7 @@ from dbnet.engine import (
     Game,
     Player,
     Zone,
+    find_minis,
     format_choice,
 )
 from dbnet.engine.board import parse_cell

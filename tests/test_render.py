@@ -248,3 +248,20 @@ def test_a_wail_roll_is_announced_and_told() -> None:
     assert describe_roll(game, request, [3, 1]) == (
         "A:screamer wails: 3 + 1 = 4; every creature of spawn cost 4 is banished."
     )
+
+
+def test_help_leads_with_words_and_gives_rule_numbers_only_at_the_end() -> None:
+    """Each step's help (the full screen's F1 and the line interface's 'help'): no rule
+    number before the last parenthesis, which holds them all."""
+    import re
+
+    from dbnet.engine import DecisionKind
+    from dbnet.render import DECISION_HELP
+
+    for kind in DecisionKind:
+        text = DECISION_HELP[kind]
+        body, _, last = text.rpartition(" (")
+        assert re.search(r"\d|FAQ", last), kind  # the rules, at the end
+        assert last.endswith(")"), kind
+        assert not re.search(r"\b\d{3}(\.\d+)?\b", body), (kind, body)
+        assert text.split()[0][0].isupper(), kind  # words first

@@ -764,7 +764,8 @@ def _ending_question(game: Game, pending: Decision) -> str:
     if pending.kind is DecisionKind.SPAWN:
         points = game.spawn_points
         if points:
-            lost = f" {points} spawn point{'' if points == 1 else 's'} left will be lost (801.9)."
+            plural = "" if points == 1 else "s"
+            lost = f" {points} spawn point{plural} left will be lost (rule 801.9)."
             return f"End your spawn phase?{lost}"
         return "End your spawn phase?"
     if pending.kind is DecisionKind.SHIFT:

@@ -331,9 +331,9 @@ def reserve_lines(game: Game, width: int, first: Player = Player.A) -> list[Line
             lines.append([(style, _fit(text, width))])
         lines.append([])
     legend = (
-        "Spawn cost now (base+aspect shortfall, 801.4); * = affordable now"
+        "Spawn cost now (base+missing aspects); * = affordable now (rule 801.4)"
         if wide
-        else "Spawn cost now; + = with aspect shortfall (801.4); * = affordable now"
+        else "Spawn cost now; + = with missing aspects; * = affordable now (rule 801.4)"
     )
     lines += wrap(legend, width, "class:dim")
     return lines

@@ -225,7 +225,7 @@ async def test_done_asks_first() -> None:
         assert d.console.confirm is not None
         screen = d.screen()
         assert f"End your spawn phase? {points} spawn points left will be lost" in screen
-        assert "(801.9)." in screen
+        assert "(rule 801.9)." in screen
         assert "[y] yes   [n] no" in screen
         await d.keys("n")
         assert d.console.confirm is None
@@ -261,7 +261,7 @@ async def test_help_explains_the_current_step() -> None:
         await d.keys("help" + ENTER)
         assert d.console.tab is Tab.HELP
         screen = d.screen()
-        assert "Spawn phase (801)" in screen
+        assert "Spawn phase: spend" in screen  # the panel wraps it
         assert d.console.buffer.text == ""
 
 

@@ -44,6 +44,7 @@ from dbnet.engine import (
     format_choice,
     format_dice,
     parse_choice,
+    read_choice,
 )
 from dbnet.engine.board import cell_name
 from dbnet.engine.game import dice_damage
@@ -487,14 +488,8 @@ class LocalGame:
         if player is None or self.match.next_author is not player:
             raise IllegalChoiceError(f"no decision is waiting for a person; {text!r} not played")
         game = self.game
-        choice = parse_choice(game, text)
+        choice = read_choice(game, text)  # a legal choice, or why not and what is legal
         notation = format_choice(game, choice)
-        try:
-            game.copy().apply(choice)  # raises, saying why, if it is illegal
-        except IllegalChoiceError as exc:
-            # the engine names the choice by its repr; people wrote it in notation
-            words = str(exc).replace(repr(choice), repr(notation))
-            raise IllegalChoiceError(words) from None
         self.match.step(lambda view: notation)
         return self._take()
 

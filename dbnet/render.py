@@ -60,87 +60,89 @@ MEANINGS_LISTED = 12  # more choices than this are listed without what each does
 
 DECISION_HELP: dict[DecisionKind, str] = {
     DecisionKind.SPAWN: (
-        "Spawn phase (801): spend spawn points to put miniatures from your reserves into "
-        "the dreamscape, one at a time: 'spawn NAME CELL'. Creatures go to your portal "
-        "(801.6) or to a spawn-row cell that had no ally at the start of the phase, in a "
-        "column where you control a miniature (801.5). Each missing aspect costs one extra "
-        "point (801.4). A miniature in the dreamscape with a spawn ability can use it for its "
-        "spawn-point cost: 'activate NAME ABILITY', or 'activate NAME ABILITY X' when the "
-        "cost is X (801.8, 303.2a); its targets are chosen next. Unspent points are lost "
-        "(801.9). 'done' ends the phase."
+        "Spawn phase: spend spawn points to put miniatures from your reserves into the "
+        "dreamscape, one at a time: 'spawn NAME CELL'. A creature goes to your portal, or "
+        "to a cell of your spawn row that had no ally at the start of the phase, in a "
+        "column where you have a miniature. Each aspect your warband is missing costs one "
+        "extra point. A miniature in the dreamscape with a spawn ability can use it for its "
+        "cost in spawn points: 'activate NAME ABILITY', or 'activate NAME ABILITY X' when "
+        "the cost is X; its targets are chosen next. Points you do not spend are lost. "
+        "'done' ends the phase. (Rules 801, 801.4-801.9, 303.2a.)"
     ),
     DecisionKind.ACTION: (
-        "Action phase (802): choose 'shift' to move your unengaged creatures (802.1) or "
-        "'strike' to attack with your engaged ones (802.2). The choice applies to all your "
-        "creatures this phase."
+        "Action phase: choose 'shift' to move your creatures that are not engaged, or "
+        "'strike' to attack with your engaged ones. The choice holds for all your "
+        "creatures this phase. (Rules 802, 802.1, 802.2.)"
     ),
     DecisionKind.SHIFT: (
-        "Shift (802.1): move unengaged creatures one cell forward, back, left or right, "
-        "never diagonally (802.1b), each at most once: 'move NAME CELL'. Engaged creatures "
-        "can't move (802.1a); you can't have more than four creatures in a cell (802.1c). "
-        "'done' ends the shift."
+        "Shift: move creatures that are not engaged one cell forward, back, left or right, "
+        "never diagonally, each at most once: 'move NAME CELL'. Engaged creatures cannot "
+        "move, and you cannot have more than four creatures in a cell. 'done' ends the "
+        "shift. (Rules 802.1, 802.1a-802.1c.)"
     ),
     DecisionKind.STRIKE: (
-        "Strike (802.2): attack in a cell where your creatures share the cell with enemy "
+        "Strike: attack in a cell where your creatures share the cell with enemy "
         "creatures: 'attack CELL' attacks with all of them, 'attack CELL NAME ...' with "
-        "some. Each cell can be attacked once per strike (802.2a). Every attacker rolls "
-        "dice equal to its power; faces 1-3 deal that much damage, 4-5 miss, 6 is a blade "
-        "(302). 'done' ends the strike."
+        "some. Each cell can be attacked once per strike. Every attacker rolls as many dice "
+        "as its power; faces 1-3 deal that much damage, 4-5 miss, 6 is a blade. 'done' ends "
+        "the strike. (Rules 802.2, 802.2a, 302.)"
     ),
     DecisionKind.DAMAGE: (
-        "Assign damage (802.2d, combat step 4): split all of it among the enemy creatures "
-        "in the cell however you like: 'damage NAME=N NAME=N'. At the end of the combat, "
-        "damage at least equal to a creature's defense disrupts it; at least equal to its "
-        "life destroys it (802.2d, 802.2e)."
+        "Assign damage: split all of it among the enemy creatures in the cell however you "
+        "like: 'damage NAME=N NAME=N'. At the end of the combat, damage at least equal to a "
+        "creature's defense disrupts it; at least equal to its life destroys it. (Rules "
+        "802.2d, 802.2e; combat step 4.)"
     ),
     DecisionKind.FATE: (
-        "Disrupt or destroy (802.2d): the damage reached both this creature's defense and "
-        "its life, so you choose: 'destroy NAME' (it goes to the graveyard and you score a "
-        "conquest point, 803.2) or 'disrupt NAME' (you move it to an empty cell, 802.2f)."
+        "Disrupt or destroy: the damage reached both this creature's defense and its life, "
+        "so you choose: 'destroy NAME' (it goes to the graveyard and you score a conquest "
+        "point) or 'disrupt NAME' (you move it to an empty cell). When only one creature "
+        "waits, 'destroy' or 'disrupt' alone is enough. (Rules 802.2d, 802.2f, 803.2.)"
     ),
     DecisionKind.DEATHBLOW: (
-        "Deathblow (802.2g): creatures of the second player destroyed in the first "
-        "player's action phase may attack local enemies before they go to the graveyard. "
-        "'deathblow CELL' strikes with all of them, 'deathblow CELL NAME ...' with some, "
-        "'deathblow CELL none' with none. Blades count as misses."
+        "Deathblow: creatures of the second player destroyed in the first player's action "
+        "phase may attack local enemies before they go to the graveyard. 'deathblow CELL' "
+        "strikes with all of them, 'deathblow CELL NAME ...' with some, 'deathblow CELL "
+        "none' with none. Blades count as misses. (Rule 802.2g.)"
     ),
     DecisionKind.RESOLVE: (
-        "Combat step 7 (FAQ): deal with the enemy creatures marked in this combat, one at "
-        "a time. Put a disrupted creature in an empty cell: 'place NAME CELL' (802.2f); "
-        "if no cell is empty it is destroyed instead: 'bury NAME'. Marked miniatures are "
-        "destroyed with 'bury NAME' when their order matters."
+        "After the combat: deal with the enemy creatures marked in this combat, one at a "
+        "time. Put a disrupted creature in an empty cell: 'place NAME CELL'; if no cell is "
+        "empty it is destroyed instead: 'bury NAME'. Marked miniatures are destroyed with "
+        "'bury NAME' when their order matters. (Rule 802.2f; combat step 7 in the FAQ.)"
     ),
     DecisionKind.BLADE: (
-        "Blades (303.1, 802.2c, combat step 3): each blade rolled must go to a blade "
-        "ability of an attacker (or of your location in the cell) while one can take it, "
-        "even a harmful one (900.10); a 'may' ability can take a blade and do nothing "
-        "(900.11). 'blade NAME ABILITY'. A blade or double blade ability takes blades once "
-        "per attack, a multiblade ability any number of times; a double blade ability takes "
-        "two at once. An ability a creature has from another miniature names that miniature "
-        "last: 'blade imp crit herald' is the Crit 2 the herald's Hell's Fury grants the imp, "
-        "'blade mimic crit ogre' the ogre's Crit that the mimic copies (Copy)."
+        "Blades: each blade rolled must go to a blade ability of an attacker (or of your "
+        "location in the cell) while one can take it, even a harmful one; a 'may' ability "
+        "can take a blade and do nothing. 'blade NAME ABILITY'. A blade or double blade "
+        "ability takes blades once per attack, a multiblade ability any number of times; a "
+        "double blade ability takes two at once. An ability a creature has from another "
+        "miniature names that miniature last: 'blade imp crit herald' is the Crit 2 the "
+        "herald's Hell's Fury grants the imp, 'blade mimic crit ogre' the ogre's Crit that "
+        "the mimic copies (Copy). (Rules 303.1, 802.2c, 900.10, 900.11; combat step 3.)"
     ),
     DecisionKind.TARGET: (
-        "Targets (900.9, FAQ): an ability chooses all its targets when it is activated, in "
-        "the order it takes them: a creature and then the cell it moves to for a move "
-        "(Advance, Skirmish, Expel, Scare, Lure, Teleport: 'target NAME CELL'), a miniature "
-        "for most others ('target NAME'), a cell for Lockdown and Teleport Self; an ability "
-        "with a number of targets takes up to that many ('target NAME CELL NAME CELL'). A "
-        "'may' ability can be used without effect: 'target none'. A target that is no longer "
-        "legal when the effect happens is skipped (900.1c)."
+        "Targets: an ability chooses all its targets when it is activated, in the order it "
+        "takes them: a creature and then the cell it moves to for a move (Advance, "
+        "Skirmish, Expel, Scare, Lure, Teleport: 'target NAME CELL'), a miniature for most "
+        "others ('target NAME'), a cell for Lockdown and Teleport Self; an ability with a "
+        "number of targets takes up to that many, each creature followed by its cell "
+        "('target NAME CELL NAME CELL'). A 'may' ability can be used without effect: "
+        "'target none'. A target that is no longer legal when the effect happens is "
+        "skipped. (Rules 900.9, 900.1c; FAQ.)"
     ),
     DecisionKind.REROLL: (
-        "Fortunate (combat step 2): before the dice count, you may reroll up to X of them, "
-        "naming one die of each face to reroll: 'reroll - B' rerolls a miss and a blade, "
-        "'reroll 1 1' two 1s; faces are 1, 2, 3 (damage), - (a 4 or 5: a miss) and B (a 6: "
-        "a blade). 'reroll none' keeps them all. The new results stand. Each Fortunate "
-        "ability rerolls separately, one after another (FAQ)."
+        "Fortunate: before the dice count, you may reroll up to X of them, naming one die "
+        "of each face to reroll: 'reroll - B' rerolls a miss and a blade, 'reroll 1 1' two "
+        "1s; faces are 1, 2, 3 (damage), - (a 4 or 5: a miss) and B (a 6: a blade). "
+        "'reroll none' keeps them all. The new results stand. Each Fortunate ability "
+        "rerolls separately, one after another. (Combat step 2; FAQ.)"
     ),
     DecisionKind.ORDER: (
-        "Simultaneous effects (900.7a): several of your triggered abilities happen at the "
-        "same time; you choose the order. 'order N' resolves the N-th waiting effect, as "
-        "listed, next; you are asked again while more than one waits. The player whose "
-        "phase it is resolves all theirs first, then the other player."
+        "Simultaneous effects: several of your triggered abilities happen at the same "
+        "time; you choose the order. 'order N' resolves the N-th waiting effect, as listed, "
+        "next; you are asked again while more than one waits. The player whose phase it is "
+        "resolves all theirs first, then the other player. (Rule 900.7a.)"
     ),
 }
 

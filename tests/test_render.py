@@ -296,3 +296,20 @@ def test_ability_names_and_the_help_escape_what_the_warband_chose() -> None:
     assert_printable(pending_help(game))
     assert_printable(render_position(game).splitlines())
     assert_printable(explain_pending(game))
+
+
+def test_help_leads_with_words_and_gives_rule_numbers_only_at_the_end() -> None:
+    """Each step's help (the full screen's F1 and the line interface's 'help'): no rule
+    number before the last parenthesis, which holds them all."""
+    import re
+
+    from dbnet.engine import DecisionKind
+    from dbnet.render import DECISION_HELP
+
+    for kind in DecisionKind:
+        text = DECISION_HELP[kind]
+        body, _, last = text.rpartition(" (")
+        assert re.search(r"\d|FAQ", last), kind  # the rules, at the end
+        assert last.endswith(")"), kind
+        assert not re.search(r"\b\d{3}(\.\d+)?\b", body), (kind, body)
+        assert text.split()[0][0].isupper(), kind  # words first

@@ -30,7 +30,7 @@ import trio
 
 from dbnet.bots import BOT_NAMES, make_bot
 from dbnet.catalog import default_warbands, load_catalog, load_warband
-from dbnet.engine import Game, Options, Warband, format_choice, parse_choice
+from dbnet.engine import Game, Options, Warband, format_choice, read_choice
 from dbnet.errors import DbnetError, InvalidChoiceError
 from dbnet.identity import Identity, KnownPeers, fingerprint
 from dbnet.localplay import Event, derive
@@ -242,7 +242,7 @@ def line_chooser(read_line: Callable[[str], str] = input) -> Chooser:
             if text == "resign":
                 return RESIGN
             try:
-                return format_choice(view, parse_choice(view, text))
+                return format_choice(view, read_choice(view, text))
             except DbnetError as exc:
                 print(f"illegal: {exc}", flush=True)
 

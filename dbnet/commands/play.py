@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import IO
 
 from dbnet.bots import BOT_NAMES, make_bot
-from dbnet.engine import Player
+from dbnet.engine import Player, find_minis
 from dbnet.errors import DbnetError, InvalidChoiceError
 from dbnet.identity import Identity
 from dbnet.localplay import (
@@ -335,7 +335,7 @@ class Session:
         if not name:
             self.write("show what? e.g. 'show lantern-page' or 'show B:ashmaw'")
             return
-        found = find_minis(self.local, name)
+        found = find_minis(self.local.game, name)
         if not found:
             self.write(f"no miniature in this game is called {name!r}")
         for mini in found:
@@ -349,25 +349,3 @@ class Session:
         self.write("Score by turn (conquest points):")
         self.write("\n".join(render_score_by_turn(game)))
         self.write(f"Replay saved: {self.replay.path} (dbnet replay, dbnet verify)")
-
-
-def find_minis(local: LocalGame, name: str) -> list[int]:
-    """Miniatures matching ``name``: ``[A:|B:]handle`` or a prefix of it, or the full name.
-
-    Exact handles win over prefixes; copies of one miniature show once.
-    """
-    owner: Player | None = None
-    key = name.lower()
-    if len(key) > 2 and key[1] == ":" and key[0] in "ab":
-        owner = Player.A if key[0] == "a" else Player.B
-        key = key[2:]
-    minis = [m for m in local.game.minis if owner is None or m.owner is owner]
-    exact = [m for m in minis if m.handle == key or m.defn.name.lower() == key]
-    found = exact or [m for m in minis if m.handle.startswith(key)]
-    seen: set[tuple[Player, str]] = set()
-    out = []
-    for m in found:
-        if exact or (m.owner, m.defn.slug) not in seen:
-            seen.add((m.owner, m.defn.slug))
-            out.append(m.id)
-    return out

@@ -62,7 +62,6 @@ from dbnet.console.screen import (
     no_color,
 )
 from dbnet.console.session import DEFAULT_BOT_DELAY, LocalSession, Session
-from dbnet.console.view import find_minis
 from dbnet.engine import (
     Decision,
     DecisionKind,
@@ -70,8 +69,9 @@ from dbnet.engine import (
     Game,
     GameSetup,
     Player,
+    find_minis,
     format_choice,
-    parse_choice,
+    read_choice,
 )
 from dbnet.errors import DbnetError
 from dbnet.render import describe_pending, describe_result, render_score_by_turn
@@ -368,7 +368,8 @@ class ConsoleApp:
                 Float(content=dialog),
             ],
         )
-        return Layout(root, focused_element=self.entry_window)
+        fitted = screen.fitted(root, lambda: self.size, "Ctrl-Q")
+        return Layout(fitted, focused_element=self.entry_window)
 
     @property
     def viewer(self) -> Player:
@@ -378,7 +379,16 @@ class ConsoleApp:
 
     def _board_lines(self) -> list[StyleAndTextTuples]:
         game, cells = self.session.game, self.highlighted_cells()
-        return view.render_board(game, self.cell_width, cells, side=self.viewer)
+        return view.render_board(
+            game, self.cell_width, cells, side=self.viewer, max_lines=self._board_room()
+        )
+
+    def _board_room(self) -> int:
+        """The lines left for the board by the rest of the screen: the top bar, the seats,
+        the log's least, the decision, the entry and the status."""
+        rows = self.size[1]
+        others = 1 + 2 + LOG_MIN + self._decision_lines() + 1 + self._status_lines()
+        return max(view.MIN_BOARD_LINES, rows - others)
 
     def _board_height(self) -> Dimension:
         return screen.board_height(len(self._board_lines()))
@@ -388,9 +398,12 @@ class ConsoleApp:
         text = view.decision_text(self.session)
         return min(3, len(view.wrap(text, width, "")))
 
-    def _status_height(self) -> Dimension:
+    def _status_lines(self) -> int:
         text = self.message or HINT
-        return Dimension.exact(min(3, len(view.wrap(text, self.size[0], ""))))
+        return min(3, len(view.wrap(text, self.size[0], "")))
+
+    def _status_height(self) -> Dimension:
+        return Dimension.exact(self._status_lines())
 
     def _decision_height(self) -> Dimension:
         return Dimension.exact(self._decision_lines())
@@ -624,14 +637,11 @@ class ConsoleApp:
     def enter(self) -> None:
         """Enter: a command, or a choice in notation for the pending decision.
 
-        With a completion picked in the menu, Enter only takes it into the entry.
+        An open completion menu is closed and the entry, with the completion picked in
+        it if any, is played at once: one Enter always submits.
         """
-        state = self.buffer.complete_state
-        if state is not None:
-            self.buffer.complete_state = None
-            if state.current_completion is not None:
-                self.say(f"Enter plays '{self.buffer.text.strip()}'.")
-                return
+        if self.buffer.complete_state is not None:
+            self.buffer.complete_state = None  # the picked completion is already the text
         text = self.buffer.text.strip()
         words = text.split(maxsplit=1)
         if not words:
@@ -713,27 +723,21 @@ class ConsoleApp:
             self.say(f"Not your decision now{who}. Wait a moment.", error=True)
             return
         try:
-            choice = parse_choice(game, text)
+            choice = read_choice(game, text)  # legal, or why not and what is
         except DbnetError as exc:
             self.say(f"Not played: {exc}", error=True)
             return
-        try:
-            game.check_choice(choice)
-        except DbnetError as exc:
-            # The engine names the choice by its repr; people wrote it in notation.
-            words = str(exc).replace(repr(choice), repr(format_choice(game, choice)))
-            self.say(f"Not played: {words}", error=True)
-            return
+        notation = format_choice(game, choice)
         if isinstance(choice, Done) and pending.kind in PHASE_ENDING:
-            self.ask(_ending_question(game, pending), partial(self._submit, text))
+            self.ask(_ending_question(game, pending), partial(self._submit, notation))
             return
-        self._submit(text)
+        self._submit(notation)
 
     def _submit(self, text: str) -> None:
         game = self.session.game
         try:
-            notation = format_choice(game, parse_choice(game, text))
-            self.session.submit(text)
+            notation = format_choice(game, read_choice(game, text))
+            self.session.submit(notation)
         except DbnetError as exc:
             self.say(f"Not played: {exc}", error=True)
             return
@@ -758,7 +762,8 @@ def _ending_question(game: Game, pending: Decision) -> str:
     if pending.kind is DecisionKind.SPAWN:
         points = game.spawn_points
         if points:
-            lost = f" {points} spawn point{'' if points == 1 else 's'} left will be lost (801.9)."
+            plural = "" if points == 1 else "s"
+            lost = f" {points} spawn point{plural} left will be lost (rule 801.9)."
             return f"End your spawn phase?{lost}"
         return "End your spawn phase?"
     if pending.kind is DecisionKind.SHIFT:

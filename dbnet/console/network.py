@@ -33,7 +33,7 @@ from pathlib import Path
 import trio
 
 from dbnet.console.session import LogKind, LogLine, log_line
-from dbnet.engine import Choice, Decision, Game, GameSetup, Player, format_choice, parse_choice
+from dbnet.engine import Choice, Decision, Game, GameSetup, Player, format_choice, read_choice
 from dbnet.errors import DbnetError, IllegalChoiceError
 from dbnet.identity import fingerprint
 from dbnet.localplay import Event, EventKind
@@ -142,7 +142,7 @@ class NetworkSession:
         if player is None:
             raise IllegalChoiceError(f"no decision of yours is waiting; {text!r} not played")
         view = self._view
-        choice = parse_choice(view, text)
+        choice = read_choice(view, text)
         self._answer(format_choice(view, choice))
         return choice
 

@@ -44,7 +44,7 @@ from dbnet.console import screen, view
 from dbnet.console.replay_view import ReplayModel
 from dbnet.console.screen import TAB_KEYS, TAB_WORDS, Tab, join, no_color
 from dbnet.console.session import LogKind
-from dbnet.engine import Player
+from dbnet.engine import Player, find_minis
 from dbnet.render import describe_result, render_score_by_turn
 from dbnet.text import printable
 
@@ -250,7 +250,7 @@ class ReplayApp:
             self.say("Show what? e.g. 'show lantern-page' or 'show B:ashmaw'.", error=True)
             return
         game = self.model.game
-        found = view.find_minis(game, name)
+        found = find_minis(game, name)
         if not found:
             self.say(f"No miniature in this game is called {name!r}.", error=True)
             return
@@ -325,7 +325,8 @@ class ReplayApp:
                 Window(FormattedTextControl(self._status_text), height=1),
             ]
         )
-        return Layout(body, focused_element=self.entry_window)
+        fitted = screen.fitted(body, lambda: self.size, "q or Ctrl-Q")
+        return Layout(fitted, focused_element=self.entry_window)
 
     def _verdict_lines(self) -> list[str]:
         """The verdict with the file's name: one line (cut to fit) for a valid file; up to
@@ -360,7 +361,14 @@ class ReplayApp:
         step = model.step
         words = [w.strip(":.,") for w in f"{step.notation} {step.words}".split()]
         cells = view.named_cells(model.game, words[1:]) if step.number else []
-        return view.render_board(model.game, screen.cell_width(self.size[0]), cells)
+        width = screen.cell_width(self.size[0])
+        return view.render_board(model.game, width, cells, max_lines=self._board_room())
+
+    def _board_room(self) -> int:
+        """The lines left for the board by the rest of the screen: the verdict, the top
+        bar, the seats, a line of log, the step, the entry and the status."""
+        others = len(self._verdict_lines()) + 1 + 2 + 1 + len(self._step_lines()) + 1 + 1
+        return max(view.MIN_BOARD_LINES, self.size[1] - others)
 
     def _board_height(self) -> Dimension:
         return screen.board_height(len(self._board_lines()))

@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import enum
 import os
+import textwrap
 from collections.abc import Callable, Sequence
 from functools import partial
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.application.current import set_app
+from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.layout import ConditionalContainer, FormattedTextControl, HSplit, Window
+from prompt_toolkit.layout.containers import AnyContainer
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.mouse_handlers import MouseHandlers
 from prompt_toolkit.layout.screen import Screen, WritePosition
@@ -27,6 +31,8 @@ from prompt_toolkit.styles import Style
 from dbnet.console import view
 
 WIDE_COLUMNS = 100  # from this width on, the board uses render's 14-column cells
+MIN_COLUMNS = 80  # the smallest terminal the screens draw in full: the board, its column
+MIN_ROWS = 24  # letters and row numbers, the seats, the log, the prompt and the status
 
 COLOUR_STYLE = {
     "topbar": "reverse bold",
@@ -98,8 +104,43 @@ def panel_width(columns: int) -> int:
 
 
 def board_height(lines: int) -> Dimension:
-    """The board's window height: all its ``lines``, or at least 11 when space is short."""
-    return Dimension(min=min(lines, 11), preferred=lines, max=lines)
+    """The board's window height: all its ``lines`` (``view.render_board`` fits them to the
+    room left, so the column letters and every row stay on screen)."""
+    return Dimension.exact(lines)
+
+
+def too_small(columns: int, rows: int) -> bool:
+    """Whether a terminal ``columns`` by ``rows`` is too small to draw a screen in full."""
+    return columns < MIN_COLUMNS or rows < MIN_ROWS
+
+
+def too_small_words(columns: int, rows: int, quit_keys: str) -> str:
+    """What a screen says instead of a broken board when the terminal is too small."""
+    return (
+        f"This terminal is {columns}x{rows}: dbnet needs at least {MIN_COLUMNS}x{MIN_ROWS} "
+        f"(columns x rows) to draw the board. Make the window larger and the screen comes "
+        f"back at once; {quit_keys} quits."
+    )
+
+
+def fitted(body: AnyContainer, size: Callable[[], tuple[int, int]], quit_keys: str) -> HSplit:
+    """``body`` while the terminal (``size()``: columns, rows) is big enough; else one
+    message saying the terminal is too small and the size needed (``too_small_words``).
+    Resizing back draws ``body`` again."""
+    small = Condition(lambda: too_small(*size()))
+
+    def words() -> StyleAndTextTuples:
+        columns, rows = size()
+        text = textwrap.fill(too_small_words(columns, rows, quit_keys), max(10, columns - 1))
+        return [("class:status.error", text)]
+
+    message = Window(FormattedTextControl(words), wrap_lines=True)
+    return HSplit(
+        [
+            ConditionalContainer(body, filter=~small),
+            ConditionalContainer(message, filter=small),
+        ]
+    )
 
 
 class Tab(enum.Enum):

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Protocol
 
 from dbnet.bots import Bot, make_bot
-from dbnet.engine import Choice, Decision, Game, GameSetup, Player, format_choice, parse_choice
+from dbnet.engine import Choice, Decision, Game, GameSetup, Player, format_choice, read_choice
 from dbnet.errors import IllegalChoiceError
 from dbnet.identity import Identity
 from dbnet.localplay import (
@@ -288,7 +288,7 @@ class LocalSession:
         player = self.local_player()
         if player is None:
             raise IllegalChoiceError(f"no decision of yours is waiting; {text!r} not played")
-        choice = parse_choice(self.game, text)
+        choice = read_choice(self.game, text)
         self.local.play(format_choice(self.game, choice))
         self._sync()
         return choice

@@ -104,11 +104,16 @@ def render_board(
     highlight: Iterable[int] = (),
     *,
     side: Player = Player.A,
+    max_lines: int | None = None,
 ) -> list[Line]:
     """The dreamscape seen from ``side``'s edge, one line each: for A, row 5 on top and
     column a on the left; for B, turned round (row 1 on top, column e on the left).
 
-    ``highlight`` cells (those the entry being typed names) are drawn reversed.
+    ``highlight`` cells (those the entry being typed names) are drawn reversed. With
+    ``max_lines``, the fullest rows give up lines until the board fits in that many (at
+    least ``MIN_BOARD_LINES``): a cell with more miniatures than its row has lines shows
+    the first ones and ``+N more`` (``+N`` on a one-line row), so the column letters and
+    every row number stay on screen.
     """
     rows = range(SIZE - 1, -1, -1) if side is Player.A else range(SIZE)
     columns = range(SIZE) if side is Player.A else range(SIZE - 1, -1, -1)
@@ -125,8 +130,9 @@ def render_board(
             )
             style = OWNER_STYLE[m.owner] + (" class:damaged" if m.damage else "")
             contents[m.cell].append((style, text[:cell_width]))
+    heights = row_heights([[len(contents[r * SIZE + c]) for c in columns] for r in rows], max_lines)
     lines: list[Line] = []
-    for r in rows:
+    for r, height in zip(rows, heights, strict=True):
         cells = [r * SIZE + c for c in columns]
         border: Line = [("class:border", "  +")]
         for cell in cells:
@@ -141,12 +147,12 @@ def render_board(
             else:
                 border.append(("class:border", "-" * cell_width + "+"))
         lines.append(border)
-        height = max(1, *(len(contents[cell]) for cell in cells))
+        stacks = [stack(contents[cell], height, cell_width) for cell in cells]
         for i in range(height):
             label = f"{r + 1} " if i == 0 else "  "
             line: Line = [("class:label", label), ("class:border", "|")]
-            for cell in cells:
-                style, text = contents[cell][i] if i < len(contents[cell]) else ("", "")
+            for cell, shown in zip(cells, stacks, strict=True):
+                style, text = shown[i] if i < len(shown) else ("", "")
                 if cell in lit:
                     style += " class:highlight"
                 line += [(style, f"{text:<{cell_width}}"), ("class:border", "|")]
@@ -156,6 +162,34 @@ def render_board(
         bottom += [("class:label", f"{COLUMNS[c]:-^{cell_width}}"), ("class:border", "+")]
     lines.append(bottom)
     return lines
+
+
+MIN_BOARD_LINES = 2 * SIZE + 1  # a border and one line per row, and the column letters
+
+
+def row_heights(counts: Sequence[Sequence[int]], max_lines: int | None) -> list[int]:
+    """The lines each row of the board gets: as many as its fullest cell has miniatures
+    (``counts``, row by row), at least one; with ``max_lines``, the tallest row (the first
+    of equals) gives up a line until the board's lines fit or every row has one."""
+    heights = [max(1, *row) for row in counts]
+    if max_lines is None:
+        return heights
+    while SIZE + 1 + sum(heights) > max_lines and max(heights) > 1:
+        heights[heights.index(max(heights))] -= 1
+    return heights
+
+
+def stack(items: Sequence[tuple[str, str]], height: int, width: int) -> list[tuple[str, str]]:
+    """A cell's tokens in ``height`` lines: all of them when they fit; else the first ones
+    and ``+N more`` on the last line, or ``+N`` after the first token on a one-line row."""
+    if len(items) <= height:
+        return list(items)
+    if height == 1:
+        style, text = items[0]
+        more = f"+{len(items) - 1}"
+        return [(style, text[: max(0, width - len(more))] + more)]
+    hidden = len(items) - height + 1
+    return [*items[: height - 1], ("class:dim", f"+{hidden} more"[:width])]
 
 
 # --- status -------------------------------------------------------------------------
@@ -222,26 +256,6 @@ def named_cells(game: Game, words: Iterable[str]) -> list[int]:
             if m.handle == name and m.cell >= 0:
                 cells.append(m.cell)
     return cells
-
-
-def find_minis(game: Game, name: str) -> list[int]:
-    """Miniatures called ``name``: ``[A:|B:]handle``, a beginning of a handle, or the full
-    name. Exact names win over beginnings; copies of one miniature show once."""
-    owner: Player | None = None
-    key = name.strip().lower()
-    if len(key) > 2 and key[1] == ":" and key[0] in "ab":
-        owner = Player.A if key[0] == "a" else Player.B
-        key = key[2:]
-    minis = [m for m in game.minis if owner is None or m.owner is owner]
-    exact = [m for m in minis if key in (m.handle, m.defn.slug, m.defn.name.lower())]
-    found = exact or [m for m in minis if m.handle.startswith(key)]
-    seen: set[tuple[Player, str]] = set()
-    out = []
-    for m in found:
-        if (m.owner, m.defn.slug) not in seen or m.handle == key:
-            seen.add((m.owner, m.defn.slug))
-            out.append(m.id)
-    return out
 
 
 def decision_text(session: Session) -> str:
@@ -319,9 +333,9 @@ def reserve_lines(game: Game, width: int, first: Player = Player.A) -> list[Line
             lines.append([(style, _fit(text, width))])
         lines.append([])
     legend = (
-        "Spawn cost now (base+aspect shortfall, 801.4); * = affordable now"
+        "Spawn cost now (base+missing aspects); * = affordable now (rule 801.4)"
         if wide
-        else "Spawn cost now; + = with aspect shortfall (801.4); * = affordable now"
+        else "Spawn cost now; + = with missing aspects; * = affordable now (rule 801.4)"
     )
     lines += wrap(legend, width, "class:dim")
     return lines

@@ -47,7 +47,14 @@ from dbnet.engine.model import (
     Player,
     Warband,
 )
-from dbnet.engine.notation import format_choice, format_dice, parse_choice, parse_dice
+from dbnet.engine.notation import (
+    find_minis,
+    format_choice,
+    format_dice,
+    parse_choice,
+    parse_dice,
+    read_choice,
+)
 from dbnet.engine.position import Placement, Position, Stage, game_at
 
 __all__ = [
@@ -100,9 +107,11 @@ __all__ = [
     "Trigger",
     "Warband",
     "Zone",
+    "find_minis",
     "format_choice",
     "format_dice",
     "game_at",
     "parse_choice",
     "parse_dice",
+    "read_choice",
 ]  # fmt: skip

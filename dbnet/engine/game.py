@@ -1208,9 +1208,22 @@ class Game:
                 return f"{m.label} costs {cost} and only {self.spawn_points} spawn points are left"
             if not 0 <= choice.cell < board.CELL_COUNT:
                 return f"there is no cell {choice.cell}"
-            return f"{m.label} can't be spawned in {board.cell_name(choice.cell)} (801.5-801.7)"
+            cell = board.cell_name(choice.cell)
+            if m.defn.is_location:
+                return (
+                    f"{m.label} can't be spawned in {cell}: a location goes to a cell with a "
+                    "creature of yours and no location (801.7)"
+                )
+            return (
+                f"{m.label} can't be spawned in {cell}: a creature goes to your portal, or to a "
+                "cell of your spawn row that had no ally at the start of the phase, in a "
+                "column where you have a miniature, four at most (801.5, 801.6)"
+            )
         if isinstance(choice, ActivateChoice) and step is Step.SPAWN:
-            return "that spawn ability is not available (used, unaffordable, or off a scoring cell)"
+            return (
+                "that spawn ability can't be used now: it was used already, costs more than the "
+                "spawn points left, or its miniature is not on a scoring cell"
+            )
         if isinstance(choice, MoveChoice) and step is Step.SHIFT:
             if not 0 <= choice.mini < len(self.minis):
                 return f"there is no miniature {choice.mini}"
@@ -1237,7 +1250,9 @@ class Game:
                 return "that cell has already been attacked this strike (802.2a)"
             if not self._may_attack_together(choice.attackers):
                 return "a creature with Loner can't attack with others"
-            return "attackers must be engaged creatures of the striking player in that cell"
+            return (
+                "only your creatures that share the cell with enemy creatures can attack it (802.2)"
+            )
         return "it is not among the legal choices"
 
     def apply(self, choice: Choice) -> None:

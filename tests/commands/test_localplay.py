@@ -108,7 +108,8 @@ def test_a_person_is_asked_and_illegal_entries_change_nothing(setup: GameSetup) 
     # an illegal choice is named as it was written, in notation (not the engine's repr)
     with pytest.raises(IllegalChoiceError) as illegal:
         local.play("spawn lantern-page a1")
-    assert str(illegal.value).startswith("'spawn lantern-page a1' is not legal now: ")
+    assert str(illegal.value).startswith("you cannot spawn lantern-page a1: ")
+    assert "; legal: spawn lantern-page e1" in str(illegal.value)
     assert "SpawnChoice(" not in str(illegal.value)
     assert local.game.state_hash() == before
     assert len(local.log) == logged

@@ -54,7 +54,11 @@ def test_illegal_entry_is_explained_and_the_game_goes_on(tmp_path: Path) -> None
     answer, prompted = term.read()
     assert prompted
     lines = [line for line in answer.splitlines() if line.startswith("not played:")]
-    assert lines == ["not played: 'nonsense' names no miniature of A in reserves"]
+    assert len(lines) == 1
+    assert lines[0].startswith(
+        "not played: you cannot spawn nonsense e1: 'nonsense' names no miniature of A in "
+        "reserves; legal: spawn "
+    )
     # the same decision is asked again, and a legal choice is then played
     choice = listed_choices(first)[0]
     term.send(choice)
@@ -74,7 +78,8 @@ def test_help_board_show_choices_and_log(tmp_path: Path) -> None:
     script = "\n".join(["help", "board", "show lantern-page", "show B:nobody", "choices", "log"])
     result = run_play(tmp_path, "--seed", "3", stdin=script + "\n")
     out = result.stdout
-    assert "Spawn phase (801)" in out  # help explains the pending decision, with its rule
+    assert "Spawn phase: spend spawn points" in out  # help explains the pending decision
+    assert "(Rules 801, 801.4-801.9, 303.2a.)" in " ".join(out.split())  # its rules last
     assert "Commands: help" in out
     assert out.count("   +--------------+") >= 2 * 6  # the board was drawn at least twice
     assert f"{lantern.name} (creature" in out

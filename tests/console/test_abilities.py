@@ -214,7 +214,8 @@ def test_help_explains_the_abilities_in_plain_words(case: Game) -> None:
         holder = case.minis[pending.minis[0]]
         abilities += [a for a in holder.abilities if a.keyword == "Fortunate"]
     if pending.kind is DecisionKind.ORDER:
-        assert "Simultaneous effects (900.7a)" in paragraphs[0]
+        assert paragraphs[0].startswith("Simultaneous effects: ")
+        assert paragraphs[0].endswith("(Rule 900.7a.)")
         assert all(effect in text for effect in waiting_effects(case, pending))
     for ability in abilities:
         assert ability_name(ability) in text

@@ -106,15 +106,18 @@ async def test_illegal_entry_is_explained_and_changes_nothing() -> None:
         handle = d.session.game.minis[mini].handle
         wrong = entry.replace(" e1", " a1")  # not a portal, no ally in column a (801.5)
         await d.keys(wrong + ENTER)
-        expected = (
-            f"Not played: '{wrong}' is not legal now: A:{handle} can't be spawned in a1 "
-            "(801.5-801.7)"
+        # what was wrong and what is legal, in words; the rule numbers last
+        message = d.console.message
+        assert message.startswith(
+            f"Not played: you cannot {wrong}: A:{handle} can't be spawned in a1: a creature "
+            "goes to your portal, or to a cell of your spawn row"
         )
-        assert d.console.message == expected
+        assert f"; legal: {entry}" in message
+        assert message.endswith(" (rules 801.5, 801.6)")
         assert d.session.game.state_hash() == before
         assert len(d.session.log) == log
         assert d.console.buffer.text == wrong  # still there to edit
-        assert f"Not played: '{wrong}' is not legal now" in d.screen()
+        assert f"Not played: you cannot {wrong}" in " ".join(d.screen().split())
         # the entry is fixed in place and played
         await d.keys("\x7f\x7f" + "e1" + ENTER)
         await d.wait_for(lambda: d.session.game.minis[mini].zone is Zone.DREAMSCAPE, "spawn")
@@ -125,9 +128,15 @@ async def test_malformed_entry_is_explained() -> None:
     async with running() as d:
         before = d.session.game.state_hash()
         await d.keys("spawn nonsense e1" + ENTER)
-        assert d.console.message == "Not played: 'nonsense' names no miniature of A in reserves"
+        assert d.console.message.startswith(
+            "Not played: you cannot spawn nonsense e1: 'nonsense' names no miniature of A in "
+            "reserves; legal: spawn "
+        )
         await d.keys(CTRL_U + "fly away" + ENTER)
-        assert d.console.message.startswith("Not played: 'fly away' does not fit a spawn decision")
+        assert d.console.message.startswith(
+            "Not played: you cannot fly away: 'fly away' does not fit a spawn decision"
+        )
+        assert "; legal: spawn " in d.console.message
         assert d.session.game.state_hash() == before
 
 
@@ -147,18 +156,15 @@ async def test_tab_completes_the_legal_choices() -> None:
 
 
 @run
-async def test_enter_takes_a_completion_then_plays_it() -> None:
+async def test_one_enter_plays_a_completion_picked_in_the_menu() -> None:
     async with running() as d:
         typed, both = twins(d)
         await d.keys(typed + TAB)
         await d.wait_for(lambda: d.console.buffer.complete_state is not None, "the menu")
         await d.keys(DOWN + DOWN)  # the menu's second entry
         assert d.console.buffer.text == both[1]
-        await d.keys(ENTER)
+        await d.keys(ENTER)  # one Enter: the menu closes and the entry is played
         assert d.console.buffer.complete_state is None
-        assert d.console.buffer.text == both[1]
-        assert not any(line.notation in both for line in d.session.log)
-        await d.keys(ENTER)
         await d.wait_for(
             lambda: any(line.notation == both[1] for line in d.session.log), "the spawn"
         )
@@ -219,7 +225,7 @@ async def test_done_asks_first() -> None:
         assert d.console.confirm is not None
         screen = d.screen()
         assert f"End your spawn phase? {points} spawn points left will be lost" in screen
-        assert "(801.9)." in screen
+        assert "(rule 801.9)." in screen
         assert "[y] yes   [n] no" in screen
         await d.keys("n")
         assert d.console.confirm is None
@@ -255,7 +261,7 @@ async def test_help_explains_the_current_step() -> None:
         await d.keys("help" + ENTER)
         assert d.console.tab is Tab.HELP
         screen = d.screen()
-        assert "Spawn phase (801)" in screen
+        assert "Spawn phase: spend" in screen  # the panel wraps it
         assert d.console.buffer.text == ""
 
 
@@ -580,3 +586,25 @@ def test_empty_no_color_keeps_colour(monkeypatch: pytest.MonkeyPatch) -> None:
     with create_pipe_input() as pipe:
         console = ConsoleApp(bot_session(), input=pipe, output=SizedOutput(80, 24))
     assert console.colour
+
+
+@run
+async def test_show_takes_the_name_as_the_screen_shows_it() -> None:
+    from dbnet.console.view import NARROW_CELL, compact_token
+    from dbnet.render import short_names
+
+    async with running() as d:
+        game = d.session.game
+        names = short_names(game)
+        on_board = [m for m in game.minis if m.owner is Player.B and m.cell >= 0]
+        for m in on_board:  # the board's token, e.g. B:t-firebr
+            token = compact_token(m, names[m.id], NARROW_CELL)
+            assert token in d.screen()
+            await d.keys(CTRL_U + f"show {token}" + ENTER)
+            assert d.console.card == [m.id], token
+        beacon = next(m for m in game.minis if m.handle == "rallying-beacon")
+        await d.keys(f"show {beacon.defn.name}" + ENTER)  # 'Rallying Beacon', as on its card
+        assert d.console.card == [beacon.id]
+        assert d.console.tab is Tab.CARD
+        await d.keys("show beacon" + ENTER)  # a word of the name
+        assert d.console.card == [beacon.id]

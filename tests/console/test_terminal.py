@@ -12,7 +12,7 @@ from pathlib import Path
 from dbnet.codec import PlayBody
 from dbnet.console.replay_view import ReplayModel
 from dbnet.console.session import LocalSession
-from dbnet.console.view import NARROW_CELL, compact_token
+from dbnet.console.view import NARROW_CELL, compact_token, render_board
 from dbnet.engine import Player, Zone
 from dbnet.render import short_names
 from dbnet.replay.verify import ReplayVerifier
@@ -73,7 +73,7 @@ def test_play_in_a_real_terminal(tmux: Tmux) -> None:
     # an illegal entry is answered with the engine's reason
     tmux.type("spawn lantern-page a1")
     tmux.keys("Enter")
-    tmux.wait_for("Not played: 'spawn lantern-page a1' is not legal now")
+    tmux.wait_for("Not played: you cannot spawn lantern-page a1: A:lantern-page")
 
     # a legal one is played and drawn: the token in e1, row 1's last cell
     tmux.keys("C-u")
@@ -270,3 +270,99 @@ def test_replay_plain_prints_the_text_in_a_terminal(tmux: Tmux) -> None:
     text = tmux.text()
     assert "Position at the start of turn 2:" in text
     assert "Step " not in text  # not the viewer
+
+
+# --- the size of the terminal -----------------------------------------------------------
+
+BOTTOM = re.compile(r"^  \+-+a-+\+-+b-+\+-+c-+\+-+d-+\+-+e-+\+", re.MULTILINE)
+TOO_SMALL = "dbnet needs at least 80x24"
+
+
+def assert_board_whole(pane: str) -> None:
+    """Every row number (5 to 1 from A's edge) and the line of column letters a-e are on
+    the screen, in order, and no too-small message."""
+    lines = pane.splitlines()
+    numbers = [line[0] for line in lines if re.match(r"[1-5] \|", line)]
+    assert numbers == ["5", "4", "3", "2", "1"], pane
+    assert BOTTOM.search(pane), pane
+    bottom = next(i for i, line in enumerate(lines) if BOTTOM.match(line))
+    assert bottom > max(i for i, line in enumerate(lines) if line.startswith("1 |")), pane
+    assert TOO_SMALL not in pane
+
+
+def test_a_full_board_fits_80x24_and_a_smaller_terminal_is_told(tmux: Tmux) -> None:
+    """Two miniatures in e1 beside the bot's three in a5 made the board taller than the
+    room at 80x24: the column letters were cut off. Now the board fits (the fullest cell
+    shows '+N more' if it must), a smaller terminal gets the size it needs, and the board
+    comes back whole when the terminal does."""
+    start_game(tmux)
+    for entry in ("spawn lantern-page e1", "spawn rallying-beacon e1"):
+        tmux.type(entry)
+        tmux.keys("Enter")
+        tmux.wait_for(f"Played: {entry}")
+    pane = tmux.pane()
+    assert_board_whole(pane)
+    lines = pane.splitlines()
+    assert re.search(r"^A> *$", pane, re.MULTILINE)  # the prompt
+    assert "A reserves (" in pane  # the reserves
+    assert any(re.match(r" +\d+\. [AB ] ", line) for line in lines)  # the log
+    assert "A:l-page" in pane
+    assert "A@r-beacon" in pane
+
+    tmux.resize(80, 20)
+    pane = tmux.wait_for(TOO_SMALL)
+    assert "This terminal is 80x20" in " ".join(pane.split())
+    assert not BOTTOM.search(pane)
+    assert "1 |" not in pane
+
+    tmux.resize(80, 24)
+    pane = tmux.wait_for("+----a")
+    assert_board_whole(pane)
+    assert "A:l-page" in pane
+    tmux.keys("C-c")
+    tmux.wait_for("EXIT=130")
+
+
+CROWDED = Path(__file__).resolve().parents[2] / "replays" / "07-mirror-vs-hive-abilities.dbnr"
+
+
+def test_the_replay_viewer_fits_its_fullest_board_in_80x24(tmux: Tmux) -> None:
+    model = ReplayModel.from_bytes(CROWDED.read_bytes(), where=str(CROWDED))
+    tallest = max(
+        range(model.last + 1), key=lambda k: len(render_board(model.position(k), NARROW_CELL))
+    )
+    assert len(render_board(model.position(tallest), NARROW_CELL)) > 15  # too tall as it is
+    open_replay(tmux, str(CROWDED))
+    tmux.wait_for("Right (or n) steps forward")
+    tmux.type(f"#{tallest}")
+    tmux.keys("Enter")
+    pane = tmux.wait_for(f"Step {tallest} of {model.last}")
+    assert_board_whole(pane)
+    assert "more" in pane or re.search(r"\+\d\|", pane)  # the fullest cells say how many
+
+    tmux.resize(80, 20)
+    pane = tmux.wait_for(TOO_SMALL)
+    assert "q or Ctrl-Q quits" in " ".join(pane.split())
+    tmux.resize(80, 24)
+    pane = tmux.wait_for("+----a")
+    assert_board_whole(pane)
+    tmux.keys("q")
+    tmux.wait_for("EXIT=0")
+    assert_terminal_usable(tmux)
+
+
+def test_one_enter_plays_an_entry_taken_from_the_completion_menu(tmux: Tmux) -> None:
+    """Tab opens the menu, Down picks a completion into the entry, and the first Enter
+    plays it (it used to only close the menu)."""
+    start_game(tmux)
+    tmux.type("spawn vang")
+    tmux.keys("Tab")
+    tmux.wait_for("spawn vanguard-herald#2 e1")  # the menu: both copies
+    tmux.keys("Down", "Down")
+    tmux.wait_for("A> spawn vanguard-herald#2 e1")
+    tmux.keys("Enter")
+    pane = tmux.wait_for("Played: spawn vanguard-herald#2 e1")
+    row1 = next(line for line in pane.splitlines() if line.startswith("1 |"))
+    assert re.fullmatch(r"A:v-\S*#2", row1.split("|")[5].strip())
+    tmux.keys("C-c")
+    tmux.wait_for("EXIT=130")

@@ -22,7 +22,6 @@ from dbnet.console.view import (
     choice_items,
     choice_lines,
     compact_token,
-    find_minis,
     log_lines,
     plain,
     render_board,
@@ -41,6 +40,7 @@ from dbnet.engine import (
     Player,
     Warband,
     Zone,
+    find_minis,
     format_choice,
 )
 from dbnet.engine.board import parse_cell
@@ -292,3 +292,45 @@ def test_panels_escape_what_the_other_peer_chose() -> None:
     status = plain(wrap(f"The game cannot go on: {HOSTILE}", 200, ""))
     _assert_printable(status)
     assert SHOWN in status
+
+
+def test_a_crowded_board_gives_up_lines_but_keeps_every_row_and_the_letters() -> None:
+    from dbnet.console.view import MIN_BOARD_LINES, row_heights, stack
+
+    assert row_heights([[3, 0, 0, 0, 0], [0] * 5, [0] * 5, [0] * 5, [2, 0, 0, 0, 0]], None) == [
+        3,
+        1,
+        1,
+        1,
+        2,
+    ]
+    # 6 borders and letters + 9 rows' lines = 15; 13 leaves the tallest rows 2 lines each
+    heights = row_heights([[3, 0, 0, 0, 0], [0] * 5, [0] * 5, [0] * 5, [3, 1, 0, 0, 0]], 13)
+    assert heights == [2, 1, 1, 1, 2]
+    assert row_heights([[4] * 5] * 5, MIN_BOARD_LINES) == [1] * 5
+    tokens = [("", "B:imp"), ("", "B:ogre"), ("", "B:mimic")]
+    assert stack(tokens, 3, 10) == tokens
+    assert stack(tokens, 2, 10) == [("", "B:imp"), ("class:dim", "+2 more")]
+    assert stack(tokens, 1, 10) == [("", "B:imp+2")]
+    assert stack([("", "B:p-zeal#1")], 1, 10) == [("", "B:p-zeal#1")]
+
+
+def test_the_board_fits_the_lines_it_is_given() -> None:
+    from pathlib import Path
+
+    from dbnet.console.replay_view import ReplayModel
+    from dbnet.console.view import MIN_BOARD_LINES
+
+    path = Path(__file__).resolve().parents[2] / "replays" / "07-mirror-vs-hive-abilities.dbnr"
+    model = ReplayModel.from_bytes(path.read_bytes(), where=str(path))
+    game = max(
+        (model.position(k) for k in range(0, model.last + 1, 10)),
+        key=lambda g: len(render_board(g, NARROW_CELL)),
+    )
+    natural = render_board(game, NARROW_CELL)
+    assert len(natural) > MIN_BOARD_LINES + 3
+    for room in (MIN_BOARD_LINES, MIN_BOARD_LINES + 1, len(natural) - 1, len(natural) + 5):
+        lines = plain(render_board(game, NARROW_CELL, max_lines=room)).splitlines()
+        assert len(lines) == min(room, len(natural))
+        assert [line[0] for line in lines if line[:1].isdigit()] == ["5", "4", "3", "2", "1"]
+        assert all(f"-{c}-" in lines[-1] for c in "abcde")

@@ -51,6 +51,10 @@ class Tmux:
             timeout=TIMEOUT,
         )
 
+    def resize(self, columns: int, rows: int) -> None:
+        """Make the terminal ``columns`` by ``rows`` (the program gets SIGWINCH)."""
+        self.run("resize-window", "-t", "t", "-x", str(columns), "-y", str(rows))
+
     def keys(self, *keys: str) -> None:
         self.run("send-keys", "-t", "t", *keys)
 

@@ -23,9 +23,10 @@ import sys
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Final, TextIO
 
+from dbnet.replay.checked import read_checked
 from dbnet.replay.errors import ReplayError
-from dbnet.replay.file import EXTENSION, load_bytes
-from dbnet.replay.verify import Verdict, VerdictStatus, verify_replay
+from dbnet.replay.file import EXTENSION
+from dbnet.replay.verify import Verdict, VerdictStatus
 
 EXIT_OK: Final = 0
 EXIT_FAILED: Final = 1
@@ -140,12 +141,12 @@ def _walk(folder: str) -> list[str]:
 
 
 def verify_file(path: str) -> Verdict:
-    """The verdict on the file at ``path`` (an unreadable file is invalid, with why)."""
+    """The verdict on the file at ``path`` (an unreadable file is invalid, with why), read
+    as ``dbnet replay`` and ``export`` read it (``read_checked``)."""
     try:
-        data = load_bytes(path)
+        return read_checked(path).verdict
     except ReplayError as exc:
         return Verdict(where=path, status=VerdictStatus.INVALID, entries=0, reason=exc.problem)
-    return verify_replay(data, where=path)
 
 
 def verify_files(files: Sequence[str], jobs: int) -> Iterator[Verdict]:

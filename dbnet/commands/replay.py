@@ -277,7 +277,9 @@ def _view(story: Story, at: int | None) -> int:
 
 
 def _exit(story: Story) -> int:
-    return EXIT_INVALID if story.verdict.status is VerdictStatus.INVALID else EXIT_OK
+    """0 for a valid game; 1 for an invalid file, or one that is not a game (evidence)."""
+    valid = (VerdictStatus.COMPLETE, VerdictStatus.UNFINISHED, VerdictStatus.CLAIM)
+    return EXIT_OK if story.verdict.status in valid else EXIT_INVALID
 
 
 def _preamble(story: Story) -> Iterator[str]:

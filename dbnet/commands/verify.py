@@ -7,8 +7,11 @@ prints one JSON document with every verdict instead. Files are checked in
 parallel worker processes when there are many (``--jobs``). A progress bar goes
 to stderr when it is a terminal.
 
+A file of equivocation evidence (``dbnet.replay.evidence``) gets the verdict
+*equivocation* when it proves that a player signed two entries for one slot.
+
 Exit status: 0 when every file is a complete, valid game; 1 otherwise (an
-unfinished game or a claim is not a verified result); 2 for usage errors (a
+unfinished game, a claim or evidence is not a verified result); 2 for usage errors (a
 path that does not exist, a folder without replays).
 """
 
@@ -40,6 +43,7 @@ COUNT_LABELS: Final = {
     VerdictStatus.UNFINISHED: "unfinished",
     VerdictStatus.CLAIM: "claims",
     VerdictStatus.INVALID: "invalid",
+    VerdictStatus.EQUIVOCATION: "equivocation evidence",
 }
 
 
@@ -216,6 +220,8 @@ def result_text(verdict: Verdict) -> str:
     if status is VerdictStatus.INVALID:
         place = "file" if verdict.record is None else f"record {verdict.record}"
         return f"{place}: {verdict.reason}"
+    if status is VerdictStatus.EQUIVOCATION:
+        return f"proven: {verdict.reason}"
     owed = verdict.owed
     assert owed is not None
     if status is VerdictStatus.CLAIM:
@@ -245,7 +251,8 @@ def format_counts(verdicts: Sequence[Verdict]) -> str:
     counts = dict.fromkeys(VerdictStatus, 0)
     for v in verdicts:
         counts[v.status] += 1
-    parts = ", ".join(f"{counts[s]} {COUNT_LABELS[s]}" for s in VerdictStatus)
+    shown = [s for s in VerdictStatus if counts[s] or s is not VerdictStatus.EQUIVOCATION]
+    parts = ", ".join(f"{counts[s]} {COUNT_LABELS[s]}" for s in shown)  # evidence if any
     ok = "all verified" if all(v.ok for v in verdicts) else "NOT all verified"
     return f"{len(verdicts)} files: {parts}; {ok}"
 

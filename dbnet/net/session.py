@@ -25,7 +25,8 @@ reconnects with backoff, and step 3's resend resumes the game. After
 resume FILE`` goes on with it later, or records a signed timeout claim.
 
 Misbehaviour of the game's peer (an invalid entry, equivocation, a malformed
-message, a flood) ends the game session with ``GameSessionError``. The host
+message, a flood) ends the game session with ``GameSessionError``; the proof of
+an equivocation is saved beside the replay first (``dbnet.replay.evidence``). The host
 refuses a connection it cannot play with (another key, another game, a
 fingerprint other than ``--expect``, a changed key) and waits on for its
 opponent, so a stranger cannot end its game; the joiner stops, since the host
@@ -61,7 +62,8 @@ from dbnet.net.stream import open_channel
 from dbnet.protocol.errors import InvalidEntryError, ProtocolError
 from dbnet.protocol.log import GameLog
 from dbnet.protocol.peer import RULES_VERSION
-from dbnet.protocol.remote import RemoteGame
+from dbnet.protocol.remote import EquivocationError, RemoteGame
+from dbnet.replay.evidence import save_evidence
 from dbnet.replay.file import ReplayWriter
 
 __all__ = [
@@ -378,7 +380,7 @@ class GameSession:
                 ) from exc
             except ProtocolError as exc:
                 raise GameSessionError(
-                    f"the peer sent an invalid entry: {exc}",
+                    f"the peer sent an invalid entry: {exc}{self._keep_evidence(exc)}",
                     to_peer=f"your entry was refused: {exc}",
                 ) from exc
         except GameSessionError as exc:
@@ -397,6 +399,21 @@ class GameSession:
             self.connected = False
             self.messages_sent += link.sent
             await link.close()
+
+    def _keep_evidence(self, exc: ProtocolError) -> str:
+        """Save the proof of an equivocation beside the replay (``dbnet.replay.evidence``);
+        what to add to the message: where it is, or why it could not be saved."""
+        if not isinstance(exc, EquivocationError):
+            return ""
+        writer, game = self.writer, self.game
+        if writer is None or game is None:
+            return ""
+        first, second = exc.evidence
+        try:
+            path = save_evidence(writer.path, writer.header, game.records[0], first, second)
+        except DbnetError as error:
+            return f"; the evidence could not be saved: {error}"
+        return f"; the evidence is saved in {path} (check it with dbnet verify)"
 
     async def _converse(self, link: Link) -> bool:
         async with _nursery() as nursery:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from dbnet.replay.evidence import EVIDENCE_MAGIC, check_evidence
 from dbnet.replay.file import iter_records, load_bytes
 from dbnet.replay.verify import Verdict, VerdictStatus, verify_replay
 
@@ -29,7 +30,12 @@ class CheckedReplay:
 
 
 def check_bytes(data: bytes, *, where: str) -> CheckedReplay:
-    """Verify ``data`` (a whole file's bytes, named ``where``) and keep its valid records."""
+    """Verify ``data`` (a whole file's bytes, named ``where``) and keep its valid records.
+
+    Equivocation evidence (``dbnet.replay.evidence``) is checked as such: its verdict,
+    and no records (it is not a game to tell)."""
+    if data.startswith(EVIDENCE_MAGIC):
+        return CheckedReplay(check_evidence(data, where=where), ())
     verdict = verify_replay(data, where=where)
     stop: int | None = None
     if verdict.status is VerdictStatus.INVALID:

@@ -48,6 +48,7 @@ __all__ = [
     "MAX_RECORD_SIZE",
     "ReplayFile",
     "ReplayWriter",
+    "create_file",
     "iter_records",
     "load_bytes",
     "load_replay",
@@ -82,13 +83,14 @@ class ReplayFile:
 
 
 def iter_records(
-    data: bytes, *, where: str, offset: int = 0, index: int = 0
+    data: bytes, *, where: str, offset: int = 0, index: int = 0, magic: bytes = MAGIC
 ) -> Iterator[tuple[int, int, bytes]]:
     """The records of ``data`` as ``(index, offset, record)``, ``offset`` being where the
     record's length prefix starts. Framing is checked as the records are read.
 
-    Starting at ``offset`` 0 checks the magic first; a later ``offset`` must be the start
-    of record number ``index`` (for resuming a check part way through a file).
+    Starting at ``offset`` 0 checks the magic first (``magic``: another framed file, such
+    as equivocation evidence, has its own); a later ``offset`` must be the start of
+    record number ``index`` (for resuming a check part way through a file).
 
     Raises:
         ReplayError: a bad magic, or a record length of 0 or above ``MAX_RECORD_SIZE``
@@ -96,12 +98,13 @@ def iter_records(
         TornRecordError: the data ends inside a record.
     """
     if offset == 0:
-        if data[: len(MAGIC)] != MAGIC:
-            shown = bytes(data[: len(MAGIC)])
+        if data[: len(magic)] != magic:
+            shown = bytes(data[: len(magic)])
+            what = "dbnet replay" if magic == MAGIC else "dbnet file of this kind"
             raise ReplayError(
-                where, f"not a dbnet replay: the file starts {shown!r}, not {MAGIC!r}", offset=0
+                where, f"not a {what}: the file starts {shown!r}, not {magic!r}", offset=0
             )
-        offset = len(MAGIC)
+        offset = len(magic)
     end = len(data)
     while offset < end:
         if end - offset < LENGTH_SIZE:
@@ -225,6 +228,38 @@ def _frame(record: bytes) -> bytes:
 
 
 # --- writing -------------------------------------------------------------------------------
+
+
+def create_file(path: str | os.PathLike[str], contents: bytes) -> None:
+    """A new file at ``path`` holding ``contents``, written whole: a temporary file in
+    the same folder, fsynced, then linked into place (and the folder fsynced), so a
+    crash leaves either nothing or the whole file. An existing ``path`` is never
+    overwritten.
+
+    Raises:
+        ReplayError: ``path`` exists, or the file cannot be written (naming the path
+            and the reason).
+    """
+    target = Path(path)
+    where = str(target)
+    if os.path.lexists(target):
+        raise ReplayError(where, "already exists; it is never overwritten")
+    try:
+        fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise ReplayError(where, f"cannot create the file: {_why(exc)}") from exc
+    try:
+        _write_all(fd, contents)
+        os.fchmod(fd, _FILE_MODE)
+        os.fsync(fd)
+        _link_new(temp, target, where)
+        _sync_dir(target.parent)
+    except OSError as exc:
+        raise ReplayError(where, f"cannot create the file: {_why(exc)}") from exc
+    finally:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
 
 
 class ReplayWriter:

@@ -57,6 +57,7 @@ class VerdictStatus(enum.Enum):
     UNFINISHED = "unfinished"  # valid so far; someone owes the next entry
     CLAIM = "claim"  # closed by a unilateral timeout claim (never a win)
     INVALID = "invalid"  # the first invalid record, with the reason
+    EQUIVOCATION = "equivocation"  # an evidence file's proof (dbnet.replay.evidence)
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +153,8 @@ class Verdict:
             if extra:
                 place += f" ({', '.join(extra)})"
             return f"invalid at {place}: {self.reason}"
+        if status is VerdictStatus.EQUIVOCATION:
+            return f"equivocation proven: {self.reason}"
         owed = self.owed
         assert owed is not None
         when = "" if self.turn is None else f", turn {self.turn}"

@@ -129,7 +129,13 @@ def test_json_lists_every_verdict(
     assert result.returncode == 1
     document = json.loads(result.stdout)
     assert document["ok"] is False
-    assert document["counts"] == {"complete": 2, "unfinished": 1, "claim": 0, "invalid": 1}
+    assert document["counts"] == {
+        "complete": 2,
+        "unfinished": 1,
+        "claim": 0,
+        "invalid": 1,
+        "equivocation": 0,
+    }
     by_file = {Path(v["file"]).name: v for v in document["verdicts"]}
     assert by_file["a-short.dbnr"]["winner"] in ("A", "B")
     assert by_file["a-short.dbnr"]["entries"] == len(short_game.records)

@@ -211,13 +211,17 @@ def default_replay_path(game_id: bytes, created: datetime.datetime) -> Path:
     return path
 
 
-def start_replay(path: Path, header: ReplayHeader) -> ReplayWriter:
-    """A new replay file at ``path`` (never overwriting one), its folder created if needed."""
+def start_replay(
+    path: Path, header: ReplayHeader, *, replace_empty_for: bytes | None = None
+) -> ReplayWriter:
+    """A new replay file at ``path``, its folder created if needed. An existing file is
+    never overwritten, except a replay of the player whose key is ``replace_empty_for``
+    that holds no entry (see ``ReplayWriter.create``)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ReplayError(str(path.parent), f"cannot create the folder: {exc.strerror}") from exc
-    return ReplayWriter.create(path, header)
+    return ReplayWriter.create(path, header, replace_empty_for=replace_empty_for)
 
 
 # --- events --------------------------------------------------------------------------------

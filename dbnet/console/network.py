@@ -34,7 +34,15 @@ from dbnet.engine import Choice, Decision, Game, GameSetup, Player, format_choic
 from dbnet.errors import DbnetError, IllegalChoiceError
 from dbnet.identity import fingerprint
 from dbnet.localplay import Event, EventKind
-from dbnet.net.session import RESIGN, GameSession, GameSessionError, Outcome, Seat
+from dbnet.net.session import (
+    RESIGN,
+    GameSession,
+    GameSessionError,
+    Outcome,
+    Seat,
+    disk_full_advice,
+)
+from dbnet.replay.errors import DiskFullError
 
 _ENDINGS = {
     Outcome.COMPLETE: "The game is complete; both players signed the result.",
@@ -211,6 +219,10 @@ class NetworkSession:
             except GameSessionError as exc:
                 self._failure = str(exc)
                 self._note(f"The game cannot go on: {exc}")
+            except DiskFullError as exc:
+                writer = self.net.writer
+                self._failure = disk_full_advice(exc, 0 if writer is None else writer.entries)
+                self._note(f"The game cannot go on: {self._failure}")
             except DbnetError as exc:
                 self._failure = str(exc)
                 self._note(f"Error: {exc}")

@@ -63,6 +63,7 @@ from dbnet.protocol.errors import InvalidEntryError, ProtocolError
 from dbnet.protocol.log import GameLog
 from dbnet.protocol.peer import RULES_VERSION
 from dbnet.protocol.remote import EquivocationError, RemoteGame
+from dbnet.replay.errors import DiskFullError
 from dbnet.replay.evidence import save_evidence
 from dbnet.replay.file import ReplayWriter
 
@@ -76,6 +77,7 @@ __all__ = [
     "PeerLeftError",
     "Seat",
     "Timing",
+    "disk_full_advice",
 ]
 
 RESIGN: Final = "resign"
@@ -86,6 +88,17 @@ ARRIVALS_QUEUED: Final = 8
 
 Chooser = Callable[[Game], Awaitable[str]]
 """Given this player's view of the game, a decision in notation (or ``RESIGN``)."""
+
+
+def disk_full_advice(exc: DiskFullError, entries: int) -> str:
+    """The one line for a replay whose disk filled up: the file, the error, and what to
+    do next (``entries``: how many the file holds; none: there is no game to resume)."""
+    if entries:
+        return f"{exc}. Free some space on that disk, then go on with: dbnet resume {exc.where}"
+    return (
+        f"{exc}. Free some space on that disk, then start the game again: {exc.where} "
+        "holds no entry, and a new game may replace it"
+    )
 
 
 class GameSessionError(DbnetError):
@@ -592,9 +605,15 @@ class GameSession:
         )
         when = datetime.datetime.fromisoformat(created.replace("Z", "+00:00"))
         path = self.replay_path or default_replay_path(log.game_id, when)
-        writer = start_replay(path, header)
-        for record in saved:
-            writer.append(record)
+        # a replay of ours that holds no entry (a disk that filled before the OFFER
+        # fitted) is replaced: nothing in it can be lost
+        writer = start_replay(path, header, replace_empty_for=self.seat.identity.public_key)
+        try:
+            for record in saved:
+                writer.append(record)
+        except BaseException:
+            writer.close()  # a full disk: the file keeps its header; resume says so
+            raise
         self._save_with(game, writer)
         self.writer = writer
         self.replay_path = path

@@ -55,7 +55,7 @@ from dbnet.protocol.log import GameLog, Roll, Status, game_id_for
 from dbnet.protocol.peer import RULES_VERSION, Peer
 from dbnet.render import dice_count, roller, special_target
 from dbnet.replay.errors import ReplayError
-from dbnet.replay.file import EXTENSION, ReplayWriter
+from dbnet.replay.file import EXTENSION, ReplayWriter, holds_no_entry
 
 _DERIVE_PERSON: Final = b"dbnet/localplay"
 
@@ -194,9 +194,13 @@ def replay_header(keys: MatchKeys, setup: GameSetup, created: datetime.datetime)
     )
 
 
-def default_replay_path(game_id: bytes, created: datetime.datetime) -> Path:
+def default_replay_path(
+    game_id: bytes, created: datetime.datetime, *, reuse_for: bytes | None = None
+) -> Path:
     """``<config dir>/replays/YYYYMMDD-HHMMSS-<first 8 hex digits of the game id>.dbnr``
-    (UTC), with ``-2``, ``-3``... added if that name is taken."""
+    (UTC), with ``-2``, ``-3``... added if that name is taken; with ``reuse_for`` (a
+    player's public key), a name taken by a replay of that player's that holds no entry
+    is not taken (``start_replay`` replaces such a file)."""
     directory = config_dir() / "replays"
     try:
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -205,7 +209,7 @@ def default_replay_path(game_id: bytes, created: datetime.datetime) -> Path:
     stem = f"{created:%Y%m%d-%H%M%S}-{game_id.hex()[:8]}"
     path = directory / f"{stem}{EXTENSION}"
     n = 2
-    while path.exists():
+    while path.exists() and not (reuse_for is not None and holds_no_entry(path, reuse_for)):
         path = directory / f"{stem}-{n}{EXTENSION}"
         n += 1
     return path

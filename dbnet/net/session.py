@@ -604,10 +604,11 @@ class GameSession:
             rules=log.rules, game_id=log.game_id, keys=log.keys, created=created
         )
         when = datetime.datetime.fromisoformat(created.replace("Z", "+00:00"))
-        path = self.replay_path or default_replay_path(log.game_id, when)
+        mine = self.seat.identity.public_key
+        path = self.replay_path or default_replay_path(log.game_id, when, reuse_for=mine)
         # a replay of ours that holds no entry (a disk that filled before the OFFER
         # fitted) is replaced: nothing in it can be lost
-        writer = start_replay(path, header, replace_empty_for=self.seat.identity.public_key)
+        writer = start_replay(path, header, replace_empty_for=mine)
         try:
             for record in saved:
                 writer.append(record)

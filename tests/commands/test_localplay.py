@@ -167,3 +167,25 @@ def test_keys_come_from_the_seed_or_from_the_system(setup: GameSetup) -> None:
     assert all(len(s) == 32 for k in fresh for s in k.secrets)
     local = LocalGame(setup, (Human(), Human()))
     assert local.match.log.game_id == local.keys.game_id(setup)
+
+
+def test_the_default_replay_path_takes_the_place_of_a_replay_of_ours_with_no_entry(
+    setup: GameSetup, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A disk that filled before the OFFER fitted leaves a header-only file at the
+    default path; the same game started again (``--seed``: the same name) goes there,
+    not to ``-2``. A file that holds an entry, or another player's, keeps its name."""
+    import datetime
+
+    from dbnet.localplay import default_replay_path
+
+    monkeypatch.setenv("DBNET_HOME", str(tmp_path))
+    game_keys = keys(5)
+    header = replay_header(game_keys, setup, now_utc())
+    ours = game_keys.identities[0].public_key
+    when = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
+    first = default_replay_path(header.game_id, when, reuse_for=ours)
+    ReplayWriter.create(first, header).close()  # header only
+    assert default_replay_path(header.game_id, when, reuse_for=ours) == first
+    assert default_replay_path(header.game_id, when, reuse_for=bytes(32)) != first
+    assert default_replay_path(header.game_id, when) != first  # no key: never reused

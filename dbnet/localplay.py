@@ -56,7 +56,7 @@ from dbnet.protocol.log import GameLog, Roll, Status, game_id_for
 from dbnet.protocol.peer import RULES_VERSION, Peer
 from dbnet.render import dice_count, roller, special_target
 from dbnet.replay.errors import ReplayError
-from dbnet.replay.file import EXTENSION, ReplayWriter
+from dbnet.replay.file import EXTENSION, ReplayWriter, holds_no_entry
 from dbnet.text import printable
 
 _DERIVE_PERSON: Final = b"dbnet/localplay"
@@ -200,9 +200,13 @@ def replay_header(keys: MatchKeys, setup: GameSetup, created: datetime.datetime)
     )
 
 
-def default_replay_path(game_id: bytes, created: datetime.datetime) -> Path:
+def default_replay_path(
+    game_id: bytes, created: datetime.datetime, *, reuse_for: bytes | None = None
+) -> Path:
     """``<config dir>/replays/YYYYMMDD-HHMMSS-<first 8 hex digits of the game id>.dbnr``
-    (UTC), with ``-2``, ``-3``... added if that name is taken."""
+    (UTC), with ``-2``, ``-3``... added if that name is taken; with ``reuse_for`` (a
+    player's public key), a name taken by a replay of that player's that holds no entry
+    is not taken (``start_replay`` replaces such a file)."""
     directory = config_dir() / "replays"
     try:
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -211,19 +215,23 @@ def default_replay_path(game_id: bytes, created: datetime.datetime) -> Path:
     stem = f"{created:%Y%m%d-%H%M%S}-{game_id.hex()[:8]}"
     path = directory / f"{stem}{EXTENSION}"
     n = 2
-    while path.exists():
+    while path.exists() and not (reuse_for is not None and holds_no_entry(path, reuse_for)):
         path = directory / f"{stem}-{n}{EXTENSION}"
         n += 1
     return path
 
 
-def start_replay(path: Path, header: ReplayHeader) -> ReplayWriter:
-    """A new replay file at ``path`` (never overwriting one), its folder created if needed."""
+def start_replay(
+    path: Path, header: ReplayHeader, *, replace_empty_for: bytes | None = None
+) -> ReplayWriter:
+    """A new replay file at ``path``, its folder created if needed. An existing file is
+    never overwritten, except a replay of the player whose key is ``replace_empty_for``
+    that holds no entry (see ``ReplayWriter.create``)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ReplayError(str(path.parent), f"cannot create the folder: {exc.strerror}") from exc
-    return ReplayWriter.create(path, header)
+    return ReplayWriter.create(path, header, replace_empty_for=replace_empty_for)
 
 
 # --- events --------------------------------------------------------------------------------

@@ -11,9 +11,11 @@ listens, or connects to ``HOST:PORT`` if given), or ``--claim-timeout``
 records a signed claim that the peer stopped answering.
 
 Exit codes: 0 the game is complete; 1 the game could not go on (the peer
-misbehaved, left, or its key was refused; or the host was never reached);
-2 bad arguments or files, or a port this side cannot listen on (in use: one line says
-so, before any game starts); 3 the game was adjourned; 130 Ctrl-C.
+misbehaved, left, or its key was refused; or the host was never reached; or
+the disk filled before the game started); 2 bad arguments or files, or a port this
+side cannot listen on (in use: one line says so, before any game starts); 3 the
+game was adjourned, or stopped on a full disk (free space, then ``dbnet resume
+FILE``); 130 Ctrl-C.
 """
 
 from __future__ import annotations
@@ -53,10 +55,12 @@ from dbnet.net.session import (
     Outcome,
     Seat,
     Timing,
+    disk_full_advice,
     withheld_result,
 )
 from dbnet.protocol.remote import RemoteGame
 from dbnet.render import choice_lines, describe_result, explain_pending, render_position
+from dbnet.replay.errors import DiskFullError, ReplayError
 from dbnet.replay.file import ReplayWriter, load_replay
 from dbnet.text import printable
 
@@ -360,6 +364,12 @@ def run_resume(args: argparse.Namespace) -> int:
     writer = ReplayWriter.resume(args.file)
     try:
         records = list(load_replay(args.file).records)
+        if not records:
+            raise ReplayError(
+                str(args.file),
+                "the game never started (the file holds no entry, only its header): there is "
+                "nothing to resume. Delete the file, or start a new game with --replay naming it",
+            )
         game = RemoteGame.restore(identity, records, writer.append)
     except BaseException:
         writer.close()
@@ -446,6 +456,12 @@ def _run(args: argparse.Namespace, seat: Seat, make: Make, play: Play) -> int:
 def _finish(session: GameSession, run: Callable[[], Outcome]) -> int:
     try:
         outcome = run()
+    except DiskFullError as exc:
+        # the file keeps every whole record: go on once there is space (exit 3, as an
+        # adjourned game), or start again if it holds no entry (1: no game was started)
+        entries = 0 if session.writer is None else session.writer.entries
+        print(f"dbnet: {disk_full_advice(exc, entries)}", file=sys.stderr)
+        return EXIT_ADJOURNED if entries else EXIT_FAILED
     except GameSessionError as exc:
         print(f"dbnet: the game cannot go on: {printable(str(exc))}", file=sys.stderr)
         if session.game is not None:

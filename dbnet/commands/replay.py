@@ -16,8 +16,11 @@ proves, then re-play its entries with the engine:
   rolls it completed with their dice, state hash, entry hash); ``--format
   text`` the same as plain text, one block per entry.
 
-An invalid file is still told up to the record before the invalid one, and
-the output says where and why it stops. Exit status: 0 for a valid file
+The file is read as ``dbnet verify`` reads it (``dbnet.replay.checked``: the same
+size limit, and nothing past the first invalid record), so a hostile file costs
+what verifying it costs. An invalid file is still told up to the record before
+the invalid one, and the output says where and why it stops (``export`` also
+says it in one line on stderr). Exit status: 0 for a valid file
 (complete, unfinished or closed by a claim), 1 for an invalid one, 2 for a
 file that cannot be read or a turn the game does not have.
 """
@@ -49,9 +52,9 @@ from dbnet.identity import fingerprint
 from dbnet.localplay import Event, EventKind, Narrator
 from dbnet.protocol.log import GameLog, Roll
 from dbnet.render import describe_result, render_position, render_score_by_turn
-from dbnet.replay.errors import ReplayError
-from dbnet.replay.file import EXTENSION, decode_header, iter_records, load_bytes
-from dbnet.replay.verify import Verdict, VerdictStatus, verify_replay
+from dbnet.replay.checked import CheckedReplay, check_bytes, read_checked
+from dbnet.replay.file import EXTENSION, decode_header
+from dbnet.replay.verify import Verdict, VerdictStatus
 from dbnet.text import printable
 
 EXIT_OK: Final = 0
@@ -160,16 +163,14 @@ class Story:
 
 def read_story(data: bytes, *, where: str) -> Story:
     """Verify ``data`` (a replay file's bytes), then re-play its valid records."""
-    story = Story(where, verify_replay(data, where=where))
-    records: list[bytes] = []
-    try:
-        for _index, _offset, record in iter_records(data, where=where):
-            records.append(record)
-    except ReplayError:
-        pass  # the verdict says where and why; tell what came before
-    stop = story.stops_at
-    if stop is not None:
-        records = records[:stop]
+    return story_of(check_bytes(data, where=where), where=where)
+
+
+def story_of(checked: CheckedReplay, *, where: str) -> Story:
+    """Re-play the records the verifier accepted (``dbnet.replay.checked``): an invalid
+    file is told up to the record before the invalid one, and nothing past it is read."""
+    story = Story(where, checked.verdict)
+    records = checked.records
     try:
         if records:
             story.header = decode_header(records[0], where=where)
@@ -213,7 +214,12 @@ def _told(
 
 
 def _load(path: Path) -> Story:
-    return read_story(load_bytes(path), where=str(path))
+    """The story of the file at ``path``, read as ``dbnet verify`` reads it.
+
+    Raises:
+        ReplayError: the file cannot be read (``read_checked``'s limits).
+    """
+    return story_of(read_checked(path), where=str(path))
 
 
 # --- dbnet replay ----------------------------------------------------------------------------
@@ -275,7 +281,9 @@ def _view(story: Story, at: int | None) -> int:
 
 
 def _exit(story: Story) -> int:
-    return EXIT_INVALID if story.verdict.status is VerdictStatus.INVALID else EXIT_OK
+    """0 for a valid game; 1 for an invalid file, or one that is not a game (evidence)."""
+    valid = (VerdictStatus.COMPLETE, VerdictStatus.UNFINISHED, VerdictStatus.CLAIM)
+    return EXIT_OK if story.verdict.status in valid else EXIT_INVALID
 
 
 def _preamble(story: Story) -> Iterator[str]:
@@ -339,6 +347,8 @@ def _game_lines(story: Story) -> Iterator[str]:
 
 def run_export(args: argparse.Namespace) -> int:
     story = _load(args.file)
+    if story.stops_at is not None:  # stdout is for programs: the refusal, in one line
+        print(f"dbnet export: {story.where}: {story.verdict.summary()}", file=sys.stderr)
     if args.format == "json":
         json.dump(export_json(story), sys.stdout, indent=2)
         print()

@@ -7,8 +7,11 @@ prints one JSON document with every verdict instead. Files are checked in
 parallel worker processes when there are many (``--jobs``). A progress bar goes
 to stderr when it is a terminal.
 
+A file of equivocation evidence (``dbnet.replay.evidence``) gets the verdict
+*equivocation* when it proves that a player signed two entries for one slot.
+
 Exit status: 0 when every file is a complete, valid game; 1 otherwise (an
-unfinished game or a claim is not a verified result); 2 for usage errors (a
+unfinished game, a claim or evidence is not a verified result); 2 for usage errors (a
 path that does not exist, a folder without replays).
 """
 
@@ -23,9 +26,10 @@ import sys
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Final, TextIO
 
+from dbnet.replay.checked import read_checked
 from dbnet.replay.errors import ReplayError
-from dbnet.replay.file import EXTENSION, load_bytes
-from dbnet.replay.verify import Verdict, VerdictStatus, verify_replay
+from dbnet.replay.file import EXTENSION
+from dbnet.replay.verify import Verdict, VerdictStatus
 from dbnet.text import printable
 
 EXIT_OK: Final = 0
@@ -41,6 +45,7 @@ COUNT_LABELS: Final = {
     VerdictStatus.UNFINISHED: "unfinished",
     VerdictStatus.CLAIM: "claims",
     VerdictStatus.INVALID: "invalid",
+    VerdictStatus.EQUIVOCATION: "equivocation evidence",
 }
 
 
@@ -142,12 +147,12 @@ def _walk(folder: str) -> list[str]:
 
 
 def verify_file(path: str) -> Verdict:
-    """The verdict on the file at ``path`` (an unreadable file is invalid, with why)."""
+    """The verdict on the file at ``path`` (an unreadable file is invalid, with why), read
+    as ``dbnet replay`` and ``export`` read it (``read_checked``)."""
     try:
-        data = load_bytes(path)
+        return read_checked(path).verdict
     except ReplayError as exc:
         return Verdict(where=path, status=VerdictStatus.INVALID, entries=0, reason=exc.problem)
-    return verify_replay(data, where=path)
 
 
 def verify_files(files: Sequence[str], jobs: int) -> Iterator[Verdict]:
@@ -218,6 +223,8 @@ def result_text(verdict: Verdict) -> str:
     if status is VerdictStatus.INVALID:
         place = "file" if verdict.record is None else f"record {verdict.record}"
         return f"{place}: {verdict.reason}"
+    if status is VerdictStatus.EQUIVOCATION:
+        return f"proven: {verdict.reason}"
     owed = verdict.owed
     assert owed is not None
     if status is VerdictStatus.DECIDED:
@@ -256,7 +263,9 @@ def format_counts(verdicts: Sequence[Verdict]) -> str:
     counts = dict.fromkeys(VerdictStatus, 0)
     for v in verdicts:
         counts[v.status] += 1
-    parts = ", ".join(f"{counts[s]} {COUNT_LABELS[s]}" for s in VerdictStatus)
+    rare = (VerdictStatus.DECIDED, VerdictStatus.EQUIVOCATION)  # shown only when present
+    shown = [s for s in VerdictStatus if counts[s] or s not in rare]
+    parts = ", ".join(f"{counts[s]} {COUNT_LABELS[s]}" for s in shown)
     ok = "all verified" if all(v.ok for v in verdicts) else "NOT all verified"
     return f"{len(verdicts)} files: {parts}; {ok}"
 

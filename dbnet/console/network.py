@@ -43,8 +43,10 @@ from dbnet.net.session import (
     GameSessionError,
     Outcome,
     Seat,
+    disk_full_advice,
     withheld_result,
 )
+from dbnet.replay.errors import DiskFullError
 from dbnet.text import printable
 
 CLOSE_TIMEOUT = 10.0
@@ -248,6 +250,10 @@ class NetworkSession:
             except GameSessionError as exc:
                 self._failure = str(exc)
                 self._note(f"The game cannot go on: {exc}")
+            except DiskFullError as exc:
+                writer = self.net.writer
+                self._failure = disk_full_advice(exc, 0 if writer is None else writer.entries)
+                self._note(f"The game cannot go on: {self._failure}")
             except DbnetError as exc:
                 self._failure = str(exc)
                 self._note(f"Error: {exc}")

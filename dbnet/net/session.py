@@ -25,7 +25,8 @@ reconnects with backoff, and step 3's resend resumes the game. After
 resume FILE`` goes on with it later, or records a signed timeout claim.
 
 Misbehaviour of the game's peer (an invalid entry, equivocation, a malformed
-message, a flood) ends the game session with ``GameSessionError``. The host
+message, a flood) ends the game session with ``GameSessionError``; the proof of
+an equivocation is saved beside the replay first (``dbnet.replay.evidence``). The host
 refuses a connection it cannot play with (another key, another game, a
 fingerprint other than ``--expect``, a changed key) and waits on for its
 opponent, so a stranger cannot end its game; the joiner stops, since the host
@@ -61,7 +62,9 @@ from dbnet.net.stream import open_channel
 from dbnet.protocol.errors import InvalidEntryError, ProtocolError
 from dbnet.protocol.log import GameLog
 from dbnet.protocol.peer import RULES_VERSION
-from dbnet.protocol.remote import RemoteGame
+from dbnet.protocol.remote import EquivocationError, RemoteGame
+from dbnet.replay.errors import DiskFullError
+from dbnet.replay.evidence import save_evidence
 from dbnet.replay.file import ReplayWriter
 from dbnet.text import os_error_words, printable
 
@@ -75,6 +78,7 @@ __all__ = [
     "PeerLeftError",
     "Seat",
     "Timing",
+    "disk_full_advice",
 ]
 
 RESIGN: Final = "resign"
@@ -85,6 +89,17 @@ ARRIVALS_QUEUED: Final = 8
 
 Chooser = Callable[[Game], Awaitable[str]]
 """Given this player's view of the game, a decision in notation (or ``RESIGN``)."""
+
+
+def disk_full_advice(exc: DiskFullError, entries: int) -> str:
+    """The one line for a replay whose disk filled up: the file, the error, and what to
+    do next (``entries``: how many the file holds; none: there is no game to resume)."""
+    if entries:
+        return f"{exc}. Free some space on that disk, then go on with: dbnet resume {exc.where}"
+    return (
+        f"{exc}. Free some space on that disk, then start the game again: {exc.where} "
+        "holds no entry, and a new game may replace it"
+    )
 
 
 class GameSessionError(DbnetError):
@@ -407,7 +422,8 @@ class GameSession:
                 ) from exc
             except ProtocolError as exc:  # its reason may quote the peer's names
                 raise GameSessionError(
-                    f"the peer sent an invalid entry: {printable(str(exc))}",
+                    f"the peer sent an invalid entry: {printable(str(exc))}"
+                    f"{self._keep_evidence(exc)}",
                     to_peer=f"your entry was refused: {exc}",
                 ) from exc
         except GameSessionError as exc:
@@ -434,6 +450,21 @@ class GameSession:
             self.connected = False
             self.messages_sent += link.sent
             await link.close()
+
+    def _keep_evidence(self, exc: ProtocolError) -> str:
+        """Save the proof of an equivocation beside the replay (``dbnet.replay.evidence``);
+        what to add to the message: where it is, or why it could not be saved."""
+        if not isinstance(exc, EquivocationError):
+            return ""
+        writer, game = self.writer, self.game
+        if writer is None or game is None:
+            return ""
+        first, second = exc.evidence
+        try:
+            path = save_evidence(writer.path, writer.header, game.records[0], first, second)
+        except DbnetError as error:
+            return f"; the evidence could not be saved: {error}"
+        return f"; the evidence is saved in {path} (check it with dbnet verify)"
 
     async def _converse(self, link: Link) -> bool:
         async with _nursery() as nursery:
@@ -709,10 +740,17 @@ class GameSession:
             rules=log.rules, game_id=log.game_id, keys=log.keys, created=created
         )
         when = datetime.datetime.fromisoformat(created.replace("Z", "+00:00"))
-        path = self.replay_path or default_replay_path(log.game_id, when)
-        writer = start_replay(path, header)
-        for record in saved:
-            writer.append(record)
+        mine = self.seat.identity.public_key
+        path = self.replay_path or default_replay_path(log.game_id, when, reuse_for=mine)
+        # a replay of ours that holds no entry (a disk that filled before the OFFER
+        # fitted) is replaced: nothing in it can be lost
+        writer = start_replay(path, header, replace_empty_for=mine)
+        try:
+            for record in saved:
+                writer.append(record)
+        except BaseException:
+            writer.close()  # a full disk: the file keeps its header; resume says so
+            raise
         self._save_with(game, writer)
         self.writer = writer
         self.replay_path = path

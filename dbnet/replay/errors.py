@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dbnet.errors import DbnetError
 
-__all__ = ["ReplayError", "TornRecordError"]
+__all__ = ["DiskFullError", "ReplayError", "TornRecordError"]
 
 
 class ReplayError(DbnetError):
@@ -36,3 +36,9 @@ class TornRecordError(ReplayError):
 
     ``ReplayWriter.resume`` repairs this by cutting the partial record off.
     """
+
+
+class DiskFullError(ReplayError):
+    """The disk (or the quota) holding the file is full: nothing was written, and the
+    file still ends after its last whole record, so the game goes on once there is
+    space (the command says how)."""

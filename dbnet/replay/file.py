@@ -21,6 +21,7 @@ Replay files are named ``*.dbnr``.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 import sys
@@ -34,7 +35,7 @@ from typing import Final
 from dbnet import codec
 from dbnet.codec import ReplayHeader
 from dbnet.errors import DbnetError
-from dbnet.replay.errors import ReplayError, TornRecordError
+from dbnet.replay.errors import DiskFullError, ReplayError, TornRecordError
 
 if sys.platform != "win32":
     import fcntl
@@ -48,6 +49,8 @@ __all__ = [
     "MAX_RECORD_SIZE",
     "ReplayFile",
     "ReplayWriter",
+    "create_file",
+    "holds_no_entry",
     "iter_records",
     "load_bytes",
     "load_replay",
@@ -63,6 +66,7 @@ MAX_RECORD_SIZE: Final = codec.MAX_MESSAGE_SIZE  # 64 KiB, checked before readin
 # huge file from being read into memory.
 MAX_FILE_SIZE: Final = 256 * 1024 * 1024
 _FILE_MODE: Final = 0o644
+_FULL: Final = frozenset({errno.ENOSPC, errno.EDQUOT})
 
 
 # --- reading -------------------------------------------------------------------------------
@@ -82,13 +86,14 @@ class ReplayFile:
 
 
 def iter_records(
-    data: bytes, *, where: str, offset: int = 0, index: int = 0
+    data: bytes, *, where: str, offset: int = 0, index: int = 0, magic: bytes = MAGIC
 ) -> Iterator[tuple[int, int, bytes]]:
     """The records of ``data`` as ``(index, offset, record)``, ``offset`` being where the
     record's length prefix starts. Framing is checked as the records are read.
 
-    Starting at ``offset`` 0 checks the magic first; a later ``offset`` must be the start
-    of record number ``index`` (for resuming a check part way through a file).
+    Starting at ``offset`` 0 checks the magic first (``magic``: another framed file, such
+    as equivocation evidence, has its own); a later ``offset`` must be the start of
+    record number ``index`` (for resuming a check part way through a file).
 
     Raises:
         ReplayError: a bad magic, or a record length of 0 or above ``MAX_RECORD_SIZE``
@@ -96,12 +101,13 @@ def iter_records(
         TornRecordError: the data ends inside a record.
     """
     if offset == 0:
-        if data[: len(MAGIC)] != MAGIC:
-            shown = bytes(data[: len(MAGIC)])
+        if data[: len(magic)] != magic:
+            shown = bytes(data[: len(magic)])
+            what = "dbnet replay" if magic == MAGIC else "dbnet file of this kind"
             raise ReplayError(
-                where, f"not a dbnet replay: the file starts {shown!r}, not {MAGIC!r}", offset=0
+                where, f"not a {what}: the file starts {shown!r}, not {magic!r}", offset=0
             )
-        offset = len(MAGIC)
+        offset = len(magic)
     end = len(data)
     while offset < end:
         if end - offset < LENGTH_SIZE:
@@ -216,8 +222,40 @@ def load_replay(path: str | os.PathLike[str]) -> ReplayFile:
     return read_replay(load_bytes(path), where=os.fspath(path))
 
 
+def holds_no_entry(path: str | os.PathLike[str], key: bytes) -> bool:
+    """Whether ``path`` is a replay of the player with public key ``key`` that holds no
+    entry: its header and nothing more (a partial first record at most), and no writer
+    has it open. Such a file may be replaced by a new game (``ReplayWriter.create``).
+    """
+    where = os.fspath(path)
+    try:
+        if os.path.islink(path):
+            return False
+        replay = read_replay(load_bytes(path), where=where)
+        if replay.records or key not in replay.header.keys:
+            return False
+        fd = os.open(path, os.O_RDONLY)
+    except (DbnetError, OSError):
+        return False
+    try:
+        _lock(fd, where)  # a writer of this file would hold the lock
+    except ReplayError:
+        return False
+    finally:
+        os.close(fd)
+    return True
+
+
 def _why(exc: OSError) -> str:
     return exc.strerror or str(exc)
+
+
+def _write_error(
+    exc: OSError, where: str, problem: str, *, record: int | None = None, offset: int | None = None
+) -> ReplayError:
+    """The error for a failed write: ``DiskFullError`` when the disk or quota is full."""
+    kind = DiskFullError if exc.errno in _FULL else ReplayError
+    return kind(where, f"{problem}: {_why(exc)}", record=record, offset=offset)
 
 
 def _frame(record: bytes) -> bytes:
@@ -225,6 +263,38 @@ def _frame(record: bytes) -> bytes:
 
 
 # --- writing -------------------------------------------------------------------------------
+
+
+def create_file(path: str | os.PathLike[str], contents: bytes) -> None:
+    """A new file at ``path`` holding ``contents``, written whole: a temporary file in
+    the same folder, fsynced, then linked into place (and the folder fsynced), so a
+    crash leaves either nothing or the whole file. An existing ``path`` is never
+    overwritten.
+
+    Raises:
+        ReplayError: ``path`` exists, or the file cannot be written (naming the path
+            and the reason).
+    """
+    target = Path(path)
+    where = str(target)
+    if os.path.lexists(target):
+        raise ReplayError(where, "already exists; it is never overwritten")
+    try:
+        fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise _write_error(exc, where, "cannot create the file") from exc
+    try:
+        _write_all(fd, contents)
+        os.fchmod(fd, _FILE_MODE)
+        os.fsync(fd)
+        _link_new(temp, target, where)
+        _sync_dir(target.parent)
+    except OSError as exc:
+        raise _write_error(exc, where, "cannot create the file") from exc
+    finally:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
 
 
 class ReplayWriter:
@@ -257,16 +327,26 @@ class ReplayWriter:
         return self._fd is None
 
     @classmethod
-    def create(cls, path: str | os.PathLike[str], header: ReplayHeader) -> ReplayWriter:
+    def create(
+        cls,
+        path: str | os.PathLike[str],
+        header: ReplayHeader,
+        *,
+        replace_empty_for: bytes | None = None,
+    ) -> ReplayWriter:
         """A new replay file at ``path`` holding the magic and ``header``, ready to append.
 
         The file is written to a temporary file in the same folder, fsynced and then
         linked into place, so a crash leaves either nothing or a valid replay with no
-        entries. An existing ``path`` is never overwritten.
+        entries. An existing ``path`` is never overwritten, but for one case: with
+        ``replace_empty_for`` (a player's public key), a replay of that player's that
+        holds no entry (``holds_no_entry``: a disk that filled before the OFFER fitted
+        leaves one) is replaced, since nothing in it can be lost.
 
         Raises:
             ReplayError: ``path`` exists, the header is invalid, or the file cannot be
-                written (naming the path and the reason).
+                written (naming the path and the reason; ``DiskFullError`` for a full
+                disk).
         """
         target = Path(path)
         where = str(target)
@@ -274,13 +354,14 @@ class ReplayWriter:
             header_record = codec.encode_replay_header(header)
         except DbnetError as exc:
             raise ReplayError(where, f"invalid replay header: {exc}") from exc
-        if os.path.lexists(target):
+        replace = replace_empty_for is not None and holds_no_entry(target, replace_empty_for)
+        if not replace and os.path.lexists(target):
             raise ReplayError(where, "already exists; a replay file is never overwritten")
         directory = target.parent
         try:
             fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
         except OSError as exc:
-            raise ReplayError(where, f"cannot create the file: {_why(exc)}") from exc
+            raise _write_error(exc, where, "cannot create the file") from exc
         linked = False
         try:
             contents = MAGIC + _frame(header_record)
@@ -288,14 +369,17 @@ class ReplayWriter:
             os.fchmod(fd, _FILE_MODE)
             os.fsync(fd)
             _lock(fd, where)
-            linked = _link_new(temp, target, where)
+            if replace:
+                os.replace(temp, target)
+            else:
+                linked = _link_new(temp, target, where)
             _sync_dir(directory)
         except BaseException as exc:
             os.close(fd)
             with contextlib.suppress(OSError):
                 os.unlink(temp)
             if isinstance(exc, OSError):
-                raise ReplayError(where, f"cannot create the file: {_why(exc)}") from exc
+                raise _write_error(exc, where, "cannot create the file") from exc
             raise
         if linked:
             with contextlib.suppress(OSError):
@@ -380,9 +464,10 @@ class ReplayWriter:
                 os.fsync(fd)
             except OSError:
                 self.close()  # the file may now end in a torn record: stop writing to it
-            raise ReplayError(
+            raise _write_error(
+                exc,
                 where,
-                f"cannot append the record: {_why(exc)}",
+                "cannot append the record",
                 record=self.entries + 1,
                 offset=self._size,
             ) from exc

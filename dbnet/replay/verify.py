@@ -57,6 +57,7 @@ class VerdictStatus(enum.Enum):
     UNFINISHED = "unfinished"  # valid so far; someone owes the next entry
     CLAIM = "claim"  # closed by a unilateral timeout claim (never a win)
     INVALID = "invalid"  # the first invalid record, with the reason
+    EQUIVOCATION = "equivocation"  # an evidence file's proof (dbnet.replay.evidence)
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +166,8 @@ class Verdict:
             if extra:
                 place += f" ({', '.join(extra)})"
             return f"invalid at {place}: {self.reason}"
+        if status is VerdictStatus.EQUIVOCATION:
+            return f"equivocation proven: {self.reason}"
         owed = self.owed
         assert owed is not None
         when = "" if self.turn is None else f", turn {self.turn}"
@@ -407,6 +410,7 @@ class ReplayVerifier:
         record: int | None = None,
         seq: int | None = None,
         offset: int | None = None,
+        entries: int | None = None,
     ) -> Verdict:
         log = self.log
         if log is None:
@@ -422,7 +426,7 @@ class ReplayVerifier:
         return Verdict(
             where=self.where,
             status=status,
-            entries=len(log.entries),
+            entries=len(log.entries) if entries is None else entries,
             game_id=log.game_id.hex()[:GAME_ID_HEX_DIGITS],
             players=(fingerprint(log.keys[0]), fingerprint(log.keys[1])),
             turn=log.game.turn,
@@ -441,8 +445,16 @@ class ReplayVerifier:
     ) -> Verdict:
         if seq is None and record is not None and record > 0:
             seq = record - 1
+        # the entries before the invalid record (the log may have checked later ones
+        # before a bad signature was found, since signatures are checked last)
+        valid = 0 if record is None else max(record - 1, 0)
         return self._verdict(
-            VerdictStatus.INVALID, reason=reason, record=record, seq=seq, offset=offset
+            VerdictStatus.INVALID,
+            reason=reason,
+            record=record,
+            seq=seq,
+            offset=offset,
+            entries=valid,
         )
 
 

@@ -173,10 +173,35 @@ def test_keys_come_from_the_seed_or_from_the_system(setup: GameSetup) -> None:
 def test_a_player_s_name_is_told_escaped(setup: GameSetup) -> None:
     """A seat's name (a network peer chooses its own) labels CHOICE events escaped: a
     newline or an escape sequence in it cannot forge a log line."""
-    local = LocalGame(setup, (Human("A\n12. B resign\x1b[2J\u202e"), Human()), keys(0))
+    name = "X\n12. B resign\x1b[2J\u202e"
+    local = LocalGame(setup, (Human(name), Human(name)), keys(0))
     local.advance()
+    player = local.human_to_decide()
+    assert player is not None
     legal = local.game.legal_choices()
     assert legal is not None
     event = local.play(format_choice(local.game, legal[0]))[0]
     assert event.words.isprintable()
-    assert event.words.startswith("A (A\\n12. B resign\\x1b[2J\\u202e): ")
+    assert event.words.startswith(f"{player.name} (X\\n12. B resign\\x1b[2J\\u202e): ")
+
+
+def test_the_default_replay_path_takes_the_place_of_a_replay_of_ours_with_no_entry(
+    setup: GameSetup, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A disk that filled before the OFFER fitted leaves a header-only file at the
+    default path; the same game started again (``--seed``: the same name) goes there,
+    not to ``-2``. A file that holds an entry, or another player's, keeps its name."""
+    import datetime
+
+    from dbnet.localplay import default_replay_path
+
+    monkeypatch.setenv("DBNET_HOME", str(tmp_path))
+    game_keys = keys(5)
+    header = replay_header(game_keys, setup, now_utc())
+    ours = game_keys.identities[0].public_key
+    when = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
+    first = default_replay_path(header.game_id, when, reuse_for=ours)
+    ReplayWriter.create(first, header).close()  # header only
+    assert default_replay_path(header.game_id, when, reuse_for=ours) == first
+    assert default_replay_path(header.game_id, when, reuse_for=bytes(32)) != first
+    assert default_replay_path(header.game_id, when) != first  # no key: never reused

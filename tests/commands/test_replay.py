@@ -335,3 +335,92 @@ def test_a_resignation_and_a_claim(tmp_path: Path) -> None:
     assert shown.returncode == 0
     assert "B CLAIM: entry 2 never came (a unilateral claim, not a result)" in shown.stdout
     assert isinstance(codec.decode_signed_entry(claim)[1].body, ClaimBody)
+
+
+# --- a hostile file: read as verify reads it --------------------------------------------------
+
+
+def hostile_file(game_file: Path, path: Path, size: int) -> Path:
+    """A real game's header and OFFER, then ``size`` bytes of tiny garbage records (two
+    bytes each): the verifier stops at the first of them, a reader that frames the whole
+    file first holds hundreds of thousands of records."""
+    data = game_file.read_bytes()
+    offset = 8
+    for _ in range(2):  # the header and the OFFER
+        offset += 4 + int.from_bytes(data[offset : offset + 4], "big")
+    garbage = (2).to_bytes(4, "big") + b"\x00\x00"
+    path.write_bytes(data[:offset] + garbage * (size // len(garbage)))
+    return path
+
+
+def test_a_hostile_file_is_refused_by_verify_replay_and_export_alike(
+    tmp_path: Path, game_file: Path
+) -> None:
+    """One refusal, the verifier's, from all three commands, each exiting non-zero."""
+    path = hostile_file(game_file, tmp_path / "hostile.dbnr", 1 << 20)
+    verified = subprocess.run(
+        [sys.executable, "-m", "dbnet", "verify", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=isolated_env(tmp_path),
+        check=False,
+    )
+    assert verified.returncode == 1
+    refusal = verified.stdout.splitlines()[0]
+    assert refusal.startswith(f"{path}: invalid at record 2 (entry 1, byte ")
+    shown = dbnet(tmp_path, "replay", "--plain", str(path))
+    assert shown.returncode == 1
+    assert shown.stdout.splitlines()[0] == refusal
+    for form in ("json", "text"):
+        exported = dbnet(tmp_path, "export", "--format", form, str(path))
+        assert exported.returncode == 1
+        assert exported.stderr == f"dbnet export: {refusal}\n"  # one line for a person
+    for result in (verified, shown, exported):
+        assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_a_hostile_file_costs_no_more_memory_than_verifying_it(
+    tmp_path: Path, game_file: Path
+) -> None:
+    """``replay`` and ``export`` keep only the records the verifier accepted: reading 2 MiB
+    of two-byte records costs less than the file, not a list of 350,000 records
+    (measured in memory, not time, so that the test is not flaky)."""
+    import tracemalloc
+
+    from dbnet.commands.replay import read_story
+
+    size = 2 << 20
+    data = hostile_file(game_file, tmp_path / "hostile.dbnr", size).read_bytes()
+    tracemalloc.start()
+    try:
+        story = read_story(data, where="hostile")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert story.stops_at == 2
+    assert len(story.entries) == 1  # the OFFER
+    assert peak < size // 2
+
+
+def test_replay_export_and_verify_refuse_a_file_over_the_limit_alike(
+    tmp_path: Path,
+    game_file: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The same size limit and the same words, from the one reading path (the limit is
+    lowered here: a real file over 256 MiB would be a slow test)."""
+    from dbnet import cli
+    from dbnet.replay import file
+
+    monkeypatch.setattr(file, "MAX_FILE_SIZE", 1000)
+    size = game_file.stat().st_size
+    reason = f"{size} bytes is more than any replay (limit 1000)"
+    assert cli.main(["verify", str(game_file)]) == 1
+    assert capsys.readouterr().out == f"{game_file}: invalid: {reason}\n"
+    for command in (["replay", "--plain"], ["export"]):
+        assert cli.main([*command, str(game_file)]) == 2
+        out, err = capsys.readouterr()
+        assert out == ""
+        assert err == f"dbnet {command[0]}: {game_file}: {reason}\n"

@@ -323,7 +323,13 @@ def test_a_full_board_fits_80x24_and_a_smaller_terminal_is_told(tmux: Tmux) -> N
     tmux.wait_for("EXIT=130")
 
 
-CROWDED = Path(__file__).resolve().parents[2] / "replays" / "07-mirror-vs-hive-abilities.dbnr"
+CROWDED = (
+    Path(__file__).resolve().parents[1]
+    / "replay"
+    / "fixtures"
+    / "v1"
+    / "07-mirror-vs-hive-abilities.dbnr"
+)
 
 
 def test_the_replay_viewer_fits_its_fullest_board_in_80x24(tmux: Tmux) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from pathlib import Path
 
 import pytest
 from prompt_toolkit.completion import CompleteEvent
@@ -44,6 +45,8 @@ from dbnet.engine import (
     format_choice,
 )
 from dbnet.engine.board import parse_cell
+
+FIXTURES_V1 = Path(__file__).resolve().parents[1] / "replay" / "fixtures" / "v1"
 
 
 def new_game() -> Game:
@@ -316,12 +319,11 @@ def test_a_crowded_board_gives_up_lines_but_keeps_every_row_and_the_letters() ->
 
 
 def test_the_board_fits_the_lines_it_is_given() -> None:
-    from pathlib import Path
 
     from dbnet.console.replay_view import ReplayModel
     from dbnet.console.view import MIN_BOARD_LINES
 
-    path = Path(__file__).resolve().parents[2] / "replays" / "07-mirror-vs-hive-abilities.dbnr"
+    path = FIXTURES_V1 / "07-mirror-vs-hive-abilities.dbnr"  # the most crowded game recorded
     model = ReplayModel.from_bytes(path.read_bytes(), where=str(path))
     game = max(
         (model.position(k) for k in range(0, model.last + 1, 10)),

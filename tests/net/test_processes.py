@@ -19,10 +19,13 @@ import trio
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from dbnet.codec import ReplayHeader
 from dbnet.engine import ChanceRequest
 from dbnet.net.hosting import reachable_addresses, with_port
 from dbnet.net.played import PLAYED_GAMES_FILE
 from dbnet.protocol.log import GameLog
+from dbnet.protocol.peer import RULES_VERSION
+from dbnet.replay.file import ReplayWriter
 from dbnet.replay.verify import VerdictStatus, verify_replay
 
 from .helpers import Meter
@@ -341,3 +344,53 @@ async def test_resuming_a_missing_replay_is_one_clear_line(tmp_path: Path, homes
     assert again.lines == [
         f"dbnet resume: {missing}: cannot open the file: No such file or directory"
     ]
+
+
+# --- a replay that holds no entry (the disk filled before the OFFER fitted) ----------------------
+
+
+def header_only(path: Path, homes: Path, who: str) -> Path:
+    """A replay of ``who``'s holding only its header, as a full disk leaves one."""
+    pem = (homes / who / "identity.key").read_bytes()
+    key = serialization.load_pem_private_key(pem, None).public_key()
+    raw = key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    header = ReplayHeader(
+        rules=RULES_VERSION,
+        game_id=bytes(32),
+        keys=(raw, bytes(32)),
+        created="2026-01-01T00:00:00Z",
+    )
+    ReplayWriter.create(path, header).close()
+    return path
+
+
+async def test_a_replay_without_entries_is_replaced_by_a_new_game(
+    tmp_path: Path, homes: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--replay PATH`` naming a replay of ours that holds no entry starts the game there."""
+    monkeypatch.setenv("DBNET_RELAY", "off")
+    monkeypatch.setenv("DBNET_PORT_MAPPING", "off")
+    header_only(tmp_path / "alice.dbnr", homes, "alice")
+    header_only(tmp_path / "bob.dbnr", homes, "bob")
+    game = await play(tmp_path, homes)
+    assert_complete(game)
+
+
+async def test_resuming_a_replay_without_entries_says_the_game_never_started(
+    tmp_path: Path, homes: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DBNET_RELAY", "off")
+    monkeypatch.setenv("DBNET_PORT_MAPPING", "off")
+    path = header_only(tmp_path / "empty.dbnr", homes, "bob")
+    with trio.fail_after(GAME_TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            again = await Dbnet.start(
+                nursery, "resume", homes / "bob", ["resume", str(path), "127.0.0.1:9"]
+            )
+            assert await again.wait() == 2
+    assert again.lines == [
+        f"dbnet resume: {path}: the game never started (the file holds no entry, only its "
+        "header): there is nothing to resume. Delete the file, or start a new game with "
+        "--replay naming it"
+    ]
+    assert path.exists()

@@ -4,7 +4,9 @@ connections, heartbeats, adjournment and resumption, a lossy network."""
 
 from __future__ import annotations
 
+import errno
 import functools
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,15 +16,19 @@ import trio.testing
 
 from dbnet import codec
 from dbnet.codec import EntryKind
+from dbnet.commands import net as net_command
 from dbnet.engine import ChanceRequest
 from dbnet.localplay import Event, EventKind
-from dbnet.net.session import Outcome, Timing
+from dbnet.net.session import GameSession, Outcome, Timing
 from dbnet.protocol.log import GameLog
-from dbnet.replay.file import ReplayWriter
+from dbnet.replay import file as replay_file
+from dbnet.replay.errors import DiskFullError
+from dbnet.replay.file import ReplayWriter, load_replay
 from dbnet.replay.verify import VerdictStatus
 
 from .helpers import ALICE, BOB, ENTRY_FRAME_MIN, LossyStream, Meter, PassThroughStream
 from .sessions import (
+    GAME_LIMIT,
     Network,
     Side,
     Wrap,
@@ -31,6 +37,7 @@ from .sessions import (
     play,
     reference,
     resume_side,
+    run_side,
 )
 
 # Every test runs on trio's mock clock (the autojump_clock fixture), which jumps ahead
@@ -504,3 +511,98 @@ async def test_the_last_byes_cross_cleanly_when_the_host_is_slow(
     assert not host.saw("connection lost")
     assert not host.saw("left without saying so")
     assert trio.current_time() - start < TIMING.dead_after
+
+
+# --- a full disk ------------------------------------------------------------------------------
+
+
+def disk_fills(monkeypatch: pytest.MonkeyPatch, path: Path, after: int) -> None:
+    """Writes to the replay at ``path`` fail with ENOSPC once ``after`` records were
+    appended to it (the header is written before the file has its name: it fits)."""
+    real = replay_file._write_all
+    appended = 0
+
+    def write(fd: int, data: bytes) -> None:
+        nonlocal appended
+        if path.exists() and os.fstat(fd).st_ino == path.stat().st_ino:
+            if appended >= after:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            appended += 1
+        real(fd, data)
+
+    monkeypatch.setattr(replay_file, "_write_all", write)
+
+
+async def until_the_disk_fills(host: Side, joiner: Side, network: Network) -> DiskFullError:
+    """Play until the host's session stops on its full disk; the joiner is stopped then."""
+    caught: list[DiskFullError] = []
+    with trio.fail_after(GAME_LIMIT):
+        async with trio.open_nursery() as nursery:
+
+            async def run_host() -> None:
+                try:
+                    await host.session.serve(network.arrivals)
+                except DiskFullError as exc:
+                    caught.append(exc)
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(run_host)
+            nursery.start_soon(run_side, joiner, lambda: joiner.session.join(network.connect))
+    for side in (host, joiner):
+        if side.session.writer is not None:
+            side.session.writer.close()
+    assert caught, host.said
+    return caught[0]
+
+
+def finish(session: GameSession, exc: Exception) -> int:
+    """What ``dbnet host`` makes of a session that stopped with ``exc``."""
+
+    def run() -> Outcome:
+        raise exc
+
+    return net_command._finish(session, run)
+
+
+async def test_a_full_disk_mid_game_says_what_to_do_and_loses_nothing(
+    autojump_clock: Clock,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    host, joiner = pair(tmp_path)
+    disk_fills(monkeypatch, host.path, after=6)
+    exc = await until_the_disk_fills(host, joiner, Network())
+    assert host.verdict().status is VerdictStatus.UNFINISHED  # whole, nothing torn
+    assert host.verdict().entries == 6
+    assert finish(host.session, exc) == net_command.EXIT_ADJOURNED
+    err = capsys.readouterr().err
+    assert err == (
+        f"dbnet: {host.path}: record 7 (byte {host.path.stat().st_size}): cannot append the "
+        "record: No space left on device. Free some space on that disk, then go on with: "
+        f"dbnet resume {host.path}\n"
+    )
+
+
+async def test_a_disk_full_before_the_offer_fits_leaves_a_file_the_next_game_replaces(
+    autojump_clock: Clock,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    host, joiner = pair(tmp_path)
+    disk_fills(monkeypatch, host.path, after=0)
+    exc = await until_the_disk_fills(host, joiner, Network())
+    assert load_replay(host.path).records == ()  # the header only
+    assert finish(host.session, exc) == net_command.EXIT_FAILED
+    assert capsys.readouterr().err == (
+        f"dbnet: {host.path}: record 1 (byte {host.path.stat().st_size}): cannot append the "
+        "record: No space left on device. Free some space on that disk, then start the game "
+        f"again: {host.path} holds no entry, and a new game may replace it\n"
+    )
+    monkeypatch.undo()
+    again = make_side(tmp_path, "alice", identity=ALICE, host=True)  # the same --replay
+    other = make_side(tmp_path, "bob-again", identity=BOB, host=False)
+    await play(again, other, Network())
+    assert again.outcome is Outcome.COMPLETE, again.said
+    assert again.verdict().status is VerdictStatus.COMPLETE

@@ -19,6 +19,7 @@ import trio.testing
 
 from dbnet.bots import make_bot
 from dbnet.catalog import default_warbands, load_catalog, load_map
+from dbnet.commands.verify import verify_file
 from dbnet.engine import Decision, GameSetup, Player, format_choice
 from dbnet.identity import KnownPeers, fingerprint
 from dbnet.net.errors import NetError, VersionMismatchError
@@ -30,6 +31,8 @@ from dbnet.net.session import GameSessionError, Outcome, PeerLeftError, Timing
 from dbnet.net.stream import SecureStream, open_channel
 from dbnet.protocol.peer import Peer
 from dbnet.protocol.remote import RemoteGame, chain_secret
+from dbnet.replay.evidence import read_evidence
+from dbnet.replay.file import load_replay
 from dbnet.replay.verify import VerdictStatus
 
 from .helpers import ALICE, BOB, MALLORY, PassThroughStream
@@ -434,6 +437,7 @@ async def test_equivocation_is_caught_with_both_entries(
 ) -> None:
     """The opponent signs two different ACCEPTs (two chain secrets): proof of cheating."""
     host, network = new_host(tmp_path), Network()
+    sent: list[bytes] = []
 
     async def body() -> None:
         secure = await secure_connection(network)
@@ -446,6 +450,7 @@ async def test_equivocation_is_caught_with_both_entries(
         _, honest = Peer.accept(BOB, offer, secret=chain_secret(BOB, game_id))
         _, other = Peer.accept(BOB, offer, secret=bytes(range(32)))
         assert honest != other
+        sent.extend((honest, other))
         await send(secure, Entry(honest))
         await send(secure, Entry(other))
         await until(lambda: host.outcome is not None)
@@ -458,6 +463,23 @@ async def test_equivocation_is_caught_with_both_entries(
     verdict = host.verdict()
     assert verdict.status is VerdictStatus.UNFINISHED
     assert verdict.entries >= 2  # OFFER, the first ACCEPT, and what the host wrote since
+    # the proof is saved beside the replay, written whole, and verifies on its own
+    evidence = tmp_path / "alice.equivocation-1.dbnr"
+    assert f"the evidence is saved in {evidence}" in str(host.outcome)
+    replay = load_replay(host.path)
+    held = replay.records
+    assert read_evidence(evidence.read_bytes(), where=str(evidence)) == (
+        replay.header,
+        held[0],  # the OFFER: the game id and both keys
+        held[1],  # the ACCEPT the host took
+        sent[1],  # the other one
+    )
+    assert sent[0] == held[1]
+    checked = verify_file(str(evidence))
+    assert checked.status is VerdictStatus.EQUIVOCATION, checked
+    assert checked.seq == 1
+    assert "B signed two different entries with sequence number 1" in (checked.reason or "")
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
 
 # --- keys ----------------------------------------------------------------------------------

@@ -129,7 +129,14 @@ def test_json_lists_every_verdict(
     assert result.returncode == 1
     document = json.loads(result.stdout)
     assert document["ok"] is False
-    assert document["counts"] == {"complete": 2, "unfinished": 1, "claim": 0, "invalid": 1}
+    assert document["counts"] == {
+        "complete": 2,
+        "decided": 0,
+        "unfinished": 1,
+        "claim": 0,
+        "invalid": 1,
+        "equivocation": 0,
+    }
     by_file = {Path(v["file"]).name: v for v in document["verdicts"]}
     assert by_file["a-short.dbnr"]["winner"] in ("A", "B")
     assert by_file["a-short.dbnr"]["entries"] == len(short_game.records)
@@ -191,3 +198,22 @@ def test_the_progress_bar_draws_on_terminals_only() -> None:
     quiet.update(2)
     quiet.clear()
     assert pipe.getvalue() == ""
+
+
+def test_a_bad_signature_counts_only_the_entries_before_it(
+    tmp_path: Path, short_game: RecordedGame
+) -> None:
+    """Record k has a flipped signature byte: k - 1 valid entries (entries 0 to k - 2)."""
+    k = 4
+    path = tmp_path / "bad.dbnr"
+    data = bytearray(short_game.data)
+    # the last byte of record k is the last byte of its signature
+    end = len(short_game.data) - sum(4 + len(r) for r in short_game.records[k:])
+    data[end - 1] ^= 1
+    path.write_bytes(bytes(data))
+    result = verify(path)
+    assert result.returncode == 1
+    assert f"invalid at record {k} (entry {k - 1}, byte " in result.stdout
+    assert "bad signature" in result.stdout
+    assert f", {k - 1} valid entries;" in result.stdout
+    assert_no_traceback(result)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import subprocess
@@ -11,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from dbnet import codec
-from dbnet.replay.errors import ReplayError
+from dbnet.replay import file
+from dbnet.replay.errors import DiskFullError, ReplayError
 from dbnet.replay.file import (
     MAGIC,
     MAX_RECORD_SIZE,
@@ -288,7 +290,7 @@ def test_the_example_in_the_format_document() -> None:
         created="2025-01-01T00:00:00Z",
     )
     documented = (
-        "86 a6 666f726d6174 01 a8 70726f746f636f6c 01 a5 72756c6573 ad 64626e65742d72756c65732d31"
+        "86 a6 666f726d6174 02 a8 70726f746f636f6c 02 a5 72756c6573 ad 64626e65742d72756c65732d31"
         f" a7 67616d655f6964 c4 20 {'11' * 32} a4 6b657973 92 c4 20 {'22' * 32} c4 20 {'33' * 32}"
         " a7 63726561746564 b4 323032352d30312d30315430303a30303a30305a"
     )
@@ -296,3 +298,77 @@ def test_the_example_in_the_format_document() -> None:
     assert record == bytes.fromhex(documented.replace(" ", ""))
     assert len(record) == 0xB8 == 184
     assert read_replay(MAGIC + framed(record), where="doc").header == header
+
+
+# --- a full disk, and a replay that holds no entry -----------------------------------------
+
+
+def no_space(*_args: object) -> None:
+    """A write to a full disk."""
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+def test_a_full_disk_on_append_is_named_and_leaves_the_file_whole(
+    tmp_path: Path, short_game: RecordedGame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "game.dbnr"
+    writer = ReplayWriter.create(path, short_game.header)
+    for record in short_game.records[:3]:
+        writer.append(record)
+    monkeypatch.setattr(file, "_write_all", no_space)
+    with pytest.raises(DiskFullError) as caught:
+        writer.append(short_game.records[3])
+    assert str(caught.value) == (
+        f"{path}: record 4 (byte {path.stat().st_size}): "
+        "cannot append the record: No space left on device"
+    )
+    assert caught.value.where == str(path)
+    monkeypatch.undo()
+    writer.append(short_game.records[3])  # space again: the game goes on
+    writer.close()
+    assert load_replay(path).records == short_game.records[:4]
+
+
+def test_a_full_disk_on_create_leaves_nothing(
+    tmp_path: Path, short_game: RecordedGame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "game.dbnr"
+    monkeypatch.setattr(file, "_write_all", no_space)
+    with pytest.raises(DiskFullError, match="cannot create the file: No space left on device"):
+        ReplayWriter.create(path, short_game.header)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_replay_of_ours_without_entries_may_be_replaced(
+    tmp_path: Path, short_game: RecordedGame, sibling_game: RecordedGame
+) -> None:
+    """A disk that filled before the OFFER fitted leaves a header-only file: a new game
+    of the same player may take its place; a file with an entry, or someone else's,
+    never is."""
+    ours = short_game.header.keys[1]
+    path = tmp_path / "game.dbnr"
+    write_replay(path, sibling_game.header, [])  # header only
+    assert file.holds_no_entry(path, ours)
+    with ReplayWriter.create(path, short_game.header, replace_empty_for=ours) as writer:
+        writer.append(short_game.records[0])
+    assert load_replay(path).header == short_game.header
+    assert load_replay(path).records == short_game.records[:1]
+    assert not file.holds_no_entry(path, ours)  # it holds the OFFER now
+    with pytest.raises(ReplayError, match="already exists"):
+        ReplayWriter.create(path, sibling_game.header, replace_empty_for=ours)
+
+    torn = tmp_path / "torn.dbnr"  # torn before its first entry was whole
+    torn.write_bytes(write_replay(tmp_path / "h.dbnr", sibling_game.header, []) + b"\x00\x00")
+    assert file.holds_no_entry(torn, ours)
+    ReplayWriter.create(torn, short_game.header, replace_empty_for=ours).close()
+    assert load_replay(torn).header == short_game.header
+
+    stranger = bytes(32)
+    other = tmp_path / "other.dbnr"
+    write_replay(other, sibling_game.header, [])
+    assert not file.holds_no_entry(other, stranger)
+    with pytest.raises(ReplayError, match="already exists"):
+        ReplayWriter.create(other, short_game.header, replace_empty_for=stranger)
+    with pytest.raises(ReplayError, match="already exists"):
+        ReplayWriter.create(other, short_game.header)  # without a key: never replaced
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]

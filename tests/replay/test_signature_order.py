@@ -176,3 +176,23 @@ def test_a_snapshot_carries_its_unchecked_signatures(
     assert verdict.status is VerdictStatus.INVALID
     assert verdict.record == k + 1  # record 0 is the header
     assert (verdict.reason or "").startswith("bad signature")
+
+
+@pytest.mark.parametrize("k", [2, 5, 13])
+def test_a_bad_signature_at_record_k_counts_k_minus_1_valid_entries(
+    tmp_path: Path, full_game: RecordedGame, k: int
+) -> None:
+    """The signatures are checked after the rules: the entries checked past the bad one
+    must not count as valid (it said "record 13 ... 110 valid entries")."""
+    records = list(full_game.records)
+    signed, _ = codec.decode_signed_entry(records[k - 1])  # record k is entry k - 1
+    bad = bytearray(signed.signature)
+    bad[0] ^= 1
+    records[k - 1] = codec.encode_signed_entry(SignedEntry(signed.signed, bytes(bad)))
+    data = write_replay(tmp_path / "bad.dbnr", full_game.header, records)
+    verdict = verify_replay(data, where="bad")
+    assert verdict.status is VerdictStatus.INVALID
+    assert verdict.record == k
+    assert "bad signature" in (verdict.reason or "")
+    assert verdict.entries == k - 1  # entries 0 to k - 2, as for any other invalid record
+    assert one_by_one(data)[0] == k

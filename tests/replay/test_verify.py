@@ -84,7 +84,10 @@ def test_every_prefix_is_unfinished_and_names_the_next_entry_that_was_written(
     assert (empty.owed.player, empty.owed.what, empty.owed.seq) == ("A", "offer", 0)
     for n in range(1, len(records)):
         verdict = verify_replay(full[: offsets[n]], where="cut")
-        assert verdict.status is VerdictStatus.UNFINISHED, (n, verdict)
+        over = codec.decode_signed_entry(records[n])[1].kind in (EntryKind.FINAL, EntryKind.COSIGN)
+        # cut before FINAL or COSIGN, the game is over: decided by its state (issue 19)
+        expected = VerdictStatus.DECIDED if over else VerdictStatus.UNFINISHED
+        assert verdict.status is expected, (n, verdict)
         assert verdict.entries == n
         owed = verdict.owed
         assert owed is not None
@@ -109,7 +112,12 @@ def test_every_prefix_is_unfinished_and_names_the_next_entry_that_was_written(
                 assert owed.what == "decision"
                 assert body.decision is not None
                 assert owed.decision is not None
-        assert f"{owed.player} owes entry {n}" in verdict.summary()
+        if over:
+            assert f"({owed.player}) did not write the {owed.what.upper()} entry" in (
+                verdict.summary()
+            )
+        else:
+            assert f"{owed.player} owes entry {n}" in verdict.summary()
 
 
 def test_a_replay_with_no_entries_is_unfinished_awaiting_the_offer(
@@ -171,8 +179,21 @@ def _claim_after(
 def test_a_timeout_claim_is_reported_as_unilateral(
     tmp_path: Path, stop_at: Status | None, owed_what: str | None
 ) -> None:
+    """A claim while the game is not over is unilateral, never a result; after the game
+    is over (FINAL or COSIGN withheld) the game's state decides (hole 4 of issue 19):
+    the claim changes nothing."""
     recorded, claimant, awaited = _claim_after(tmp_path, stop_at, "claim.dbnr")
     verdict = verify_replay(recorded.data, where="claim")
+    if stop_at is not None:
+        assert verdict.status is VerdictStatus.DECIDED
+        assert verdict.ok
+        winner = recorded.log.game.winner
+        assert winner is not None
+        assert verdict.winner == winner.name
+        assert verdict.owed is not None
+        assert verdict.owed.what == owed_what
+        assert verdict.owed.seq == awaited
+        return
     assert verdict.status is VerdictStatus.CLAIM
     assert not verdict.ok
     assert verdict.winner is None
@@ -191,7 +212,7 @@ def test_nothing_may_follow_a_claim(tmp_path: Path) -> None:
     recorded, claimant, awaited = _claim_after(tmp_path, None, "claim.dbnr")
     # the awaited player answers after all, with a well-formed, signed, chained entry
     late = codec.Entry(
-        version=1,
+        version=codec.PROTOCOL_VERSION,
         game_id=recorded.log.game_id,
         seq=awaited + 1,
         author=int(claimant.other),

@@ -251,7 +251,8 @@ class Identity:
 
         Raises:
             IdentityError: if the key file can be read by group or others, is not an
-                unencrypted PEM PKCS #8 Ed25519 private key, or cannot be read or written.
+                unencrypted PEM PKCS #8 Ed25519 private key, is a folder, a FIFO or a
+                symbolic link to nothing, or cannot be read or written.
         """
         if directory is None:
             directory = config_dir()
@@ -261,7 +262,8 @@ class Identity:
         try:
             return cls._load(path)
         except FileNotFoundError:
-            pass
+            if path.is_symlink():
+                raise _dangling_link(path) from None
         key = Ed25519PrivateKey.generate()
         pem = key.private_bytes(
             serialization.Encoding.PEM,
@@ -269,22 +271,34 @@ class Identity:
             serialization.NoEncryption(),
         )
         if not _write_new(path, pem):
-            return cls._load(path)  # another process created it first: use that one
+            try:
+                return cls._load(path)  # another process created it first: use that one
+            except FileNotFoundError:
+                raise IdentityError(
+                    f"{path}: the identity key vanished while it was being created; run "
+                    "the command again"
+                ) from None
         return cls._of(key)
 
     @classmethod
     def _load(cls, path: Path) -> Identity:
         """The identity in ``path``; FileNotFoundError if there is none."""
-        try:
-            fd = os.open(path, os.O_RDONLY)
+        try:  # O_NONBLOCK: a FIFO put there must not block the open
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         except FileNotFoundError:
             raise
         except OSError as exc:
             raise IdentityError(f"{path}: cannot open the identity key: {exc.strerror}") from exc
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            os.close(fd)
+            what = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+            raise IdentityError(
+                f"{path}: the identity key is {what}, so dbnet cannot read your key from "
+                "it; move it away (dbnet then creates a new identity, and your peers see a "
+                "new fingerprint) or put your identity.key file there"
+            )
         with os.fdopen(fd, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                raise IdentityError(f"{path}: the identity key is not a regular file")
             mode = stat.S_IMODE(info.st_mode)
             if os.name == "posix" and mode & 0o077:
                 raise IdentityError(
@@ -306,6 +320,15 @@ class Identity:
     def sign(self, message: bytes) -> bytes:
         """The Ed25519 signature (64 bytes) of ``message``."""
         return self._private.sign(message)
+
+
+def _dangling_link(path: Path) -> IdentityError:
+    target = os.readlink(path)
+    return IdentityError(
+        f"{path}: the identity key is a symbolic link to {target}, which does not exist; "
+        "restore that file, point the link at your key, or remove the link (dbnet then "
+        "creates a new identity, and your peers see a new fingerprint)"
+    )
 
 
 class KnownPeers:

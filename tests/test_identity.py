@@ -134,6 +134,49 @@ def test_malformed_key_is_refused(tmp_path: Path, content: bytes) -> None:
     assert key_file.read_bytes() == content  # never overwritten
 
 
+def test_a_folder_at_the_key_path_is_one_clear_error(tmp_path: Path) -> None:
+    key_path = tmp_path / "identity.key"
+    key_path.mkdir()
+    with pytest.raises(IdentityError) as info:
+        Identity.load_or_create(tmp_path)
+    assert str(info.value) == (
+        f"{key_path}: the identity key is a folder, so dbnet cannot read your key from it; "
+        "move it away (dbnet then creates a new identity, and your peers see a new "
+        "fingerprint) or put your identity.key file there"
+    )
+    assert key_path.is_dir()
+    assert list(tmp_path.iterdir()) == [key_path]  # no temporary file left behind
+
+
+def test_a_dangling_symlink_at_the_key_path_is_one_clear_error(tmp_path: Path) -> None:
+    key_path = tmp_path / "identity.key"
+    key_path.symlink_to(tmp_path / "gone" / "identity.key")
+    with pytest.raises(IdentityError) as info:
+        Identity.load_or_create(tmp_path)
+    assert str(info.value) == (
+        f"{key_path}: the identity key is a symbolic link to {tmp_path}/gone/identity.key, "
+        "which does not exist; restore that file, point the link at your key, or remove "
+        "the link (dbnet then creates a new identity, and your peers see a new fingerprint)"
+    )
+    assert key_path.is_symlink()
+    assert not (tmp_path / "gone").exists()  # the link is never followed to write a key
+    assert list(tmp_path.iterdir()) == [key_path]
+
+
+def test_a_symlink_to_a_key_is_followed(tmp_path: Path) -> None:
+    me = Identity.load_or_create(tmp_path / "real")
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "identity.key").symlink_to(tmp_path / "real" / "identity.key")
+    assert Identity.load_or_create(tmp_path / "home").public_key == me.public_key
+
+
+def test_a_fifo_at_the_key_path_is_refused_without_blocking(tmp_path: Path) -> None:
+    key_path = tmp_path / "identity.key"
+    os.mkfifo(key_path, 0o600)
+    with pytest.raises(IdentityError, match=r"identity key is not a regular file, so dbnet"):
+        Identity.load_or_create(tmp_path)
+
+
 def test_key_of_another_type_is_refused(tmp_path: Path) -> None:
     key_file = tmp_path / "identity.key"
     other = X25519PrivateKey.generate().private_bytes(

@@ -43,6 +43,7 @@ from dbnet.engine.model import (
     Warband,
 )
 from dbnet.errors import DataError, DecodeError
+from dbnet.identity import public_key_problem
 
 __all__ = [
     "HASH_SIZE", "MAX_ENTRY_SIZE", "MAX_MESSAGE_SIZE", "PROTOCOL_VERSION", "PROTOCOL_VERSIONS",
@@ -312,6 +313,15 @@ def _bytes(value: object, path: str, size: int) -> bytes:
     if len(value) != size:
         raise DecodeError(path, f"expected {size} bytes, got {len(value)}")
     return value
+
+
+def _key(value: object, path: str) -> bytes:
+    """A player's Ed25519 public key: 32 bytes that ``identity.public_key_problem`` accepts."""
+    key = _bytes(value, path, 32)
+    problem = public_key_problem(key)
+    if problem is not None:
+        raise DecodeError(path, f"the key {key.hex()} is {problem}")
+    return key
 
 
 def _list(
@@ -746,7 +756,7 @@ class OfferBody:
             joiner_nonce = _bytes(pair[1], f"{path}.nonces[1]", 32)
         return cls(
             rules=_str(m["rules"], f"{path}.rules", MAX_RULES_LEN),
-            keys=(_bytes(keys[0], f"{path}.keys[0]", 32), _bytes(keys[1], f"{path}.keys[1]", 32)),
+            keys=(_key(keys[0], f"{path}.keys[0]"), _key(keys[1], f"{path}.keys[1]")),
             nonce=nonce,
             setup=setup_from_wire(m["setup"], f"{path}.setup"),
             chain=_int(m["chain"], f"{path}.chain", 2, MAX_CHAIN),
@@ -1242,7 +1252,7 @@ class ReplayHeader:
             protocol=protocol,
             rules=_str(m["rules"], f"{path}.rules", MAX_RULES_LEN),
             game_id=_bytes(m["game_id"], f"{path}.game_id", 32),
-            keys=(_bytes(keys[0], f"{path}.keys[0]", 32), _bytes(keys[1], f"{path}.keys[1]", 32)),
+            keys=(_key(keys[0], f"{path}.keys[0]"), _key(keys[1], f"{path}.keys[1]")),
             created=_str(m["created"], f"{path}.created", MAX_CREATED_LEN),
         )
 

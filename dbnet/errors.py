@@ -66,5 +66,9 @@ class IdentityError(DbnetError):
     """An identity key file or known-peers file that cannot be used; the message names the file."""
 
 
+class WeakKeyError(IdentityError, ValueError):
+    """A public key no private key matches (a small-order point) or that is not canonical."""
+
+
 class KnownPeerMismatchError(IdentityError):
     """A known peer offered a different key from the one remembered for its name."""

@@ -29,9 +29,17 @@ from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from dbnet.errors import IdentityError, KnownPeerMismatchError
+from dbnet.errors import IdentityError, KnownPeerMismatchError, WeakKeyError
 
-__all__ = ["Identity", "KnownPeers", "config_dir", "fingerprint", "verify"]
+__all__ = [
+    "Identity",
+    "KnownPeers",
+    "check_public_key",
+    "config_dir",
+    "fingerprint",
+    "public_key_problem",
+    "verify",
+]
 
 KEY_FILE: Final = "identity.key"
 KNOWN_PEERS_FILE: Final = "known_peers"
@@ -88,12 +96,99 @@ def _fingerprint_of_digest(digest: bytes) -> str:
     return "-".join(text[i : i + 4] for i in range(0, 16, 4))
 
 
+# --- degenerate public keys ----------------------------------------------------------------
+#
+# Ed25519 is the twisted Edwards curve -x^2 + y^2 = 1 + d x^2 y^2 over GF(p), p = 2^255 - 19
+# (RFC 8032). A public key encodes y (255 bits, little-endian) and the sign of x (the top
+# bit). Eight points have an order dividing 8; no private key yields them, and a signature
+# "under" one proves nothing: with the identity point as key, R = identity and S = 0 verify
+# for every message. Encodings with y >= p, or x = 0 with the sign bit set, are not
+# canonical: a private key never yields them either.
+
+_P: Final = 2**255 - 19
+_D: Final = -121665 * pow(121666, _P - 2, _P) % _P
+_SQRT_M1: Final = pow(2, (_P - 1) // 4, _P)
+_Point = tuple[int, int, int, int]  # extended coordinates (X, Y, Z, T), x = X/Z, y = Y/Z
+
+
+def _decode_point(key: bytes) -> tuple[int, int] | str:
+    """The affine point (x, y) that ``key`` encodes, or why it is not canonical."""
+    number = int.from_bytes(key, "little")
+    y, sign = number & ((1 << 255) - 1), number >> 255
+    if y >= _P:
+        return "not canonical (its y coordinate is not reduced modulo 2^255 - 19)"
+    u, v = (y * y - 1) % _P, (_D * y * y + 1) % _P
+    x = u * pow(v, 3, _P) * pow(u * pow(v, 7, _P), (_P - 5) // 8, _P) % _P
+    if (v * x * x - u) % _P != 0:
+        x = x * _SQRT_M1 % _P
+    if (v * x * x - u) % _P != 0:
+        return ""  # not on the curve: no signature verifies under it, nothing to refuse here
+    if x == 0 and sign:
+        return "not canonical (x is 0 but its sign bit is set)"
+    if x & 1 != sign:
+        x = _P - x
+    return x, y
+
+
+def _double(point: _Point) -> _Point:
+    """2 * point (RFC 8032, section 5.1.4, dbl-2008-hwcd)."""
+    x1, y1, z1, _ = point
+    a, b, c = x1 * x1 % _P, y1 * y1 % _P, 2 * z1 * z1 % _P
+    h = (a + b) % _P
+    e = (h - (x1 + y1) * (x1 + y1)) % _P
+    g = (a - b) % _P
+    f = (c + g) % _P
+    return e * f % _P, g * h % _P, f * g % _P, e * h % _P
+
+
+def public_key_problem(public_key: bytes) -> str | None:
+    """Why ``public_key`` cannot be a peer's Ed25519 key, or None if it can.
+
+    Refused: anything but 32 bytes, a non-canonical encoding, and the small-order points
+    (order 1, 2, 4 or 8), whatever their encoding. This is the one place that decides.
+    """
+    if type(public_key) is not bytes or len(public_key) != PUBLIC_KEY_SIZE:
+        return f"not {PUBLIC_KEY_SIZE} bytes: {public_key!r}"
+    return _point_problem(public_key)
+
+
+@functools.lru_cache(maxsize=256)
+def _point_problem(public_key: bytes) -> str | None:
+    decoded = _decode_point(public_key)
+    if isinstance(decoded, str):
+        return decoded or None
+    x, y = decoded
+    point: _Point = (x, y, 1, x * y % _P)
+    for order in (1, 2, 4, 8):
+        if point[0] == 0 and point[1] == point[2]:  # the identity (0, 1)
+            return (
+                f"a small-order point (order {order}) that no private key matches: a "
+                "signature under it proves nothing"
+            )
+        point = _double(point)
+    return None
+
+
+def check_public_key(public_key: bytes, what: str = "the peer's key") -> bytes:
+    """``public_key``, if it can be a peer's Ed25519 key (see ``public_key_problem``).
+
+    Raises:
+        WeakKeyError: it cannot; the message names ``what`` and the key, and says why.
+    """
+    problem = public_key_problem(public_key)
+    if problem is not None:
+        shown = public_key.hex() if type(public_key) is bytes else repr(public_key)
+        raise WeakKeyError(f"{what} {shown} is not a usable Ed25519 public key: {problem}")
+    return public_key
+
+
 def verify(public_key: bytes, signature: bytes, message: bytes) -> bool:
     """Whether ``signature`` is ``public_key``'s Ed25519 signature of ``message``.
 
-    False (never an exception) for a bad signature or a malformed key or signature.
+    False (never an exception) for a bad signature or a malformed or degenerate key
+    (``public_key_problem``) or signature.
     """
-    if type(public_key) is not bytes or len(public_key) != PUBLIC_KEY_SIZE:
+    if public_key_problem(public_key) is not None:
         return False
     if type(signature) is not bytes or len(signature) != SIGNATURE_SIZE:
         return False
@@ -156,7 +251,8 @@ class Identity:
 
         Raises:
             IdentityError: if the key file can be read by group or others, is not an
-                unencrypted PEM PKCS #8 Ed25519 private key, or cannot be read or written.
+                unencrypted PEM PKCS #8 Ed25519 private key, is a folder, a FIFO or a
+                symbolic link to nothing, or cannot be read or written.
         """
         if directory is None:
             directory = config_dir()
@@ -166,7 +262,8 @@ class Identity:
         try:
             return cls._load(path)
         except FileNotFoundError:
-            pass
+            if path.is_symlink():
+                raise _dangling_link(path) from None
         key = Ed25519PrivateKey.generate()
         pem = key.private_bytes(
             serialization.Encoding.PEM,
@@ -174,22 +271,34 @@ class Identity:
             serialization.NoEncryption(),
         )
         if not _write_new(path, pem):
-            return cls._load(path)  # another process created it first: use that one
+            try:
+                return cls._load(path)  # another process created it first: use that one
+            except FileNotFoundError:
+                raise IdentityError(
+                    f"{path}: the identity key vanished while it was being created; run "
+                    "the command again"
+                ) from None
         return cls._of(key)
 
     @classmethod
     def _load(cls, path: Path) -> Identity:
         """The identity in ``path``; FileNotFoundError if there is none."""
-        try:
-            fd = os.open(path, os.O_RDONLY)
+        try:  # O_NONBLOCK: a FIFO put there must not block the open
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         except FileNotFoundError:
             raise
         except OSError as exc:
             raise IdentityError(f"{path}: cannot open the identity key: {exc.strerror}") from exc
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            os.close(fd)
+            what = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+            raise IdentityError(
+                f"{path}: the identity key is {what}, so dbnet cannot read your key from "
+                "it; move it away (dbnet then creates a new identity, and your peers see a "
+                "new fingerprint) or put your identity.key file there"
+            )
         with os.fdopen(fd, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                raise IdentityError(f"{path}: the identity key is not a regular file")
             mode = stat.S_IMODE(info.st_mode)
             if os.name == "posix" and mode & 0o077:
                 raise IdentityError(
@@ -211,6 +320,15 @@ class Identity:
     def sign(self, message: bytes) -> bytes:
         """The Ed25519 signature (64 bytes) of ``message``."""
         return self._private.sign(message)
+
+
+def _dangling_link(path: Path) -> IdentityError:
+    target = os.readlink(path)
+    return IdentityError(
+        f"{path}: the identity key is a symbolic link to {target}, which does not exist; "
+        "restore that file, point the link at your key, or remove the link (dbnet then "
+        "creates a new identity, and your peers see a new fingerprint)"
+    )
 
 
 class KnownPeers:
@@ -325,6 +443,7 @@ def _check_name(name: str) -> str:
 def _digest(public_key: bytes) -> str:
     if type(public_key) is not bytes or len(public_key) != PUBLIC_KEY_SIZE:
         raise IdentityError(f"an Ed25519 public key is 32 bytes, got {public_key!r}")
+    check_public_key(public_key)
     return hashlib.sha256(public_key).hexdigest()
 
 

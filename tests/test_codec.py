@@ -33,7 +33,7 @@ from dbnet.codec import (
 from dbnet.engine import model
 from dbnet.engine.model import AbilityDef, Activation, GameSetup, Options, Warband
 from dbnet.errors import DecodeError
-from dbnet.identity import Identity
+from dbnet.identity import Identity, public_key_problem
 
 RFC_8032_SECRET = "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60"
 
@@ -624,13 +624,14 @@ def test_encode_entry_refuses_an_invalid_entry() -> None:
 # --- properties ----------------------------------------------------------------------------------
 
 hashes = st.binary(min_size=32, max_size=32)
+public_keys = hashes.filter(lambda key: public_key_problem(key) is None)
 counts = st.integers(0, 2**63 - 1)
 links = st.lists(st.tuples(counts, hashes), max_size=64).map(tuple)
 bodies: st.SearchStrategy[Body] = st.one_of(
     st.builds(
         OfferBody,
         rules=st.text(max_size=64),
-        keys=st.tuples(hashes, hashes),
+        keys=st.tuples(public_keys, public_keys),
         nonce=hashes,
         setup=st.sampled_from(SETUPS),
         chain=st.integers(2, 1_000_000),
@@ -868,3 +869,35 @@ def test_mini_fast_path_accepts_only_what_the_strict_path_accepts(wire: dict[str
     for ability in abilities:
         for near in [ability, *_near(ability)]:
             _same_as_strict(codec._plain_ability, codec._checked_ability, near)
+
+
+# --- degenerate keys (tests/test_identity.py checks the points themselves) ---------------------
+
+IDENTITY_POINT = bytes.fromhex("01" + "00" * 31)  # order 1
+ORDER_8_POINT = bytes.fromhex("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a")
+NEGATIVE_ZERO = bytes.fromhex("01" + "00" * 30 + "80")  # the identity, x = 0 with the sign bit
+
+
+@pytest.mark.parametrize(
+    ("key", "problem"),
+    [
+        (IDENTITY_POINT, "a small-order point (order 1) that no private key matches"),
+        (ORDER_8_POINT, "a small-order point (order 8) that no private key matches"),
+        (NEGATIVE_ZERO, "not canonical (x is 0 but its sign bit is set)"),
+    ],
+    ids=["order-1", "order-8", "negative-zero"],
+)
+def test_an_offer_or_header_with_a_degenerate_key_is_refused(key: bytes, problem: str) -> None:
+    for index in (0, 1):
+        data = _mutated(EntryKind.OFFER, put(6, "keys", index, value=key))
+        assert decode_error(data).startswith(
+            f"entry.body.keys[{index}]: the key {key.hex()} is {problem}"
+        )
+    real = Identity.from_private_bytes(bytes.fromhex(RFC_8032_SECRET)).public_key
+    header = {
+        "format": 1, "protocol": 1, "rules": "r", "game_id": h(1), "keys": [real, key],
+        "created": "",
+    }  # fmt: skip
+    assert decode_error(codec.encode(header), codec.decode_replay_header).startswith(
+        f"header.keys[1]: the key {key.hex()} is {problem}"
+    )

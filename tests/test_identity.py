@@ -13,8 +13,16 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
-from dbnet.errors import IdentityError, KnownPeerMismatchError
-from dbnet.identity import Identity, KnownPeers, config_dir, fingerprint, verify
+from dbnet.errors import IdentityError, KnownPeerMismatchError, WeakKeyError
+from dbnet.identity import (
+    Identity,
+    KnownPeers,
+    check_public_key,
+    config_dir,
+    fingerprint,
+    public_key_problem,
+    verify,
+)
 
 # RFC 8032, section 7.1, TEST 1
 RFC_SECRET = bytes.fromhex("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60")
@@ -126,6 +134,49 @@ def test_malformed_key_is_refused(tmp_path: Path, content: bytes) -> None:
     assert key_file.read_bytes() == content  # never overwritten
 
 
+def test_a_folder_at_the_key_path_is_one_clear_error(tmp_path: Path) -> None:
+    key_path = tmp_path / "identity.key"
+    key_path.mkdir()
+    with pytest.raises(IdentityError) as info:
+        Identity.load_or_create(tmp_path)
+    assert str(info.value) == (
+        f"{key_path}: the identity key is a folder, so dbnet cannot read your key from it; "
+        "move it away (dbnet then creates a new identity, and your peers see a new "
+        "fingerprint) or put your identity.key file there"
+    )
+    assert key_path.is_dir()
+    assert list(tmp_path.iterdir()) == [key_path]  # no temporary file left behind
+
+
+def test_a_dangling_symlink_at_the_key_path_is_one_clear_error(tmp_path: Path) -> None:
+    key_path = tmp_path / "identity.key"
+    key_path.symlink_to(tmp_path / "gone" / "identity.key")
+    with pytest.raises(IdentityError) as info:
+        Identity.load_or_create(tmp_path)
+    assert str(info.value) == (
+        f"{key_path}: the identity key is a symbolic link to {tmp_path}/gone/identity.key, "
+        "which does not exist; restore that file, point the link at your key, or remove "
+        "the link (dbnet then creates a new identity, and your peers see a new fingerprint)"
+    )
+    assert key_path.is_symlink()
+    assert not (tmp_path / "gone").exists()  # the link is never followed to write a key
+    assert list(tmp_path.iterdir()) == [key_path]
+
+
+def test_a_symlink_to_a_key_is_followed(tmp_path: Path) -> None:
+    me = Identity.load_or_create(tmp_path / "real")
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "identity.key").symlink_to(tmp_path / "real" / "identity.key")
+    assert Identity.load_or_create(tmp_path / "home").public_key == me.public_key
+
+
+def test_a_fifo_at_the_key_path_is_refused_without_blocking(tmp_path: Path) -> None:
+    key_path = tmp_path / "identity.key"
+    os.mkfifo(key_path, 0o600)
+    with pytest.raises(IdentityError, match=r"identity key is not a regular file, so dbnet"):
+        Identity.load_or_create(tmp_path)
+
+
 def test_key_of_another_type_is_refused(tmp_path: Path) -> None:
     key_file = tmp_path / "identity.key"
     other = X25519PrivateKey.generate().private_bytes(
@@ -187,6 +238,125 @@ def test_verify_is_false_for_anything_wrong() -> None:
     assert not verify("key", signature, b"message")  # type: ignore[arg-type]
     assert not verify(me.public_key, None, b"message")  # type: ignore[arg-type]
     assert not verify(me.public_key, signature, "message")  # type: ignore[arg-type]
+
+
+# --- degenerate public keys --------------------------------------------------------------------
+#
+# The eight points of order dividing 8, as listed in the literature (libsodium's blocklist;
+# Chalkias, Garillot, Nikolaenko, "Taming the many EdDSAs", 2020, table 6), canonical
+# encodings. The test checks them with its own affine arithmetic rather than trusting the list.
+
+SMALL_ORDER = {
+    "0100000000000000000000000000000000000000000000000000000000000000": 1,
+    "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f": 2,
+    "0000000000000000000000000000000000000000000000000000000000000000": 4,
+    "0000000000000000000000000000000000000000000000000000000000000080": 4,
+    "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05": 8,
+    "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85": 8,
+    "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a": 8,
+    "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa": 8,
+}
+# Non-canonical encodings of small-order points: x = 0 with the sign bit set, y = p, p + 1.
+NON_CANONICAL = {
+    "0100000000000000000000000000000000000000000000000000000000000080": "x is 0",
+    "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff": "x is 0",
+    "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f": "y coordinate",
+    "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff": "y coordinate",
+    "eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f": "y coordinate",
+    "eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff": "y coordinate",
+}
+P = 2**255 - 19
+D = -121665 * pow(121666, -1, P) % P
+Affine = tuple[int, int]
+
+
+def _add(a: Affine, b: Affine) -> Affine:
+    """The twisted Edwards addition law (a = -1), in affine coordinates."""
+    (x1, y1), (x2, y2) = a, b
+    t = D * x1 * x2 * y1 * y2 % P
+    return (x1 * y2 + y1 * x2) * pow(1 + t, -1, P) % P, (y1 * y2 + x1 * x2) * pow(1 - t, -1, P) % P
+
+
+def _decode(encoding: bytes) -> Affine:
+    """The point an encoding names, y taken modulo p (so non-canonical ones decode too)."""
+    number = int.from_bytes(encoding, "little")
+    y, sign = (number & (2**255 - 1)) % P, number >> 255
+    xx = (y * y - 1) * pow(D * y * y + 1, -1, P) % P
+    x = _sqrt(xx)
+    return (P - x if x and x % 2 != sign else x), y
+
+
+def _sqrt(value: int) -> int:
+    root = pow(value, (P + 3) // 8, P)
+    if root * root % P != value:
+        root = root * pow(2, (P - 1) // 4, P) % P
+    assert root * root % P == value, "not on the curve"
+    return root
+
+
+def _order(point: Affine) -> int:
+    multiple, order = point, 1
+    while multiple != (0, 1):
+        multiple, order = _add(multiple, point), order + 1
+        assert order <= 8, "not a small-order point"
+    return order
+
+
+def test_the_listed_small_order_points_are_the_eight_points_of_order_dividing_8() -> None:
+    points = {_decode(bytes.fromhex(e)) for e in SMALL_ORDER}
+    assert len(points) == 8
+    for encoding, order in SMALL_ORDER.items():
+        assert _order(_decode(bytes.fromhex(encoding))) == order
+    for encoding in NON_CANONICAL:
+        assert _decode(bytes.fromhex(encoding)) in points
+
+
+@pytest.mark.parametrize(("encoding", "order"), SMALL_ORDER.items())
+def test_small_order_keys_are_refused(encoding: str, order: int) -> None:
+    key = bytes.fromhex(encoding)
+    assert public_key_problem(key) == (
+        f"a small-order point (order {order}) that no private key matches: a signature "
+        "under it proves nothing"
+    )
+    with pytest.raises(WeakKeyError) as info:
+        check_public_key(key, "bob's key")
+    assert str(info.value).startswith(
+        f"bob's key {encoding} is not a usable Ed25519 public key: a small-order point"
+    )
+
+
+@pytest.mark.parametrize(("encoding", "why"), NON_CANONICAL.items())
+def test_non_canonical_keys_are_refused(encoding: str, why: str) -> None:
+    problem = public_key_problem(bytes.fromhex(encoding))
+    assert problem is not None
+    assert problem.startswith("not canonical (")
+    assert why in problem
+
+
+def test_real_keys_are_accepted() -> None:
+    assert public_key_problem(RFC_PUBLIC) is None
+    for seed in range(64):
+        key = Identity.from_private_bytes(bytes([seed]) * 32).public_key
+        assert public_key_problem(key) is None
+        assert check_public_key(key) == key
+    assert public_key_problem(b"short") == "not 32 bytes: b'short'"
+
+
+def test_a_signature_under_a_small_order_key_does_not_verify() -> None:
+    """With the identity point as key, R = identity and S = 0 pass the verification
+    equation for every message (and OpenSSL accepts it): verify() must refuse the key."""
+    identity_point = bytes.fromhex(next(iter(SMALL_ORDER)))
+    forged = identity_point + bytes(32)
+    for message in (b"", b"any message at all", b"OFFER"):
+        assert not verify(identity_point, forged, message)
+
+
+def test_known_peers_refuse_a_small_order_key(tmp_path: Path) -> None:
+    peers = KnownPeers(tmp_path / "known_peers")
+    for encoding in SMALL_ORDER:
+        with pytest.raises(WeakKeyError, match="small-order point"):
+            peers.remember("bob", bytes.fromhex(encoding))
+    assert not peers.path.exists()
 
 
 def test_private_key_must_be_32_bytes() -> None:

@@ -40,7 +40,7 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-from dbnet.identity import Identity, fingerprint, verify
+from dbnet.identity import Identity, fingerprint, public_key_problem, verify
 from dbnet.net.errors import (
     AuthenticationError,
     ChannelError,
@@ -519,6 +519,11 @@ class Handshake:
                 "handshake, or a preamble or X25519 key was rewritten in transit"
             ) from None
         peer_key, signature = plaintext[:KEY_SIZE], plaintext[KEY_SIZE:]
+        problem = public_key_problem(peer_key)
+        if problem is not None:
+            raise AuthenticationError(
+                f"{what}: the {role.decode()}'s identity key {peer_key.hex()} is {problem}"
+            )
         self._mix(peer_key)
         if not verify(peer_key, signature, _signed_message(role, self._transcript)):
             raise AuthenticationError(

@@ -19,6 +19,7 @@ Bye       4     done (true: the game's log is complete here), reason
 
 from __future__ import annotations
 
+import datetime
 import enum
 import re
 from dataclasses import dataclass
@@ -34,8 +35,10 @@ MAX_REASON_LEN: Final = 200
 MAX_ENTRIES: Final = 2**31
 NAME_PATTERN: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}")
 """A player's name: what the other side pins their key under in known_peers."""
-CREATED_PATTERN: Final = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
+CREATED_PATTERN: Final = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", re.ASCII)
 """A replay header's creation time, in UTC to the second (``2026-05-01T12:00:00Z``)."""
+CREATED_FORMAT: Final = "%Y-%m-%dT%H:%M:%SZ"
+"""The same, for ``strptime``: the date and the time of day must exist."""
 
 
 class MessageError(NetError):
@@ -160,12 +163,6 @@ def _from_wire(obj: object) -> Message:
             )
         if game_id is not None and (type(game_id) is not bytes or len(game_id) != 32):
             raise DecodeError("hello.game_id", "expected 32 bytes or nil")
-        if created is not None and (
-            type(created) is not str or not CREATED_PATTERN.fullmatch(created)
-        ):
-            raise DecodeError(
-                "hello.created", f"expected nil or a time like 2026-05-01T12:00:00Z: {created!r}"
-            )
         if nonce is not None and (type(nonce) is not bytes or len(nonce) != 32):
             raise DecodeError("hello.nonce", "expected 32 bytes or nil")
         return Hello(
@@ -173,7 +170,7 @@ def _from_wire(obj: object) -> Message:
             game_id,
             _count(have, "hello.have"),
             None if warband is None else codec.warband_from_wire(warband, "hello.warband"),
-            created,
+            None if created is None else _created(created),
             nonce,
         )
     if kind == MessageType.ENTRY:
@@ -192,6 +189,20 @@ def _from_wire(obj: object) -> Message:
     where = "ping.token" if kind == MessageType.PING else "pong.token"
     token = _count(token, where)
     return Ping(token) if kind == MessageType.PING else Pong(token)
+
+
+def _created(value: object) -> str:
+    """A HELLO's creation time: the pattern, and a real date and time of day."""
+    expected = "expected nil or a UTC time like 2026-05-01T12:00:00Z"
+    if type(value) is not str or not CREATED_PATTERN.fullmatch(value):
+        raise DecodeError("hello.created", f"{expected}, got {value!r}")
+    try:
+        datetime.datetime.strptime(value, CREATED_FORMAT)
+    except ValueError:
+        raise DecodeError(
+            "hello.created", f"{expected}, got {value!r}, which is no such date or time"
+        ) from None
+    return value
 
 
 def _count(value: object, where: str) -> int:

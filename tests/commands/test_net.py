@@ -1,7 +1,8 @@
 """``dbnet host`` and ``dbnet resume`` on a port another program holds: one line that names
 the port and says what to do, exit code 2, no traceback; in lines (``--plain``) and on a
 terminal (where the full-screen client would otherwise start with no network behind it).
-Real processes, a real socket listening on loopback."""
+Real processes, a real socket listening on loopback. And bad identity files: one line,
+exit 2."""
 
 from __future__ import annotations
 
@@ -98,3 +99,58 @@ def test_host_on_a_port_in_use_at_a_terminal_exits_before_the_screen(
     assert proc.returncode == 2, err
     assert_one_line(err, busy_port)
     assert b"\x1b[?1049h" not in screen  # the full-screen client never started
+
+
+ENV = {"DBNET_RELAY": "off", "DBNET_PORT_MAPPING": "off", "NO_COLOR": "1"}
+EXIT_INPUT = 2
+
+
+def dbnet(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The real command, with ``home`` as its DBNET_HOME and no traffic off this machine."""
+    return subprocess.run(
+        [sys.executable, "-m", "dbnet", *args],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, **ENV, "DBNET_HOME": str(home)},
+        timeout=60,
+    )
+
+
+COMMANDS = {
+    "host": ("host", "--port", "0", "--plain", "--bot", "random"),
+    "join": ("join", "127.0.0.1:9", "--plain", "--bot", "random"),
+}
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_folder_at_identity_key_is_one_line_and_exit_2(tmp_path: Path, command: str) -> None:
+    home = tmp_path / "home"
+    (home / "identity.key").mkdir(parents=True)
+    result = dbnet(home, *COMMANDS[command])
+    assert result.returncode == EXIT_INPUT, result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stderr.splitlines() == [
+        f"dbnet {command}: {home}/identity.key: the identity key is a folder, so dbnet cannot "
+        "read your key from it; move it away (dbnet then creates a new identity, and your "
+        "peers see a new fingerprint) or put your identity.key file there"
+    ]
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_dangling_symlink_at_identity_key_is_one_line_and_exit_2(
+    tmp_path: Path, command: str
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "identity.key").symlink_to(tmp_path / "moved.key")
+    result = dbnet(home, *COMMANDS[command])
+    assert result.returncode == EXIT_INPUT, result.stderr
+    assert "Traceback" not in result.stderr
+    [line] = result.stderr.splitlines()
+    assert line.startswith(
+        f"dbnet {command}: {home}/identity.key: the identity key is a symbolic link to "
+        f"{tmp_path}/moved.key, which does not exist; restore that file, point the link"
+    )
+    assert not (tmp_path / "moved.key").exists()

@@ -8,7 +8,9 @@ then plays the game to the end); a joiner that reaches the wrong host stops.
 
 from __future__ import annotations
 
+import os
 import random
+import sys
 from collections.abc import Awaitable, Callable
 from contextlib import suppress
 from pathlib import Path
@@ -20,8 +22,8 @@ import trio.testing
 from dbnet.bots import make_bot
 from dbnet.catalog import default_warbands, load_catalog, load_map
 from dbnet.commands.verify import verify_file
-from dbnet.engine import Decision, GameSetup, Player, format_choice
-from dbnet.identity import KnownPeers, fingerprint
+from dbnet.engine import Decision, GameSetup, Options, Player, format_choice
+from dbnet.identity import Identity, KnownPeers, fingerprint
 from dbnet.net.errors import NetError, VersionMismatchError
 from dbnet.net.framing import frame
 from dbnet.net.handshake import SUPPORTED_VERSIONS, encode_preamble
@@ -480,6 +482,93 @@ async def test_equivocation_is_caught_with_both_entries(
     assert checked.seq == 1
     assert "B signed two different entries with sequence number 1" in (checked.reason or "")
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+async def host_with_a_bad_date(
+    stream: trio.abc.Stream, created: str, told: list[Bye], *, identity: Identity = ALICE
+) -> None:
+    """A host whose HELLO carries ``created`` (a bad date), followed by a valid OFFER made
+    to the joiner: before the fix the joiner took the HELLO and crashed on the date."""
+    secure = await open_channel(stream, identity, initiator=False)
+    joiner_hello = await receive(secure)
+    assert isinstance(joiner_hello, Hello)
+    assert joiner_hello.warband is not None
+    await send(secure, Hello("alice", None, 0, None, created))
+    setup = GameSetup(
+        load_map(),
+        (default_warbands(load_catalog())[0], joiner_hello.warband),
+        Options(turns_to_win=2),
+    )
+    holder: list[bytes] = []
+    RemoteGame.offer(
+        identity,
+        secure.peer_key,
+        setup,
+        holder.append,
+        nonce=bytes(32),
+        joiner_nonce=joiner_hello.nonce or bytes(32),
+    )
+    with suppress(NetError):
+        await send(secure, Entry(holder[0]))
+        told.append(await receive_until_bye(secure))
+
+
+async def test_a_host_hello_with_a_bad_date_stops_the_joiner_with_one_line(
+    autojump_clock: Clock, tmp_path: Path
+) -> None:
+    joiner = make_side(tmp_path, "bob", identity=BOB, host=False)
+    network = Network()
+    told: list[Bye] = []
+
+    async def fake_host() -> None:
+        await host_with_a_bad_date(await network.arrivals.receive(), "2026-13-45T99:99:99Z", told)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(fake_host)
+        await run_side(joiner, lambda: joiner.session.join(network.connect))
+    assert isinstance(joiner.outcome, GameSessionError)
+    assert str(joiner.outcome) == (
+        "the peer broke the protocol: bad message from the peer: hello.created: expected nil "
+        "or a UTC time like 2026-05-01T12:00:00Z, got '2026-13-45T99:99:99Z', which is no "
+        "such date or time"
+    )
+    assert told[0].reason.startswith("you broke the protocol: bad message from the peer: ")
+    assert network.count == 1  # not retried: the host breaks the protocol
+    assert not joiner.path.exists()
+
+
+async def test_dbnet_join_prints_one_line_and_exits_1_on_a_bad_hello_date(tmp_path: Path) -> None:
+    """The real command against the hostile host on loopback (no mock clock)."""
+    told: list[Bye] = []
+    env = {
+        **os.environ, "DBNET_HOME": str(tmp_path / "home"), "DBNET_RELAY": "off",
+        "DBNET_PORT_MAPPING": "off", "NO_COLOR": "1",
+    }  # fmt: skip
+    with trio.fail_after(60):
+        [listener] = await trio.open_tcp_listeners(0, host="127.0.0.1")
+        port = listener_port(listener)
+        async with listener, trio.open_nursery() as nursery:
+
+            async def serve_one() -> None:
+                async with await listener.accept() as stream:
+                    await host_with_a_bad_date(stream, "2026-02-30T25:00:00Z", told)
+
+            nursery.start_soon(serve_one)
+            command = [sys.executable, "-m", "dbnet", "join", f"127.0.0.1:{port}"]
+            result = await trio.run_process(
+                [*command, "--plain", "--bot", "random", "--replay", str(tmp_path / "b.dbnr")],
+                stdin=b"", capture_stdout=True, capture_stderr=True, check=False, env=env,
+            )  # fmt: skip
+    stderr = result.stderr.decode()
+    assert result.returncode == 1, stderr
+    assert "Traceback" not in stderr
+    assert stderr.splitlines() == [
+        "dbnet: the game cannot go on: the peer broke the protocol: bad message from the peer: "
+        "hello.created: expected nil or a UTC time like 2026-05-01T12:00:00Z, got "
+        "'2026-02-30T25:00:00Z', which is no such date or time"
+    ]
+    assert told[0].reason.startswith("you broke the protocol: ")
+    assert not (tmp_path / "b.dbnr").exists()
 
 
 # --- keys ----------------------------------------------------------------------------------

@@ -234,7 +234,7 @@ def test_nothing_may_follow_a_claim(tmp_path: Path) -> None:
     ("field", "value", "what"),
     [
         ("game_id", bytes(32), "game id"),
-        ("keys", (bytes(32), bytes(32)), "keys"),
+        ("keys", (Identity.generate().public_key,) * 2, "keys"),  # not small-order: decodes
         ("rules", "dbnet-rules-0", "rules version"),
     ],
 )

@@ -50,7 +50,7 @@ from typing import Final
 import trio
 
 from dbnet import codec
-from dbnet.engine import Game, GameSetup, MapDef, Options, Player, Warband
+from dbnet.engine import ChanceRequest, Game, GameSetup, MapDef, Options, Player, Warband
 from dbnet.errors import DbnetError, KnownPeerMismatchError
 from dbnet.identity import Identity, KnownPeers, fingerprint
 from dbnet.localplay import Event, Narrator, default_replay_path, now_utc, start_replay
@@ -60,7 +60,7 @@ from dbnet.net.messages import Bye, Entry, Hello, Message, MessageError, Ping, P
 from dbnet.net.played import PlayedGames
 from dbnet.net.stream import open_channel
 from dbnet.protocol.errors import InvalidEntryError, ProtocolError
-from dbnet.protocol.log import GameLog
+from dbnet.protocol.log import GameLog, Status
 from dbnet.protocol.peer import RULES_VERSION
 from dbnet.protocol.remote import EquivocationError, RemoteGame
 from dbnet.replay.errors import DiskFullError
@@ -136,6 +136,10 @@ def withheld_result(game: RemoteGame | None) -> str | None:
         f"the game is over: {who} ({engine.winner.name}) won; the opponent did not sign the "
         "result, but the replay verifies as decided by the game's own state (dbnet verify)"
     )
+
+
+class _AdjournedError(Exception):
+    """The peer, connected, did not write the entry it owes for ``adjourn_after``."""
 
 
 class _ConnectionLostError(Exception):
@@ -270,8 +274,11 @@ class GameSession:
                     stream = await arrivals.receive()
                 if stream is None:
                     return self._gave_up()
-                if await self._connection(stream, initiator=False):
-                    return Outcome.COMPLETE
+                try:
+                    if await self._connection(stream, initiator=False):
+                        return Outcome.COMPLETE
+                except _AdjournedError:
+                    return Outcome.ADJOURNED
 
     async def join(self, connect: Callable[[], Awaitable[trio.abc.Stream]]) -> Outcome:
         """Connect with ``connect`` (this side starts the handshake), reconnecting with
@@ -292,8 +299,11 @@ class GameSession:
                 if stream is None:
                     return self._gave_up()
                 reached = self.connections
-                if await self._connection(stream, initiator=True):
-                    return Outcome.COMPLETE
+                try:
+                    if await self._connection(stream, initiator=True):
+                        return Outcome.COMPLETE
+                except _AdjournedError:
+                    return Outcome.ADJOURNED
                 failures = 0 if self.connections > reached else failures + 1
                 with trio.move_on_at(self._give_up_at()):
                     await trio.sleep(self._backoff(failures))
@@ -440,6 +450,10 @@ class GameSession:
                     f"refused a connection: {printable(str(exc))}; still waiting for the opponent"
                 )
             return False
+        except _AdjournedError as exc:
+            self.seat.say(str(exc))
+            await link.say_bye(f"adjourned: {exc}")
+            raise
         except (_ConnectionLostError, NetError) as exc:
             if self.connected:
                 self.seat.say(f"connection lost ({_reason(exc)}); waiting to reconnect")
@@ -824,9 +838,42 @@ class GameSession:
             nursery.start_soon(self._receive_loop, link, game, exchange)
             if self._hosting and not self._started(game):
                 nursery.start_soon(self._accept_in_time, game)
+            nursery.start_soon(self._watch_progress, game)
             await self._send_loop(link, game, exchange)
             nursery.cancel_scope.cancel()
         return True
+
+    async def _watch_progress(self, game: RemoteGame) -> None:
+        """A peer that stays connected (it answers PINGs) but does not write an entry it
+        owes for a roll (its chain link: it may have seen the dice), FINAL or COSIGN is
+        treated like an absent one: after ``adjourn_after`` without that entry the game
+        is adjourned, instead of waiting for ever. A peer that owes a plain decision may
+        think as long as it likes."""
+        held, since = len(game.records), trio.current_time()
+        while True:
+            changed = self._changed.event
+            if len(game.records) != held:
+                held, since = len(game.records), trio.current_time()
+            if game.is_closed or game.my_turn or not self._stalls_on(game):
+                await changed.wait()
+                continue
+            with trio.move_on_at(since + self.timing.adjourn_after):
+                await changed.wait()
+                continue
+            raise _AdjournedError(
+                f"the opponent is connected but has not written its entry for "
+                f"{self.timing.adjourn_after:g} s: the game is adjourned"
+            )
+
+    def _stalls_on(self, game: RemoteGame) -> bool:
+        """Whether the peer owes an entry that needs no thinking of its own before it:
+        a link for a roll, FINAL or COSIGN (in a started game)."""
+        log = game.log
+        if not self._started(game):
+            return False
+        return log.status in (Status.FINAL_DUE, Status.COSIGN_DUE) or isinstance(
+            log.game.pending, ChanceRequest
+        )
 
     async def _accept_in_time(self, game: RemoteGame) -> None:
         """A joiner that does not answer the OFFER within ``hello_timeout`` is dropped, so

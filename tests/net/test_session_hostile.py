@@ -22,13 +22,22 @@ import trio.testing
 from dbnet.bots import make_bot
 from dbnet.catalog import default_warbands, load_catalog, load_map
 from dbnet.commands.verify import verify_file
-from dbnet.engine import Decision, GameSetup, Options, Player, format_choice
+from dbnet.engine import ChanceRequest, Decision, GameSetup, Options, Player, format_choice
 from dbnet.identity import Identity, KnownPeers, fingerprint
 from dbnet.net.errors import NetError, VersionMismatchError
 from dbnet.net.framing import frame
 from dbnet.net.handshake import SUPPORTED_VERSIONS, encode_preamble
 from dbnet.net.hosting import listener_port, listening
-from dbnet.net.messages import Bye, Entry, Hello, Message, Ping, decode_message, encode_message
+from dbnet.net.messages import (
+    Bye,
+    Entry,
+    Hello,
+    Message,
+    Ping,
+    Pong,
+    decode_message,
+    encode_message,
+)
 from dbnet.net.session import GameSessionError, Outcome, PeerLeftError, Timing
 from dbnet.net.stream import SecureStream, open_channel
 from dbnet.protocol.peer import Peer
@@ -918,3 +927,50 @@ async def test_a_bye_reason_is_shown_escaped(autojump_clock: Clock, tmp_path: Pa
     said = next(line for line in host.said if "hung up" in line)
     assert said.isprintable()
     assert "the peer hung up: bye\\ndbnet: the game is complete\\r\\x1b[2J\\u202eX" in said
+
+
+async def test_a_connected_peer_that_withholds_its_link_adjourns_the_game(
+    autojump_clock: Clock, tmp_path: Path
+) -> None:
+    """Issue 19: a second revealer that saw the dice and stalls, connected and answering
+    every PING, no longer holds the host for ever: after ``adjourn_after`` without the
+    link it owes, the host adjourns (and says so to the peer)."""
+    host = new_host(tmp_path, timing=Timing(adjourn_after=60.0))
+    network = Network()
+    told: list[Bye] = []
+
+    async def body() -> None:
+        secure = await secure_connection(network)
+        await send(secure, Hello("bob", None, 0, B_WARBAND, nonce=JOINER_NONCE))
+        game = await accept_offer(secure)
+        bot = make_bot("random", random.Random(2))
+        for _ in range(GAME_LIMIT_ENTRIES):  # play B until B owes a link for a roll
+            log = game.log
+            if log.expected_author() is Player.B and isinstance(log.game.pending, ChanceRequest):
+                break
+            if game.my_turn:
+                view = game.decision_view()
+                decision = None if view is None else format_choice(view, bot.choose(view))
+                await send(secure, Entry(game.write(decision)))
+                continue
+            message = await receive(secure)
+            if isinstance(message, Entry):
+                game.receive(message.record)
+        stalled_at = trio.current_time()
+        with suppress(NetError), trio.fail_after(600):  # virtual seconds: a hang guard
+            while True:  # alive: every PING answered, but the link never comes
+                message = await receive(secure)
+                if isinstance(message, Ping):
+                    await send(secure, Pong(message.token))
+                if isinstance(message, Bye):
+                    told.append(message)
+                    break
+        assert trio.current_time() - stalled_at >= 60.0
+        await until(lambda: host.outcome is not None)
+
+    await with_host(host, network, body)
+    assert host.outcome is Outcome.ADJOURNED
+    assert host.saw("the opponent is connected but has not written its entry for 60 s")
+    assert told
+    assert told[0].reason.startswith("adjourned: ")
+    assert host.verdict().status is VerdictStatus.UNFINISHED

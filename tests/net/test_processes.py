@@ -21,6 +21,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from dbnet.codec import ReplayHeader
 from dbnet.engine import ChanceRequest
+from dbnet.identity import Identity
 from dbnet.net.hosting import reachable_addresses, with_port
 from dbnet.net.played import PLAYED_GAMES_FILE
 from dbnet.protocol.log import GameLog
@@ -205,20 +206,29 @@ async def test_two_processes_play_a_complete_game(tmp_path: Path, homes: Path) -
 async def test_a_repeated_game_id_is_refused_by_both_sides(tmp_path: Path, homes: Path) -> None:
     """Issue 19, hole 1: the same two players and the same ``--seed`` on both sides make
     the same game id again; its dice would be the first game's, so the host refuses it
-    before sending the OFFER and tells the joiner: both stop with one line and exit 1,
-    and neither writes a replay of it."""
+    before sending the OFFER and tells the joiner, who stops with one line and exit 1;
+    the host writes no replay of it and waits on for another opponent."""
     (tmp_path / "first").mkdir()
-    (tmp_path / "again").mkdir()
     first = await play(tmp_path / "first", homes)
     assert_complete(first, command=False)
-    again = await play(tmp_path / "again", homes, forget=False)
-    assert again.host.saw("was played here before: refusing it"), again.host.output()
-    assert again.joiner.saw("this game id was played before"), again.joiner.output()
-    for process in (again.host, again.joiner):
-        assert process.code == 1, process.output()
-        assert "Traceback" not in process.output()
-    assert not again.host_replay.exists()
-    assert not again.joiner_replay.exists()
+    host_replay, joiner_replay = tmp_path / "alice.dbnr", tmp_path / "bob.dbnr"
+    with trio.fail_after(GAME_TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            host = await Dbnet.start(nursery, "host", homes / "alice", host_args(host_replay))
+            port = await until_listening(host)
+            joiner = await Dbnet.start(
+                nursery, "join", homes / "bob", join_args(joiner_replay, port)
+            )
+            assert await joiner.wait() == 1, joiner.output()
+            while not host.saw("still waiting"):
+                await trio.sleep(0.05)
+            assert not host.finished.is_set()  # a refused joiner does not end the host's wait
+            host.kill()
+    assert host.saw("was played here before: refusing it"), host.output()
+    assert joiner.saw("this game id was played before"), joiner.output()
+    assert "Traceback" not in host.output() + joiner.output()
+    assert not host_replay.exists()
+    assert not joiner_replay.exists()
 
 
 async def test_the_cut_points_cover_the_game(tmp_path: Path, homes: Path) -> None:
@@ -357,7 +367,7 @@ def header_only(path: Path, homes: Path, who: str) -> Path:
     header = ReplayHeader(
         rules=RULES_VERSION,
         game_id=bytes(32),
-        keys=(raw, bytes(32)),
+        keys=(raw, Identity.from_private_bytes(bytes([9]) * 32).public_key),
         created="2026-01-01T00:00:00Z",
     )
     ReplayWriter.create(path, header).close()

@@ -15,6 +15,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from dbnet import __version__
+from dbnet.commands.helptext import HOME_HELP
 from dbnet.errors import DbnetError
 from dbnet.text import printable
 
@@ -35,6 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="dbnet",
         description="Play Dreamblade: against the computer, or replay and check games.",
+        epilog=HOME_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"dbnet {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -32,6 +32,7 @@ import trio
 
 from dbnet.bots import BOT_NAMES, make_bot
 from dbnet.catalog import default_warbands, load_catalog, load_warband
+from dbnet.commands.helptext import HOME_HELP
 from dbnet.engine import Game, Options, Warband, format_choice, read_choice
 from dbnet.errors import DbnetError, InvalidChoiceError
 from dbnet.identity import Identity, KnownPeers, fingerprint
@@ -56,6 +57,7 @@ from dbnet.net.session import (
     Seat,
     Timing,
     disk_full_advice,
+    resume_command,
     withheld_result,
 )
 from dbnet.protocol.remote import RemoteGame
@@ -77,6 +79,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Listen for an opponent on IPv4 and IPv6 and play a game as A. Prints the "
         "addresses to give the opponent and your key fingerprint. Exit codes: 0 complete, "
         "1 the game could not go on, 2 bad arguments, 3 adjourned, 130 Ctrl-C.",
+        epilog=HOME_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     host.add_argument(
         "--port", type=_port, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT})"
@@ -93,6 +97,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="join a game hosted over the network (you play B)",
         description="Connect to a host and play a game as B; reconnects by itself when the "
         "connection drops. Exit codes as for 'dbnet host'.",
+        epilog=HOME_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     join.add_argument("address", type=_address, metavar="HOST:PORT", help="the host's address")
     _common(join)
@@ -104,6 +110,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Go on with a network game from this side's replay file: listen for the "
         "opponent, or connect to HOST:PORT if given. With --claim-timeout, append a signed "
         "claim that the opponent stopped answering instead (verifiers show it as unilateral).",
+        epilog=HOME_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     resume.add_argument("file", type=Path, metavar="FILE", help="this side's replay file")
     resume.add_argument(
@@ -486,8 +494,8 @@ def _finish(session: GameSession, run: Callable[[], Outcome]) -> int:
     if outcome is Outcome.ADJOURNED:
         print(
             f"dbnet: the opponent has been away too long: the game is adjourned. Go on later "
-            f"with: dbnet resume {where} [HOST:PORT], or record that the opponent stopped "
-            f"answering with: dbnet resume {where} --claim-timeout",
+            f"with: {resume_command(where, session.seat.name)}, or record that the opponent "
+            f"stopped answering with: {resume_command(where, session.seat.name, claim=True)}",
             file=sys.stderr,
         )
         return EXIT_ADJOURNED

@@ -44,6 +44,7 @@ from dbnet.net.session import (
     Outcome,
     Seat,
     disk_full_advice,
+    resume_command,
     withheld_result,
 )
 from dbnet.replay.errors import DiskFullError
@@ -210,7 +211,7 @@ class NetworkSession:
         done = game is not None and (game.is_closed or withheld is not None)
         lines.append(f"Replay saved ({'complete' if done else 'unfinished'}): {path}")
         if not done:
-            lines.append(f"Go on later: dbnet resume {shlex.quote(str(path))} [HOST:PORT]")
+            lines.append(f"Go on later: {resume_command(path, self.seat.name)}")
         lines.append(f"Check it: dbnet verify {shlex.quote(str(path))}")
         return lines
 

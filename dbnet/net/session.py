@@ -40,7 +40,9 @@ from __future__ import annotations
 import datetime
 import enum
 import math
+import os
 import secrets
+import shlex
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -55,10 +57,11 @@ from dbnet.errors import DbnetError, KnownPeerMismatchError
 from dbnet.identity import Identity, KnownPeers, fingerprint
 from dbnet.localplay import Event, Narrator, default_replay_path, now_utc, start_replay
 from dbnet.net.errors import NetError, VersionMismatchError
+from dbnet.net.gate import Gate
 from dbnet.net.link import FloodError, Link, Timing
 from dbnet.net.messages import Bye, Entry, Hello, Message, MessageError, Ping, Pong
 from dbnet.net.played import PlayedGames
-from dbnet.net.stream import open_channel
+from dbnet.net.stream import SecureStream, open_channel
 from dbnet.protocol.errors import InvalidEntryError, ProtocolError
 from dbnet.protocol.log import GameLog, Status
 from dbnet.protocol.peer import RULES_VERSION
@@ -121,6 +124,17 @@ class Outcome(enum.Enum):
     COMPLETE = "complete"  # the log is complete here (and the peer said so, or left)
     ADJOURNED = "adjourned"  # the peer stayed away too long; resume later
     UNREACHED = "unreached"  # the joiner never reached its host: no game was started
+
+
+def resume_command(path: Path | None, name: str, *, claim: bool = False) -> str:
+    """The command that goes on with this side's game: the same replay, the same ``--name``
+    (the opponent pinned this key under it) and the same ``DBNET_HOME`` (where this
+    identity lives), quoted for a shell."""
+    home = os.environ.get("DBNET_HOME")
+    words = ["dbnet", "resume", str(path), *(["--claim-timeout"] if claim else ["[HOST:PORT]"])]
+    words += ["--name", name]
+    command = " ".join(w if w == "[HOST:PORT]" else shlex.quote(w) for w in words)
+    return command if not home else f"DBNET_HOME={shlex.quote(home)} {command}"
 
 
 def withheld_result(game: RemoteGame | None) -> str | None:
@@ -244,12 +258,23 @@ class GameSession:
 
     async def host(self, listeners: list[trio.SocketListener]) -> Outcome:
         """Serve the game on ``listeners`` (this side answers the handshake) until it is
-        complete or adjourned; one connection at a time."""
-        incoming, arrivals = trio.open_memory_channel[trio.abc.Stream](ARRIVALS_QUEUED)
+        complete or adjourned; one connection at a time, each authenticated first, side
+        by side with the others (``dbnet.net.gate``), so idle strangers cannot hold the
+        door."""
+        incoming, arrivals = trio.open_memory_channel[trio.abc.Stream | SecureStream](
+            ARRIVALS_QUEUED
+        )
+        gate = Gate(
+            self.seat.identity,
+            incoming,
+            lambda text: self.seat.say(text),
+            handshake_timeout=self.timing.handshake_timeout,
+            frame_timeout=self.timing.frame_timeout,
+        )
         try:
             async with _nursery() as nursery:
                 for listener in listeners:
-                    nursery.start_soon(_accept_into, listener, incoming)
+                    nursery.start_soon(gate.serve, listener, nursery)
                 outcome = await self.serve(arrivals)
                 nursery.cancel_scope.cancel()
         finally:  # close the connections still waiting, also when cancelled
@@ -261,7 +286,11 @@ class GameSession:
                         break
         return outcome
 
-    async def serve(self, arrivals: trio.MemoryReceiveChannel[trio.abc.Stream]) -> Outcome:
+    async def serve(
+        self,
+        arrivals: trio.MemoryReceiveChannel[trio.abc.Stream]
+        | trio.MemoryReceiveChannel[trio.abc.Stream | SecureStream],
+    ) -> Outcome:
         """Take connections from ``arrivals`` (this side answers the handshake) until the
         game is complete or adjourned; ``host`` feeds it from TCP listeners. Before the
         game has started it waits for an opponent as long as it takes."""
@@ -269,7 +298,7 @@ class GameSession:
         self._last_contact = trio.current_time()
         async with self._playing():
             while True:
-                stream: trio.abc.Stream | None = None
+                stream: trio.abc.Stream | SecureStream | None = None
                 with trio.move_on_at(self._give_up_at()):
                     stream = await arrivals.receive()
                 if stream is None:
@@ -400,18 +429,22 @@ class GameSession:
 
     # --- one connection ---------------------------------------------------------------
 
-    async def _connection(self, stream: trio.abc.Stream, *, initiator: bool) -> bool:
+    async def _connection(self, stream: trio.abc.Stream | SecureStream, *, initiator: bool) -> bool:
         """Play over one connection: True when the game is complete on both sides,
         False when the connection was lost or refused (GameSessionError: the game
         cannot go on)."""
         self._initiator = initiator
         try:
-            secure = await open_channel(
-                stream,
-                self.seat.identity,
-                initiator=initiator,
-                handshake_timeout=self.timing.handshake_timeout,
-                frame_timeout=self.timing.frame_timeout,
+            secure = (
+                stream
+                if isinstance(stream, SecureStream)  # authenticated by the host's gate
+                else await open_channel(
+                    stream,
+                    self.seat.identity,
+                    initiator=initiator,
+                    handshake_timeout=self.timing.handshake_timeout,
+                    frame_timeout=self.timing.frame_timeout,
+                )
             )
         except VersionMismatchError as exc:
             if initiator:
@@ -978,22 +1011,6 @@ def _offered_setup(
     if body.setup.warbands[1] != warband:
         raise GameSessionError("the host's OFFER does not give you your own warband")
     return body.setup
-
-
-async def _accept_into(
-    listener: trio.SocketListener, incoming: trio.MemorySendChannel[trio.abc.Stream]
-) -> None:
-    """Accept connections into ``incoming``; close those that find it full."""
-    while True:
-        try:
-            stream = await listener.accept()
-        except OSError:
-            await trio.sleep(0.1)  # e.g. out of file descriptors: wait, do not spin
-            continue
-        try:
-            incoming.send_nowait(stream)
-        except trio.WouldBlock:
-            await trio.aclose_forcefully(stream)
 
 
 @asynccontextmanager

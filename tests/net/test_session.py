@@ -19,7 +19,7 @@ from dbnet.codec import EntryKind
 from dbnet.commands import net as net_command
 from dbnet.engine import ChanceRequest
 from dbnet.localplay import Event, EventKind
-from dbnet.net.session import GameSession, Outcome, Timing
+from dbnet.net.session import GameSession, Outcome, Timing, resume_command
 from dbnet.protocol.log import GameLog
 from dbnet.replay import file as replay_file
 from dbnet.replay.errors import DiskFullError
@@ -606,3 +606,17 @@ async def test_a_disk_full_before_the_offer_fits_leaves_a_file_the_next_game_rep
     await play(again, other, Network())
     assert again.outcome is Outcome.COMPLETE, again.said
     assert again.verdict().status is VerdictStatus.COMPLETE
+
+
+def test_the_resume_command_keeps_the_name_and_the_home(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 19: the hint to go on with a game names everything the resumed side needs,
+    the same --name (the opponent pinned this key under it) and DBNET_HOME, quoted."""
+    monkeypatch.setenv("DBNET_HOME", "/tmp/alice home")
+    path = Path("/tmp/my games/a.dbnr")
+    assert resume_command(path, "alice") == (
+        "DBNET_HOME='/tmp/alice home' dbnet resume '/tmp/my games/a.dbnr' [HOST:PORT] --name alice"
+    )
+    monkeypatch.delenv("DBNET_HOME")
+    assert resume_command(path, "bob", claim=True) == (
+        "dbnet resume '/tmp/my games/a.dbnr' --claim-timeout --name bob"
+    )

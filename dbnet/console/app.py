@@ -227,6 +227,8 @@ class ConsoleApp:
         if game.is_over:
             self.closing_words = [describe_pending(game), "Score by turn:"]
             self.closing_words += render_score_by_turn(game)
+        elif self.session.resumable:
+            self.closing_words = ["Game left unfinished; it is saved and can be resumed."]
         else:
             self.closing_words = ["Game abandoned."]
         self.app.exit(result=code)
@@ -630,7 +632,10 @@ class ConsoleApp:
         if self.session.game.is_over:
             self.quit()
             return
-        self.ask("Quit? This game will be abandoned.", self.quit)
+        if self.session.resumable:
+            self.ask("Quit? The game is saved: go on later with dbnet resume.", self.quit)
+        else:
+            self.ask("Quit? This game will be abandoned.", self.quit)
 
     # --- entries --------------------------------------------------------------------------
 

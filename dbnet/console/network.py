@@ -50,6 +50,14 @@ from dbnet.net.session import (
 from dbnet.replay.errors import DiskFullError
 from dbnet.text import printable
 
+EXIT_COMPLETE = 0
+EXIT_FAILED = 1
+EXIT_ADJOURNED = 3
+_STATES = {
+    Outcome.COMPLETE: "game over",
+    Outcome.ADJOURNED: "adjourned",
+    Outcome.UNREACHED: "not connected",
+}
 CLOSE_TIMEOUT = 10.0
 """Seconds ``aclose`` waits for the game's run to end (it closes a connection and a file)."""
 
@@ -263,7 +271,30 @@ class NetworkSession:
                     self.net.writer.close()
         if scope.cancelled_caught:
             self._state = "closed"
+        elif self._failure is not None:
+            self._state = "stopped"
+        elif self._outcome is not None:
+            self._state = _STATES[self._outcome]
         self._publish()
+
+    @property
+    def resumable(self) -> bool:
+        """Whether leaving now keeps the game to go on with later (``dbnet resume``)."""
+        game = self.net.game
+        return game is not None and not game.is_closed
+
+    def exit_code(self) -> int:
+        """The exit code the docs give for how the game ended (docs/network.md, "Exit
+        codes"): 0 complete (or decided with a signature withheld), 1 the game could not
+        go on, 3 adjourned or left to be resumed."""
+        if self._failure is not None or self._outcome is Outcome.UNREACHED:
+            return EXIT_FAILED
+        game = self.net.game
+        if self._outcome is Outcome.COMPLETE or withheld_result(game) is not None:
+            return EXIT_COMPLETE
+        if game is None:
+            return EXIT_FAILED  # closed before any game started
+        return EXIT_COMPLETE if game.is_closed else EXIT_ADJOURNED
 
     async def _choose(self, view: Game) -> str:
         if self._resigning:
@@ -336,8 +367,11 @@ def _placeholder(net: GameSession) -> Game:
 
 
 def run_network(make: Callable[[Seat], GameSession], run: Runner, seat: Seat) -> int:
-    """Play a network game full screen (see ``NetworkSession``); returns the exit code:
-    0 when the screen was closed normally, 1 after an internal error, 130 on Ctrl-C."""
-    from dbnet.console.app import run_session
+    """Play a network game full screen (see ``NetworkSession``); returns the exit code of
+    docs/network.md for how the game ended (as the line interface does), or 1 after an
+    internal error and 130 on Ctrl-C."""
+    from dbnet.console.app import EXIT_DONE, run_session
 
-    return run_session(NetworkSession(make, run, seat))
+    session = NetworkSession(make, run, seat)
+    code = run_session(session)
+    return session.exit_code() if code == EXIT_DONE else code

@@ -156,6 +156,11 @@ class Session(Protocol):
         that loop (trio in guest mode) and must wind down there."""
         ...
 
+    @property
+    def resumable(self) -> bool:
+        """Whether leaving now keeps the game to go on with later (``dbnet resume``)."""
+        ...
+
     def farewell(self) -> list[str]:
         """What to print once the screen is gone: where the replay is, and how far it goes."""
         ...
@@ -349,6 +354,10 @@ class LocalSession:
 
     async def aclose(self) -> None:
         self.close()
+
+    @property
+    def resumable(self) -> bool:
+        return False  # a local game's replay is kept, but dbnet resume is for network games
 
     def farewell(self) -> list[str]:
         path = self.replay_path

@@ -88,3 +88,22 @@ def test_the_game_runs_as_a_guest_on_the_screens_loop() -> None:
     assert network.is_closed
     assert network.log[-1].words == "The host could not be reached; no game was started."
     assert set(seen) == {threading.get_ident()}  # the game's task and the redraws: one thread
+
+
+@pytest.mark.parametrize(
+    ("outcome", "code", "state"),
+    [
+        (Outcome.COMPLETE, 0, "game over"),
+        (Outcome.ADJOURNED, 1, "adjourned"),  # no game was started: nothing to resume
+        (Outcome.UNREACHED, 1, "not connected"),
+    ],
+)
+def test_the_exit_code_and_the_top_line_follow_the_ending(
+    outcome: Outcome, code: int, state: str
+) -> None:
+    """Issue 19: the full screen exits as the docs say (it used to exit 0 whatever
+    happened) and its top line no longer says "reconnecting..." once the game ended."""
+    network = session_ending(outcome)
+    assert network.exit_code() == code
+    assert network.connection == state
+    assert not network.resumable  # no game was started in these sessions

@@ -141,8 +141,14 @@ def parse_dice(text: str) -> tuple[int, ...]:
         raise InvalidChoiceError(f"dice must be numbers 1-6, got {text!r}") from None
 
 
-def parse_choice(game: Game, text: str) -> Choice:
-    """Read ``text`` as a choice for the game's pending decision."""
+def _decision_words(game: Game, text: str) -> tuple[Decision, list[str]]:
+    """The pending decision that ``text`` answers, and its words.
+
+    Raises:
+        GameOverError: the game is over.
+        IllegalChoiceError: the game waits for dice, not a decision.
+        InvalidChoiceError: ``text`` is empty.
+    """
     pending = game.pending
     if pending is None:
         raise GameOverError(f"the game is over; {text!r} cannot be played")
@@ -153,6 +159,12 @@ def parse_choice(game: Game, text: str) -> Choice:
     words = text.split()
     if not words:
         raise InvalidChoiceError("empty input: expected a decision")
+    return pending, words
+
+
+def parse_choice(game: Game, text: str) -> Choice:
+    """Read ``text`` as a choice for the game's pending decision."""
+    pending, words = _decision_words(game, text)
     verb, args = words[0].lower(), words[1:]
     known = _VERBS.get(verb)
     if known is None or pending.kind not in known[0]:
@@ -646,16 +658,7 @@ def read_choice(game: Game, text: str) -> Choice:
             wrong and what is legal, in words, with the rule numbers after.
         InvalidChoiceError: the entry is empty.
     """
-    pending = game.pending
-    if pending is None:
-        raise GameOverError(f"the game is over; {text!r} cannot be played")
-    if isinstance(pending, ChanceRequest):
-        raise IllegalChoiceError(
-            f"the game waits for {pending.count} {pending.kind.value} dice, not {text!r}"
-        )
-    words = text.split()
-    if not words:
-        raise InvalidChoiceError("empty input: expected a decision")
+    _, words = _decision_words(game, text)
     parsed: Choice | None = None
     try:
         parsed = parse_choice(game, text)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Awaitable, Callable
 
 import pytest
 import trio
@@ -19,24 +20,26 @@ async def never(view: Game) -> str:
     raise AssertionError("no decision is asked in these tests")
 
 
-def session_ending(outcome: Outcome) -> NetworkSession:
-    """A network session whose game session ends at once with ``outcome``."""
+def network_session(run: Callable[[GameSession], Awaitable[Outcome]]) -> NetworkSession:
+    """A network session (not started) whose game session is played by ``run``."""
     seat = Seat(
-        identity=Identity.from_private_bytes(bytes(32)),
+        identity=Identity.from_private_bytes(bytes(range(32))),
         name="alice",
         choose=never,
         say=lambda text: None,
     )
     warband = default_warbands(load_catalog())[1]
+    return NetworkSession(lambda seat: GameSession(seat, new_game=NewGame(warband)), run, seat)
 
-    def make(seat: Seat) -> GameSession:
-        return GameSession(seat, new_game=NewGame(warband))
+
+def session_ending(outcome: Outcome) -> NetworkSession:
+    """A network session whose game session ends at once with ``outcome``."""
 
     async def run(session: GameSession) -> Outcome:
         await trio.lowlevel.checkpoint()
         return outcome
 
-    network = NetworkSession(make, run, seat)
+    network = network_session(run)
     trio.run(network._main)
     return network
 
@@ -65,20 +68,13 @@ def test_the_game_runs_as_a_guest_on_the_screens_loop() -> None:
     screen): ``advance`` starts it, the game's notes arrive on this very thread, and
     ``aclose`` waits for its end."""
     seen: list[int] = []
-    seat = Seat(
-        identity=Identity.from_private_bytes(bytes(32)),
-        name="alice",
-        choose=never,
-        say=lambda text: None,
-    )
-    warband = default_warbands(load_catalog())[1]
 
     async def run(session: GameSession) -> Outcome:
         seen.append(threading.get_ident())
         await trio.sleep(0.01)
         return Outcome.UNREACHED
 
-    network = NetworkSession(lambda seat: GameSession(seat, new_game=NewGame(warband)), run, seat)
+    network = network_session(run)
 
     async def screen() -> None:
         await asyncio.wait_for(network.advance(lambda: seen.append(threading.get_ident())), 10)

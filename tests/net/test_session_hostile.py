@@ -122,6 +122,25 @@ async def accept_offer(secure: SecureStream) -> RemoteGame:
     return game
 
 
+async def play_b_until(
+    secure: SecureStream, game: RemoteGame, done: Callable[[], bool], *, seed: int
+) -> None:
+    """Play B's side of ``game`` (a seeded random bot) until ``done()``."""
+    bot = make_bot("random", random.Random(seed))
+    for _ in range(GAME_LIMIT_ENTRIES):
+        if done():
+            return
+        if game.my_turn:
+            view = game.decision_view()
+            decision = None if view is None else format_choice(view, bot.choose(view))
+            await send(secure, Entry(game.write(decision)))
+            continue
+        message = await receive(secure)
+        if isinstance(message, Entry):
+            game.receive(message.record)
+    raise AssertionError(f"not reached in {GAME_LIMIT_ENTRIES} entries")
+
+
 def new_host(tmp_path: Path, **kwargs: object) -> Side:
     return make_side(tmp_path, "alice", identity=ALICE, host=True, **kwargs)  # type: ignore[arg-type]
 
@@ -909,19 +928,12 @@ async def test_a_false_timeout_claim_is_refused_by_the_live_player(
         holder: list[bytes] = []
         game = RemoteGame.accept(BOB, offer.record, holder.append)
         await send(secure, Entry(game.records[1]))
-        bot = make_bot("random", random.Random(1))
-        for _ in range(GAME_LIMIT_ENTRIES):  # play B until A owes a decision
+
+        def a_decides() -> bool:
             pending = game.log.game.pending
-            if isinstance(pending, Decision) and pending.player is Player.A:
-                break
-            if game.my_turn:
-                view = game.decision_view()
-                decision = None if view is None else format_choice(view, bot.choose(view))
-                await send(secure, Entry(game.write(decision)))
-                continue
-            message = await receive(secure)
-            if isinstance(message, Entry):
-                game.receive(message.record)
+            return isinstance(pending, Decision) and pending.player is Player.A
+
+        await play_b_until(secure, game, a_decides, seed=1)
         await send(secure, Entry(game.claim_timeout()))
         told.append(await receive_until_bye(secure))
         await until(lambda: host.outcome is not None)
@@ -968,19 +980,12 @@ async def test_a_connected_peer_that_withholds_its_link_adjourns_the_game(
         secure = await secure_connection(network)
         await send(secure, Hello("bob", None, 0, B_WARBAND, nonce=JOINER_NONCE))
         game = await accept_offer(secure)
-        bot = make_bot("random", random.Random(2))
-        for _ in range(GAME_LIMIT_ENTRIES):  # play B until B owes a link for a roll
+
+        def b_owes_a_link() -> bool:
             log = game.log
-            if log.expected_author() is Player.B and isinstance(log.game.pending, ChanceRequest):
-                break
-            if game.my_turn:
-                view = game.decision_view()
-                decision = None if view is None else format_choice(view, bot.choose(view))
-                await send(secure, Entry(game.write(decision)))
-                continue
-            message = await receive(secure)
-            if isinstance(message, Entry):
-                game.receive(message.record)
+            return log.expected_author() is Player.B and isinstance(log.game.pending, ChanceRequest)
+
+        await play_b_until(secure, game, b_owes_a_link, seed=2)
         stalled_at = trio.current_time()
         with suppress(NetError), trio.fail_after(600):  # virtual seconds: a hang guard
             while True:  # alive: every PING answered, but the link never comes

@@ -574,6 +574,13 @@ class GameSession:
     def _check_peer(self, key: bytes, hello: Hello) -> None:
         seat = self.seat
         print_key = fingerprint(key)
+        if key == seat.identity.public_key:
+            raise GameSessionError(
+                f"the peer has this player's own key ({print_key}): two players on one "
+                "machine need one DBNET_HOME each (e.g. DBNET_HOME=~/.dbnet-bob dbnet join "
+                "...), or they share one identity",
+                to_peer="you have my own key: give each player a DBNET_HOME of their own",
+            )
         if seat.expect is not None and _normal(seat.expect) != _normal(print_key):
             raise GameSessionError(
                 f"the peer's key fingerprint is {print_key}, not the expected {seat.expect}: "

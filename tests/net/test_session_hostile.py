@@ -1004,3 +1004,22 @@ async def test_a_connected_peer_that_withholds_its_link_adjourns_the_game(
     assert told
     assert told[0].reason.startswith("adjourned: ")
     assert host.verdict().status is VerdictStatus.UNFINISHED
+
+
+async def test_two_players_sharing_one_key_are_told_what_to_do(
+    autojump_clock: Clock, tmp_path: Path
+) -> None:
+    """Issue 19: two players on one machine without DBNET_HOME share one identity; the
+    joiner is told at once (not at the OFFER) that each needs a DBNET_HOME of its own."""
+    host, network = new_host(tmp_path), Network()
+    twin = make_side(tmp_path, "twin", identity=ALICE, host=False)
+
+    async def body() -> None:
+        await run_side(twin, lambda: twin.session.join(network.connect))
+
+    await with_host(host, network, body)
+    assert isinstance(twin.outcome, GameSessionError)
+    assert str(twin.outcome).startswith("the peer has this player's own key (")
+    assert "need one DBNET_HOME each" in str(twin.outcome)
+    assert host.saw("two players on one machine need one DBNET_HOME each")
+    assert not twin.path.exists()

@@ -160,9 +160,14 @@ def test_host_and_join_play_a_game_by_keys(tmux: Tmux, second_tmux: Tmux, tmp_pa
         client.type("quit")
         client.keys("Enter")
         if "The game is over" not in client.pane():
-            client.wait_for("Quit? This game will be abandoned.")
+            # a network game left unfinished is saved: it is adjourned (exit 3), not
+            # abandoned, and the hint to go on names the player's --name (issue 19)
+            client.wait_for("Quit? The game is saved: go on later with dbnet resume.")
             client.keys("y")
-        client.wait_for("EXIT=0")
+            client.wait_for("EXIT=3")
+            assert re.search(r"Go on later: .*dbnet resume .* --name (alice|bob)", client.text())
+        else:
+            client.wait_for("EXIT=0")
         assert "Replay saved (" in client.text()
     host_records = load_replay(host_replay).records
     join_records = load_replay(join_replay).records

@@ -38,7 +38,13 @@ from dbnet.net.messages import (
     decode_message,
     encode_message,
 )
-from dbnet.net.session import GameSessionError, Outcome, PeerLeftError, Timing
+from dbnet.net.session import (
+    GameSessionError,
+    Outcome,
+    PeerLeftError,
+    Timing,
+    withheld_result,
+)
 from dbnet.net.stream import SecureStream, open_channel
 from dbnet.protocol.peer import Peer
 from dbnet.protocol.remote import RemoteGame, chain_secret
@@ -1023,3 +1029,44 @@ async def test_two_players_sharing_one_key_are_told_what_to_do(
     assert "need one DBNET_HOME each" in str(twin.outcome)
     assert host.saw("two players on one machine need one DBNET_HOME each")
     assert not twin.path.exists()
+
+
+async def test_a_loser_that_withholds_its_signature_gains_nothing(
+    autojump_clock: Clock, tmp_path: Path
+) -> None:
+    """Issue 19, hole 4, live: the joiner plays to the end, then writes neither its FINAL
+    nor its COSIGN, connected and answering PINGs. The host adjourns after
+    ``adjourn_after``, its game is decided by the game's own state, and its replay
+    verifies as ``decided``."""
+    host = new_host(tmp_path, turns=1, timing=Timing(adjourn_after=60.0))
+    network = Network()
+
+    async def body() -> None:
+        secure = await secure_connection(network)
+        await send(secure, Hello("bob", None, 0, B_WARBAND, nonce=JOINER_NONCE))
+        game = await accept_offer(secure)
+
+        def over_and_b_owes() -> bool:
+            return game.log.game.is_over and game.log.expected_author() is Player.B
+
+        await play_b_until(secure, game, over_and_b_owes, seed=3)
+        with suppress(NetError), trio.fail_after(600):  # virtual seconds: a hang guard
+            while True:  # alive, but B's FINAL or COSIGN never comes
+                message = await receive(secure)
+                if isinstance(message, Ping):
+                    await send(secure, Pong(message.token))
+                if isinstance(message, Bye):
+                    break
+        await until(lambda: host.outcome is not None)
+
+    await with_host(host, network, body)
+    assert host.outcome is Outcome.ADJOURNED
+    said = withheld_result(host.session.game)
+    assert said is not None
+    assert said.startswith("the game is over: ")
+    verdict = host.verdict()
+    assert verdict.status is VerdictStatus.DECIDED, verdict.summary()
+    assert verdict.ok
+    assert verdict.owed is not None
+    assert verdict.owed.player == "B"
+    assert verdict.winner == "A"  # B, who withholds, lost: withholding gained it nothing

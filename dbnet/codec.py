@@ -719,11 +719,6 @@ class OfferBody:
     state: bytes
     joiner_nonce: bytes | None = None
 
-    @property
-    def version(self) -> int:
-        """The protocol version whose OFFER layout this body has."""
-        return 1 if self.joiner_nonce is None else 2
-
     def to_wire(self) -> dict[str, object]:
         nonces: tuple[str, object] = (
             ("nonce", self.nonce)

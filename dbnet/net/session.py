@@ -141,13 +141,13 @@ def withheld_result(game: RemoteGame | None) -> str | None:
     """When the game is over but the other player withheld its FINAL or COSIGN: who won,
     as the game's state decides it, and that the replay verifies as that result (the
     verifier's *decided*); else None. Withholding a signature gains a loser nothing."""
-    if game is None or game.is_closed or game.log.game.winner is None:
+    winner = None if game is None or game.is_closed else game.log.game.winner
+    if winner is None:
         return None
-    engine = game.log.game
-    assert engine.winner is not None
-    who = "you" if engine.winner is game.me else "the opponent"
+    assert game is not None
+    who = "you" if winner is game.me else "the opponent"
     return (
-        f"the game is over: {who} ({engine.winner.name}) won; the opponent did not sign the "
+        f"the game is over: {who} ({winner.name}) won; the opponent did not sign the "
         "result, but the replay verifies as decided by the game's own state (dbnet verify)"
     )
 

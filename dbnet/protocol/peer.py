@@ -150,9 +150,10 @@ class Peer:
         finally:
             log._restore(saved)
 
-    def receive(self, record: bytes) -> Entry:
-        """Check and add the other player's next entry (InvalidEntryError: nothing changed)."""
-        return self.log.append(record)
+    def receive(self, record: bytes, decoded: tuple[SignedEntry, Entry] | None = None) -> Entry:
+        """Check and add the other player's next entry (InvalidEntryError: nothing changed);
+        ``decoded`` is the record decoded already, if the caller has it."""
+        return self.log.append(record, decoded=decoded)
 
     def decide(self, decision: str) -> bytes:
         """Our decision in notation, with the links it must carry: the record to send."""

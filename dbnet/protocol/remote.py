@@ -277,7 +277,9 @@ class RemoteGame:
             EquivocationError: a different, validly signed entry with a sequence number
                 we hold.
         """
-        seq, entry = self._decode(record)
+        decoded = self._decode(record)
+        entry = decoded[1]
+        seq = entry.seq
         held = len(self.records)
         if seq < held:
             if record == self.records[seq]:
@@ -297,16 +299,15 @@ class RemoteGame:
                 "is connected and answering: a false timeout claim, refused and not saved",
                 record,
             )
-        self.peer.receive(record)
+        self.peer.receive(record, decoded)
         self._keep(record, self.save if self.save_received is None else self.save_received)
         return True
 
-    def _decode(self, record: bytes) -> tuple[int, codec.Entry]:
+    def _decode(self, record: bytes) -> tuple[codec.SignedEntry, codec.Entry]:
         try:
-            _, entry = codec.decode_signed_entry(record)
+            return codec.decode_signed_entry(record)
         except DbnetError as exc:
             raise InvalidEntryError(len(self.records), f"malformed: {exc}", record) from exc
-        return entry.seq, entry
 
     def _check_equivocation(self, seq: int, record: bytes) -> None:
         signed, entry = codec.decode_signed_entry(record)

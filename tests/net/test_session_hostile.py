@@ -147,6 +147,19 @@ async def play_b_until(
     raise AssertionError(f"not reached in {GAME_LIMIT_ENTRIES} entries")
 
 
+async def stay_alive_silently(secure: SecureStream) -> list[Bye]:
+    """Answer every PING and write nothing else, until the host's BYE (returned) or the
+    connection's end; 600 virtual seconds at most (a hang guard)."""
+    with suppress(NetError), trio.fail_after(600):
+        while True:
+            message = await receive(secure)
+            if isinstance(message, Ping):
+                await send(secure, Pong(message.token))
+            if isinstance(message, Bye):
+                return [message]
+    return []
+
+
 def new_host(tmp_path: Path, **kwargs: object) -> Side:
     return make_side(tmp_path, "alice", identity=ALICE, host=True, **kwargs)  # type: ignore[arg-type]
 
@@ -993,14 +1006,7 @@ async def test_a_connected_peer_that_withholds_its_link_adjourns_the_game(
 
         await play_b_until(secure, game, b_owes_a_link, seed=2)
         stalled_at = trio.current_time()
-        with suppress(NetError), trio.fail_after(600):  # virtual seconds: a hang guard
-            while True:  # alive: every PING answered, but the link never comes
-                message = await receive(secure)
-                if isinstance(message, Ping):
-                    await send(secure, Pong(message.token))
-                if isinstance(message, Bye):
-                    told.append(message)
-                    break
+        told.extend(await stay_alive_silently(secure))  # the link never comes
         assert trio.current_time() - stalled_at >= 60.0
         await until(lambda: host.outcome is not None)
 
@@ -1050,13 +1056,7 @@ async def test_a_loser_that_withholds_its_signature_gains_nothing(
             return game.log.game.is_over and game.log.expected_author() is Player.B
 
         await play_b_until(secure, game, over_and_b_owes, seed=3)
-        with suppress(NetError), trio.fail_after(600):  # virtual seconds: a hang guard
-            while True:  # alive, but B's FINAL or COSIGN never comes
-                message = await receive(secure)
-                if isinstance(message, Ping):
-                    await send(secure, Pong(message.token))
-                if isinstance(message, Bye):
-                    break
+        await stay_alive_silently(secure)  # B's FINAL or COSIGN never comes
         await until(lambda: host.outcome is not None)
 
     await with_host(host, network, body)

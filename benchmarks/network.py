@@ -36,10 +36,10 @@ import trio
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from dbnet import codec
 from dbnet.net.framing import MAX_FRAME, FrameReader
 from dbnet.protocol.log import GameLog
 from dbnet.replay.file import load_replay
+from dbnet.wire import codec
 
 TARGET_RATIO = 1.2
 SETUP_HOPS = 4  # preamble + message 1; message 2; message 3 + HELLO; HELLO + OFFER

@@ -24,14 +24,15 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from dbnet import codec
 from dbnet.bots import make_bot
 from dbnet.catalog import default_warbands, load_catalog, load_map
 from dbnet.engine import GameSetup, Options
-from dbnet.identity import verify
-from dbnet.localplay import Match, MatchKeys, bot_chooser, replay_header
+from dbnet.match.keys import MatchKeys, replay_header
+from dbnet.match.local import Match, bot_chooser
+from dbnet.protocol.identity import verify
 from dbnet.replay.file import ReplayWriter, load_bytes, read_replay
 from dbnet.replay.verify import verify_replay
+from dbnet.wire import codec
 
 TARGET_RATIO = 1.5
 CREATED = datetime.datetime(2026, 1, 1, 12, 0, tzinfo=datetime.UTC)

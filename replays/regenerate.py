@@ -27,7 +27,8 @@ from typing import Final
 from dbnet.bots import make_bot
 from dbnet.catalog import default_warbands, load_catalog, load_map, load_warband
 from dbnet.engine import Decision, GameSetup, Options, Player
-from dbnet.localplay import Match, MatchKeys, bot_chooser, replay_header
+from dbnet.match.keys import MatchKeys, replay_header
+from dbnet.match.local import Match, bot_chooser
 from dbnet.replay.file import EXTENSION, ReplayWriter
 
 HERE: Final = Path(__file__).resolve().parent

@@ -15,7 +15,6 @@ from pathlib import Path
 import msgpack
 import pytest
 
-from dbnet import codec
 from dbnet.catalog import default_warbands, load_catalog, load_map
 from dbnet.engine.abilities import EventKind
 from dbnet.engine.combat import Fate, Purpose, Stage
@@ -23,7 +22,8 @@ from dbnet.engine.effects import OpKind
 from dbnet.engine.game import Game, Mode, Phase, Step, Zone
 from dbnet.engine.model import GameSetup, Player, Warband
 from dbnet.errors import DecodeError
-from dbnet.identity import fingerprint
+from dbnet.protocol.identity import fingerprint
+from dbnet.wire import codec
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 

@@ -1,6 +1,6 @@
 """Play whole bot-versus-bot games quickly: for selfplay, benchmarks and tests.
 
-Nothing is formatted or logged here; ``dbnet.localplay`` is the driver that
+Nothing is formatted or logged here; ``dbnet.match.local`` is the driver that
 records a game in notation.
 """
 

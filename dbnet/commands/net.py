@@ -35,8 +35,9 @@ from dbnet.catalog import default_warbands, load_catalog, load_warband
 from dbnet.commands.helptext import HOME_HELP
 from dbnet.engine import Game, Options, Warband, format_choice, read_choice
 from dbnet.errors import DbnetError, InvalidChoiceError
-from dbnet.identity import Identity, KnownPeers, fingerprint
-from dbnet.localplay import Event, derive
+from dbnet.match.keys import derive
+from dbnet.match.render import choice_lines, describe_result, explain_pending, render_position
+from dbnet.match.story import Event
 from dbnet.net.hosting import (
     ListenError,
     check_port,
@@ -60,8 +61,8 @@ from dbnet.net.session import (
     resume_command,
     withheld_result,
 )
+from dbnet.protocol.identity import Identity, KnownPeers, fingerprint
 from dbnet.protocol.remote import RemoteGame
-from dbnet.render import choice_lines, describe_result, explain_pending, render_position
 from dbnet.replay.errors import DiskFullError, ReplayError
 from dbnet.replay.file import ReplayWriter, load_replay
 from dbnet.text import printable

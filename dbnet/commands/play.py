@@ -41,18 +41,9 @@ from typing import IO
 from dbnet.bots import BOT_NAMES, make_bot
 from dbnet.engine import Player, find_minis
 from dbnet.errors import DbnetError, InvalidChoiceError
-from dbnet.identity import Identity
-from dbnet.localplay import (
-    Human,
-    LocalGame,
-    MatchKeys,
-    default_replay_path,
-    load_setup,
-    now_utc,
-    replay_header,
-    start_replay,
-)
-from dbnet.render import (
+from dbnet.match.keys import MatchKeys, replay_header
+from dbnet.match.local import Human, LocalGame, load_setup
+from dbnet.match.render import (
     WIDTH,
     choice_lines,
     describe_mini,
@@ -61,7 +52,9 @@ from dbnet.render import (
     render_position,
     render_score_by_turn,
 )
+from dbnet.protocol.identity import Identity
 from dbnet.replay.file import ReplayWriter
+from dbnet.replay.paths import default_replay_path, now_utc, start_replay
 
 EXIT_DONE = 0
 EXIT_EOF = 1

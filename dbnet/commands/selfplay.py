@@ -20,18 +20,11 @@ from pathlib import Path
 from dbnet.bots import BOT_NAMES, make_bot
 from dbnet.bots.match import DEFAULT_MAX_TURNS, MatchResult
 from dbnet.engine import EndReason, GameSetup, Player
-from dbnet.localplay import (
-    Match,
-    MatchKeys,
-    bot_chooser,
-    load_setup,
-    match_result,
-    now_utc,
-    replay_header,
-    start_replay,
-)
-from dbnet.protocol.local import RecordSink
+from dbnet.match.keys import MatchKeys, replay_header
+from dbnet.match.local import Match, bot_chooser, load_setup, match_result
+from dbnet.match.peers import RecordSink
 from dbnet.replay.file import EXTENSION
+from dbnet.replay.paths import now_utc, start_replay
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -74,7 +74,7 @@ from dbnet.engine import (
     read_choice,
 )
 from dbnet.errors import DbnetError
-from dbnet.render import describe_pending, describe_result, render_score_by_turn
+from dbnet.match.render import describe_pending, describe_result, render_score_by_turn
 from dbnet.text import printable
 
 EXIT_DONE = 0

@@ -35,8 +35,7 @@ import trio
 from dbnet.console.session import LogKind, LogLine, log_line
 from dbnet.engine import Choice, Decision, Game, GameSetup, Player, format_choice, read_choice
 from dbnet.errors import DbnetError, IllegalChoiceError
-from dbnet.identity import fingerprint
-from dbnet.localplay import Event, EventKind
+from dbnet.match.story import Event, EventKind
 from dbnet.net.session import (
     RESIGN,
     GameSession,
@@ -47,6 +46,7 @@ from dbnet.net.session import (
     resume_command,
     withheld_result,
 )
+from dbnet.protocol.identity import fingerprint
 from dbnet.replay.errors import DiskFullError
 from dbnet.text import printable
 

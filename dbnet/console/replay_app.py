@@ -45,7 +45,7 @@ from dbnet.console.replay_view import ReplayModel
 from dbnet.console.screen import TAB_KEYS, TAB_WORDS, Tab, join, no_color
 from dbnet.console.session import LogKind
 from dbnet.engine import Player, find_minis
-from dbnet.render import describe_result, render_score_by_turn
+from dbnet.match.render import describe_result, render_score_by_turn
 from dbnet.text import printable
 
 EXIT_OK = 0

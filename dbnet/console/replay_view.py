@@ -18,14 +18,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dbnet.codec import ClaimBody, CosignBody, FinalBody
-from dbnet.commands.replay import Story, read_story
 from dbnet.console.session import LogKind, LogLine
 from dbnet.engine import Game, Player, parse_choice
 from dbnet.errors import DbnetError
-from dbnet.identity import fingerprint
-from dbnet.localplay import EventKind
+from dbnet.match.story import EventKind
+from dbnet.protocol.identity import fingerprint
+from dbnet.replay.story import Story, read_story
 from dbnet.replay.verify import Verdict, VerdictStatus
+from dbnet.wire.codec import ClaimBody, CosignBody, FinalBody
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,20 +33,12 @@ from typing import Protocol
 from dbnet.bots import Bot, make_bot
 from dbnet.engine import Choice, Decision, Game, GameSetup, Player, format_choice, read_choice
 from dbnet.errors import IllegalChoiceError
-from dbnet.identity import Identity
-from dbnet.localplay import (
-    Event,
-    EventKind,
-    Human,
-    LocalGame,
-    MatchKeys,
-    Seat,
-    default_replay_path,
-    now_utc,
-    replay_header,
-    start_replay,
-)
+from dbnet.match.keys import MatchKeys, replay_header
+from dbnet.match.local import Human, LocalGame, Seat
+from dbnet.match.story import Event, EventKind
+from dbnet.protocol.identity import Identity
 from dbnet.replay.file import ReplayWriter
+from dbnet.replay.paths import default_replay_path, now_utc, start_replay
 from dbnet.text import printable
 
 DEFAULT_BOT_DELAY = 0.35  # seconds between a bot's steps, so people can follow them
@@ -75,7 +67,7 @@ class LogLine:
 
 
 def log_line(event: Event, number: int) -> LogLine:
-    """The log line of one of ``dbnet.localplay``'s events (TURN events get no number)."""
+    """The log line of one of ``dbnet.match.local``'s events (TURN events get no number)."""
     kind = {
         EventKind.CHOICE: LogKind.CHOICE,
         EventKind.ROLL: LogKind.ROLL,

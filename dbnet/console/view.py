@@ -3,7 +3,7 @@
 Nothing here changes the game or touches the terminal: each function takes the
 position (and a width) and returns lines of ``(style, text)`` fragments, so the
 same code serves the live screen, the tests and the text captures. Words and
-rule numbers come from ``dbnet.render``; what is new here is the compact
+rule numbers come from ``dbnet.match.render``; what is new here is the compact
 dreamscape that leaves room for everything else on an 80x24 terminal.
 
 The compact board writes each cell's mark (``A portal``, ``B spawn``, ``5pt
@@ -43,7 +43,7 @@ from dbnet.engine.board import (
     spawn_row_cells,
 )
 from dbnet.errors import DbnetError
-from dbnet.render import (
+from dbnet.match.render import (
     CELL_WIDTH,
     choice_meaning,
     conquest_now,

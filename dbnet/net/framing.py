@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from dbnet import codec
 from dbnet.net.errors import FrameError, LocalNetError
+from dbnet.wire import codec
 
 __all__ = [
     "LENGTH_SIZE",

@@ -20,9 +20,9 @@ from typing import Final
 
 import trio
 
-from dbnet.identity import Identity
 from dbnet.net.errors import NetError, VersionMismatchError
 from dbnet.net.stream import SecureStream, open_channel
+from dbnet.protocol.identity import Identity
 from dbnet.text import printable
 
 PER_ADDRESS: Final = 4

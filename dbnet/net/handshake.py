@@ -40,7 +40,6 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-from dbnet.identity import Identity, fingerprint, public_key_problem, verify
 from dbnet.net.errors import (
     AuthenticationError,
     ChannelError,
@@ -50,6 +49,7 @@ from dbnet.net.errors import (
     VersionMismatchError,
 )
 from dbnet.net.framing import MAX_FRAME, MAX_PLAINTEXT, TAG_SIZE
+from dbnet.protocol.identity import Identity, fingerprint, public_key_problem, verify
 
 __all__ = [
     "MAGIC",

@@ -25,10 +25,10 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from dbnet import codec
 from dbnet.engine import Warband
 from dbnet.errors import DecodeError
 from dbnet.net.errors import NetError
+from dbnet.wire import codec
 
 MAX_NAME_LEN: Final = 32
 MAX_REASON_LEN: Final = 200

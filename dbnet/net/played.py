@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Final
 
 from dbnet.errors import IdentityError
-from dbnet.identity import config_dir
+from dbnet.protocol.identity import config_dir
 
 PLAYED_GAMES_FILE: Final = "played_games"
 _HEX_DIGITS: Final = 64

@@ -51,11 +51,9 @@ from typing import Final
 
 import trio
 
-from dbnet import codec
 from dbnet.engine import ChanceRequest, Game, GameSetup, MapDef, Options, Player, Warband
 from dbnet.errors import DbnetError, KnownPeerMismatchError
-from dbnet.identity import Identity, KnownPeers, fingerprint
-from dbnet.localplay import Event, Narrator, default_replay_path, now_utc, start_replay
+from dbnet.match.story import Event, Narrator
 from dbnet.net.errors import NetError, VersionMismatchError
 from dbnet.net.gate import Gate
 from dbnet.net.link import FloodError, Link, Timing
@@ -63,13 +61,16 @@ from dbnet.net.messages import Bye, Entry, Hello, Message, MessageError, Ping, P
 from dbnet.net.played import PlayedGames
 from dbnet.net.stream import SecureStream, open_channel
 from dbnet.protocol.errors import InvalidEntryError, ProtocolError
+from dbnet.protocol.identity import Identity, KnownPeers, fingerprint
 from dbnet.protocol.log import GameLog, Status
 from dbnet.protocol.peer import RULES_VERSION
 from dbnet.protocol.remote import EquivocationError, RemoteGame
 from dbnet.replay.errors import DiskFullError
 from dbnet.replay.evidence import save_evidence
 from dbnet.replay.file import ReplayWriter
+from dbnet.replay.paths import default_replay_path, now_utc, start_replay
 from dbnet.text import os_error_words, printable
+from dbnet.wire import codec
 
 __all__ = [
     "RESIGN",

@@ -24,7 +24,6 @@ from collections.abc import Iterator, Sequence
 
 import trio
 
-from dbnet.identity import Identity
 from dbnet.net.errors import (
     ConnectionClosedError,
     FrameError,
@@ -35,6 +34,7 @@ from dbnet.net.errors import (
 )
 from dbnet.net.framing import MAX_FRAME, MAX_HANDSHAKE_FRAME, FrameReader, frame
 from dbnet.net.handshake import SUPPORTED_VERSIONS, Channel, Handshake
+from dbnet.protocol.identity import Identity
 from dbnet.text import os_error_words
 
 __all__ = ["RECEIVE_SIZE", "SecureStream", "open_channel"]

@@ -24,20 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, NamedTuple, Protocol
 
-from dbnet import codec, dice
 from dbnet.catalog.check import check_setup
-from dbnet.codec import (
-    AcceptBody,
-    ClaimBody,
-    CosignBody,
-    Entry,
-    EntryKind,
-    FinalBody,
-    OfferBody,
-    PlayBody,
-    ResignBody,
-    SignedEntry,
-)
 from dbnet.engine import (
     PLAYERS,
     ChanceKind,
@@ -50,8 +37,22 @@ from dbnet.engine import (
     parse_choice,
 )
 from dbnet.errors import DbnetError
-from dbnet.identity import verify
+from dbnet.protocol import dice
 from dbnet.protocol.errors import InvalidEntryError
+from dbnet.protocol.identity import verify
+from dbnet.wire import codec
+from dbnet.wire.codec import (
+    AcceptBody,
+    ClaimBody,
+    CosignBody,
+    Entry,
+    EntryKind,
+    FinalBody,
+    OfferBody,
+    PlayBody,
+    ResignBody,
+    SignedEntry,
+)
 
 RULES_VERSION = "dbnet-rules-2"
 """The rules this engine plays; a game recorded under other rules can't be re-simulated."""

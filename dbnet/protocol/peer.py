@@ -7,8 +7,14 @@ from __future__ import annotations
 
 import secrets
 
-from dbnet import codec, dice
-from dbnet.codec import (
+from dbnet.engine import ChanceRequest, EndReason, Game, GameSetup, Player
+from dbnet.protocol import dice
+from dbnet.protocol.errors import LocalProtocolError
+from dbnet.protocol.identity import Identity
+from dbnet.protocol.log import RULES_VERSION as RULES_VERSION  # re-exported
+from dbnet.protocol.log import ZERO_HASH, GameLog, Status, game_id_for
+from dbnet.wire import codec
+from dbnet.wire.codec import (
     AcceptBody,
     ClaimBody,
     CosignBody,
@@ -20,11 +26,6 @@ from dbnet.codec import (
     ResignBody,
     SignedEntry,
 )
-from dbnet.engine import ChanceRequest, EndReason, Game, GameSetup, Player
-from dbnet.identity import Identity
-from dbnet.protocol.errors import LocalProtocolError
-from dbnet.protocol.log import RULES_VERSION as RULES_VERSION  # re-exported
-from dbnet.protocol.log import ZERO_HASH, GameLog, Status, game_id_for
 
 PROTOCOL_VERSION = codec.PROTOCOL_VERSION
 

@@ -27,14 +27,15 @@ import hashlib
 from collections.abc import Callable
 from typing import Final
 
-from dbnet import codec, dice
-from dbnet.codec import EntryKind
 from dbnet.engine import ChanceRequest, Decision, Game, GameSetup, Player
 from dbnet.errors import DbnetError
-from dbnet.identity import Identity, verify
+from dbnet.protocol import dice
 from dbnet.protocol.errors import InvalidEntryError, LocalProtocolError, ProtocolError
+from dbnet.protocol.identity import Identity, verify
 from dbnet.protocol.log import GameLog, Status, game_id_for
 from dbnet.protocol.peer import RULES_VERSION, Peer
+from dbnet.wire import codec
+from dbnet.wire.codec import EntryKind
 
 _SECRET_TAG: Final = b"dbnet/chain-secret/v1\x00"
 _SECRET_PERSON: Final = b"dbnet/chainsec"

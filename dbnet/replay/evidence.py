@@ -24,15 +24,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
-from dbnet import codec
-from dbnet.codec import ReplayHeader
 from dbnet.engine import Player
 from dbnet.errors import DbnetError
-from dbnet.identity import fingerprint, verify
 from dbnet.protocol.errors import InvalidEntryError
+from dbnet.protocol.identity import fingerprint, verify
 from dbnet.replay.errors import ReplayError
 from dbnet.replay.file import EXTENSION, LENGTH_SIZE, create_file, iter_records
 from dbnet.replay.verify import GAME_ID_HEX_DIGITS, ReplayVerifier, Verdict, VerdictStatus
+from dbnet.wire import codec
+from dbnet.wire.codec import ReplayHeader
 
 __all__ = ["EVIDENCE_MAGIC", "check_evidence", "evidence_path", "read_evidence", "save_evidence"]
 

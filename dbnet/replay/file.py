@@ -32,10 +32,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import Final
 
-from dbnet import codec
-from dbnet.codec import ReplayHeader
 from dbnet.errors import DbnetError
 from dbnet.replay.errors import DiskFullError, ReplayError, TornRecordError
+from dbnet.wire import codec
+from dbnet.wire.codec import ReplayHeader
 
 if sys.platform != "win32":
     import fcntl

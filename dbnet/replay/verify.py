@@ -33,15 +33,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
-from dbnet.codec import Entry, ReplayHeader, SignedEntry, decode_signed_entry
-from dbnet.dice import ChainVerifier
 from dbnet.engine import ChanceRequest, Decision, Game, Player
 from dbnet.errors import DbnetError
-from dbnet.identity import fingerprint
+from dbnet.protocol.dice import ChainVerifier
 from dbnet.protocol.errors import InvalidEntryError
+from dbnet.protocol.identity import fingerprint
 from dbnet.protocol.log import GameLog, Status, UncheckedSignature
 from dbnet.replay.errors import ReplayError
 from dbnet.replay.file import HEADER_OFFSET, decode_header, iter_records
+from dbnet.wire.codec import Entry, ReplayHeader, SignedEntry, decode_signed_entry
 
 __all__ = ["Owed", "ReplayVerifier", "Verdict", "VerdictStatus", "verify_replay"]
 

@@ -14,15 +14,16 @@ from pathlib import Path
 
 import pytest
 
-from dbnet import codec
 from dbnet.bots import GreedyBot, RandomBot
 from dbnet.catalog import default_warbands, load_catalog, load_map
-from dbnet.codec import Entry, EntryKind, OfferBody, ReplayHeader, SignedEntry
 from dbnet.engine import AbilityDef, GameSetup, Warband
-from dbnet.localplay import LocalGame, MatchKeys
+from dbnet.match.keys import MatchKeys
+from dbnet.match.local import LocalGame
 from dbnet.protocol.log import game_id_for
 from dbnet.protocol.peer import RULES_VERSION
 from dbnet.replay.file import ReplayWriter
+from dbnet.wire import codec
+from dbnet.wire.codec import Entry, EntryKind, OfferBody, ReplayHeader, SignedEntry
 
 from .terminal import isolated_env
 

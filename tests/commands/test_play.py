@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from dbnet.catalog import default_warbands, load_catalog
-from dbnet.identity import Identity
+from dbnet.protocol.identity import Identity
 from dbnet.replay.file import load_replay
 from dbnet.replay.verify import VerdictStatus, verify_replay
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from dbnet.codec import OfferBody, PlayBody
 from dbnet.protocol.log import GameLog
 from dbnet.replay.file import load_replay
 from dbnet.replay.verify import ReplayVerifier, VerdictStatus, verify_replay
+from dbnet.wire.codec import OfferBody, PlayBody
 
 from .terminal import isolated_env
 

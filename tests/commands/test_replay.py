@@ -16,10 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from dbnet import codec, dice
 from dbnet.bots import GreedyBot, RandomBot
 from dbnet.catalog import default_warbands, load_catalog, load_map
-from dbnet.codec import ClaimBody, EntryKind, PlayBody
 from dbnet.engine import (
     ChanceRequest,
     Game,
@@ -30,11 +28,16 @@ from dbnet.engine import (
     parse_choice,
 )
 from dbnet.engine.notation import format_attack_dice
-from dbnet.identity import fingerprint
-from dbnet.localplay import Human, LocalGame, MatchKeys, now_utc, replay_header
+from dbnet.match.keys import MatchKeys, replay_header
+from dbnet.match.local import Human, LocalGame
+from dbnet.match.render import render_position
+from dbnet.protocol import dice
+from dbnet.protocol.identity import fingerprint
 from dbnet.protocol.log import GameLog
-from dbnet.render import render_position
 from dbnet.replay.file import ReplayWriter, load_replay
+from dbnet.replay.paths import now_utc
+from dbnet.wire import codec
+from dbnet.wire.codec import ClaimBody, EntryKind, PlayBody
 
 from .terminal import isolated_env
 
@@ -388,7 +391,7 @@ def test_a_hostile_file_costs_no_more_memory_than_verifying_it(
     (measured in memory, not time, so that the test is not flaky)."""
     import tracemalloc
 
-    from dbnet.commands.replay import read_story
+    from dbnet.replay.story import read_story
 
     size = 2 << 20
     data = hostile_file(game_file, tmp_path / "hostile.dbnr", size).read_bytes()

@@ -6,7 +6,7 @@ seeded random bots type until the decision wanted is pending; the seeds are the 
 (searched from 1) that reach it. The full-screen client must say in words what is being
 decided, offer the choices by Tab (with what each does) and by the arrow keys, explain
 them in help, and play one; the line interface (``dbnet play --plain``, the same words
-from ``dbnet.render``) must say the same.
+from ``dbnet.match.render``) must say the same.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from dbnet.engine import (
 )
 from dbnet.engine.keywords import explain
 from dbnet.engine.notation import format_attack_dice
-from dbnet.render import (
+from dbnet.match.render import (
     MEANINGS_LISTED,
     ability_name,
     choice_lines,

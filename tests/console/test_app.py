@@ -21,8 +21,8 @@ from dbnet.console.view import NARROW_CELL, compact_token, reserve_entries
 from dbnet.engine import Choice, Decision, DecisionKind, Player, Zone
 from dbnet.engine.board import parse_cell
 from dbnet.engine.keywords import explain
-from dbnet.localplay import LocalGame
-from dbnet.render import describe_mini, short_names
+from dbnet.match.local import LocalGame
+from dbnet.match.render import describe_mini, short_names
 from dbnet.replay.verify import VerdictStatus, verify_replay
 
 from .helpers import (
@@ -591,7 +591,7 @@ def test_empty_no_color_keeps_colour(monkeypatch: pytest.MonkeyPatch) -> None:
 @run
 async def test_show_takes_the_name_as_the_screen_shows_it() -> None:
     from dbnet.console.view import NARROW_CELL, compact_token
-    from dbnet.render import short_names
+    from dbnet.match.render import short_names
 
     async with running() as d:
         game = d.session.game

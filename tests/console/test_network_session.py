@@ -12,8 +12,8 @@ import trio
 from dbnet.catalog import default_warbands, load_catalog
 from dbnet.console.network import NetworkSession
 from dbnet.engine import Game
-from dbnet.identity import Identity
 from dbnet.net.session import GameSession, NewGame, Outcome, Seat
+from dbnet.protocol.identity import Identity
 
 
 async def never(view: Game) -> str:

@@ -20,7 +20,7 @@ from dbnet.console.replay_view import ReplayModel
 from dbnet.console.screen import Tab
 from dbnet.console.view import NARROW_CELL, compact_token
 from dbnet.engine import Game, GameSetup, Player
-from dbnet.render import short_names
+from dbnet.match.render import short_names
 from dbnet.replay.verify import ReplayVerifier, Verdict
 
 from .helpers import CTRL_C, ENTER, F1, F4, F5, F6, PAGE_DOWN, PAGE_UP, TIMEOUT, SizedOutput

@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from dbnet.codec import PlayBody
 from dbnet.console.replay_view import ReplayModel
 from dbnet.console.session import LogKind
 from dbnet.console.view import current_row, log_lines, log_text
 from dbnet.engine import ChanceKind, ChanceRequest, Player
 from dbnet.engine.notation import format_attack_dice
 from dbnet.errors import DbnetError
-from dbnet.localplay import describe_roll, initiative_outcome
+from dbnet.match.story import describe_roll, initiative_outcome
 from dbnet.protocol.log import GameLog
 from dbnet.replay.file import load_replay
+from dbnet.wire.codec import PlayBody
 
 REPLAYS = Path(__file__).resolve().parents[2] / "replays"
 GAMES = sorted(REPLAYS.glob("*.dbnr"))

@@ -18,8 +18,9 @@ from dbnet.console.session import LocalSession, LogKind
 from dbnet.console.view import choice_items, log_text
 from dbnet.engine import Choice, Game, Player, SpawnChoice
 from dbnet.errors import IllegalChoiceError
-from dbnet.identity import Identity
-from dbnet.localplay import Human, LocalGame, MatchKeys
+from dbnet.match.keys import MatchKeys
+from dbnet.match.local import Human, LocalGame
+from dbnet.protocol.identity import Identity
 from dbnet.replay.errors import ReplayError
 from dbnet.replay.file import load_replay
 from dbnet.replay.verify import Verdict, VerdictStatus, verify_replay

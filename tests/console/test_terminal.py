@@ -9,13 +9,13 @@ import sys
 import time
 from pathlib import Path
 
-from dbnet.codec import PlayBody
 from dbnet.console.replay_view import ReplayModel
 from dbnet.console.session import LocalSession
 from dbnet.console.view import NARROW_CELL, compact_token, render_board
 from dbnet.engine import Player, Zone
-from dbnet.render import short_names
+from dbnet.match.render import short_names
 from dbnet.replay.verify import ReplayVerifier
+from dbnet.wire.codec import PlayBody
 
 from .helpers import SEED, bot_session
 from .tmux import Tmux

@@ -7,9 +7,9 @@ from typing import Generic, TypeVar
 
 import trio
 
-from dbnet.identity import Identity
 from dbnet.net.errors import NetError
 from dbnet.net.handshake import Handshake
+from dbnet.protocol.identity import Identity
 
 T = TypeVar("T")
 

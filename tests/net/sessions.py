@@ -19,8 +19,7 @@ import trio.testing
 from dbnet.bots import make_bot
 from dbnet.catalog import default_warbands, load_catalog
 from dbnet.engine import Game, Options, format_choice
-from dbnet.identity import Identity, KnownPeers
-from dbnet.localplay import Event
+from dbnet.match.story import Event
 from dbnet.net.session import (
     Chooser,
     GameSession,
@@ -30,6 +29,7 @@ from dbnet.net.session import (
     Seat,
     Timing,
 )
+from dbnet.protocol.identity import Identity, KnownPeers
 from dbnet.protocol.log import GameLog
 from dbnet.protocol.remote import RemoteGame
 from dbnet.replay.file import ReplayWriter, load_replay

@@ -8,7 +8,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dbnet import codec
 from dbnet.net.errors import FrameError, LocalNetError, NetError
 from dbnet.net.framing import (
     MAX_FRAME,
@@ -18,6 +17,7 @@ from dbnet.net.framing import (
     FrameReader,
     frame,
 )
+from dbnet.wire import codec
 
 
 def test_constants() -> None:

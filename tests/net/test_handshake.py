@@ -14,7 +14,6 @@ from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dbnet.identity import Identity
 from dbnet.net.errors import (
     AuthenticationError,
     ChannelError,
@@ -34,6 +33,7 @@ from dbnet.net.handshake import (
     encode_preamble,
     parse_preamble,
 )
+from dbnet.protocol.identity import Identity
 
 from .helpers import ALICE, BOB, MALLORY, MESSAGES, handshake_pair, run_handshake
 

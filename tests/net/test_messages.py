@@ -8,7 +8,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dbnet import codec
 from dbnet.catalog import default_warbands, load_catalog
 from dbnet.net.messages import (
     Bye,
@@ -21,6 +20,7 @@ from dbnet.net.messages import (
     decode_message,
     encode_message,
 )
+from dbnet.wire import codec
 
 WARBAND = default_warbands(load_catalog())[1]
 GOOD: list[Message] = [

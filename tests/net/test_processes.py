@@ -19,15 +19,15 @@ import trio
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from dbnet.codec import ReplayHeader
 from dbnet.engine import ChanceRequest
-from dbnet.identity import Identity
 from dbnet.net.hosting import reachable_addresses, with_port
 from dbnet.net.played import PLAYED_GAMES_FILE
+from dbnet.protocol.identity import Identity
 from dbnet.protocol.log import GameLog
 from dbnet.protocol.peer import RULES_VERSION
 from dbnet.replay.file import ReplayWriter
 from dbnet.replay.verify import VerdictStatus, verify_replay
+from dbnet.wire.codec import ReplayHeader
 
 from .helpers import Meter
 from .processes import Dbnet, Proxy, final_state, replay_records, verify_command

@@ -14,17 +14,17 @@ import pytest
 import trio
 import trio.testing
 
-from dbnet import codec
-from dbnet.codec import EntryKind
 from dbnet.commands import net as net_command
 from dbnet.engine import ChanceRequest
-from dbnet.localplay import Event, EventKind
+from dbnet.match.story import Event, EventKind
 from dbnet.net.session import GameSession, Outcome, Timing, resume_command
 from dbnet.protocol.log import GameLog
 from dbnet.replay import file as replay_file
 from dbnet.replay.errors import DiskFullError
 from dbnet.replay.file import ReplayWriter, load_replay
 from dbnet.replay.verify import VerdictStatus
+from dbnet.wire import codec
+from dbnet.wire.codec import EntryKind
 
 from .helpers import ALICE, BOB, ENTRY_FRAME_MIN, LossyStream, Meter, PassThroughStream
 from .sessions import (

@@ -23,7 +23,6 @@ from dbnet.bots import make_bot
 from dbnet.catalog import default_warbands, load_catalog, load_map
 from dbnet.commands.verify import verify_file
 from dbnet.engine import ChanceRequest, Decision, GameSetup, Options, Player, format_choice
-from dbnet.identity import Identity, KnownPeers, fingerprint
 from dbnet.net.errors import NetError, VersionMismatchError
 from dbnet.net.framing import frame
 from dbnet.net.handshake import SUPPORTED_VERSIONS, encode_preamble
@@ -46,6 +45,7 @@ from dbnet.net.session import (
     withheld_result,
 )
 from dbnet.net.stream import SecureStream, open_channel
+from dbnet.protocol.identity import Identity, KnownPeers, fingerprint
 from dbnet.protocol.peer import Peer
 from dbnet.protocol.remote import RemoteGame, chain_secret
 from dbnet.replay.evidence import read_evidence

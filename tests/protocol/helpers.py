@@ -18,14 +18,15 @@ from dataclasses import dataclass
 
 import pytest
 
-from dbnet import codec, dice
 from dbnet.bots import make_bot
-from dbnet.codec import Body, Entry, SignedEntry
 from dbnet.engine import ChanceRequest, Choice, Decision, Game, GameSetup, Player, format_choice
-from dbnet.identity import Identity
+from dbnet.protocol import dice
 from dbnet.protocol.errors import InvalidEntryError
+from dbnet.protocol.identity import Identity
 from dbnet.protocol.log import GameLog, Status
 from dbnet.protocol.peer import Peer
+from dbnet.wire import codec
+from dbnet.wire.codec import Body, Entry, SignedEntry
 
 Chooser = Callable[[Game], str]
 

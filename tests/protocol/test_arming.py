@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import pytest
 
-from dbnet import dice
-from dbnet.codec import PlayBody
 from dbnet.engine import (
     AttackChoice,
     ChanceKind,
@@ -23,6 +21,8 @@ from dbnet.engine import (
     Player,
     StrikeChoice,
 )
+from dbnet.protocol import dice
+from dbnet.wire.codec import PlayBody
 
 from .helpers import Chooser, Pair, assert_refused, bot_chooser, decode, legal, retouch
 

@@ -15,8 +15,14 @@ import dataclasses
 
 import pytest
 
-from dbnet import codec, dice
-from dbnet.codec import (
+from dbnet.engine import ChanceRequest, Decision, Game, GameSetup, Player, SpawnChoice, parse_choice
+from dbnet.protocol import dice
+from dbnet.protocol.errors import InvalidEntryError, LocalProtocolError
+from dbnet.protocol.identity import verify
+from dbnet.protocol.log import RULES_VERSION, GameLog, Status, game_id_for
+from dbnet.protocol.peer import Peer
+from dbnet.wire import codec
+from dbnet.wire.codec import (
     AcceptBody,
     Body,
     ClaimBody,
@@ -26,11 +32,6 @@ from dbnet.codec import (
     PlayBody,
     ResignBody,
 )
-from dbnet.engine import ChanceRequest, Decision, Game, GameSetup, Player, SpawnChoice, parse_choice
-from dbnet.identity import verify
-from dbnet.protocol.errors import InvalidEntryError, LocalProtocolError
-from dbnet.protocol.log import RULES_VERSION, GameLog, Status, game_id_for
-from dbnet.protocol.peer import Peer
 
 from .helpers import (
     Chooser,

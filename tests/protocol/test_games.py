@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from dbnet import codec, dice
-from dbnet.codec import CosignBody, EntryKind, FinalBody, PlayBody
 from dbnet.engine import ChanceRequest, Game, GameSetup, Player, parse_choice
-from dbnet.identity import Identity
-from dbnet.protocol.local import LocalMatch
+from dbnet.match.peers import LocalMatch
+from dbnet.protocol import dice
+from dbnet.protocol.identity import Identity
 from dbnet.protocol.log import GameLog, Status
+from dbnet.wire import codec
+from dbnet.wire.codec import CosignBody, EntryKind, FinalBody, PlayBody
 
 from .helpers import Pair, bot_chooser, decode
 

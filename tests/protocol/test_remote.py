@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import pytest
 
-from dbnet import codec
-from dbnet.codec import EntryKind
 from dbnet.engine import ChanceRequest, Decision, Game, GameSetup, Player, format_choice
 from dbnet.protocol.errors import InvalidEntryError, LocalProtocolError
 from dbnet.protocol.peer import Peer
 from dbnet.protocol.remote import EquivocationError, RemoteGame, chain_secret
+from dbnet.wire import codec
+from dbnet.wire.codec import EntryKind
 
 from .helpers import bot_chooser, derive, identity
 

@@ -11,14 +11,14 @@ import dataclasses
 
 import pytest
 
-from dbnet import codec
 from dbnet.catalog import default_warbands, load_catalog, load_map
-from dbnet.codec import Entry, EntryKind, OfferBody
 from dbnet.engine import GameSetup, MapDef, Player, Warband
 from dbnet.protocol.errors import InvalidEntryError
 from dbnet.protocol.log import RULES_VERSION, GameLog, game_id_for
 from dbnet.protocol.peer import Peer
 from dbnet.protocol.remote import RemoteGame
+from dbnet.wire import codec
+from dbnet.wire.codec import Entry, EntryKind, OfferBody
 
 from .helpers import bot_chooser, derive, identity, sign
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 from dbnet.bots import make_bot
 from dbnet.catalog import default_warbands, load_catalog, load_map
-from dbnet.codec import ReplayHeader
 from dbnet.engine import Decision, Game, GameSetup, Options, Player, format_choice
-from dbnet.identity import Identity
-from dbnet.protocol.local import Chooser, LocalMatch
+from dbnet.match.peers import Chooser, LocalMatch
+from dbnet.protocol.identity import Identity
 from dbnet.protocol.log import GameLog
 from dbnet.replay.file import ReplayWriter
+from dbnet.wire.codec import ReplayHeader
 
 CREATED = "2025-01-01T00:00:00+00:00"
 

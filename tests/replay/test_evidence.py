@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from dbnet import codec
-from dbnet.codec import PlayBody, SignedEntry
 from dbnet.engine import Player
 from dbnet.replay.errors import ReplayError
 from dbnet.replay.evidence import EVIDENCE_MAGIC, check_evidence, read_evidence, save_evidence
 from dbnet.replay.verify import VerdictStatus
+from dbnet.wire import codec
+from dbnet.wire.codec import PlayBody, SignedEntry
 
 from .helpers import RecordedGame
 

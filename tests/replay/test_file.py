@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from dbnet import codec
 from dbnet.replay import file
 from dbnet.replay.errors import DiskFullError, ReplayError
 from dbnet.replay.file import (
@@ -23,6 +22,7 @@ from dbnet.replay.file import (
     read_replay,
 )
 from dbnet.replay.verify import VerdictStatus, verify_replay
+from dbnet.wire import codec
 
 from .helpers import RecordedGame, write_replay
 
@@ -92,7 +92,7 @@ def test_a_killed_writer_loses_no_appended_record(tmp_path: Path, short_game: Re
     script = f"""
 import os, signal
 from pathlib import Path
-from dbnet import codec
+from dbnet.wire import codec
 from dbnet.replay.file import ReplayWriter, iter_records
 folder = Path({str(tmp_path)!r})
 header = codec.decode_replay_header((folder / "header").read_bytes())

@@ -8,12 +8,12 @@ import dataclasses
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dbnet import codec
-from dbnet.codec import Entry, EntryKind, PlayBody, SignedEntry
 from dbnet.engine import Player
 from dbnet.replay.errors import ReplayError
 from dbnet.replay.file import MAGIC, read_replay
 from dbnet.replay.verify import Verdict, VerdictStatus, verify_replay
+from dbnet.wire import codec
+from dbnet.wire.codec import Entry, EntryKind, PlayBody, SignedEntry
 
 from .helpers import RecordedGame
 

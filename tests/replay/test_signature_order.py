@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from dbnet import codec
-from dbnet.codec import PlayBody, SignedEntry
 from dbnet.engine import Player
 from dbnet.errors import DbnetError
 from dbnet.protocol.errors import InvalidEntryError
 from dbnet.replay.file import iter_records
 from dbnet.replay.verify import ReplayVerifier, Verdict, VerdictStatus, verify_replay
+from dbnet.wire import codec
+from dbnet.wire.codec import PlayBody, SignedEntry
 
 from .helpers import RecordedGame, write_replay
 

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from dbnet import codec
-from dbnet.codec import SignedEntry
 from dbnet.engine import Player
 from dbnet.replay.file import MAGIC, ReplayFile, iter_records, load_bytes, read_replay
 from dbnet.replay.verify import ReplayVerifier, Verdict, VerdictStatus, verify_replay
+from dbnet.wire import codec
+from dbnet.wire.codec import SignedEntry
 
 from .helpers import RecordedGame, write_replay
 

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from dbnet import codec
-from dbnet.codec import EntryKind, PlayBody, ReplayHeader
 from dbnet.engine import Options, Player
-from dbnet.identity import Identity, fingerprint
+from dbnet.protocol.identity import Identity, fingerprint
 from dbnet.protocol.log import GameLog, Status
 from dbnet.protocol.peer import Peer
 from dbnet.replay.verify import ReplayVerifier, VerdictStatus, verify_replay
+from dbnet.wire import codec
+from dbnet.wire.codec import EntryKind, PlayBody, ReplayHeader
 
 from .helpers import (
     RecordedGame,

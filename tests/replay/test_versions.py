@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from dbnet import codec
 from dbnet.engine import Options, Player
-from dbnet.protocol.local import LocalMatch
+from dbnet.match.peers import LocalMatch
 from dbnet.protocol.log import Status
 from dbnet.replay.file import load_replay
 from dbnet.replay.verify import VerdictStatus, verify_replay
+from dbnet.wire import codec
 
 from .helpers import chooser, header_for, new_match, play, write_replay
 

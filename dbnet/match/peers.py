@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from dbnet import dice
 from dbnet.engine import ChanceRequest, Decision, Game, GameSetup, Player
-from dbnet.identity import Identity
+from dbnet.protocol import dice
 from dbnet.protocol.errors import LocalProtocolError
+from dbnet.protocol.identity import Identity
 from dbnet.protocol.log import Status
 from dbnet.protocol.peer import Peer
 

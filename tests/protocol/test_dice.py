@@ -12,11 +12,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dbnet import dice
-from dbnet.dice import Chain, ChainVerifier, DiceError, chain_salt, roll_dice
 from dbnet.errors import DbnetError
+from dbnet.protocol import dice
+from dbnet.protocol.dice import Chain, ChainVerifier, DiceError, chain_salt, roll_dice
 
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "dice.md"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "dice.md"
 
 # --- an independent, plain re-implementation of docs/dice.md -------------------------
 
@@ -125,7 +125,7 @@ def reference_vectors() -> dict[str, str]:
 
 
 def module_vectors() -> dict[str, str]:
-    """The same vectors from dbnet.dice."""
+    """The same vectors from dbnet.protocol.dice."""
     salt_a, salt_b = chain_salt(GAME_ID, KEY_A), chain_salt(GAME_ID, KEY_B)
     a, b = Chain.create(SECRET_A, salt_a, N), Chain.create(SECRET_B, salt_b, N)
 

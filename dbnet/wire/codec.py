@@ -43,7 +43,7 @@ from dbnet.engine.model import (
     Warband,
 )
 from dbnet.errors import DataError, DecodeError
-from dbnet.identity import public_key_problem
+from dbnet.wire.keys import public_key_problem
 
 __all__ = [
     "HASH_SIZE", "MAX_ENTRY_SIZE", "MAX_MESSAGE_SIZE", "PROTOCOL_VERSION", "PROTOCOL_VERSIONS",

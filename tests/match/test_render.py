@@ -35,8 +35,7 @@ from dbnet.engine import (
     parse_choice,
 )
 from dbnet.engine.board import parse_cell
-from dbnet.localplay import describe_roll
-from dbnet.render import (
+from dbnet.match.render import (
     WIDTH,
     ability_heading,
     ability_name,
@@ -49,6 +48,7 @@ from dbnet.render import (
     render_reserves,
     short_name,
 )
+from dbnet.match.story import describe_roll
 
 V, M, F = Aspect.VALOR, Aspect.MADNESS, Aspect.FEAR
 STANDARD = {"b4": 2, "c4": 3, "d4": 2, "b3": 1, "c3": 5, "d3": 1, "b2": 2, "c2": 3, "d2": 2}
@@ -304,7 +304,7 @@ def test_help_leads_with_words_and_gives_rule_numbers_only_at_the_end() -> None:
     import re
 
     from dbnet.engine import DecisionKind
-    from dbnet.render import DECISION_HELP
+    from dbnet.match.render import DECISION_HELP
 
     for kind in DecisionKind:
         text = DECISION_HELP[kind]

@@ -21,9 +21,12 @@ from dbnet.engine import (
 )
 from dbnet.engine.notation import format_attack_dice
 from dbnet.errors import DbnetError, IllegalChoiceError
-from dbnet.localplay import EventKind, Human, LocalGame, MatchKeys, now_utc, replay_header
+from dbnet.match.keys import MatchKeys, replay_header
+from dbnet.match.local import Human, LocalGame
+from dbnet.match.story import EventKind
 from dbnet.protocol.log import Status
 from dbnet.replay.file import ReplayWriter
+from dbnet.replay.paths import now_utc
 from dbnet.replay.verify import VerdictStatus, verify_replay
 
 
@@ -193,7 +196,7 @@ def test_the_default_replay_path_takes_the_place_of_a_replay_of_ours_with_no_ent
     not to ``-2``. A file that holds an entry, or another player's, keeps its name."""
     import datetime
 
-    from dbnet.localplay import default_replay_path
+    from dbnet.replay.paths import default_replay_path
 
     monkeypatch.setenv("DBNET_HOME", str(tmp_path))
     game_keys = keys(5)

@@ -14,7 +14,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from dbnet.errors import IdentityError, KnownPeerMismatchError, WeakKeyError
-from dbnet.identity import (
+from dbnet.protocol.identity import (
     Identity,
     KnownPeers,
     check_public_key,

@@ -1,0 +1,291 @@
+"""Games on one machine, played through the signed log: every local game leaves a replay.
+
+Two in-process peers (``Match``) write and check every entry exactly as networked peers
+do; the dice come from their hash chains. ``LocalGame`` seats a person or a bot on each
+side: ``advance`` lets the peers write entries (bots' decisions, chain links, FINAL and
+COSIGN) until a person owes a decision or the log is closed; ``play`` writes that
+person's choice in notation. Its ``Narrator`` tells the story (``match.story``). This
+module does no terminal I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from dbnet.bots import Bot
+from dbnet.bots.match import MatchResult
+from dbnet.catalog import default_warbands, load_catalog, load_map, load_warband
+from dbnet.engine import (
+    Decision,
+    Game,
+    GameSetup,
+    Player,
+    Warband,
+    format_choice,
+    read_choice,
+)
+from dbnet.errors import IllegalChoiceError
+from dbnet.match.keys import MatchKeys
+from dbnet.match.peers import LocalMatch, RecordSink
+from dbnet.match.story import Event, EventKind, Narrator
+from dbnet.protocol.log import GameLog, Status
+from dbnet.wire.codec import PlayBody
+
+
+def load_setup(warband: Path | None, opponent: Path | None, side: Player) -> GameSetup:
+    """The standard map with ``warband`` in ``side``'s seat and ``opponent`` in the other.
+
+    Without files, the first shipped warband goes to ``side`` and the second to the other.
+    """
+    catalog = load_catalog()
+    default_a, default_b = default_warbands(catalog)
+    mine: Warband = load_warband(warband, catalog) if warband else default_a
+    theirs: Warband = load_warband(opponent, catalog) if opponent else default_b
+    pair = (mine, theirs) if side is Player.A else (theirs, mine)
+    return GameSetup(load_map(), pair)
+
+
+class Match(LocalMatch):
+    """A ``LocalMatch`` whose identities, secrets and nonce are chosen (``MatchKeys``)."""
+
+    def __init__(
+        self,
+        setup: GameSetup,
+        keys: MatchKeys,
+        *,
+        chain_length: int | None = None,
+        on_record: RecordSink | None = None,
+    ) -> None:
+        super().__init__(
+            setup,
+            keys.identities,
+            secrets=keys.secrets,
+            nonce=keys.nonce,
+            joiner_nonce=keys.joiner_nonce,
+            chain_length=chain_length,
+            on_record=on_record,
+        )
+
+    @property
+    def log(self) -> GameLog:
+        """A's log (B's is the same, entry for entry)."""
+        return self.peers[Player.A].log
+
+
+def match_result(match: LocalMatch) -> MatchResult:
+    """How a match went, in the terms ``dbnet selfplay`` reports."""
+    log = match.peers[Player.A].log
+    game = log.game
+    decisions = sum(
+        1 for e in log.decoded if isinstance(e.body, PlayBody) and e.body.decision is not None
+    )
+    return MatchResult(
+        winner=game.winner,
+        end_reason=game.end_reason,
+        turns=game.turn,
+        decisions=decisions,
+        rolls=len(log.rolls),
+        turns_won=(game.turns_won[0], game.turns_won[1]),
+        conquest_history=tuple(game.conquest_history),
+        state_hash=game.state_hash(),
+    )
+
+
+def bot_chooser(bots: tuple[Bot, Bot]) -> Callable[[Game], str]:
+    """A chooser for ``LocalMatch.step`` that asks the deciding player's bot."""
+
+    def choose(view: Game) -> str:
+        pending = view.pending
+        assert isinstance(pending, Decision)
+        return format_choice(view, bots[pending.player].choose(view))
+
+    return choose
+
+
+# --- events --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Human:
+    """A seat played by a person: the driver stops and waits for their choice."""
+
+    name: str = "you"
+
+
+Seat = Bot | Human
+
+
+def seat_name(seat: Seat) -> str:
+    return seat.name
+
+
+# --- a game with seats ------------------------------------------------------------------------
+
+
+class LocalGame:
+    """A game between two seats on this machine, played through a ``Match``, with its log.
+
+    ``on_record`` receives every record as it is written (to save the replay).
+    """
+
+    def __init__(
+        self,
+        setup: GameSetup,
+        seats: tuple[Seat, Seat],
+        keys: MatchKeys | None = None,
+        *,
+        chain_length: int | None = None,
+        on_record: RecordSink | None = None,
+    ) -> None:
+        self.seats = seats
+        self.keys = keys if keys is not None else MatchKeys.fresh()
+        self.narrator = Narrator(setup, (seat_name(seats[0]), seat_name(seats[1])))
+        self._sink = on_record
+        self._new: list[Event] = []
+        self._match: Match | None = None
+        self._match = Match(setup, self.keys, chain_length=chain_length, on_record=self._record)
+
+    @property
+    def match(self) -> Match:
+        assert self._match is not None
+        return self._match
+
+    @property
+    def game(self) -> Game:
+        """The game as the players have seen it (a person's view when they are asked)."""
+        return self.narrator.game
+
+    @property
+    def log(self) -> list[Event]:
+        return self.narrator.events
+
+    @property
+    def is_closed(self) -> bool:
+        """Whether the log is closed (complete): nothing more to write."""
+        return self.match.is_closed
+
+    def human_to_decide(self) -> Player | None:
+        """The person's seat that owes the pending decision, if a person owes it."""
+        pending = self.game.pending
+        if isinstance(pending, Decision) and isinstance(self.seats[pending.player], Human):
+            return pending.player
+        return None
+
+    def advance(self) -> list[Event]:
+        """Write entries (bots' decisions, links, FINAL, COSIGN) until a person must decide
+        or the log is closed."""
+        match = self.match
+        while not match.is_closed and not self.waits_for_person():
+            match.step(self._bot_choice)
+        return self._take()
+
+    def waits_for_person(self) -> bool:
+        """Whether the next entry is a person's decision (the game then shows their view:
+        the rolls their own due links complete are told first)."""
+        author = self.match.next_author
+        if author is None:
+            return False
+        peer = self.match.peers[author]
+        if peer.log.status is not Status.PLAYING or not isinstance(self.seats[author], Human):
+            return False
+        self._new += self.narrator.catch_up(peer)
+        pending = self.game.pending
+        return isinstance(pending, Decision) and pending.player is author
+
+    def bot_to_decide(self) -> tuple[Bot, Game] | None:
+        """When the next entry is a bot's decision: the bot and its view of the game, a copy
+        it may think on anywhere (in a worker thread, say) while nothing else is written."""
+        match = self.match
+        author = match.next_author
+        if author is None:
+            return None
+        seat = self.seats[author]
+        if isinstance(seat, Human) or match.peers[author].log.status is not Status.PLAYING:
+            return None
+        view = match.view(author)
+        pending = view.pending
+        if isinstance(pending, Decision) and pending.player is author:
+            return seat, view
+        return None
+
+    def step(self, decision: str | None = None) -> list[Event]:
+        """Write the one next entry that no person decides: a bot's ``decision`` (notation,
+        thought on ``bot_to_decide()``'s view) when one is due, else links, FINAL or COSIGN.
+        ``advance`` is this in a loop, with the bots thinking in place.
+
+        Raises:
+            IllegalChoiceError: the log is closed, a person must decide, or ``decision``
+                is given when no bot's decision is due (or missing when one is).
+        """
+        match = self.match
+        if match.is_closed:
+            raise IllegalChoiceError("the game's log is closed: no entry to write")
+        if self.waits_for_person():
+            raise IllegalChoiceError("a person must decide before the next entry")
+        due = self.bot_to_decide() is not None
+        if due != (decision is not None):
+            wanted = "a bot's decision is due" if due else "no bot's decision is due"
+            raise IllegalChoiceError(f"{wanted}; got {decision!r}")
+        match.step(lambda view: decision or "")
+        return self._take()
+
+    def play(self, text: str) -> list[Event]:
+        """Play a person's choice written in notation; raises DbnetError and changes nothing
+        if it is malformed or illegal."""
+        player = self.human_to_decide()
+        if player is None or self.match.next_author is not player:
+            raise IllegalChoiceError(f"no decision is waiting for a person; {text!r} not played")
+        game = self.game
+        choice = read_choice(game, text)  # a legal choice, or why not and what is legal
+        notation = format_choice(game, choice)
+        self.match.step(lambda view: notation)
+        return self._take()
+
+    def resign(self, player: Player) -> Event:
+        """``player``, whose entry is due, resigns; FINAL and COSIGN follow."""
+        self.match.resign(player)
+        events = self._take()
+        self.advance()
+        return next(e for e in events if e.kind is EventKind.RESIGN)
+
+    def notation(self) -> list[str]:
+        """The game so far as notation lines (decisions and rolls), in order."""
+        return [e.notation for e in self.log if e.kind is not EventKind.TURN]
+
+    def transcript(self) -> list[str]:
+        """The log for people: numbered notation lines, attack dice also shown as faces."""
+        lines = []
+        n = 0
+        for e in self.log:
+            if e.kind is EventKind.TURN:
+                lines.append(f"      {e.words}")
+                continue
+            n += 1
+            who = e.player.name if e.player is not None else " "
+            faces = f"  {e.faces}" if e.faces else ""
+            lines.append(f"{n:4}. {who} {e.notation}{faces}")
+        return lines
+
+    def _bot_choice(self, view: Game) -> str:
+        pending = view.pending
+        assert isinstance(pending, Decision)
+        seat = self.seats[pending.player]
+        assert not isinstance(seat, Human), "advance stops when a person owes the decision"
+        return format_choice(view, seat.choose(view))
+
+    def _record(self, record: bytes) -> None:
+        """Every record, as both peers have accepted it: save it, then tell its events."""
+        if self._sink is not None:
+            self._sink(record)
+        if self._match is None:
+            return  # the OFFER and the ACCEPT tell nothing
+        log = self._match.log
+        entry = log.decoded[-1]
+        rolls = [r for r in log.rolls if r.index >= self.narrator.rolls_told]
+        self._new += self.narrator.entry(entry.kind, Player(entry.author), entry.body, rolls)
+
+    def _take(self) -> list[Event]:
+        events, self._new = self._new, []
+        return events

@@ -1,0 +1,216 @@
+"""The story of a game: what each entry did, told once for every front end.
+
+A ``Narrator`` follows a game's entries on its own copy of the game and turns them into
+``Event``\\ s whose ``notation`` is the line a scenario or replay would hold (``spawn
+lockjaw e1``, ``roll 3 5``) and whose ``words`` tell people what happened, attack dice
+shown as faces (``[2 3 - B]``). The console, the line interface and ``dbnet replay`` /
+``dbnet export`` all read these events."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from dbnet.engine import (
+    ChanceKind,
+    ChanceRequest,
+    Game,
+    GameSetup,
+    Player,
+    format_choice,
+    format_dice,
+    parse_choice,
+)
+from dbnet.engine.board import cell_name
+from dbnet.engine.game import dice_damage
+from dbnet.engine.notation import format_attack_dice
+from dbnet.errors import IllegalChoiceError
+from dbnet.match.render import dice_count, roller, special_target
+from dbnet.protocol import dice
+from dbnet.protocol.log import Roll
+from dbnet.protocol.peer import Peer
+from dbnet.text import printable
+from dbnet.wire.codec import EntryKind, PlayBody
+
+
+class EventKind(enum.Enum):
+    CHOICE = "choice"
+    ROLL = "roll"
+    RESIGN = "resign"
+    TURN = "turn"  # a conquest phase's result; not a notation line
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One thing that happened. ``notation`` is empty for TURN events; ``faces`` shows
+    attack or deathblow dice as faces (``[2 3 - B]``), empty otherwise. ``turn`` is the
+    game turn it happened in; ``dice`` the values of a roll."""
+
+    kind: EventKind
+    player: Player | None
+    notation: str
+    words: str
+    faces: str = ""
+    turn: int = 0
+    dice: tuple[int, ...] = ()
+
+    def __str__(self) -> str:
+        return self.words
+
+
+class Narrator:
+    """Follows a game's entries on its own copy of the game and tells what happened.
+
+    ``names`` label the players in CHOICE events (``A (you): spawn ...``). Rolls are
+    given as the log rolled them (``Roll``); a roll already told is skipped, so the
+    narrator may run ahead of the log with a player's view (``catch_up``).
+    """
+
+    def __init__(self, setup: GameSetup, names: tuple[str, str] = ("A", "B")) -> None:
+        self.game = Game(setup)
+        self.names = (printable(names[0]), printable(names[1]))  # the peer chose its own
+        self.rolls_told = 0
+        self.events: list[Event] = []
+        self.turn_starts: dict[int, Game] = {self.game.turn: self.game.copy()}
+        """The position at the start of each turn reached (before its initiative roll)."""
+
+    def entry(
+        self, kind: EntryKind, author: Player, body: object, rolls: Sequence[Roll]
+    ) -> list[Event]:
+        """The events of one entry: the rolls it completed before its decision, the
+        decision, the rolls after it; or a resignation."""
+        todo = [r for r in rolls if r.index >= self.rolls_told]
+        events: list[Event] = []
+        game = self.game
+        while todo and isinstance(game.pending, ChanceRequest):
+            events += self.roll(todo.pop(0))
+        if kind is EntryKind.RESIGN:
+            events += self.resign(author)
+        elif isinstance(body, PlayBody) and body.decision is not None:
+            events += self.decide(author, body.decision)
+        for roll in todo:
+            events += self.roll(roll)
+        return events
+
+    def decide(self, player: Player, notation: str) -> list[Event]:
+        game = self.game
+        choice = parse_choice(game, notation)
+        text = format_choice(game, choice)
+        turn, turns_done = game.turn, len(game.conquest_history)
+        game.apply(choice)
+        name = self.names[player]
+        who = player.name if name == player.name else f"{player.name} ({name})"
+        event = Event(EventKind.CHOICE, player, text, f"{who}: {text}", turn=turn)
+        return self._record([event], turns_done)
+
+    def roll(self, roll: Roll) -> list[Event]:
+        game = self.game
+        if roll.index != self.rolls_told:
+            raise IllegalChoiceError(f"roll {roll.index} told out of order")
+        request = game.pending
+        if not isinstance(request, ChanceRequest):
+            raise IllegalChoiceError(f"roll {roll.index} while the game waits for a decision")
+        values = roll.dice
+        words = describe_roll(game, request, values)
+        turn, turns_done = game.turn, len(game.conquest_history)
+        game.roll(values)
+        self.rolls_told += 1
+        if request.kind is ChanceKind.INITIATIVE:
+            words += initiative_outcome(game)
+        plain = request.kind is ChanceKind.INITIATIVE or request.kind is ChanceKind.WAIL
+        faces = "" if plain else format_attack_dice(values)
+        event = Event(EventKind.ROLL, None, format_dice(values), words, faces, turn, values)
+        return self._record([event], turns_done)
+
+    def resign(self, player: Player) -> list[Event]:
+        turn = self.game.turn
+        self.game.resign(player)
+        event = Event(EventKind.RESIGN, player, "resign", f"{player.name} resigns.", turn=turn)
+        self.events.append(event)
+        return [event]
+
+    def catch_up(self, peer: Peer) -> list[Event]:
+        """Roll what ``peer`` already knows: the rolls its own next links complete (its
+        ``view``), so that the narrator's game is that view."""
+        log = peer.log
+        events: list[Event] = []
+        while isinstance(self.game.pending, ChanceRequest):
+            k = self.rolls_told
+            links: list[bytes] = []
+            for player in (Player.A, Player.B):
+                if len(log.links[player]) > k:
+                    links.append(log.links[player][k])
+                elif player is peer.me and len(log.links[player]) == k:
+                    links.append(peer.chain.reveal(k))
+            if len(links) < 2:
+                break
+            pending = self.game.pending
+            values = dice.roll_dice(log.game_id, k, links[0], links[1], pending.count)
+            events += self.roll(Roll(k, pending.kind.value, values))
+        return events
+
+    def _record(self, events: list[Event], turns_done: int) -> list[Event]:
+        game = self.game
+        for turn, (a, b) in enumerate(game.conquest_history[turns_done:], start=turns_done + 1):
+            events.append(
+                Event(EventKind.TURN, None, "", _turn_result(game, turn, a, b), turn=turn)
+            )
+        if game.turn not in self.turn_starts and not game.is_over:
+            self.turn_starts[game.turn] = game.copy()
+        self.events += events
+        return events
+
+
+# --- words ---------------------------------------------------------------------------------
+
+
+def describe_roll(game: Game, request: ChanceRequest, values: Sequence[int]) -> str:
+    """A roll in words, attack dice as faces: ``A rolls 3 attack dice in c3: [2 - B] = 2``."""
+    if request.kind is ChanceKind.INITIATIVE:
+        rolls = ", ".join(f"{p.name} {v}" for p, v in zip(request.players, values, strict=True))
+        return f"Initiative: {rolls}."
+    damage = dice_damage(values)
+    owner = request.owner.name if request.owner is not None else "?"
+    faces = format_attack_dice(values)
+    if request.kind is ChanceKind.WAIL:
+        total = sum(values)
+        return (
+            f"{roller(game)} wails: {values[0]} + {values[1]} = {total}; every creature of "
+            f"spawn cost {total} is banished."
+        )
+    if request.kind is ChanceKind.SPECIAL:
+        return (
+            f"{roller(game)} makes a special attack{special_target(game)}: {faces} = {damage} "
+            "damage (blades miss)."
+        )
+    if request.kind is ChanceKind.REROLL:
+        return f"{owner} rerolls {dice_count(len(values))} (Fortunate): {faces}."
+    cell = cell_name(game.combat.cell) if game.combat is not None else "?"
+    what = "attack" if request.kind is ChanceKind.ATTACK else "deathblow"
+    dice = dice_count(len(values), f"{what} ")
+    return f"{owner} rolls {dice} in {cell}: {faces} = {damage} damage."
+
+
+def initiative_outcome(game: Game) -> str:
+    """After an initiative roll: a reroll, or who goes first and whether spawning is skipped."""
+    pending = game.pending
+    if isinstance(pending, ChanceRequest) and pending.kind is ChanceKind.INITIATIVE:
+        return " Reroll (700.1, 800)."
+    if game.is_over:
+        return ""
+    skip = " A 1 was rolled: both spawn phases are skipped (800.1)." if game.skip_spawn else ""
+    return f" {game.first.name} goes first.{skip}"
+
+
+def _turn_result(game: Game, turn: int, a: int, b: int) -> str:
+    if a == b:
+        outcome = "a tie, nobody wins the turn (803.3)"
+    else:
+        outcome = f"{'A' if a > b else 'B'} wins the turn"
+    to_win = game.setup.options.turns_to_win
+    wa, wb = game.turns_won
+    return (
+        f"End of turn {turn}: A {a}, B {b} conquest points; {outcome}. "
+        f"Victory: A {wa}/{to_win}, B {wb}/{to_win}."
+    )

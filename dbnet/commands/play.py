@@ -30,7 +30,6 @@ or an internal error stopped the full screen; 2 for bad arguments or files;
 from __future__ import annotations
 
 import argparse
-import random
 import sys
 import textwrap
 from collections.abc import Callable
@@ -41,8 +40,8 @@ from typing import IO
 from dbnet.bots import BOT_NAMES, make_bot
 from dbnet.engine import Player, find_minis
 from dbnet.errors import DbnetError, InvalidChoiceError
-from dbnet.match.keys import MatchKeys, replay_header
-from dbnet.match.local import Human, LocalGame, load_setup
+from dbnet.match.keys import bot_random, local_keys
+from dbnet.match.local import Human, LocalGame, bot_seats, load_setup, seats_with
 from dbnet.match.render import (
     WIDTH,
     choice_lines,
@@ -52,9 +51,8 @@ from dbnet.match.render import (
     render_position,
     render_score_by_turn,
 )
-from dbnet.protocol.identity import Identity
 from dbnet.replay.file import ReplayWriter
-from dbnet.replay.paths import default_replay_path, now_utc, start_replay
+from dbnet.replay.saved import resume_play_command, resume_saved, start_saved
 
 EXIT_DONE = 0
 EXIT_EOF = 1
@@ -106,6 +104,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=Path,
         metavar="PATH",
         help="save the replay here (a new file; default: <config dir>/replays/...)",
+    )
+    parser.add_argument(
+        "--resume",
+        type=Path,
+        metavar="FILE",
+        help="go on with an unfinished game from its replay file (one of yours; a --seed "
+        "game with the same --seed and --side); the bot is --bot",
     )
     interface = parser.add_mutually_exclusive_group()
     interface.add_argument(
@@ -176,20 +181,21 @@ def wants_full_screen(
 
 
 def run(args: argparse.Namespace) -> int:
+    _check_resume(args)
     if wants_full_screen(args, sys.stdin, sys.stdout):
         # prompt-toolkit only when the full screen is wanted
         from dbnet.console import run_local
         from dbnet.console.session import DEFAULT_BOT_DELAY
 
         side = Player[args.side]
-        setup = load_setup(args.warband, args.opponent, side)
         return run_local(
-            setup,
+            None if args.resume else load_setup(args.warband, args.opponent, side),
             bot=args.bot,
             side=side,
             seed=args.seed,
             hotseat=args.hotseat,
             replay=args.replay,
+            resume=args.resume,
             bot_delay=DEFAULT_BOT_DELAY if args.bot_delay is None else args.bot_delay,
         )
     session: Session | None = None
@@ -197,11 +203,34 @@ def run(args: argparse.Namespace) -> int:
         session = Session.start(args, _read_line, _write)
         return session.loop()
     except KeyboardInterrupt:
-        _write("\ninterrupted: game abandoned")
+        _write("\ninterrupted: game adjourned")
+        if session is not None and not session.local.is_closed:
+            _write(f"Go on with it: {session.resume_command()}")
         return EXIT_INTERRUPTED
     finally:
         if session is not None:
             session.replay.close()
+
+
+def _check_resume(args: argparse.Namespace) -> None:
+    """``--resume`` takes the game from its file: options that make a new game are refused."""
+    if args.resume is None:
+        return
+    given = [
+        option
+        for option, value in (
+            ("--warband", args.warband),
+            ("--opponent", args.opponent),
+            ("--replay", args.replay),
+            ("--hotseat", args.hotseat),
+        )
+        if value
+    ]
+    if given:
+        raise InvalidChoiceError(
+            f"--resume goes on with the game in its file, which fixes the warbands, the seats "
+            f"and where it is saved: drop {', '.join(given)}"
+        )
 
 
 def _read_line(prompt: str) -> str:
@@ -221,6 +250,7 @@ class Session:
     read_line: Callable[[str], str]
     write: Callable[[str], None]
     replay: ReplayWriter
+    seed: int | None = None
 
     @classmethod
     def start(
@@ -229,27 +259,25 @@ class Session:
         read_line: Callable[[str], str],
         write: Callable[[str], None],
     ) -> Session:
-        me = Player[args.side]
-        setup = load_setup(args.warband, args.opponent, me)
-        if args.seed is None:
-            # the person signs with their own identity key; the bot's is made for the game
-            own = Identity.load_or_create()
-            keys = MatchKeys.fresh((own, None) if me is Player.A else (None, own))
-            bot_rng = random.Random()
+        side = Player[args.side]
+        if args.resume is not None:
+            make_seats = seats_with(make_bot(args.bot, bot_random(args.seed)))
+            saved = resume_saved(args.resume, make_seats, seed=args.seed, seat=side)
+            if all(isinstance(seat, Human) for seat in saved.local.seats):
+                saved.writer.close()
+                raise InvalidChoiceError(
+                    f"{args.resume} is a hotseat game: it resumes full screen (drop --plain)"
+                )
         else:
-            keys = MatchKeys.from_seed(f"dbnet-play:{args.seed}".encode())
-            bot_rng = random.Random(f"dbnet-play-bot:{args.seed}")
-        bot = make_bot(args.bot, bot_rng)
-        seats = (Human(), bot) if me is Player.A else (bot, Human())
-        created = now_utc()
-        path = args.replay or default_replay_path(keys.game_id(setup), created)
-        replay = start_replay(path, replay_header(keys, setup, created))
-        try:
-            local = LocalGame(setup, seats, keys, on_record=replay.append)
-        except BaseException:
-            replay.close()
-            raise
-        session = cls(local, me, read_line, write, replay)
+            keys, bot_rng = local_keys(args.seed, side)
+            setup = load_setup(args.warband, args.opponent, side)
+            seats = bot_seats(side, make_bot(args.bot, bot_rng))
+            saved = start_saved(setup, seats, keys, args.replay)
+        local, replay, path = saved.local, saved.writer, saved.path
+        me = next(p for p in (Player.A, Player.B) if isinstance(local.seats[p], Human))
+        bot = local.seats[me.other]
+        setup = local.narrator.game.setup
+        session = cls(local, me, read_line, write, replay, args.seed)
         mine, theirs = setup.warbands[me], setup.warbands[me.other]
         write(
             f"You are {me.name} ({mine.name!r}, portal "
@@ -285,7 +313,8 @@ class Session:
             try:
                 line = self.read_line(f"{self.me.name}> ").strip()
             except EOFError:
-                self.write("\ninput ended before the game was over: game abandoned")
+                self.write("\ninput ended before the game was over: game adjourned")
+                self.write(f"Go on with it: {self.resume_command()}")
                 return EXIT_EOF
             word, _, rest = line.partition(" ")
             command = word.lower()
@@ -306,7 +335,8 @@ class Session:
                 self._finish()
                 return EXIT_DONE
             elif command == "quit":
-                self.write("quit: game abandoned")
+                self.write("quit: game adjourned")
+                self.write(f"Go on with it: {self.resume_command()}")
                 return EXIT_DONE
             else:
                 try:
@@ -317,6 +347,10 @@ class Session:
                 for event in events[1:]:  # the person's own choice needs no echo
                     self.write(str(event))
                 return None
+
+    def resume_command(self) -> str:
+        """The command that goes on with this game later."""
+        return resume_play_command(self.replay.path, self.seed)
 
     def _help(self) -> None:
         text = pending_help(self.local.game)  # the step's rules, its abilities in words

@@ -792,6 +792,7 @@ def run_local(
     hotseat: bool = False,
     bot_delay: float = DEFAULT_BOT_DELAY,
     replay: Path | None = None,
+    resume: Path | None = None,
 ) -> int:
     """Play a local game full screen: a person in ``side``'s seat against ``bot``, or two
     people at this keyboard (``hotseat``; ``side`` and ``bot`` are then unused).
@@ -799,12 +800,18 @@ def run_local(
     ``setup`` defaults to the standard map and the shipped warbands (the first in
     ``side``'s seat). ``seed`` makes the keys, dice and bot repeatable. The game is saved
     as it is played at ``replay`` (a new file), by default in ``<config dir>/replays/``;
-    where it went is printed on exit. Returns the exit code: 0 when the game ended or the
-    person quit, 1 after an internal error (reported on stderr), 130 on Ctrl-C.
+    where it went is printed on exit. With ``resume`` (a replay file), the unfinished game
+    saved there goes on instead (``setup``, ``hotseat`` and ``replay`` are then unused;
+    ``side`` only says the person's seat in a ``seed`` game). Returns the exit code: 0
+    when the game ended or the person quit, 1 after an internal error (reported on
+    stderr), 130 on Ctrl-C.
 
     Raises:
-        DbnetError: the replay file cannot be created (before the screen opens).
+        DbnetError: the replay file cannot be created or resumed (before the screen opens).
     """
+    if resume is not None:
+        session = LocalSession.resume(resume, bot=bot, seed=seed, side=side, bot_delay=bot_delay)
+        return run_session(session)
     if setup is None:
         setup = default_setup(side)
     if hotseat:

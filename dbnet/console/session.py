@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import enum
-import random
 import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -33,12 +32,11 @@ from typing import Protocol
 from dbnet.bots import Bot, make_bot
 from dbnet.engine import Choice, Decision, Game, GameSetup, Player, format_choice, read_choice
 from dbnet.errors import IllegalChoiceError
-from dbnet.match.keys import MatchKeys, replay_header
-from dbnet.match.local import Human, LocalGame, Seat
+from dbnet.match.keys import bot_random, local_keys
+from dbnet.match.local import HOTSEAT, Human, LocalGame, Seat, bot_seats, seats_with
 from dbnet.match.story import Event, EventKind
-from dbnet.protocol.identity import Identity
 from dbnet.replay.file import ReplayWriter
-from dbnet.replay.paths import default_replay_path, now_utc, start_replay
+from dbnet.replay.saved import SavedGame, resume_play_command, resume_saved, start_saved
 from dbnet.text import printable
 
 DEFAULT_BOT_DELAY = 0.35  # seconds between a bot's steps, so people can follow them
@@ -181,32 +179,6 @@ class LocalSession:
         self._sync()
 
     @classmethod
-    def start(
-        cls,
-        setup: GameSetup,
-        seats: tuple[Seat, Seat],
-        keys: MatchKeys,
-        *,
-        replay: Path | None = None,
-        bot_delay: float = DEFAULT_BOT_DELAY,
-    ) -> LocalSession:
-        """A new game saved as it is played, at ``replay`` (a new file) or by default at
-        ``<config dir>/replays/YYYYMMDD-HHMMSS-<game id>.dbnr``.
-
-        Raises:
-            ReplayError: the file exists already or cannot be written.
-        """
-        created = now_utc()
-        path = replay if replay is not None else default_replay_path(keys.game_id(setup), created)
-        writer = start_replay(path, replay_header(keys, setup, created))
-        try:
-            local = LocalGame(setup, seats, keys, on_record=writer.append)
-        except BaseException:
-            writer.close()
-            raise
-        return cls(local, replay=writer, bot_delay=bot_delay)
-
-    @classmethod
     def against_bot(
         cls,
         setup: GameSetup,
@@ -220,24 +192,52 @@ class LocalSession:
         """A person in ``side``'s seat against the bot called ``bot``.
 
         As in ``dbnet play --plain``: the person signs with their identity key (the bot
-        with a key made for the game); with a ``seed``, both keys, the dice chains and the
-        bot's choices come from the seed instead, the same seed giving the same game in
-        both interfaces.
+        with a key derived from it for the game); with a ``seed``, both keys, the dice
+        chains and the bot's choices come from the seed instead, the same seed giving the
+        same game in both interfaces.
+
+        Raises:
+            ReplayError: the replay file exists already or cannot be written.
         """
-        keys, bot_rng = _keys(seed, side)
-        opponent = make_bot(bot, bot_rng)
-        seats: tuple[Seat, Seat] = (Human(), opponent) if side is Player.A else (opponent, Human())
-        return cls.start(setup, seats, keys, replay=replay, bot_delay=bot_delay)
+        keys, bot_rng = local_keys(seed, side)
+        seats = bot_seats(side, make_bot(bot, bot_rng))
+        return cls.saved(start_saved(setup, seats, keys, replay), bot_delay=bot_delay)
 
     @classmethod
     def hotseat_game(
         cls, setup: GameSetup, *, seed: int | None = None, replay: Path | None = None
     ) -> LocalSession:
-        """Two people taking turns at one keyboard. Both seats sign with keys made for the
-        game (nobody's identity key: two people share the keyboard)."""
-        keys = MatchKeys.fresh() if seed is None else _keys(seed, Player.A)[0]
-        seats = (Human("player A"), Human("player B"))
-        return cls.start(setup, seats, keys, replay=replay, bot_delay=0.0)
+        """Two people taking turns at one keyboard. Both seats sign with keys derived for
+        the game (nobody's identity key: two people share the keyboard)."""
+        keys, _ = local_keys(seed, None)
+        return cls.saved(start_saved(setup, HOTSEAT, keys, replay), bot_delay=0.0)
+
+    @classmethod
+    def resume(
+        cls,
+        path: Path,
+        *,
+        bot: str = "greedy",
+        seed: int | None = None,
+        side: Player | None = Player.A,
+        bot_delay: float = DEFAULT_BOT_DELAY,
+    ) -> LocalSession:
+        """The local game saved at ``path``, resumed (``replay.saved.resume_saved``): the
+        person's seat is found from the keys (given by ``side`` for a ``seed`` game, None
+        for hotseat), the other seat is the bot called ``bot``.
+
+        Raises:
+            ReplayError: the file cannot be resumed.
+        """
+        seats = seats_with(make_bot(bot, bot_random(seed)))
+        saved = resume_saved(path, seats, seed=seed, seat=side)
+        hotseat = all(isinstance(seat, Human) for seat in saved.local.seats)
+        return cls.saved(saved, bot_delay=0.0 if hotseat else bot_delay)
+
+    @classmethod
+    def saved(cls, saved: SavedGame, *, bot_delay: float = DEFAULT_BOT_DELAY) -> LocalSession:
+        """The session of a game saved to its replay file as it is played."""
+        return cls(saved.local, replay=saved.writer, bot_delay=bot_delay)
 
     # --- the Session interface -----------------------------------------------
 
@@ -349,16 +349,20 @@ class LocalSession:
 
     @property
     def resumable(self) -> bool:
-        return False  # a local game's replay is kept, but dbnet resume is for network games
+        return not self.local.is_closed
 
     def farewell(self) -> list[str]:
         path = self.replay_path
         if path is None:
             return []
-        state = "complete" if self.local.is_closed else "unfinished"
+        if self.local.is_closed:
+            return [
+                f"Replay saved (complete): {path}",
+                f"Check it: dbnet verify {shlex.quote(str(path))}",
+            ]
         return [
-            f"Replay saved ({state}): {path}",
-            f"Check it: dbnet verify {shlex.quote(str(path))}",
+            f"Replay saved (unfinished): {path}",
+            f"Go on with it: {resume_play_command(path)}",
         ]
 
     # --- the record -------------------------------------------------------------
@@ -408,13 +412,3 @@ def _think(bot: Bot, view: Game) -> str:
     pending = view.pending
     assert isinstance(pending, Decision)
     return format_choice(view, bot.choose(view))
-
-
-def _keys(seed: int | None, person: Player) -> tuple[MatchKeys, random.Random]:
-    """Keys and the bot's randomness, derived the way ``dbnet play --plain`` derives them."""
-    if seed is None:
-        own = Identity.load_or_create()
-        keys = MatchKeys.fresh((own, None) if person is Player.A else (None, own))
-        return keys, random.Random()
-    keys = MatchKeys.from_seed(f"dbnet-play:{seed}".encode())
-    return keys, random.Random(f"dbnet-play-bot:{seed}")

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
 from dbnet.bots import Bot
 from dbnet.bots.match import MatchResult
@@ -30,8 +31,10 @@ from dbnet.errors import IllegalChoiceError
 from dbnet.match.keys import MatchKeys
 from dbnet.match.peers import LocalMatch, RecordSink
 from dbnet.match.story import Event, EventKind, Narrator
+from dbnet.protocol.errors import LocalProtocolError
+from dbnet.protocol.identity import Identity
 from dbnet.protocol.log import GameLog, Status
-from dbnet.wire.codec import PlayBody
+from dbnet.wire.codec import OfferBody, PlayBody
 
 
 def load_setup(warband: Path | None, opponent: Path | None, side: Player) -> GameSetup:
@@ -61,7 +64,7 @@ class Match(LocalMatch):
         super().__init__(
             setup,
             keys.identities,
-            secrets=keys.secrets,
+            secrets=keys.chain_secrets(setup),
             nonce=keys.nonce,
             joiner_nonce=keys.joiner_nonce,
             chain_length=chain_length,
@@ -116,6 +119,24 @@ class Human:
 
 Seat = Bot | Human
 
+HOTSEAT: Final = (Human("player A"), Human("player B"))
+"""Two people taking turns at one keyboard."""
+
+
+def bot_seats(person: Player, bot: Bot) -> tuple[Seat, Seat]:
+    """A person in ``person``'s seat and ``bot`` in the other."""
+    return (Human(), bot) if person is Player.A else (bot, Human())
+
+
+def seats_with(bot: Bot) -> Callable[[Player | None], tuple[Seat, Seat]]:
+    """The seats of a resumed game given the person's seat: ``bot`` in the other one, or
+    two people when the person's seat is None (a hotseat game)."""
+
+    def seats(person: Player | None) -> tuple[Seat, Seat]:
+        return HOTSEAT if person is None else bot_seats(person, bot)
+
+    return seats
+
 
 def seat_name(seat: Seat) -> str:
     return seat.name
@@ -130,6 +151,8 @@ class LocalGame:
     ``on_record`` receives every record as it is written (to save the replay).
     """
 
+    _match: Match | None
+
     def __init__(
         self,
         setup: GameSetup,
@@ -139,13 +162,58 @@ class LocalGame:
         chain_length: int | None = None,
         on_record: RecordSink | None = None,
     ) -> None:
+        """A new game. Without ``keys``, keys made for this game alone (nobody can resume
+        it)."""
+        if keys is None:
+            keys = MatchKeys.for_owner(Identity.generate(), None)
+        self._begin(setup, seats, keys, on_record)
+        self._match = Match(setup, keys, chain_length=chain_length, on_record=self._record)
+
+    @classmethod
+    def resume(
+        cls,
+        seats: tuple[Seat, Seat],
+        keys: MatchKeys,
+        records: list[bytes],
+        *,
+        on_record: RecordSink | None = None,
+    ) -> LocalGame:
+        """The game of a replay's ``records``, to go on with: every record is checked and
+        its story told again (``log``); ``on_record`` receives only what is written from
+        here.
+
+        Raises:
+            DbnetError: a record is invalid, or ``keys`` did not make this game.
+        """
+        if not records:
+            raise LocalProtocolError("the replay holds no entries: there is no game to resume")
+        told = GameLog.start(records[0])
+        offer = told.decoded[0].body
+        assert isinstance(offer, OfferBody)
+        game = cls.__new__(cls)
+        game._begin(offer.setup, seats, keys, on_record)
+        for record in records[1:]:
+            before = len(told.rolls)
+            entry = told.append(record)
+            author = Player(entry.author)
+            game._new += game.narrator.entry(entry.kind, author, entry.body, told.rolls[before:])
+        secrets = keys.chain_secrets(offer.setup)
+        game._match = Match.restore(keys.identities, secrets, records, on_record=game._record)
+        return game
+
+    def _begin(
+        self,
+        setup: GameSetup,
+        seats: tuple[Seat, Seat],
+        keys: MatchKeys,
+        on_record: RecordSink | None,
+    ) -> None:
         self.seats = seats
-        self.keys = keys if keys is not None else MatchKeys.fresh()
+        self.keys = keys
         self.narrator = Narrator(setup, (seat_name(seats[0]), seat_name(seats[1])))
         self._sink = on_record
         self._new: list[Event] = []
-        self._match: Match | None = None
-        self._match = Match(setup, self.keys, chain_length=chain_length, on_record=self._record)
+        self._match = None
 
     @property
     def match(self) -> Match:

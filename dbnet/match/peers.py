@@ -4,12 +4,13 @@ through the same signed log as network games, so every game leaves a verifiable 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Self
 
 from dbnet.engine import ChanceRequest, Decision, Game, GameSetup, Player
 from dbnet.protocol import dice
 from dbnet.protocol.errors import LocalProtocolError
 from dbnet.protocol.identity import Identity
-from dbnet.protocol.log import Status
+from dbnet.protocol.log import GameLog, Status
 from dbnet.protocol.peer import Peer
 
 Chooser = Callable[[Game], str]
@@ -53,6 +54,41 @@ class LocalMatch:
         if on_record is not None:
             on_record(offer)
             on_record(accept)
+
+    @classmethod
+    def restore(
+        cls,
+        identities: tuple[Identity, Identity],
+        secrets: tuple[bytes, bytes],
+        records: list[bytes],
+        *,
+        on_record: RecordSink | None = None,
+    ) -> Self:
+        """The match of a replay's ``records`` (its OFFER first), to go on with: each peer
+        checks every record again, and ``on_record`` gets only what is written from here
+        (an ACCEPT that never made it to the file first).
+
+        Raises:
+            DbnetError: a record is invalid, or the identities and secrets are not the
+                ones the game was started with.
+        """
+        if not records:
+            raise LocalProtocolError("the replay holds no entries: there is no game to resume")
+        match = cls.__new__(cls)
+        logs = (GameLog.start(records[0]), GameLog.start(records[0]))
+        for record in records[1:]:
+            for log in logs:
+                log.append(record)
+        a = Peer.restore(identities[0], logs[0], secrets[0])
+        match.records = list(records)
+        match._on_record = on_record
+        if len(records) == 1:  # the file ends before B's ACCEPT: B accepts now
+            b, accept = Peer.accept(identities[1], records[0], secret=secrets[1])
+            match.peers = (a, b)
+            match._deliver(Player.B, accept)
+        else:
+            match.peers = (a, Peer.restore(identities[1], logs[1], secrets[1]))
+        return match
 
     @property
     def next_author(self) -> Player | None:

@@ -129,6 +129,28 @@ class Peer:
         peer = cls(identity, Player.B, log, chain)
         return peer, peer._write_play(None, accept=True)
 
+    @classmethod
+    def restore(cls, identity: Identity, log: GameLog, secret: bytes) -> Peer:
+        """The peer of ``identity`` in the game of ``log`` (its entries so far, checked),
+        to go on with: its chain is made again from ``secret``.
+
+        Raises:
+            LocalProtocolError: the identity is neither player of the game, or its chain
+                from ``secret`` does not match the anchor it committed to.
+        """
+        if identity.public_key not in log.keys:
+            raise LocalProtocolError("this identity is neither player of the game in the replay")
+        me = Player(log.keys.index(identity.public_key))
+        chain = dice.Chain.create(
+            secret, dice.chain_salt(log.game_id, identity.public_key), log.chain_length
+        )
+        if me < len(log.anchors) and log.anchors[me] != chain.anchor(0):
+            raise LocalProtocolError(
+                f"{me.name}'s chain does not match the anchor it committed to: these are not "
+                "the keys the game was started with"
+            )
+        return cls(identity, me, log, chain)
+
     # --- the game ---------------------------------------------------------------------
 
     @property

@@ -150,17 +150,8 @@ class RemoteGame:
             return game
         for record in records[1:]:
             log.append(record)
-        chain = dice.Chain.create(
-            chain_secret(identity, log.game_id),
-            dice.chain_salt(log.game_id, identity.public_key),
-            log.chain_length,
-        )
-        if me < len(log.anchors) and log.anchors[me] != chain.anchor(0):
-            raise LocalProtocolError(
-                "this identity's chain does not match the game's anchor: the game was not "
-                "started with this identity's derived chain secret"
-            )
-        return cls(Peer(identity, me, log, chain), list(records), save)
+        peer = Peer.restore(identity, log, chain_secret(identity, log.game_id))
+        return cls(peer, list(records), save)
 
     # --- state -------------------------------------------------------------------------
 

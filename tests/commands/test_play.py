@@ -30,7 +30,9 @@ def replay_path(out: str) -> Path:
 
 
 def without_replay_lines(out: str) -> str:
-    return "\n".join(line for line in out.splitlines() if not line.startswith("Replay"))
+    return "\n".join(
+        line for line in out.splitlines() if not line.startswith(("Replay", "Go on with it"))
+    )
 
 
 def run_play(tmp_path: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
@@ -69,7 +71,7 @@ def test_illegal_entry_is_explained_and_the_game_goes_on(tmp_path: Path) -> None
     term.send("quit")
     code, rest, err = term.finish()
     assert code == 0
-    assert "game abandoned" in rest
+    assert "game adjourned" in rest
     assert err == ""
 
 
@@ -104,7 +106,7 @@ def test_resign_ends_the_game_with_the_bot_winning(tmp_path: Path) -> None:
 def test_end_of_input_ends_cleanly(tmp_path: Path) -> None:
     result = run_play(tmp_path, "--seed", "1", stdin="")
     assert result.returncode == 1
-    assert "game abandoned" in result.stdout
+    assert "game adjourned" in result.stdout
     assert result.stderr == ""
 
 
@@ -266,3 +268,77 @@ def test_without_a_seed_the_person_signs_with_their_identity(tmp_path: Path) -> 
     other = load_replay(replay_path(again.stdout))
     assert other.header.keys[1] == mine.public_key
     assert other.header.game_id != load_replay(path).header.game_id  # fresh nonce and secrets
+
+
+RESUME_LINE = re.compile(r"^Go on with it: (.+)$", re.MULTILINE)
+
+
+def play_listed_choices(term: Terminal, rng: random.Random, limit: int) -> int:
+    """Answer up to ``limit`` prompts with listed choices; how many were answered."""
+    answers = 0
+    while answers < limit:
+        text, prompted = term.read()
+        if not prompted:
+            break
+        assert "not played" not in text, "a listed choice was refused"
+        term.send(rng.choice(listed_choices(text)))
+        answers += 1
+    return answers
+
+
+def test_a_quit_game_resumes_from_its_replay_and_ends_complete(tmp_path: Path) -> None:
+    """Without --seed, the game is the person's (their identity, a bot key derived from
+    it): quitting prints the command that goes on; that command finds the seats and the
+    chains again from the replay alone, tells the game so far, and plays it to the end in
+    the same file, which then verifies complete (every record of the first part kept)."""
+    rng = random.Random(5)
+    term = Terminal("--side", "B", cwd=tmp_path)
+    assert play_listed_choices(term, rng, 6) == 6
+    term.read()
+    term.send("quit")
+    code, rest, err = term.finish()
+    out = "".join(term.transcript) + rest
+    assert (code, err) == (0, "")
+    path = replay_path(out)
+    hint = RESUME_LINE.search(out)
+    assert hint, out[-500:]
+    home = tmp_path / "dbnet-home"
+    assert hint.group(1) == f"DBNET_HOME={home} dbnet play --resume {path}"
+    first_part = load_replay(path).records
+    assert verify_replay(path.read_bytes(), where=str(path)).status is VerdictStatus.UNFINISHED
+
+    term = Terminal("--resume", str(path), "--bot", "random", cwd=tmp_path)
+    first, prompted = term.read()
+    assert prompted
+    assert "You are B (" in first
+    assert "against the random bot as A" in first
+    assert "Initiative: " in first  # the story so far is told again
+    term.send(rng.choice(listed_choices(first)))
+    play_listed_choices(term, rng, 2000)
+    code, rest, err = term.finish()
+    assert code == 0, err
+    verdict = verify_replay(path.read_bytes(), where=str(path))
+    assert verdict.status is VerdictStatus.COMPLETE, verdict.summary()
+    assert load_replay(path).records[: len(first_part)] == first_part
+
+
+def test_resume_refusals_are_one_line_and_change_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "seeded.dbnr"
+    assert run_play(tmp_path, "--seed", "3", "--replay", str(path), stdin="quit\n").returncode == 0
+    before = path.read_bytes()
+    cases = [
+        (("--resume", str(path)), "dbnet play: " + str(path) + ": cannot resume here: "),
+        (("--resume", str(path), "--seed", "4"), f"dbnet play: {path}: this game was not"),
+        (("--resume", str(path), "--warband", "x.toml"), "dbnet play: --resume goes on"),
+        (("--resume", str(tmp_path / "missing.dbnr")), "dbnet play: "),
+    ]
+    for args, start in cases:
+        result = run_play(tmp_path, "--plain", *args, stdin="quit\n")
+        assert result.returncode == 2, result
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1, lines
+        assert lines[0].startswith(start), lines
+        assert path.read_bytes() == before
+    again = run_play(tmp_path, "--plain", "--resume", str(path), "--seed", "3", stdin="quit\n")
+    assert again.returncode == 0, again.stderr
+    assert f"Go on with it: dbnet play --resume {path} --seed 3" in again.stdout

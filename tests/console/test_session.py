@@ -260,3 +260,47 @@ def test_bots_think_off_the_screen_thread() -> None:
     assert ticks == 20
     assert threading.get_ident() not in slow.threads
     session.close()
+
+
+def test_a_hotseat_game_left_mid_game_resumes_with_both_seats(dbnet_home: Path) -> None:
+    """Hotseat without a seed: both seats sign with keys derived from the machine owner's
+    identity, so the owner resumes the game from its replay; the session says how, then
+    the resumed game (both seats people again) is played to a complete replay."""
+    session = LocalSession.hotseat_game(default_setup())
+    asyncio.run(session.advance(lambda: None))
+    session.submit("done")
+    path = session.replay_path
+    assert path is not None
+    assert session.resumable
+    session.close()
+    assert session.farewell() == [
+        f"Replay saved (unfinished): {path}",
+        f"Go on with it: DBNET_HOME={dbnet_home} dbnet play --resume {path}",
+    ]
+    told = [line.words for line in session.log if line.kind is not LogKind.NOTE]
+    resumed = LocalSession.resume(path, bot="random")
+    assert resumed.hotseat
+    assert [line.words for line in resumed.log if line.kind is not LogKind.NOTE] == told
+    assert asyncio.run(play_out(resumed, 8)) > 10
+    resumed.close()
+    assert not resumed.resumable
+    verdict = verdict_of(path)
+    assert verdict.status is VerdictStatus.COMPLETE, verdict.summary()
+
+
+def test_a_bot_game_resumes_with_the_person_in_their_seat(dbnet_home: Path) -> None:
+    session = LocalSession.against_bot(default_setup(Player.B), side=Player.B, bot_delay=0)
+    asyncio.run(session.advance(lambda: None))
+    session.submit("done")
+    path = session.replay_path
+    assert path is not None
+    session.close()
+    resumed = LocalSession.resume(path, bot="random", side=Player.A, bot_delay=0)
+    assert resumed.is_local(Player.B)  # the keys say the person's seat; --side is for seeds
+    assert not resumed.is_local(Player.A)
+    assert resumed.seat_label(Player.A) == "random bot"
+    asyncio.run(play_out(resumed, 9))
+    resumed.close()
+    assert verdict_of(path).status is VerdictStatus.COMPLETE
+    with pytest.raises(ReplayError, match="closed already"):
+        LocalSession.resume(path)

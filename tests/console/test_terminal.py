@@ -171,7 +171,7 @@ def test_plain_keeps_the_line_interface_in_a_terminal(tmux: Tmux, tmp_path: Path
     tmux.type("quit")
     tmux.keys("Enter")
     tmux.wait_for("EXIT=0")
-    assert "quit: game abandoned" in tmux.text()
+    assert "quit: game adjourned" in tmux.text()
     assert path.exists()
 
 

@@ -24,6 +24,7 @@ from dbnet.errors import DbnetError, IllegalChoiceError
 from dbnet.match.keys import MatchKeys, replay_header
 from dbnet.match.local import Human, LocalGame
 from dbnet.match.story import EventKind
+from dbnet.protocol.identity import Identity
 from dbnet.protocol.log import Status
 from dbnet.replay.file import ReplayWriter
 from dbnet.replay.paths import now_utc
@@ -164,11 +165,12 @@ def test_keys_come_from_the_seed_or_from_the_system(setup: GameSetup) -> None:
     assert keys(1).game_id(setup) == keys(1).game_id(setup)
     assert keys(1).secrets == keys(1).secrets
     assert keys(1).game_id(setup) != keys(2).game_id(setup)
-    fresh = [MatchKeys.fresh(), MatchKeys.fresh()]
-    assert fresh[0].secrets != fresh[1].secrets
+    owner = Identity.generate()
+    fresh = [MatchKeys.for_owner(owner, None), MatchKeys.for_owner(owner, None)]
+    assert fresh[0].chain_secrets(setup) != fresh[1].chain_secrets(setup)
     assert fresh[0].nonce != fresh[1].nonce
     assert fresh[0].identities[0].public_key != fresh[1].identities[0].public_key
-    assert all(len(s) == 32 for k in fresh for s in k.secrets)
+    assert all(len(s) == 32 for k in fresh for s in k.chain_secrets(setup))
     local = LocalGame(setup, (Human(), Human()))
     assert local.match.log.game_id == local.keys.game_id(setup)
 
@@ -208,3 +210,84 @@ def test_the_default_replay_path_takes_the_place_of_a_replay_of_ours_with_no_ent
     assert default_replay_path(header.game_id, when, reuse_for=ours) == first
     assert default_replay_path(header.game_id, when, reuse_for=bytes(32)) != first
     assert default_replay_path(header.game_id, when) != first  # no key: never reused
+
+
+# --- keys the owner can make again, and resuming -----------------------------------------
+
+
+@pytest.mark.parametrize("seat", [Player.A, Player.B, None])
+def test_the_owner_s_keys_are_found_again_from_the_offer(
+    setup: GameSetup, seat: Player | None
+) -> None:
+    """A local game's keys: the owner's own key in their seat, keys derived from it for the
+    bot (or both hotseat players); from the players' keys and nonces alone, the owner makes
+    the same keys again (chain secrets included) and learns their seat. Nobody else can."""
+    owner = Identity.generate()
+    made = MatchKeys.for_owner(owner, seat)
+    public = (made.identities[0].public_key, made.identities[1].public_key)
+    owners = [p for p in (Player.A, Player.B) if public[p] == owner.public_key]
+    assert owners == ([] if seat is None else [seat])
+    found = MatchKeys.recover(owner, public, made.nonce, made.joiner_nonce)
+    assert found is not None
+    again, found_seat = found
+    assert found_seat is seat
+    assert again.game_id(setup) == made.game_id(setup)
+    assert again.chain_secrets(setup) == made.chain_secrets(setup)
+    assert MatchKeys.recover(Identity.generate(), public, made.nonce, made.joiner_nonce) is None
+    other_nonce = bytes(32)
+    assert MatchKeys.recover(owner, public, other_nonce, made.joiner_nonce) is None
+
+
+@pytest.mark.parametrize("stop_after", [0, 7, 60])
+def test_a_resumed_game_goes_on_exactly_where_it_stopped(setup: GameSetup, stop_after: int) -> None:
+    """A bot game stopped after some entries (the process gone, only its records kept)
+    and resumed from those records with the keys made again: the story so far is told
+    again word for word, and the game played on to the end gives the same records as the
+    game that never stopped (same bots, same dice)."""
+    owner = Identity.generate()
+    made = MatchKeys.for_owner(owner, Player.A)
+
+    def seats() -> tuple[GreedyBot, RandomBot]:
+        return GreedyBot(random.Random(3)), RandomBot(random.Random(4))
+
+    whole = LocalGame(setup, seats(), made)
+    whole.advance()
+    assert whole.is_closed
+
+    saved: list[bytes] = []
+    first = LocalGame(setup, seats(), made, on_record=saved.append)
+    while len(saved) < 2 + stop_after:
+        first.step(_bot_decision(first))
+    public = (made.identities[0].public_key, made.identities[1].public_key)
+    found = MatchKeys.recover(owner, public, made.nonce, made.joiner_nonce)
+    assert found is not None
+    later: list[bytes] = []
+    resumed = LocalGame.resume(first.seats, found[0], list(saved), on_record=later.append)
+    assert [e.words for e in resumed.log] == [e.words for e in first.log]
+    assert later == []  # nothing is written twice
+    resumed.advance()
+    assert saved + later == whole.match.records
+    assert resumed.game.state_hash() == whole.game.state_hash()
+
+
+def test_resuming_with_keys_that_did_not_make_the_game_is_refused(setup: GameSetup) -> None:
+    made = MatchKeys.for_owner(Identity.generate(), Player.A)
+    game = LocalGame(setup, (Human(), Human()), made)
+    game.advance()
+    records = list(game.match.records)
+    stranger = MatchKeys.for_owner(Identity.generate(), Player.A)
+    with pytest.raises(DbnetError, match="neither player"):
+        LocalGame.resume((Human(), Human()), stranger, records)
+    wrong_secrets = MatchKeys(
+        made.identities, (bytes(32), bytes(32)), made.nonce, made.joiner_nonce
+    )
+    with pytest.raises(DbnetError, match="anchor"):
+        LocalGame.resume((Human(), Human()), wrong_secrets, records)
+
+
+def _bot_decision(game: LocalGame) -> str | None:
+    due = game.bot_to_decide()
+    if due is None:
+        return None
+    bot, view = due
+    return format_choice(view, bot.choose(view))

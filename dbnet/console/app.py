@@ -544,7 +544,10 @@ class ConsoleApp:
 
         @kb.add("c-c", eager=True)
         def _interrupt(event: KeyPressEvent) -> None:
-            self.closing_words = ["Interrupted: game abandoned."]
+            if self.session.resumable and not self.session.game.is_over:
+                self.closing_words = ["Interrupted; the game is saved and can be resumed."]
+            else:
+                self.closing_words = ["Interrupted: game abandoned."]
             event.app.exit(result=EXIT_INTERRUPTED)
 
         kb.add("c-q", filter=~confirming)(self._guard(lambda e: self.ask_quit()))
@@ -633,7 +636,7 @@ class ConsoleApp:
             self.quit()
             return
         if self.session.resumable:
-            self.ask("Quit? The game is saved: go on later with dbnet resume.", self.quit)
+            self.ask("Quit? The game is saved: you can go on with it later.", self.quit)
         else:
             self.ask("Quit? This game will be abandoned.", self.quit)
 

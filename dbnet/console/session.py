@@ -165,9 +165,12 @@ class LocalSession:
         *,
         replay: ReplayWriter | None = None,
         bot_delay: float = DEFAULT_BOT_DELAY,
+        seed: int | None = None,
     ) -> None:
         self.local = local
         self.replay = replay
+        self.seed = seed
+        """The ``--seed`` the game was made with (its resume command needs it)."""
         self.bot_delay = bot_delay
         self._log: list[LogLine] = []
         self._numbered = 0
@@ -201,7 +204,8 @@ class LocalSession:
         """
         keys, bot_rng = local_keys(seed, side)
         seats = bot_seats(side, make_bot(bot, bot_rng))
-        return cls.saved(start_saved(setup, seats, keys, replay), bot_delay=bot_delay)
+        saved = start_saved(setup, seats, keys, replay)
+        return cls.saved(saved, bot_delay=bot_delay, seed=seed)
 
     @classmethod
     def hotseat_game(
@@ -210,7 +214,7 @@ class LocalSession:
         """Two people taking turns at one keyboard. Both seats sign with keys derived for
         the game (nobody's identity key: two people share the keyboard)."""
         keys, _ = local_keys(seed, None)
-        return cls.saved(start_saved(setup, HOTSEAT, keys, replay), bot_delay=0.0)
+        return cls.saved(start_saved(setup, HOTSEAT, keys, replay), bot_delay=0.0, seed=seed)
 
     @classmethod
     def resume(
@@ -232,12 +236,14 @@ class LocalSession:
         seats = seats_with(make_bot(bot, bot_random(seed)))
         saved = resume_saved(path, seats, seed=seed, seat=side)
         hotseat = all(isinstance(seat, Human) for seat in saved.local.seats)
-        return cls.saved(saved, bot_delay=0.0 if hotseat else bot_delay)
+        return cls.saved(saved, bot_delay=0.0 if hotseat else bot_delay, seed=seed)
 
     @classmethod
-    def saved(cls, saved: SavedGame, *, bot_delay: float = DEFAULT_BOT_DELAY) -> LocalSession:
+    def saved(
+        cls, saved: SavedGame, *, bot_delay: float = DEFAULT_BOT_DELAY, seed: int | None = None
+    ) -> LocalSession:
         """The session of a game saved to its replay file as it is played."""
-        return cls(saved.local, replay=saved.writer, bot_delay=bot_delay)
+        return cls(saved.local, replay=saved.writer, bot_delay=bot_delay, seed=seed)
 
     # --- the Session interface -----------------------------------------------
 
@@ -349,7 +355,7 @@ class LocalSession:
 
     @property
     def resumable(self) -> bool:
-        return not self.local.is_closed
+        return self.replay is not None and not self.local.is_closed
 
     def farewell(self) -> list[str]:
         path = self.replay_path
@@ -362,7 +368,7 @@ class LocalSession:
             ]
         return [
             f"Replay saved (unfinished): {path}",
-            f"Go on with it: {resume_play_command(path)}",
+            f"Go on with it: {resume_play_command(path, self.seed)}",
         ]
 
     # --- the record -------------------------------------------------------------

@@ -23,6 +23,7 @@ from dbnet.engine.board import parse_cell
 from dbnet.engine.keywords import explain
 from dbnet.match.local import LocalGame
 from dbnet.match.render import describe_mini, short_names
+from dbnet.replay.saved import resume_play_command
 from dbnet.replay.verify import VerdictStatus, verify_replay
 
 from .helpers import (
@@ -37,6 +38,7 @@ from .helpers import (
     F5,
     PAGE_DOWN,
     PAGE_UP,
+    SEED,
     TAB,
     UP,
     Driver,
@@ -330,7 +332,7 @@ async def test_quit_asks_and_exits() -> None:
     async with running() as d:
         await d.keys(CTRL_Q)
         assert d.console.confirm is not None
-        assert "Quit? This game will be abandoned." in d.screen()
+        assert "Quit? The game is saved: you can go on with it later." in d.screen()
         await d.keys("n")
         assert d.task is not None
         assert not d.task.done()
@@ -341,9 +343,9 @@ async def test_quit_asks_and_exits() -> None:
         path = d.session.replay_path
         assert path is not None
         assert d.console.closing_words == [
-            "Game abandoned.",
+            "Game left unfinished; it is saved and can be resumed.",
             f"Replay saved (unfinished): {path}",
-            f"Check it: dbnet verify {path}",
+            f"Go on with it: {resume_play_command(path, SEED)}",
         ]
         verdict = verify_replay(path.read_bytes(), where=str(path))
         assert verdict.status is VerdictStatus.UNFINISHED, verdict.summary()

@@ -86,10 +86,10 @@ def test_play_in_a_real_terminal(tmux: Tmux) -> None:
     # quit asks first, then leaves the terminal as it found it
     tmux.type("quit")
     tmux.keys("Enter")
-    tmux.wait_for("Quit? This game will be abandoned.")
+    tmux.wait_for("Quit? The game is saved: you can go on with it later.")
     tmux.keys("y")
     pane = tmux.wait_for("EXIT=0")
-    assert "Game abandoned." in pane
+    assert "Game left unfinished; it is saved and can be resumed." in pane
     assert_terminal_usable(tmux)
 
 
@@ -151,8 +151,9 @@ def test_quitting_mid_game_leaves_a_valid_unfinished_replay(tmux: Tmux, tmp_path
     tmux.keys("C-c")
     tmux.wait_for("EXIT=130")
     pane = tmux.text()
-    assert "Interrupted: game abandoned." in pane
+    assert "Interrupted; the game is saved and can be resumed." in pane
     assert f"Replay saved (unfinished): {path}" in pane
+    assert f"Go on with it: dbnet play --resume {path} --seed" in pane
     assert_terminal_usable(tmux)
     pane = shell(tmux, sys.executable, "-m", "dbnet", "verify", str(path))
     assert "STATUS=1" in pane  # only a complete game verifies...

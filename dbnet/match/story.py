@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from dbnet.engine import (
     ChanceKind,
@@ -23,8 +24,8 @@ from dbnet.engine import (
     parse_choice,
 )
 from dbnet.engine.board import cell_name
-from dbnet.engine.game import dice_damage
-from dbnet.engine.notation import format_attack_dice
+from dbnet.engine.choices import Choice, MoveChoice, PlaceChoice, SpawnChoice, StrikeChoice
+from dbnet.engine.game import Mini, Zone, dice_damage
 from dbnet.errors import IllegalChoiceError
 from dbnet.match.render import dice_count, roller, special_target
 from dbnet.protocol import dice
@@ -54,6 +55,9 @@ class Event:
     faces: str = ""
     turn: int = 0
     dice: tuple[int, ...] = ()
+    outcome: str = ""
+    """What the event did to the miniatures (destroyed, disrupted to a cell, ...), in
+    words; also at the end of ``words``."""
 
     def __str__(self) -> str:
         return self.words
@@ -98,10 +102,14 @@ class Narrator:
         choice = parse_choice(game, notation)
         text = format_choice(game, choice)
         turn, turns_done = game.turn, len(game.conquest_history)
+        before = places(game)
+        idle_strike = isinstance(choice, StrikeChoice) and not engaged_cells(game, player)
         game.apply(choice)
         name = self.names[player]
         who = player.name if name == player.name else f"{player.name} ({name})"
-        event = Event(EventKind.CHOICE, player, text, f"{who}: {text}", turn=turn)
+        outcome = IDLE_STRIKE if idle_strike else outcomes(game, before, choice)
+        words = f"{who}: {text}" + (f". {outcome}" if outcome else "")
+        event = Event(EventKind.CHOICE, player, text, words, turn=turn, outcome=outcome)
         return self._record([event], turns_done)
 
     def roll(self, roll: Roll) -> list[Event]:
@@ -114,13 +122,18 @@ class Narrator:
         values = roll.dice
         words = describe_roll(game, request, values)
         turn, turns_done = game.turn, len(game.conquest_history)
+        before = places(game)
         game.roll(values)
         self.rolls_told += 1
         if request.kind is ChanceKind.INITIATIVE:
             words += initiative_outcome(game)
+        outcome = outcomes(game, before, None)
+        words += f" {outcome}" if outcome else ""
         plain = request.kind is ChanceKind.INITIATIVE or request.kind is ChanceKind.WAIL
-        faces = "" if plain else format_attack_dice(values)
-        event = Event(EventKind.ROLL, None, format_dice(values), words, faces, turn, values)
+        faces = "" if plain else faces_in_words(values)
+        event = Event(
+            EventKind.ROLL, None, format_dice(values), words, faces, turn, values, outcome
+        )
         return self._record([event], turns_done)
 
     def resign(self, player: Player) -> list[Event]:
@@ -165,6 +178,67 @@ class Narrator:
 # --- words ---------------------------------------------------------------------------------
 
 
+IDLE_STRIKE: Final = (
+    "No creature of theirs shares a cell with an enemy creature: the strike attacks nothing "
+    "and the action phase ends (802.2)."
+)
+
+Place = tuple[Zone, int]
+
+
+def places(game: Game) -> list[Place]:
+    """Where every miniature is (zone and cell), by id."""
+    return [(m.zone, m.cell) for m in game.minis]
+
+
+def engaged_cells(game: Game, player: Player) -> int:
+    """The cells (a bitmask) where ``player`` has creatures beside enemy creatures."""
+    cells = game.creature_cells
+    return cells[player] & cells[player.other]
+
+
+def outcomes(game: Game, before: Sequence[Place], choice: Choice | None) -> str:
+    """What happened to the miniatures since ``before`` (``places``), in words, except
+    what ``choice`` itself says (its own spawn or move)."""
+    told = []
+    for m, (zone, cell) in zip(game.minis, before, strict=True):
+        if (m.zone, m.cell) == (zone, cell):
+            continue
+        if isinstance(choice, SpawnChoice | MoveChoice) and choice.mini == m.id:
+            continue
+        told.append(_moved(m, zone, cell, isinstance(choice, PlaceChoice)))
+    return " ".join(told)
+
+
+def _moved(m: Mini, zone: Zone, cell: int, placed: bool) -> str:
+    label = m.label
+    if m.zone is Zone.GRAVEYARD:
+        return (
+            f"{label} is destroyed."
+            if zone is Zone.DREAMSCAPE
+            else f"{label} goes to the graveyard."
+        )
+    if m.zone is Zone.REMOVED:
+        return f"{label} is removed from the game."
+    if m.zone is Zone.RESERVES:
+        return f"{label} returns to its owner's reserves."
+    where = cell_name(m.cell)
+    if zone is not Zone.DREAMSCAPE:
+        return f"{label} enters the dreamscape in {where}."
+    if placed:
+        return f"{label} is disrupted to {where}."
+    return f"{label} moves from {cell_name(cell)} to {where}."
+
+
+def faces_in_words(values: Sequence[int]) -> str:
+    """Attack dice as faces for people: ``[2 3 - blade]`` (the notation's ``B`` for a
+    blade would read as player B)."""
+    return "[" + " ".join(_FACE_WORDS[v - 1] for v in values) + "]"
+
+
+_FACE_WORDS: Final = ("1", "2", "3", "-", "-", "blade")
+
+
 def describe_roll(game: Game, request: ChanceRequest, values: Sequence[int]) -> str:
     """A roll in words, attack dice as faces: ``A rolls 3 attack dice in c3: [2 - B] = 2``."""
     if request.kind is ChanceKind.INITIATIVE:
@@ -172,7 +246,7 @@ def describe_roll(game: Game, request: ChanceRequest, values: Sequence[int]) -> 
         return f"Initiative: {rolls}."
     damage = dice_damage(values)
     owner = request.owner.name if request.owner is not None else "?"
-    faces = format_attack_dice(values)
+    faces = faces_in_words(values)
     if request.kind is ChanceKind.WAIL:
         total = sum(values)
         return (

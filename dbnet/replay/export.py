@@ -54,6 +54,8 @@ def game_lines(story: Story) -> Iterator[str]:
                 yield f"{seq:>6}    {event.notation:<14} {event.words}"
             else:
                 yield f"{seq:>6}  {who} {event.notation}"
+                if event.outcome:
+                    yield f"{'':8}{event.outcome}"
         body = entry.body
         if isinstance(body, FinalBody):
             yield ""
@@ -133,6 +135,7 @@ def _entry_json(told: Told) -> dict[str, object]:
         "rolls": [_roll_json(r) for r in told.rolls],
         "state": state.hex() if isinstance(state, bytes) else None,
         "hash": told.hash.hex(),
+        "story": [event.words for event in told.events],
     }
     if isinstance(body, FinalBody):
         out["result"] = {
@@ -186,6 +189,8 @@ def export_text(story: Story) -> Iterator[str]:
             yield f"  roll {roll.index} ({roll.kind}): {dice}{faces}"
         if data["decision"] is not None:
             yield f"  decision: {data['decision']}"
+        for words in told.events:
+            yield f"  story: {words.words}"
         for key in ("result", "cosigned", "claim"):
             if key in data:
                 yield f"  {key}: {json.dumps(data[key])}"

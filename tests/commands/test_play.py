@@ -167,7 +167,7 @@ def test_a_whole_game_through_the_pipes(tmp_path: Path) -> None:
     assert err == ""
     assert answers > 20
     assert "B (greedy): " in out  # the bot's decisions are shown
-    assert re.search(r"rolls \d+ attack dice in [a-e][1-5]: \[[123B -]+\]", out)
+    assert re.search(r"rolls \d+ attack dice in [a-e][1-5]: \[(?:[123 -]|blade)+\]", out)
     result = re.search(r"([AB]) wins, (\d+) turns won to (\d+)\.", out)
     assert result, out[-2000:]
     winner, won, lost = result.group(1), int(result.group(2)), int(result.group(3))

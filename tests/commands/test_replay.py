@@ -27,10 +27,10 @@ from dbnet.engine import (
     format_choice,
     parse_choice,
 )
-from dbnet.engine.notation import format_attack_dice
 from dbnet.match.keys import MatchKeys, replay_header
 from dbnet.match.local import Human, LocalGame
 from dbnet.match.render import render_position
+from dbnet.match.story import faces_in_words
 from dbnet.protocol import dice
 from dbnet.protocol.identity import fingerprint
 from dbnet.protocol.log import GameLog
@@ -147,7 +147,7 @@ def test_replay_prints_the_verdict_then_every_decision_and_roll(
         if roll.kind == "initiative":
             assert words.startswith("Initiative: ")
         else:
-            assert format_attack_dice(roll.dice) in words
+            assert faces_in_words(roll.dice) in words
     assert any(r.kind == "attack" for r in log.rolls)
     # the conquest points of every turn, and the result
     turns = re.findall(r"End of turn (\d+): A (\d+), B (\d+) conquest points", out)

@@ -11,9 +11,14 @@ from dbnet.console.replay_view import ReplayModel
 from dbnet.console.session import LogKind
 from dbnet.console.view import current_row, log_lines, log_text
 from dbnet.engine import ChanceKind, ChanceRequest, Player
-from dbnet.engine.notation import format_attack_dice
 from dbnet.errors import DbnetError
-from dbnet.match.story import describe_roll, initiative_outcome
+from dbnet.match.story import (
+    describe_roll,
+    faces_in_words,
+    initiative_outcome,
+    outcomes,
+    places,
+)
 from dbnet.protocol.log import GameLog
 from dbnet.replay.file import load_replay
 from dbnet.wire.codec import PlayBody
@@ -139,9 +144,11 @@ def test_every_roll_shows_its_dice_and_what_they_did() -> None:
         request = before.pending
         assert isinstance(request, ChanceRequest)
         words = describe_roll(before, request, step.dice)
+        after = model.position(step.number)
         if request.kind is ChanceKind.INITIATIVE:
-            words += initiative_outcome(model.position(step.number))
-        assert step.words == words
+            words += initiative_outcome(after)
+        outcome = outcomes(after, places(before), None)
+        assert step.words == words + (f" {outcome}" if outcome else "")
         assert step.notation == "roll " + " ".join(str(d) for d in step.dice)
 
 
@@ -212,7 +219,7 @@ def test_special_attacks_and_rerolls_are_told_in_words(path: Path) -> None:
     rolls = [s for s in model.steps if s.kind is LogKind.ROLL]
     assert len(rolls) == len(log.rolls)
     for step, roll in zip(rolls, log.rolls, strict=True):
-        faces = format_attack_dice(roll.dice)
+        faces = faces_in_words(roll.dice)
         if roll.kind == "special":
             pattern = rf"[AB]:\S+ makes a special attack on [AB]:\S+: {re.escape(faces)} = \d+ "
             assert re.fullmatch(pattern + r"damage \(blades miss\)\.", step.words), step.words

@@ -19,11 +19,10 @@ from dbnet.engine import (
     parse_choice,
     parse_dice,
 )
-from dbnet.engine.notation import format_attack_dice
 from dbnet.errors import DbnetError, IllegalChoiceError
 from dbnet.match.keys import MatchKeys, replay_header
 from dbnet.match.local import Human, LocalGame
-from dbnet.match.story import EventKind
+from dbnet.match.story import EventKind, faces_in_words
 from dbnet.protocol.identity import Identity
 from dbnet.protocol.log import Status
 from dbnet.replay.file import ReplayWriter
@@ -85,7 +84,7 @@ def test_attack_rolls_show_faces_and_turns_are_reported(setup: GameSetup) -> Non
     assert attack_rolls, "this game has combat"
     for event in attack_rolls:
         values = parse_dice(event.notation)
-        assert event.faces == format_attack_dice(values)
+        assert event.faces == faces_in_words(values)
         assert event.faces in event.words
     transcript = "\n".join(local.transcript())
     assert all(e.faces in transcript for e in attack_rolls)

@@ -187,18 +187,13 @@ class LocalGame:
         """
         if not records:
             raise LocalProtocolError("the replay holds no entries: there is no game to resume")
-        told = GameLog.start(records[0])
-        offer = told.decoded[0].body
+        offer = GameLog.start(records[0]).decoded[0].body
         assert isinstance(offer, OfferBody)
         game = cls.__new__(cls)
         game._begin(offer.setup, seats, keys, on_record)
-        for record in records[1:]:
-            before = len(told.rolls)
-            entry = told.append(record)
-            author = Player(entry.author)
-            game._new += game.narrator.entry(entry.kind, author, entry.body, told.rolls[before:])
         secrets = keys.chain_secrets(offer.setup)
         game._match = Match.restore(keys.identities, secrets, records, on_record=game._record)
+        game._new += game.narrator.follow(game._match.log)
         return game
 
     def _begin(
@@ -347,12 +342,8 @@ class LocalGame:
         """Every record, as both peers have accepted it: save it, then tell its events."""
         if self._sink is not None:
             self._sink(record)
-        if self._match is None:
-            return  # the OFFER and the ACCEPT tell nothing
-        log = self._match.log
-        entry = log.decoded[-1]
-        rolls = [r for r in log.rolls if r.index >= self.narrator.rolls_told]
-        self._new += self.narrator.entry(entry.kind, Player(entry.author), entry.body, rolls)
+        if self._match is not None:
+            self._new += self.narrator.follow(self._match.log)
 
     def _take(self) -> list[Event]:
         events, self._new = self._new, []

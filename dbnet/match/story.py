@@ -29,7 +29,7 @@ from dbnet.engine.game import Mini, Zone, dice_damage
 from dbnet.errors import IllegalChoiceError
 from dbnet.match.render import dice_count, roller, special_target
 from dbnet.protocol import dice
-from dbnet.protocol.log import Roll
+from dbnet.protocol.log import GameLog, Roll
 from dbnet.protocol.peer import Peer
 from dbnet.text import printable
 from dbnet.wire.codec import EntryKind, PlayBody
@@ -75,6 +75,8 @@ class Narrator:
         self.game = Game(setup)
         self.names = (printable(names[0]), printable(names[1]))  # the peer chose its own
         self.rolls_told = 0
+        self.entries_told = 0
+        """Entries of the followed log told (``follow``)."""
         self.events: list[Event] = []
         self.turn_starts: dict[int, Game] = {self.game.turn: self.game.copy()}
         """The position at the start of each turn reached (before its initiative roll)."""
@@ -95,6 +97,18 @@ class Narrator:
             events += self.decide(author, body.decision)
         for roll in todo:
             events += self.roll(roll)
+        return events
+
+    def follow(self, log: GameLog) -> list[Event]:
+        """Tell the entries of ``log`` not told yet, each with the rolls it completed (the
+        OFFER and the ACCEPT tell nothing). Every front end tells a game this way, live or
+        resumed: one entry at a time or a whole file at once."""
+        events: list[Event] = []
+        for seq in range(max(self.entries_told, 1), len(log.decoded)):
+            entry = log.decoded[seq]
+            rolls = log.rolls[log.rolls_at[seq - 1] : log.rolls_at[seq]]
+            events += self.entry(entry.kind, Player(entry.author), entry.body, rolls)
+        self.entries_told = len(log.decoded)
         return events
 
     def decide(self, player: Player, notation: str) -> list[Event]:

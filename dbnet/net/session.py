@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import datetime
 import enum
+import functools
 import math
 import os
 import secrets
@@ -62,7 +63,7 @@ from dbnet.net.played import PlayedGames
 from dbnet.net.stream import SecureStream, open_channel
 from dbnet.protocol.errors import InvalidEntryError, ProtocolError
 from dbnet.protocol.identity import Identity, KnownPeers, fingerprint
-from dbnet.protocol.log import GameLog, Status
+from dbnet.protocol.log import Status
 from dbnet.protocol.peer import RULES_VERSION
 from dbnet.protocol.remote import EquivocationError, RemoteGame
 from dbnet.replay.errors import DiskFullError
@@ -238,9 +239,6 @@ class GameSession:
         """Connections on which the game's peer was accepted (the first and reconnections)."""
         self.messages_sent = 0
         """Messages sent on all connections (HELLO, entries, PINGs, ...)."""
-        self._told = 0  # entries the narrator has told
-        self._rolls_told = 0  # rolls of the log given to the narrator with those entries
-        self._rolls_after: dict[int, int] = {}  # entry -> the log's rolls once it was saved
         self._initiator = False  # whether this side opened the current connection
         self._hosting = False  # whether this side waits for connections (host or resume)
         self._created_at: str | None = None  # a new game's replay creation time, once fixed
@@ -689,7 +687,6 @@ class GameSession:
         self.writer = None
         self.narrator = None
         self.replay_path = self._given_path
-        self._rolls_after = {}
         self._peer_remembered = False
 
     async def _ensure_game(self, link: Link, hello: Hello, exchange: _Exchange) -> RemoteGame:
@@ -816,59 +813,22 @@ class GameSession:
 
     def _save_with(self, game: RemoteGame, writer: ReplayWriter) -> None:
         """Save the game's records to ``writer``: ours fsynced before they are sent, the
-        peer's written without waiting for the disk (the peer resends them if lost).
-        Each save notes how many rolls the log holds after that record, for the story."""
-
-        def save(record: bytes) -> None:
-            writer.append(record)
-            self._rolls_after[len(game.records)] = len(game.log.rolls)
-
-        def save_received(record: bytes) -> None:
-            writer.append(record, sync=False)
-            self._rolls_after[len(game.records)] = len(game.log.rolls)
-
-        game.save = save
-        game.save_received = save_received
+        peer's written without waiting for the disk (the peer resends them if lost)."""
+        game.save = writer.append
+        game.save_received = functools.partial(writer.append, sync=False)
 
     def _start_narrator(self, game: RemoteGame) -> None:
-        """Tell the game so far (a resumed game's whole story) and follow it from here.
-
-        The story is told on a fresh copy of the log, entry by entry, so that each entry
-        comes with the rolls it completed: the narrator cannot take a whole game's rolls
-        at once."""
+        """Tell the game so far (a resumed game's whole story) and follow it from here."""
         names = ("you", "peer") if game.me is Player.A else ("peer", "you")
-        narrator = Narrator(game.log.game.setup, names)
-        self.narrator = narrator
-        records = game.records
-        events: list[Event] = []
-        shadow = GameLog.start(records[0])
-        for record in records[1:]:
-            before = len(shadow.rolls)
-            entry = shadow.append(record, atomic=False)
-            rolls = shadow.rolls[before:]
-            events += narrator.entry(entry.kind, Player(entry.author), entry.body, rolls)
-        self._told = len(records)
-        self._rolls_told = len(shadow.rolls)
-        events += narrator.catch_up(game.peer)
-        if events and self.seat.on_events is not None:
-            self.seat.on_events(events)
+        self.narrator = Narrator(game.log.game.setup, names)
+        self._narrate(game)
 
     def _narrate(self, game: RemoteGame) -> None:
-        """Tell the entries not told yet, each with the rolls it completed (noted when it
-        was saved), then the rolls this player can already see."""
+        """Tell the entries not told yet, then the rolls this player can already see."""
         narrator = self.narrator
         if narrator is None:
             return
-        log = game.log
-        events: list[Event] = []
-        for seq in range(self._told, len(log.decoded)):
-            entry = log.decoded[seq]
-            end = self._rolls_after.pop(seq, len(log.rolls))
-            rolls = log.rolls[self._rolls_told : end]
-            events += narrator.entry(entry.kind, Player(entry.author), entry.body, rolls)
-            self._rolls_told = end
-        self._told = len(log.decoded)
-        events += narrator.catch_up(game.peer)
+        events = narrator.follow(game.log) + narrator.catch_up(game.peer)
         if events and self.seat.on_events is not None:
             self.seat.on_events(events)
 

@@ -198,6 +198,9 @@ class GameLog:
         ]
         self.links: list[list[bytes]] = [[], []]  # revealed links per player, by roll index
         self.rolls: list[Roll] = []
+        self.rolls_at: list[int] = [0]
+        """How many rolls the log held after each entry: entry ``k`` completed the rolls
+        ``rolls[rolls_at[k - 1]:rolls_at[k]]``."""
         self.status = Status.PLAYING
         self.final_author: Player | None = None
 
@@ -307,6 +310,7 @@ class GameLog:
                 raise
         self.entries.append(signed)
         self.decoded.append(entry)
+        self.rolls_at.append(len(self.rolls))
         self.head = codec.entry_hash(signed.signed)
         return entry
 

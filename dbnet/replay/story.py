@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dbnet.engine import Game, GameSetup, Player
+from dbnet.engine import Game, GameSetup
 from dbnet.errors import DbnetError
 from dbnet.match.story import Event, Narrator
 from dbnet.protocol.log import GameLog, Roll
@@ -89,12 +89,11 @@ def story_of(checked: CheckedReplay, *, where: str) -> Story:
         before = len(log.rolls)
         turn = narrator.game.turn
         try:
-            entry = log.append(record, atomic=False)
+            log.append(record, atomic=False)
         except DbnetError:
             break  # cannot happen for records the verifier accepted
         rolls = tuple(log.rolls[before:])
-        events = narrator.entry(entry.kind, Player(entry.author), entry.body, rolls)
-        story.entries.append(_told(index, log, turn, rolls, tuple(events)))
+        story.entries.append(_told(index, log, turn, rolls, tuple(narrator.follow(log))))
     return story
 
 

@@ -162,7 +162,7 @@ def test_host_and_join_play_a_game_by_keys(tmux: Tmux, second_tmux: Tmux, tmp_pa
         if "The game is over" not in client.pane():
             # a network game left unfinished is saved: it is adjourned (exit 3), not
             # abandoned, and the hint to go on names the player's --name (issue 19)
-            client.wait_for("Quit? The game is saved: go on later with dbnet resume.")
+            client.wait_for("Quit? The game is saved: you can go on with it later.")
             client.keys("y")
             client.wait_for("EXIT=3")
             assert re.search(r"Go on later: .*dbnet resume .* --name (alice|bob)", client.text())

@@ -71,11 +71,6 @@ class Match(LocalMatch):
             on_record=on_record,
         )
 
-    @property
-    def log(self) -> GameLog:
-        """A's log (B's is the same, entry for entry)."""
-        return self.peers[Player.A].log
-
 
 def match_result(match: LocalMatch) -> MatchResult:
     """How a match went, in the terms ``dbnet selfplay`` reports."""

@@ -1,17 +1,20 @@
-"""Two peers in one process: how local games (against a bot, hotseat, selfplay) run
-through the same signed log as network games, so every game leaves a verifiable replay."""
+"""Both players on one machine: how local games (against a bot, hotseat, selfplay) run
+through the same signed log, and the same driver, as network games, so every game leaves
+a verifiable replay."""
 
 from __future__ import annotations
 
+import secrets as random_bytes
 from collections.abc import Callable
 from typing import Self
 
-from dbnet.engine import ChanceRequest, Decision, Game, GameSetup, Player
+from dbnet.engine import Game, GameSetup, Player
+from dbnet.match.driver import Driver
 from dbnet.protocol import dice
 from dbnet.protocol.errors import LocalProtocolError
 from dbnet.protocol.identity import Identity
-from dbnet.protocol.log import GameLog, Status
 from dbnet.protocol.peer import Peer
+from dbnet.protocol.remote import RemoteGame
 
 Chooser = Callable[[Game], str]
 """Given the deciding player's view of the game, a decision in notation."""
@@ -19,8 +22,14 @@ Chooser = Callable[[Game], str]
 RecordSink = Callable[[bytes], None]
 
 
-class LocalMatch:
-    """A game between two in-process peers; ``step`` writes and delivers one entry."""
+def _keep_nothing(record: bytes) -> None:
+    """B's copy of each record: the replay file holds A's, which is the same."""
+
+
+class LocalMatch(Driver):
+    """A game between two sides in this process: every record one side writes is checked
+    by the other at once; ``on_record`` receives each record once, in order (to save the
+    replay)."""
 
     def __init__(
         self,
@@ -35,25 +44,21 @@ class LocalMatch:
     ) -> None:
         """``secrets`` (the players' chain secrets) and the nonces (A's and B's) fix the dice
         and the game id; fresh random ones are drawn when they are not given."""
-        a, offer = Peer.offer(
+        if secrets is None:
+            secrets = (random_bytes.token_bytes(32), random_bytes.token_bytes(32))
+        a = RemoteGame.offer(
             identities[0],
             identities[1].public_key,
             setup,
+            on_record or _keep_nothing,
+            nonce=random_bytes.token_bytes(32) if nonce is None else nonce,
+            joiner_nonce=random_bytes.token_bytes(32) if joiner_nonce is None else joiner_nonce,
             chain_length=dice.DEFAULT_CHAIN_LENGTH if chain_length is None else chain_length,
-            secret=None if secrets is None else secrets[0],
-            nonce=nonce,
-            joiner_nonce=joiner_nonce,
+            secret=secrets[0],
         )
-        b, accept = Peer.accept(
-            identities[1], offer, secret=None if secrets is None else secrets[1]
-        )
-        a.receive(accept)
-        self.peers = (a, b)
-        self.records = [offer, accept]
-        self._on_record = on_record
-        if on_record is not None:
-            on_record(offer)
-            on_record(accept)
+        b = RemoteGame.accept(identities[1], a.records[0], _keep_nothing, secret=secrets[1])
+        a.receive(b.records[1])
+        super().__init__((a, b))
 
     @classmethod
     def restore(
@@ -64,7 +69,7 @@ class LocalMatch:
         *,
         on_record: RecordSink | None = None,
     ) -> Self:
-        """The match of a replay's ``records`` (its OFFER first), to go on with: each peer
+        """The match of a replay's ``records`` (its OFFER first), to go on with: each side
         checks every record again, and ``on_record`` gets only what is written from here
         (an ACCEPT that never made it to the file first).
 
@@ -74,61 +79,27 @@ class LocalMatch:
         """
         if not records:
             raise LocalProtocolError("the replay holds no entries: there is no game to resume")
+        sink = on_record or _keep_nothing
+        a = RemoteGame.restore(identities[0], list(records), sink, secret=secrets[0])
+        b = RemoteGame.restore(identities[1], list(records), _keep_nothing, secret=secrets[1])
+        if len(b.records) > len(a.records):  # the file ended before B's ACCEPT: B accepted
+            a.receive(b.records[-1])
         match = cls.__new__(cls)
-        logs = (GameLog.start(records[0]), GameLog.start(records[0]))
-        for record in records[1:]:
-            for log in logs:
-                log.append(record)
-        a = Peer.restore(identities[0], logs[0], secrets[0])
-        match.records = list(records)
-        match._on_record = on_record
-        if len(records) == 1:  # the file ends before B's ACCEPT: B accepts now
-            b, accept = Peer.accept(identities[1], records[0], secret=secrets[1])
-            match.peers = (a, b)
-            match._deliver(Player.B, accept)
-        else:
-            match.peers = (a, Peer.restore(identities[1], logs[1], secrets[1]))
+        Driver.__init__(match, (a, b))
         return match
 
     @property
-    def next_author(self) -> Player | None:
-        return self.peers[Player.A].log.expected_author()
-
-    @property
-    def is_closed(self) -> bool:
-        return self.next_author is None
+    def peers(self) -> tuple[Peer, Peer]:
+        """Both players' peers (A's, B's)."""
+        return self.sides[Player.A].peer, self.sides[Player.B].peer
 
     def view(self, player: Player) -> Game:
-        return self.peers[player].view()
+        """The game as ``player`` sees it (the dice their own due links complete rolled)."""
+        return self.sides[player].peer.view()
 
     def step(self, choose: Chooser) -> bytes:
-        """Let the player who writes next write one entry (asking ``choose`` for a decision
-        when they owe one) and deliver it to the other peer."""
-        author = self.next_author
-        if author is None:
+        """Write the entry due, asking ``choose`` for the decision when one is due."""
+        due = self.due()
+        if due is None:
             raise LocalProtocolError("the game's log is closed")
-        peer = self.peers[author]
-        if peer.log.status in (Status.FINAL_DUE, Status.COSIGN_DUE):
-            return self._deliver(author, peer.finish())
-        view = peer.view()
-        pending = view.pending
-        if isinstance(pending, Decision) and pending.player is author:
-            return self._deliver(author, peer.decide(choose(view)))
-        return self._deliver(author, peer.reveal())
-
-    def resign(self, player: Player) -> bytes:
-        """``player`` resigns in their due entry, after writing the links they owe, so that
-        every roll they saw is in the log. The peers then owe FINAL and COSIGN."""
-        peer = self.peers[player]
-        if self.next_author is not player:
-            raise LocalProtocolError(f"{player.name} cannot resign now: it is not their entry")
-        if isinstance(peer.log.game.pending, ChanceRequest):
-            self._deliver(player, peer.reveal())
-        return self._deliver(player, peer.resign())
-
-    def _deliver(self, author: Player, record: bytes) -> bytes:
-        self.peers[author.other].receive(record)
-        self.records.append(record)
-        if self._on_record is not None:
-            self._on_record(record)
-        return record
+        return self.write(None if due.view is None else choose(due.view))

@@ -98,10 +98,11 @@ class RemoteGame:
         nonce: bytes,
         joiner_nonce: bytes,
         chain_length: int = dice.DEFAULT_CHAIN_LENGTH,
+        secret: bytes | None = None,
     ) -> RemoteGame:
         """A (the host) offers a game; the OFFER is saved, to be sent. ``nonce`` is A's
         fresh nonce, ``joiner_nonce`` the one B sent: the game id, and so A's chain secret
-        (derived from it), is fresh whatever B chose."""
+        (derived from it unless ``secret`` is given), is fresh whatever B chose."""
         keys = (identity.public_key, peer_key)
         setup_bytes = codec.encode(codec.setup_to_wire(setup))
         game_id = game_id_for(RULES_VERSION, keys, nonce, setup_bytes, joiner_nonce)
@@ -110,7 +111,7 @@ class RemoteGame:
             peer_key,
             setup,
             chain_length=chain_length,
-            secret=chain_secret(identity, game_id),
+            secret=chain_secret(identity, game_id) if secret is None else secret,
             nonce=nonce,
             joiner_nonce=joiner_nonce,
         )
@@ -118,18 +119,26 @@ class RemoteGame:
         return cls(peer, [offer], save)
 
     @classmethod
-    def accept(cls, identity: Identity, offer: bytes, save: Save) -> RemoteGame:
+    def accept(
+        cls, identity: Identity, offer: bytes, save: Save, *, secret: bytes | None = None
+    ) -> RemoteGame:
         """B (the joiner) accepts an OFFER (check ``offered_setup`` first); the OFFER and the
-        ACCEPT are saved, the ACCEPT to be sent."""
-        log = GameLog.start(offer)
-        peer, accept = Peer.accept(identity, offer, secret=chain_secret(identity, log.game_id))
+        ACCEPT are saved, the ACCEPT to be sent. The chain secret is derived from the
+        identity and the game id unless ``secret`` is given."""
+        if secret is None:
+            secret = chain_secret(identity, GameLog.start(offer).game_id)
+        peer, accept = Peer.accept(identity, offer, secret=secret)
         save(offer)
         save(accept)
         return cls(peer, [offer, accept], save)
 
     @classmethod
-    def restore(cls, identity: Identity, records: list[bytes], save: Save) -> RemoteGame:
-        """The game of a replay file's ``records`` (this player's copy), to go on with.
+    def restore(
+        cls, identity: Identity, records: list[bytes], save: Save, *, secret: bytes | None = None
+    ) -> RemoteGame:
+        """The game of a replay file's ``records`` (this player's copy), to go on with; the
+        chain secret is derived from the identity and the game id unless ``secret`` is
+        given.
 
         Raises:
             LocalProtocolError: the identity is neither player of the game.
@@ -144,13 +153,15 @@ class RemoteGame:
         if me is Player.B and len(records) == 1:
             # B saved the OFFER and stopped before its ACCEPT: go on as a fresh ACCEPT
             # would (the chain secret is derived, so it is the ACCEPT B would have sent)
-            game = cls.accept(identity, records[0], lambda record: None)
+            game = cls.accept(identity, records[0], lambda record: None, secret=secret)
             game.save = save
             save(game.records[1])
             return game
         for record in records[1:]:
             log.append(record)
-        peer = Peer.restore(identity, log, chain_secret(identity, log.game_id))
+        if secret is None:
+            secret = chain_secret(identity, log.game_id)
+        peer = Peer.restore(identity, log, secret)
         return cls(peer, list(records), save)
 
     # --- state -------------------------------------------------------------------------

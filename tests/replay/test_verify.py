@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from dbnet.engine import Options, Player
+from dbnet.match.peers import LocalMatch
 from dbnet.protocol.identity import Identity, fingerprint
 from dbnet.protocol.log import GameLog, Status
 from dbnet.protocol.peer import Peer
@@ -135,13 +136,17 @@ def test_a_resignation_is_complete_with_the_other_player_winning(tmp_path: Path)
     ids = (Identity.generate(), Identity.generate())
     match = new_match(Options(turns_to_win=2), identities=ids)
     choose = chooser(("greedy", "random"), 7)
-    play(match, choose, until=lambda m: m.peers[0].game.turn >= 2 or m.is_closed)
+
+    def deciding_in_turn_2(m: LocalMatch) -> bool:
+        due = m.due()
+        return m.is_closed or (m.log.game.turn >= 2 and due is not None and due.view is not None)
+
+    play(match, choose, until=deciding_in_turn_2)
     assert not match.is_closed
-    resigner = match.next_author
-    assert resigner is not None
-    record = match.peers[resigner].resign()
-    match.peers[resigner.other].receive(record)
-    match.records.append(record)
+    due = match.due()
+    assert due is not None
+    resigner = due.player
+    match.resign(resigner)  # in place of the decision due
     play(match, choose)  # FINAL and COSIGN
     recorded = record_game(tmp_path / "resign.dbnr", match, ids)
     verdict = verify_replay(recorded.data, where="resign")

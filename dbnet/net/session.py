@@ -54,6 +54,7 @@ import trio
 
 from dbnet.engine import ChanceRequest, Game, GameSetup, MapDef, Options, Player, Warband
 from dbnet.errors import DbnetError, KnownPeerMismatchError
+from dbnet.match.driver import Driver
 from dbnet.match.story import Event, Narrator
 from dbnet.net.errors import NetError, VersionMismatchError
 from dbnet.net.gate import Gate
@@ -405,20 +406,25 @@ class GameSession:
             await changed.wait()
 
     async def _write_next(self, game: RemoteGame) -> None:
-        view = game.decision_view()
+        """Write what this player owes (``match.driver``), asking the seat when it is a
+        decision."""
+        driver = Driver((game,))
+        due = driver.due()
+        if due is None:
+            return
         held = len(game.records)
-        if view is None:
-            game.write()
+        if due.view is None:
+            driver.write()
         else:
             self._narrate(game)  # whoever decides sees the story up to here first
-            decision = await self.seat.choose(view)
+            decision = await self.seat.choose(due.view)
             if len(game.records) != held or not game.my_turn:
                 return  # the log moved while we thought (a claim): look again
             if decision == RESIGN:
-                game.resign()
+                driver.resign(game.me)
             else:
                 try:
-                    game.write(decision)
+                    driver.write(decision)
                 except InvalidEntryError as exc:
                     self.seat.say(f"illegal: {exc.reason}")
                     return
@@ -922,7 +928,7 @@ class GameSession:
                 raise
             self._last_contact = trio.current_time()
             if isinstance(message, Entry):
-                if game.receive(message.record, live=True):
+                if Driver((game,)).receive(message.record):
                     exchange.peer_has = max(exchange.peer_has, len(game.records))
                     self._remember_peer(game, link.peer_key)
                     self._changed.notify()  # the player answers; the send loop narrates

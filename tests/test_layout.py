@@ -218,3 +218,9 @@ def test_submodules_and_names_are_told_apart() -> None:
     edges = graph()
     assert "dbnet.protocol.dice" in edges["dbnet.protocol.log"]
     assert "dbnet.engine" in edges["dbnet.protocol.log"]  # names from the package itself
+
+
+def test_every_room_is_a_package() -> None:
+    """A folder of modules without ``__init__.py`` would be left out of the wheel."""
+    folders = {p.parent for p in PACKAGE.rglob("*.py")}
+    assert sorted(str(f) for f in folders if not (f / "__init__.py").exists()) == []

@@ -224,3 +224,10 @@ def test_every_room_is_a_package() -> None:
     """A folder of modules without ``__init__.py`` would be left out of the wheel."""
     folders = {p.parent for p in PACKAGE.rglob("*.py")}
     assert sorted(str(f) for f in folders if not (f / "__init__.py").exists()) == []
+
+
+def test_the_architecture_page_names_every_room() -> None:
+    page = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    rooms = {room for room in ALLOWED if not room.startswith("__")} - {"errors", "text", "cli"}
+    missing = sorted(room for room in rooms if f"`{room}/`" not in page)
+    assert missing == []

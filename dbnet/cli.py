@@ -1,33 +1,25 @@
 """The ``dbnet`` command: one subcommand per module in ``dbnet.commands``.
 
-Each command module exposes ``register(subparsers)``, which adds its parser
-and sets ``func`` to a callable taking the parsed arguments and returning the
-exit code. Errors dbnet raises on purpose are printed as one line and give
-exit code 2 (usage or input) unless the command chose another; a traceback
-means a bug.
+Every subcommand's arguments and help are declared in ``dbnet.commands.arguments``,
+which sets ``func`` to a callable taking the parsed arguments and returning the exit
+code. That callable imports the module that runs the command (``dbnet.commands.play``
+and the others) when it is called, so ``dbnet --help``, a command's ``--help`` and a
+usage error never import the engine, trio, cryptography or prompt-toolkit. Errors dbnet
+raises on purpose are printed as one line and give exit code 2 (usage or input) unless
+the command chose another; a traceback means a bug.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from collections.abc import Callable, Sequence
 
 from dbnet import __version__
+from dbnet.commands.arguments import add_commands
 from dbnet.commands.helptext import HOME_HELP
 from dbnet.errors import DbnetError
 from dbnet.text import printable
-
-COMMAND_MODULES = (
-    "dbnet.commands.play",
-    "dbnet.commands.selfplay",
-    "dbnet.commands.scenario",
-    "dbnet.commands.catalog",
-    "dbnet.commands.verify",
-    "dbnet.commands.replay",
-    "dbnet.commands.net",
-)
 
 EXIT_USAGE = 2
 
@@ -41,9 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"dbnet {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        module = importlib.import_module(name)
-        module.register(subparsers)
+    add_commands(subparsers)
     return parser
 
 

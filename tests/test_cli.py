@@ -1,14 +1,21 @@
-"""The ``dbnet`` command's own handling of errors."""
+"""The ``dbnet`` command's own handling of errors, its help, and what starting it imports."""
 
 from __future__ import annotations
 
 import argparse
+import subprocess
+import sys
 
 import pytest
 
 from dbnet import cli
-from dbnet.commands import verify
+from dbnet.bots import BOT_NAMES
+from dbnet.bots.match import DEFAULT_MAX_TURNS
+from dbnet.commands import arguments, verify
+from dbnet.engine import Options
 from dbnet.errors import DbnetError
+from dbnet.net.messages import NAME_PATTERN
+from dbnet.replay.file import EXTENSION
 
 
 def test_an_error_quoting_hostile_text_is_printed_escaped(
@@ -26,3 +33,123 @@ def test_an_error_quoting_hostile_text_is_printed_escaped(
     assert err == (
         "dbnet verify: the peer said 'x\\rdbnet: ok\\x1b[2J\\u202e'\nwhat to do: nothing\n"
     )
+
+
+# --- starting fast: the parser imports nothing heavy ---------------------------------------
+
+COMMANDS = ("play", "selfplay", "scenario", "catalog", "verify", "replay", "export", "host",
+            "join", "resume")  # fmt: skip
+LIGHT = frozenset(
+    {
+        "dbnet",
+        "dbnet.cli",
+        "dbnet.commands",
+        "dbnet.commands.arguments",
+        "dbnet.commands.helptext",
+        "dbnet.errors",
+        "dbnet.text",
+    }
+)
+"""The only dbnet modules that parsing the command line, its help and its usage errors
+may import: the modules that run the commands import the engine, trio and the rest."""
+HEAVY_PACKAGES = ("trio", "cryptography", "prompt_toolkit", "msgpack", "hypothesis")
+PROBE = """\
+import sys
+from dbnet import cli
+try:
+    code = cli.main(sys.argv[1:])
+except SystemExit as exc:
+    code = exc.code
+print("imported:", " ".join(sorted(sys.modules)))
+sys.exit(code)
+"""
+
+
+def probe(*argv: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    """``dbnet ARGV`` in a new interpreter, and the modules it had imported at the end."""
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE, *argv],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    *_, last = result.stdout.splitlines() or [""]
+    assert last.startswith("imported: "), result.stdout + result.stderr
+    return result, set(last.split()[1:])
+
+
+def heavy(modules: set[str]) -> list[str]:
+    """The modules in ``modules`` that parsing must not import."""
+    ours = {m for m in modules if m.split(".")[0] == "dbnet"} - LIGHT
+    theirs = {m for m in modules if m.split(".")[0] in HEAVY_PACKAGES}
+    return sorted(ours | theirs)
+
+
+def test_the_commands_listed_here_are_the_parsers() -> None:
+    parser = cli.build_parser()
+    [subparsers] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    assert tuple(subparsers.choices) == COMMANDS
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--help"],
+        *([command, "--help"] for command in COMMANDS),
+        *(["catalog", action, "--help"] for action in ("list", "search", "show", "keywords")),
+    ],
+    ids=" ".join,
+)
+def test_help_exits_0_and_imports_nothing_heavy(argv: list[str]) -> None:
+    result, modules = probe(*argv)
+    assert result.returncode == 0, result.stderr
+    command = " ".join(["dbnet", *argv[:-1]])
+    assert result.stdout.startswith(f"usage: {command} [-h]"), result.stdout
+    assert heavy(modules) == []
+
+
+USAGE_ERRORS = [
+    (["nosuch"], "dbnet: error: argument COMMAND: invalid choice: 'nosuch' (choose from "),
+    (["play", "--bot-delay", "99"], "dbnet play: error: argument --bot-delay: '99': give "
+                                    "0 to 60 seconds"),
+    (["selfplay", "--a", "x"], "dbnet selfplay: error: argument --a: invalid choice: 'x' "
+                               "(choose from 'random', 'greedy')"),
+    (["replay", "f", "--at", "0"], "dbnet replay: error: argument --at: '0': turns are "
+                                   "numbered from 1"),
+    (["join", ":5"], "dbnet join: error: argument HOST:PORT: ':5': expected HOST:PORT, e.g. "
+                     "192.0.2.7:7117"),
+    (["host", "--name", "bad name"], "dbnet host: error: argument --name: 'bad name': a name "
+                                     "is 1-32 letters"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("argv", "error"), USAGE_ERRORS, ids=[" ".join(argv) for argv, _ in USAGE_ERRORS]
+)
+def test_a_usage_error_is_one_line_exit_2_and_imports_nothing_heavy(
+    argv: list[str], error: str
+) -> None:
+    result, modules = probe(*argv)
+    assert result.returncode == 2
+    assert result.stderr.startswith("usage: dbnet")
+    assert result.stderr.splitlines()[-1].startswith(error), result.stderr
+    assert heavy(modules) == []
+
+
+def test_a_command_imports_its_module_when_it_runs() -> None:
+    """The check above can fail: running a command imports what it needs."""
+    result, modules = probe("verify", "/nonexistent/replay.dbnr")
+    assert result.returncode == 2
+    assert "dbnet verify: /nonexistent/replay.dbnr: no such file or folder" in result.stderr
+    assert "dbnet.commands.verify" in heavy(modules)
+    assert "msgpack" in heavy(modules)
+
+
+def test_the_values_the_help_repeats_agree_with_their_modules() -> None:
+    """``dbnet.commands.arguments`` repeats a few values so as not to import their modules."""
+    assert BOT_NAMES == arguments.BOT_NAMES
+    assert DEFAULT_MAX_TURNS == arguments.MAX_TURNS
+    assert Options().turns_to_win == arguments.TURNS_TO_WIN
+    assert EXTENSION == arguments.EXTENSION
+    assert NAME_PATTERN.pattern == arguments.NAME_PATTERN.pattern

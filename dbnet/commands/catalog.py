@@ -12,7 +12,6 @@ import difflib
 import sys
 import textwrap
 from collections.abc import Sequence
-from pathlib import Path
 
 from dbnet.catalog import Catalog, Match, load_catalog
 from dbnet.engine.keywords import (
@@ -52,38 +51,6 @@ KEYWORD_LEGEND = (
 EXIT_OK = 0
 EXIT_NO_MATCH = 1
 EXIT_USAGE = 2
-
-
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser(
-        "catalog",
-        help="list, search and show miniatures and ability keywords",
-        description="List the miniatures in the catalog, search them, show one in full, or "
-        "list the ability keywords with the miniatures that carry them.",
-    )
-    parser.add_argument(
-        "--catalog",
-        dest="catalog_files",
-        action="append",
-        type=Path,
-        metavar="FILE",
-        help="read this catalog file instead of the shipped catalog (repeatable)",
-    )
-    actions = parser.add_subparsers(dest="catalog_action", metavar="ACTION")
-    actions.add_parser("list", help="list every miniature (the default)")
-    search = actions.add_parser(
-        "search",
-        help="miniatures whose name, slug, ability keyword, aspect, lineage, set or rules "
-        "text contain TEXT, and what matched",
-    )
-    search.add_argument("text", nargs="+", metavar="TEXT")
-    show = actions.add_parser("show", help="one miniature's full stats and abilities")
-    show.add_argument("name", nargs="+", metavar="NAME", help="a name or slug")
-    keywords = actions.add_parser(
-        "keywords", help="every ability keyword explained, with the miniatures that carry it"
-    )
-    keywords.add_argument("keyword", nargs="*", metavar="KEYWORD", help="only this keyword")
-    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

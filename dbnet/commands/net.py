@@ -26,13 +26,11 @@ import random
 import socket
 import sys
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 
 import trio
 
-from dbnet.bots import BOT_NAMES, make_bot
+from dbnet.bots import make_bot
 from dbnet.catalog import default_warbands, load_catalog, load_warband
-from dbnet.commands.helptext import HOME_HELP
 from dbnet.engine import Game, Options, Warband, format_choice, read_choice
 from dbnet.errors import DbnetError, InvalidChoiceError
 from dbnet.match.keys import derive
@@ -46,7 +44,6 @@ from dbnet.net.hosting import (
     reachable_addresses,
     with_port,
 )
-from dbnet.net.messages import NAME_PATTERN
 from dbnet.net.played import PlayedGames
 from dbnet.net.session import (
     RESIGN,
@@ -70,136 +67,6 @@ from dbnet.text import printable
 EXIT_COMPLETE = 0
 EXIT_FAILED = 1
 EXIT_ADJOURNED = 3
-DEFAULT_PORT = 7117
-
-
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    host = subparsers.add_parser(
-        "host",
-        help="host a game over the network (you play A)",
-        description="Listen for an opponent on IPv4 and IPv6 and play a game as A. Prints the "
-        "addresses to give the opponent and your key fingerprint. Exit codes: 0 complete, "
-        "1 the game could not go on, 2 bad arguments, 3 adjourned, 130 Ctrl-C.",
-        epilog=HOME_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    host.add_argument(
-        "--port", type=_port, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT})"
-    )
-    host.add_argument(
-        "--turns-to-win", type=int, default=Options().turns_to_win, metavar="N",
-        help=f"turns a player must win (default {Options().turns_to_win})",
-    )  # fmt: skip
-    _common(host)
-    host.set_defaults(func=run_host)
-
-    join = subparsers.add_parser(
-        "join",
-        help="join a game hosted over the network (you play B)",
-        description="Connect to a host and play a game as B; reconnects by itself when the "
-        "connection drops. Exit codes as for 'dbnet host'.",
-        epilog=HOME_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    join.add_argument("address", type=_address, metavar="HOST:PORT", help="the host's address")
-    _common(join)
-    join.set_defaults(func=run_join)
-
-    resume = subparsers.add_parser(
-        "resume",
-        help="go on with an adjourned network game from its replay",
-        description="Go on with a network game from this side's replay file: listen for the "
-        "opponent, or connect to HOST:PORT if given. With --claim-timeout, append a signed "
-        "claim that the opponent stopped answering instead (verifiers show it as unilateral).",
-        epilog=HOME_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    resume.add_argument("file", type=Path, metavar="FILE", help="this side's replay file")
-    resume.add_argument(
-        "address", type=_address, nargs="?", metavar="HOST:PORT", help="connect here"
-    )
-    resume.add_argument(
-        "--port", type=_port, default=DEFAULT_PORT, help=f"listen here (default {DEFAULT_PORT})"
-    )
-    resume.add_argument(
-        "--claim-timeout",
-        action="store_true",
-        help="record a signed timeout claim (only while waiting for the opponent's entry)",
-    )
-    _common(resume, new_game=False)
-    resume.set_defaults(func=run_resume)
-
-
-def _common(parser: argparse.ArgumentParser, *, new_game: bool = True) -> None:
-    if new_game:
-        parser.add_argument(
-            "--warband", type=Path, metavar="FILE", help="your warband file (default: shipped)"
-        )
-        parser.add_argument(
-            "--replay", type=Path, metavar="PATH", help="save the replay here (a new file)"
-        )
-        parser.add_argument(
-            "--seed",
-            type=int,
-            metavar="N",
-            help="testing only: derive the bot's choices and this side's game nonce from N; "
-            "the same players and seed on both sides give the same game and dice (a game "
-            "id played before is refused, so use a new seed for each game)",
-        )
-    parser.add_argument(
-        "--bot", choices=BOT_NAMES, help="let a bot play this side (default: you, at the prompt)"
-    )
-    parser.add_argument(
-        "--plain",
-        action="store_true",
-        help="the line-based interface (for scripts and screen readers) instead of the "
-        "full-screen client; it is also used when stdin or stdout is not a terminal",
-    )
-    parser.add_argument(
-        "--name",
-        type=_name,
-        default=None,
-        help="your name as the opponent's known-peers file records it (default: your login)",
-    )
-    parser.add_argument(
-        "--expect",
-        metavar="FINGERPRINT",
-        help="refuse to play unless the opponent's key has this fingerprint (compare it by "
-        "phone or in person first)",
-    )
-    parser.add_argument(
-        "--adjourn-after",
-        type=float,
-        default=300.0,
-        metavar="SECONDS",
-        help="adjourn the game after this long without the opponent (default 300)",
-    )
-
-
-def _port(text: str) -> int:
-    try:
-        port = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"{port} is not a port number (0-65535)")
-    return port
-
-
-def _address(text: str) -> tuple[str, int]:
-    host, sep, port = text.rpartition(":")
-    if not sep or not host:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected HOST:PORT, e.g. 192.0.2.7:7117")
-    return host.strip("[]"), _port(port)
-
-
-def _name(text: str) -> str:
-    if not NAME_PATTERN.fullmatch(text):
-        raise argparse.ArgumentTypeError(
-            f"{text!r}: a name is 1-32 letters, digits, '_', '.' or '-', starting with a "
-            "letter or digit"
-        )
-    return text
 
 
 def _default_name() -> str:

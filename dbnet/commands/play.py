@@ -34,10 +34,9 @@ import sys
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import IO
 
-from dbnet.bots import BOT_NAMES, make_bot
+from dbnet.bots import make_bot
 from dbnet.engine import Player, find_minis
 from dbnet.errors import DbnetError, InvalidChoiceError
 from dbnet.match.keys import bot_random, local_keys
@@ -64,90 +63,6 @@ COMMANDS_HELP = (
     "resign, quit. Anything else is read as a choice in notation, e.g. 'spawn lantern e1', "
     "'activate rallying advance', 'target lant d1'."
 )
-
-
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser(
-        "play",
-        help="play a game against the computer (or hotseat)",
-        description="Play Dreamblade against a bot at this terminal. On a terminal this opens "
-        "the full-screen client; with --plain, or when stdin or stdout is not a terminal (a "
-        "pipe, a file), it uses the line-based interface instead, for scripts and screen "
-        "readers. Every game is saved as a replay as it is played. Exit codes: 0 game over "
-        "or quit, 1 input ended first (line interface) or an internal error (full screen), "
-        "2 bad arguments, 130 Ctrl-C.",
-    )
-    parser.add_argument(
-        "--warband", type=Path, metavar="FILE", help="your warband file (default: shipped)"
-    )
-    parser.add_argument(
-        "--opponent", type=Path, metavar="FILE", help="the bot's warband file (default: shipped)"
-    )
-    parser.add_argument(
-        "--bot", choices=BOT_NAMES, default="greedy", help="the opponent (default: greedy)"
-    )
-    parser.add_argument(
-        "--side",
-        choices=("A", "B"),
-        type=str.upper,
-        default="A",
-        help="your seat: A (portal e1) or B (portal a5); default A",
-    )
-    parser.add_argument(
-        "--seed",
-        type=int,
-        metavar="N",
-        help="derive the dice chains, both keys and the bot's choices from N (reproducible games)",
-    )
-    parser.add_argument(
-        "--replay",
-        type=Path,
-        metavar="PATH",
-        help="save the replay here (a new file; default: <config dir>/replays/...)",
-    )
-    parser.add_argument(
-        "--resume",
-        type=Path,
-        metavar="FILE",
-        help="go on with an unfinished game from its replay file (one of yours; a --seed "
-        "game with the same --seed and --side); the bot is --bot",
-    )
-    interface = parser.add_mutually_exclusive_group()
-    interface.add_argument(
-        "--plain",
-        action="store_true",
-        help="the line-based interface (for scripts and screen readers); it is also used "
-        "whenever stdin or stdout is not a terminal",
-    )
-    interface.add_argument(
-        "--tui",
-        action="store_true",
-        help="insist on the full-screen client (the default on a terminal): an error, rather "
-        "than the line interface, when stdin or stdout is not a terminal",
-    )
-    parser.add_argument(
-        "--hotseat",
-        action="store_true",
-        help="two people at one keyboard instead of against the bot (full screen only)",
-    )
-    parser.add_argument(
-        "--bot-delay",
-        type=_seconds,
-        metavar="SECONDS",
-        help="full screen: the pause after each of the bot's steps, so you can follow them "
-        "(default 0.35)",
-    )
-    parser.set_defaults(func=run)
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 <= value <= 60:
-        raise argparse.ArgumentTypeError(f"{text!r}: give 0 to 60 seconds")
-    return value
 
 
 def is_terminal(stream: IO[str] | None) -> bool:

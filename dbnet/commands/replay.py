@@ -31,12 +31,10 @@ import argparse
 import json
 import sys
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Final
 
 from dbnet.match.render import render_position
 from dbnet.replay.export import export_json, export_text, game_lines, preamble_lines
-from dbnet.replay.file import EXTENSION
 from dbnet.replay.story import Story, load_story
 from dbnet.replay.verify import VerdictStatus
 from dbnet.text import printable
@@ -44,66 +42,6 @@ from dbnet.text import printable
 EXIT_OK: Final = 0
 EXIT_INVALID: Final = 1
 EXIT_USAGE: Final = 2
-
-
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``replay`` and ``export`` commands."""
-    replay = subparsers.add_parser(
-        "replay",
-        help="check a replay file, then show the game turn by turn",
-        description=(
-            f"Verify a replay file (*{EXTENSION}) and show the game. On a terminal this "
-            "opens the full-screen viewer (step through it with the arrow keys; 'help' "
-            "inside). With --plain, or when stdin or stdout is not a terminal (a pipe, a "
-            "file), it prints the game turn by turn instead: decisions in notation, dice, "
-            "conquest points of every turn, the result. Exit status 0 for a valid file, 1 "
-            "for an invalid one (shown up to where it stops), 2 when it cannot be read."
-        ),
-    )
-    replay.add_argument("file", type=Path, metavar="FILE", help="the replay file")
-    replay.add_argument(
-        "--at",
-        type=_turn,
-        metavar="TURN",
-        help="print the position at the start of TURN instead of the whole game; full "
-        "screen: open the viewer at the first step of TURN",
-    )
-    replay.add_argument(
-        "--plain",
-        action="store_true",
-        help="print the text even on a terminal (it is printed anyway when stdin or stdout "
-        "is not a terminal)",
-    )
-    replay.set_defaults(func=run_replay)
-
-    export = subparsers.add_parser(
-        "export",
-        help="print a replay file's checked content as JSON or text",
-        description=(
-            "Verify a replay file and print its header, the players' key fingerprints, the "
-            "verdict and every entry (sequence number, author, kind, decision, dice, state "
-            "hash). Exit status 0 for a valid file, 1 for an invalid one, 2 when it cannot "
-            "be read."
-        ),
-    )
-    export.add_argument("file", type=Path, metavar="FILE", help="the replay file")
-    export.add_argument(
-        "--format",
-        choices=("json", "text"),
-        default="json",
-        help="json (default): one JSON document; text: the same as plain text",
-    )
-    export.set_defaults(func=run_export)
-
-
-def _turn(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a turn number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: turns are numbered from 1")
-    return value
 
 
 # --- reading and re-playing --------------------------------------------------------------

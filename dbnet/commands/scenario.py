@@ -18,20 +18,6 @@ EXIT_FAILED = 1
 EXIT_USAGE = 2
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser(
-        "scenario",
-        help="run rule scenario files",
-        description="Run scenario files (TOML, see docs/scenarios.md); folders are searched "
-        "recursively for *.toml. Exit 0 if all pass, 1 if any fails, 2 for usage errors.",
-    )
-    parser.add_argument("paths", nargs="+", metavar="FILE", help="scenario file or folder")
-    parser.add_argument(
-        "-q", "--quiet", action="store_true", help="print only failures and the summary"
-    )
-    parser.set_defaults(func=run)
-
-
 def run(args: argparse.Namespace) -> int:
     try:
         files = find_scenario_files(args.paths)

@@ -17,52 +17,14 @@ import secrets
 import time
 from pathlib import Path
 
-from dbnet.bots import BOT_NAMES, make_bot
-from dbnet.bots.match import DEFAULT_MAX_TURNS, MatchResult
+from dbnet.bots import make_bot
+from dbnet.bots.match import MatchResult
 from dbnet.engine import EndReason, GameSetup, Player
 from dbnet.match.keys import MatchKeys, replay_header
 from dbnet.match.local import Match, bot_chooser, load_setup, match_result
 from dbnet.match.peers import RecordSink
 from dbnet.replay.file import EXTENSION
 from dbnet.replay.paths import now_utc, start_replay
-
-
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser(
-        "selfplay",
-        help="let bots play each other and measure throughput",
-        description="Play bot-against-bot games and print results, win counts and speed.",
-    )
-    parser.add_argument("--games", type=_positive, default=10, metavar="N", help="default 10")
-    parser.add_argument("--seed", type=int, metavar="S", help="seed of the run (default: random)")
-    parser.add_argument("--a", choices=BOT_NAMES, default="greedy", help="bot in seat A")
-    parser.add_argument("--b", choices=BOT_NAMES, default="random", help="bot in seat B")
-    parser.add_argument("--warband", type=Path, metavar="FILE", help="A's warband file")
-    parser.add_argument("--opponent", type=Path, metavar="FILE", help="B's warband file")
-    parser.add_argument(
-        "--max-turns",
-        type=_positive,
-        default=DEFAULT_MAX_TURNS,
-        metavar="T",
-        help=f"stop a game unfinished after T turns (default {DEFAULT_MAX_TURNS})",
-    )
-    parser.add_argument(
-        "--replays",
-        type=Path,
-        metavar="DIR",
-        help=f"save each game's replay in DIR as selfplay-SEED-N{EXTENSION} (default: none)",
-    )
-    parser.set_defaults(func=run)
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be 1 or more")
-    return value
 
 
 def game_keys(seed: int, index: int) -> MatchKeys:

@@ -53,32 +53,6 @@ class UsageError(Exception):
     """A bad argument: printed as one line, exit status 2 (internal to this command)."""
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser(
-        "verify",
-        help="check replay files (signatures, dice, rules, result)",
-        description=(
-            "Check replay files: framing, every signature, the hash chain, every dice link, "
-            "a full re-simulation of the game and its result. Folders are searched for "
-            f"*{EXTENSION} files. Exit status 0 only if every game is complete and valid."
-        ),
-    )
-    parser.add_argument(
-        "paths", nargs="+", metavar="PATH", help=f"a replay file, or a folder of *{EXTENSION}"
-    )
-    parser.add_argument(
-        "--json", action="store_true", help="print one JSON document with every verdict"
-    )
-    parser.add_argument(
-        "--jobs",
-        type=int,
-        default=None,
-        metavar="N",
-        help="worker processes for many files (default: the number of CPUs; 1: none)",
-    )
-    parser.set_defaults(func=run)
-
-
 def run(args: argparse.Namespace) -> int:
     try:
         files = find_replays(args.paths)

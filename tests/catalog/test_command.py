@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import re
 import subprocess
 import sys
@@ -11,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from dbnet.catalog import Catalog
+from dbnet.cli import build_parser
 from dbnet.commands import catalog as command
 from dbnet.engine.keywords import CUSTOM, KEYWORDS, explain
 from dbnet.engine.model import AbilityDef, Activation, MiniatureDef
@@ -20,10 +20,8 @@ from .helpers import write
 
 
 def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """Parse ``argv`` with a parser holding only the catalog command, run it, capture output."""
-    parser = argparse.ArgumentParser(prog="dbnet")
-    command.register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(argv)
+    """Parse ``argv`` with the ``dbnet`` parser, run the command, capture output."""
+    args = build_parser().parse_args(argv)
     code = args.func(args)
     out, err = capsys.readouterr()
     return code, out, err

@@ -41,22 +41,13 @@ from dbnet.wire.codec import ClaimBody, EntryKind, PlayBody
 
 from .terminal import isolated_env
 
-# Runs the dbnet command with the replay module registered, whether or not cli.py lists
-# it yet.
-RUNNER = (
-    "import sys\n"
-    "from dbnet import cli\n"
-    "if 'dbnet.commands.replay' not in cli.COMMAND_MODULES:\n"
-    "    cli.COMMAND_MODULES += ('dbnet.commands.replay',)\n"
-    "sys.exit(cli.main())\n"
-)
 LISTED = re.compile(r"^ {0,5}(\d+)  ([AB]) (.+)$", re.MULTILINE)
 ROLLED = re.compile(r"^ {0,5}(\d+)    roll ((?:\d )*\d) +([A-Z].*)$", re.MULTILINE)
 
 
 def dbnet(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-c", RUNNER, *args],
+        [sys.executable, "-m", "dbnet", *args],
         capture_output=True,
         text=True,
         cwd=tmp_path,

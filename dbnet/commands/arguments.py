@@ -1,0 +1,461 @@
+"""The arguments and help of every ``dbnet`` subcommand, declared with argparse alone.
+
+Building the parser (for ``dbnet --help``, any command's ``--help``, or a usage error)
+imports this module and ``helptext``, and none of dbnet's heavy parts. The modules that
+run the commands (``dbnet.commands.play`` and the others) import the engine, the
+catalog, trio, cryptography or prompt-toolkit, so each command's ``func`` is ``lazy``:
+it imports its module when the command runs, and only then.
+
+The few values of those modules that the help shows or the parsing checks are repeated
+here (``BOT_NAMES``, ``MAX_TURNS``, ``TURNS_TO_WIN``, ``EXTENSION``, ``NAME_PATTERN``);
+``tests/test_cli.py`` checks that they still agree with the modules they come from.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Final
+
+from dbnet.commands.helptext import HOME_HELP
+
+Run = Callable[[argparse.Namespace], int]
+"""A command: the parsed arguments in, the exit code out."""
+
+BOT_NAMES: Final = ("random", "greedy")  # dbnet.bots.BOT_NAMES
+MAX_TURNS: Final = 500  # dbnet.bots.match.DEFAULT_MAX_TURNS
+TURNS_TO_WIN: Final = 6  # dbnet.engine.Options().turns_to_win
+EXTENSION: Final = ".dbnr"  # dbnet.replay.file.EXTENSION
+NAME_PATTERN: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}")  # dbnet.net.messages
+DEFAULT_PORT: Final = 7117
+
+
+def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add every ``dbnet`` subcommand, in the order the help lists them."""
+    for add in (
+        _add_play,
+        _add_selfplay,
+        _add_scenario,
+        _add_catalog,
+        _add_verify,
+        _add_replay,
+        _add_network,
+    ):
+        add(subparsers)
+
+
+def lazy(module: str, name: str) -> Run:
+    """The function ``name`` of ``module``, imported when it is called, not before."""
+
+    def run(args: argparse.Namespace) -> int:
+        command: Run = getattr(importlib.import_module(module), name)
+        return command(args)
+
+    return run
+
+
+# --- dbnet play ---------------------------------------------------------------------------
+
+
+def _add_play(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "play",
+        help="play a game against the computer (or hotseat)",
+        description="Play Dreamblade against a bot at this terminal. On a terminal this opens "
+        "the full-screen client; with --plain, or when stdin or stdout is not a terminal (a "
+        "pipe, a file), it uses the line-based interface instead, for scripts and screen "
+        "readers. Every game is saved as a replay as it is played. Exit codes: 0 game over "
+        "or quit, 1 input ended first (line interface) or an internal error (full screen), "
+        "2 bad arguments, 130 Ctrl-C.",
+    )
+    parser.add_argument(
+        "--warband", type=Path, metavar="FILE", help="your warband file (default: shipped)"
+    )
+    parser.add_argument(
+        "--opponent", type=Path, metavar="FILE", help="the bot's warband file (default: shipped)"
+    )
+    parser.add_argument(
+        "--bot", choices=BOT_NAMES, default="greedy", help="the opponent (default: greedy)"
+    )
+    parser.add_argument(
+        "--side",
+        choices=("A", "B"),
+        type=str.upper,
+        default="A",
+        help="your seat: A (portal e1) or B (portal a5); default A",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        metavar="N",
+        help="derive the dice chains, both keys and the bot's choices from N (reproducible games)",
+    )
+    parser.add_argument(
+        "--replay",
+        type=Path,
+        metavar="PATH",
+        help="save the replay here (a new file; default: <config dir>/replays/...)",
+    )
+    parser.add_argument(
+        "--resume",
+        type=Path,
+        metavar="FILE",
+        help="go on with an unfinished game from its replay file (one of yours; a --seed "
+        "game with the same --seed and --side); the bot is --bot",
+    )
+    interface = parser.add_mutually_exclusive_group()
+    interface.add_argument(
+        "--plain",
+        action="store_true",
+        help="the line-based interface (for scripts and screen readers); it is also used "
+        "whenever stdin or stdout is not a terminal",
+    )
+    interface.add_argument(
+        "--tui",
+        action="store_true",
+        help="insist on the full-screen client (the default on a terminal): an error, rather "
+        "than the line interface, when stdin or stdout is not a terminal",
+    )
+    parser.add_argument(
+        "--hotseat",
+        action="store_true",
+        help="two people at one keyboard instead of against the bot (full screen only)",
+    )
+    parser.add_argument(
+        "--bot-delay",
+        type=_seconds,
+        metavar="SECONDS",
+        help="full screen: the pause after each of the bot's steps, so you can follow them "
+        "(default 0.35)",
+    )
+    parser.set_defaults(func=lazy("dbnet.commands.play", "run"))
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 <= value <= 60:
+        raise argparse.ArgumentTypeError(f"{text!r}: give 0 to 60 seconds")
+    return value
+
+
+# --- dbnet selfplay -----------------------------------------------------------------------
+
+
+def _add_selfplay(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "selfplay",
+        help="let bots play each other and measure throughput",
+        description="Play bot-against-bot games and print results, win counts and speed.",
+    )
+    parser.add_argument("--games", type=_positive, default=10, metavar="N", help="default 10")
+    parser.add_argument("--seed", type=int, metavar="S", help="seed of the run (default: random)")
+    parser.add_argument("--a", choices=BOT_NAMES, default="greedy", help="bot in seat A")
+    parser.add_argument("--b", choices=BOT_NAMES, default="random", help="bot in seat B")
+    parser.add_argument("--warband", type=Path, metavar="FILE", help="A's warband file")
+    parser.add_argument("--opponent", type=Path, metavar="FILE", help="B's warband file")
+    parser.add_argument(
+        "--max-turns",
+        type=_positive,
+        default=MAX_TURNS,
+        metavar="T",
+        help=f"stop a game unfinished after T turns (default {MAX_TURNS})",
+    )
+    parser.add_argument(
+        "--replays",
+        type=Path,
+        metavar="DIR",
+        help=f"save each game's replay in DIR as selfplay-SEED-N{EXTENSION} (default: none)",
+    )
+    parser.set_defaults(func=lazy("dbnet.commands.selfplay", "run"))
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be 1 or more")
+    return value
+
+
+# --- dbnet scenario -----------------------------------------------------------------------
+
+
+def _add_scenario(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "scenario",
+        help="run rule scenario files",
+        description="Run scenario files (TOML, see docs/scenarios.md); folders are searched "
+        "recursively for *.toml. Exit 0 if all pass, 1 if any fails, 2 for usage errors.",
+    )
+    parser.add_argument("paths", nargs="+", metavar="FILE", help="scenario file or folder")
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", help="print only failures and the summary"
+    )
+    parser.set_defaults(func=lazy("dbnet.commands.scenario", "run"))
+
+
+# --- dbnet catalog ------------------------------------------------------------------------
+
+
+def _add_catalog(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "catalog",
+        help="list, search and show miniatures and ability keywords",
+        description="List the miniatures in the catalog, search them, show one in full, or "
+        "list the ability keywords with the miniatures that carry them.",
+    )
+    parser.add_argument(
+        "--catalog",
+        dest="catalog_files",
+        action="append",
+        type=Path,
+        metavar="FILE",
+        help="read this catalog file instead of the shipped catalog (repeatable)",
+    )
+    actions = parser.add_subparsers(dest="catalog_action", metavar="ACTION")
+    actions.add_parser("list", help="list every miniature (the default)")
+    search = actions.add_parser(
+        "search",
+        help="miniatures whose name, slug, ability keyword, aspect, lineage, set or rules "
+        "text contain TEXT, and what matched",
+    )
+    search.add_argument("text", nargs="+", metavar="TEXT")
+    show = actions.add_parser("show", help="one miniature's full stats and abilities")
+    show.add_argument("name", nargs="+", metavar="NAME", help="a name or slug")
+    keywords = actions.add_parser(
+        "keywords", help="every ability keyword explained, with the miniatures that carry it"
+    )
+    keywords.add_argument("keyword", nargs="*", metavar="KEYWORD", help="only this keyword")
+    parser.set_defaults(func=lazy("dbnet.commands.catalog", "run"))
+
+
+# --- dbnet verify -------------------------------------------------------------------------
+
+
+def _add_verify(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "verify",
+        help="check replay files (signatures, dice, rules, result)",
+        description=(
+            "Check replay files: framing, every signature, the hash chain, every dice link, "
+            "a full re-simulation of the game and its result. Folders are searched for "
+            f"*{EXTENSION} files. Exit status 0 only if every game is complete and valid."
+        ),
+    )
+    parser.add_argument(
+        "paths", nargs="+", metavar="PATH", help=f"a replay file, or a folder of *{EXTENSION}"
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON document with every verdict"
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="worker processes for many files (default: the number of CPUs; 1: none)",
+    )
+    parser.set_defaults(func=lazy("dbnet.commands.verify", "run"))
+
+
+# --- dbnet replay and dbnet export --------------------------------------------------------
+
+
+def _add_replay(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``replay`` and ``export`` commands."""
+    replay = subparsers.add_parser(
+        "replay",
+        help="check a replay file, then show the game turn by turn",
+        description=(
+            f"Verify a replay file (*{EXTENSION}) and show the game. On a terminal this "
+            "opens the full-screen viewer (step through it with the arrow keys; 'help' "
+            "inside). With --plain, or when stdin or stdout is not a terminal (a pipe, a "
+            "file), it prints the game turn by turn instead: decisions in notation, dice, "
+            "conquest points of every turn, the result. Exit status 0 for a valid file, 1 "
+            "for an invalid one (shown up to where it stops), 2 when it cannot be read."
+        ),
+    )
+    replay.add_argument("file", type=Path, metavar="FILE", help="the replay file")
+    replay.add_argument(
+        "--at",
+        type=_turn,
+        metavar="TURN",
+        help="print the position at the start of TURN instead of the whole game; full "
+        "screen: open the viewer at the first step of TURN",
+    )
+    replay.add_argument(
+        "--plain",
+        action="store_true",
+        help="print the text even on a terminal (it is printed anyway when stdin or stdout "
+        "is not a terminal)",
+    )
+    replay.set_defaults(func=lazy("dbnet.commands.replay", "run_replay"))
+
+    export = subparsers.add_parser(
+        "export",
+        help="print a replay file's checked content as JSON or text",
+        description=(
+            "Verify a replay file and print its header, the players' key fingerprints, the "
+            "verdict and every entry (sequence number, author, kind, decision, dice, state "
+            "hash). Exit status 0 for a valid file, 1 for an invalid one, 2 when it cannot "
+            "be read."
+        ),
+    )
+    export.add_argument("file", type=Path, metavar="FILE", help="the replay file")
+    export.add_argument(
+        "--format",
+        choices=("json", "text"),
+        default="json",
+        help="json (default): one JSON document; text: the same as plain text",
+    )
+    export.set_defaults(func=lazy("dbnet.commands.replay", "run_export"))
+
+
+def _turn(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a turn number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: turns are numbered from 1")
+    return value
+
+
+# --- dbnet host, dbnet join and dbnet resume ----------------------------------------------
+
+
+def _add_network(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    host = subparsers.add_parser(
+        "host",
+        help="host a game over the network (you play A)",
+        description="Listen for an opponent on IPv4 and IPv6 and play a game as A. Prints the "
+        "addresses to give the opponent and your key fingerprint. Exit codes: 0 complete, "
+        "1 the game could not go on, 2 bad arguments, 3 adjourned, 130 Ctrl-C.",
+        epilog=HOME_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    host.add_argument(
+        "--port", type=_port, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT})"
+    )
+    host.add_argument(
+        "--turns-to-win", type=int, default=TURNS_TO_WIN, metavar="N",
+        help=f"turns a player must win (default {TURNS_TO_WIN})",
+    )  # fmt: skip
+    _common(host)
+    host.set_defaults(func=lazy("dbnet.commands.net", "run_host"))
+
+    join = subparsers.add_parser(
+        "join",
+        help="join a game hosted over the network (you play B)",
+        description="Connect to a host and play a game as B; reconnects by itself when the "
+        "connection drops. Exit codes as for 'dbnet host'.",
+        epilog=HOME_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    join.add_argument("address", type=_address, metavar="HOST:PORT", help="the host's address")
+    _common(join)
+    join.set_defaults(func=lazy("dbnet.commands.net", "run_join"))
+
+    resume = subparsers.add_parser(
+        "resume",
+        help="go on with an adjourned network game from its replay",
+        description="Go on with a network game from this side's replay file: listen for the "
+        "opponent, or connect to HOST:PORT if given. With --claim-timeout, append a signed "
+        "claim that the opponent stopped answering instead (verifiers show it as unilateral).",
+        epilog=HOME_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    resume.add_argument("file", type=Path, metavar="FILE", help="this side's replay file")
+    resume.add_argument(
+        "address", type=_address, nargs="?", metavar="HOST:PORT", help="connect here"
+    )
+    resume.add_argument(
+        "--port", type=_port, default=DEFAULT_PORT, help=f"listen here (default {DEFAULT_PORT})"
+    )
+    resume.add_argument(
+        "--claim-timeout",
+        action="store_true",
+        help="record a signed timeout claim (only while waiting for the opponent's entry)",
+    )
+    _common(resume, new_game=False)
+    resume.set_defaults(func=lazy("dbnet.commands.net", "run_resume"))
+
+
+def _common(parser: argparse.ArgumentParser, *, new_game: bool = True) -> None:
+    if new_game:
+        parser.add_argument(
+            "--warband", type=Path, metavar="FILE", help="your warband file (default: shipped)"
+        )
+        parser.add_argument(
+            "--replay", type=Path, metavar="PATH", help="save the replay here (a new file)"
+        )
+        parser.add_argument(
+            "--seed",
+            type=int,
+            metavar="N",
+            help="testing only: derive the bot's choices and this side's game nonce from N; "
+            "the same players and seed on both sides give the same game and dice (a game "
+            "id played before is refused, so use a new seed for each game)",
+        )
+    parser.add_argument(
+        "--bot", choices=BOT_NAMES, help="let a bot play this side (default: you, at the prompt)"
+    )
+    parser.add_argument(
+        "--plain",
+        action="store_true",
+        help="the line-based interface (for scripts and screen readers) instead of the "
+        "full-screen client; it is also used when stdin or stdout is not a terminal",
+    )
+    parser.add_argument(
+        "--name",
+        type=_name,
+        default=None,
+        help="your name as the opponent's known-peers file records it (default: your login)",
+    )
+    parser.add_argument(
+        "--expect",
+        metavar="FINGERPRINT",
+        help="refuse to play unless the opponent's key has this fingerprint (compare it by "
+        "phone or in person first)",
+    )
+    parser.add_argument(
+        "--adjourn-after",
+        type=float,
+        default=300.0,
+        metavar="SECONDS",
+        help="adjourn the game after this long without the opponent (default 300)",
+    )
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port number (0-65535)")
+    return port
+
+
+def _address(text: str) -> tuple[str, int]:
+    host, sep, port = text.rpartition(":")
+    if not sep or not host:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected HOST:PORT, e.g. 192.0.2.7:7117")
+    return host.strip("[]"), _port(port)
+
+
+def _name(text: str) -> str:
+    if not NAME_PATTERN.fullmatch(text):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: a name is 1-32 letters, digits, '_', '.' or '-', starting with a "
+            "letter or digit"
+        )
+    return text

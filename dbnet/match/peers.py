@@ -74,7 +74,7 @@ class LocalMatch:
         peer = self.peers[author]
         if peer.log.status in (Status.FINAL_DUE, Status.COSIGN_DUE):
             return self._deliver(author, peer.finish())
-        view = peer.view()
+        view = peer.view(copy=False)  # ``choose`` decides on it before anything changes
         pending = view.pending
         if isinstance(pending, Decision) and pending.player is author:
             return self._deliver(author, peer.decide(choose(view)))

@@ -64,7 +64,7 @@ MAX_WARBAND_POWER: Final = 1000  # bounds any roll's dice; real warbands have we
 GAME_ID_PERSONS: Final = {1: b"dbnet/game/v1", 2: b"dbnet/game/v2"}
 """The game id's BLAKE2b personalisation, by protocol version."""
 _CHANCE_NAMES: Final = {kind: kind.value for kind in ChanceKind}  # ``.value`` is slow on 3.11
-CHECKPOINT_EVERY: Final = 32
+CHECKPOINT_EVERY: Final = 64
 """Entries between the log's checkpoints (copies of the game, see ``GameLog._undo``)."""
 
 

@@ -1,12 +1,13 @@
 """The signed, hash-chained log of one game, validated entry by entry.
 
-``GameLog`` is the single place where the rules of the protocol live: both
-peers run every entry (their own and the other's) through ``append``, and the
-replay verifier runs a whole file through it. An entry is accepted only if its
-envelope (version, game, sequence number, previous hash, author, signature)
-is right, its decision is legal for the player the engine names, its chain
-links are the next ones of its author's hash chain and obey the arming rule,
-and the state hash it carries equals the engine's after it.
+``GameLog`` is the single place where the rules of the protocol live: each
+peer runs the other's entries through ``append`` and writes its own through
+``write`` (the same checks, without verifying its own signature), and the
+replay verifier runs a whole file through ``append``. An entry is accepted
+only if its envelope (version, game, sequence number, previous hash, author,
+signature) is right, its decision is legal for the player the engine names,
+its chain links are the next ones of its author's hash chain and obey the
+arming rule, and the state hash it carries equals the engine's after it.
 
 The arming rule (docs/protocol.md): dice for roll r come from both players'
 links for r. The entry that leaves the engine waiting for roll r (it commits

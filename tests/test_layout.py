@@ -69,8 +69,9 @@ def module_name(path: Path) -> str:
 
 def imports_of(path: Path, modules: Collection[str] = ()) -> Iterator[tuple[str, int]]:
     """The absolute names ``path`` imports when it runs, with their line numbers (imports
-    under ``if TYPE_CHECKING:`` are for the type checker alone and are left out). ``from dbnet import codec`` gives ``dbnet.codec`` when that is
-    one of ``modules``, and ``dbnet`` when ``codec`` is a name defined there."""
+    under ``if TYPE_CHECKING:`` are for the type checker alone and are left out).
+    ``from dbnet import codec`` gives ``dbnet.codec`` when that is one of ``modules``,
+    and ``dbnet`` when ``codec`` is a name defined there."""
     package = module_name(path)
     if path.name != "__init__.py":
         package = package.rpartition(".")[0]

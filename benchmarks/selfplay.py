@@ -1,13 +1,28 @@
-"""Engine and bot throughput: random-versus-random games on one core.
+"""Engine, bot and signed-log throughput: random-versus-random games on one core.
 
-Every decision counts the legal-choice generation (the random bot calls
-``legal_choices()`` each time), the choice's validation and application, and
-the dice. Two sets of games: the default warbands, and every pairing of the
-example ability warbands in ``examples/warbands/`` (each against the next, both
-seats). Prints decisions per second and games per second for each, next to the
-targets; it asserts nothing, since timings depend on the machine.
+In one run, so that every ratio compares figures taken under the same conditions:
 
-    python benchmarks/selfplay.py [--games N] [--seed S]
+1. The engine: random-vs-random games with the default warbands, then every pairing
+   of the example ability warbands in ``examples/warbands/`` (each against the next,
+   both seats). Every decision counts the legal-choice generation (the random bot
+   calls ``legal_choices()`` each time), the choice's validation and application,
+   and the dice. Decisions and games per second, next to the targets.
+2. python-chess (the ``bench`` extra): random legal moves until the game is over,
+   from a seeded ``random.Random``, for as long as the default-warband games took;
+   the engine's decisions per second over chess's plies per second, next to the
+   target. Skipped, in one line, when ``chess`` is not installed.
+3. The signed log: the floor of a decision through it (two engine decisions, one
+   per peer, from the first ``--log-games`` default-warband games above; one
+   Ed25519 signature and one verification, of the entries of a real game), and
+   ``dbnet selfplay``'s own games (``play_one``, random vs random, ``--seed S``'s
+   games 1 to ``--log-games``) per decision, over the floor, next to the target.
+   These use this process's CPU time (``time.process_time``); each part is timed
+   ``--rounds`` times, alternately, and its best time counts, so that other work on
+   the machine disturbs neither side of the ratio.
+
+It asserts nothing, since timings depend on the machine.
+
+    python benchmarks/selfplay.py [--games N] [--log-games N] [--rounds R] [--seed S]
 """
 
 from __future__ import annotations
@@ -15,17 +30,33 @@ from __future__ import annotations
 import argparse
 import random
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from dbnet.bots import RandomBot
-from dbnet.bots.match import play_match
+from dbnet.bots.match import DEFAULT_MAX_TURNS, play_match
 from dbnet.catalog import default_warbands, load_catalog, load_map, load_warband
+from dbnet.commands.selfplay import game_keys, play_one
 from dbnet.engine import GameSetup, Warband
 from dbnet.engine.keywords import check_ability
+from dbnet.protocol.identity import Identity, verify
+from dbnet.wire import codec
 
 TARGET_DEFAULT = 20_000  # decisions per second with the default warbands
 TARGET_ABILITIES = 10_000  # ...and with the ability warbands
+TARGET_CHESS = 3.0  # engine decisions/s at least this many times python-chess's plies/s
+TARGET_FLOOR = 1.5  # a decision through the signed log: at most this many floors
+SIGNATURE_ROUNDS = 5  # passes over one game's entries to time signing and verifying
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "warbands"
+
+
+@dataclass(frozen=True, slots=True)
+class Throughput:
+    """Decisions made, and the wall and CPU seconds they took."""
+
+    decisions: int
+    wall: float
+    cpu: float
 
 
 def ability_setups() -> list[GameSetup]:
@@ -49,9 +80,11 @@ def ability_setups() -> list[GameSetup]:
     return setups
 
 
-def measure(label: str, setups: list[GameSetup], games: int, seed: int, target: int) -> None:
+def engine_games(setups: list[GameSetup], games: int, seed: int) -> tuple[Throughput, int]:
+    """Play ``games`` random-vs-random engine games (no log): the decisions and the time
+    they took, and the dice rolls."""
     decisions = rolls = 0
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     for i in range(games):
         bots = (
             RandomBot(random.Random(f"{seed}:{i}:A")),
@@ -61,27 +94,166 @@ def measure(label: str, setups: list[GameSetup], games: int, seed: int, target: 
         result = play_match(setup, bots, random.Random(f"{seed}:{i}:dice"))
         decisions += result.decisions
         rolls += result.rolls
-    elapsed = time.perf_counter() - start
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+    return Throughput(decisions, elapsed, cpu), rolls
+
+
+def measure(label: str, setups: list[GameSetup], games: int, seed: int, target: int) -> Throughput:
+    """Play ``games`` engine games (no log) and print their rates next to ``target``."""
+    played, rolls = engine_games(setups, games, seed)
+    decisions, elapsed = played.decisions, played.wall
     rate = decisions / elapsed
     verdict = "meets" if rate >= target else "MISSES"
     print(f"{label}: random vs random, {games} games on one core, {elapsed:.2f} s")
     print(f"  {decisions} decisions ({decisions / games:.0f} a game), {rolls} dice rolls")
     print(f"  {rate:,.0f} decisions/s ({verdict} the target of {target:,})")
     print(f"  {games / elapsed:,.1f} games/s")
+    return played
+
+
+# --- python-chess ------------------------------------------------------------------------------
+
+
+def chess_plies(budget: float, seed: int) -> tuple[int, int] | None:
+    """Plies of random python-chess games (a uniformly random legal move until the game
+    is over) played in ``budget`` wall seconds, and how many games ended; None when the
+    ``chess`` package is not installed."""
+    try:
+        import chess
+    except ModuleNotFoundError:
+        return None
+    rng = random.Random(f"{seed}:chess")
+    plies = games = 0
+    deadline = time.perf_counter() + budget
+    board = chess.Board()
+    while time.perf_counter() < deadline:
+        if board.is_game_over():
+            games += 1
+            board = chess.Board()
+            continue
+        board.push(rng.choice(list(board.legal_moves)))
+        plies += 1
+    return plies, games
+
+
+def compare_chess(engine: Throughput, seed: int) -> None:
+    """Print python-chess's random playout rate and the engine's rate over it."""
+    result = chess_plies(engine.wall, seed)
+    if result is None:
+        print('python-chess: not installed (pip install -e ".[bench]"); no comparison')
+        return
+    plies, games = result
+    chess_rate = plies / engine.wall
+    ratio = (engine.decisions / engine.wall) / chess_rate
+    verdict = "meets" if ratio >= TARGET_CHESS else "MISSES"
+    print(f"python-chess: random legal moves until the game is over, {engine.wall:.2f} s")
+    print(f"  {plies} plies, {games} games over: {chess_rate:,.0f} plies/s")
+    print(
+        f"  engine decisions/s / chess plies/s: {ratio:.1f}x "
+        f"({verdict} the target of at least {TARGET_CHESS:g}x)"
+    )
+
+
+# --- the signed log --------------------------------------------------------------------------
+
+
+Signing = tuple[Identity, bytes, bytes]
+"""An entry's author, the message they sign and their signature."""
+
+
+def signings(setup: GameSetup, seed: int) -> list[Signing]:
+    """The signings of the entries of game 1 of ``dbnet selfplay --seed seed``."""
+    records: list[bytes] = []
+    play_one(setup, ("random", "random"), seed, 1, DEFAULT_MAX_TURNS, records.append)
+    identities = game_keys(seed, 1).identities
+    jobs = []
+    for record in records:
+        signed, entry = codec.decode_signed_entry(record)
+        message = codec.signing_message(signed.signed)
+        jobs.append((identities[entry.author], message, signed.signature))
+    return jobs
+
+
+def signature_times(jobs: list[Signing]) -> tuple[float, float]:
+    """CPU seconds per Ed25519 signature and per verification of ``jobs`` (each message
+    signed, and its signature checked, with its author's key)."""
+    start = time.process_time()
+    for _ in range(SIGNATURE_ROUNDS):
+        for identity, message, _ in jobs:
+            identity.sign(message)
+    middle = time.process_time()
+    for _ in range(SIGNATURE_ROUNDS):
+        for identity, message, signature in jobs:
+            if not verify(identity.public_key, signature, message):
+                raise SystemExit("an entry's signature did not verify")
+    end = time.process_time()
+    count = SIGNATURE_ROUNDS * len(jobs)
+    return (middle - start) / count, (end - middle) / count
+
+
+def signed_log(setup: GameSetup, games: int, seed: int) -> Throughput:
+    """Games 1 to ``games`` of ``dbnet selfplay --seed seed --a random --b random``, as
+    that command plays them (``play_one``: two peers, every entry signed and checked)."""
+    decisions = 0
+    start, cpu_start = time.perf_counter(), time.process_time()
+    for i in range(1, games + 1):
+        decisions += play_one(setup, ("random", "random"), seed, i, DEFAULT_MAX_TURNS).decisions
+    return Throughput(decisions, time.perf_counter() - start, time.process_time() - cpu_start)
+
+
+def compare_floor(setup: GameSetup, games: int, seed: int, rounds: int) -> None:
+    """Print the floor of a decision through the signed log, the signed log's cost per
+    decision, and their ratio: each part timed ``rounds`` times, its best time counting."""
+    jobs = signings(setup, seed)
+    engine_s = sign_s = verify_s = log_s = float("inf")
+    ratios = []
+    for _ in range(rounds):
+        engine, _ = engine_games([setup], games, seed)
+        signing, verifying = signature_times(jobs)
+        log = signed_log(setup, games, seed)
+        floor = 2 * engine.cpu / engine.decisions + signing + verifying
+        ratios.append(log.cpu / log.decisions / floor)
+        engine_s = min(engine_s, engine.cpu / engine.decisions)
+        sign_s, verify_s = min(sign_s, signing), min(verify_s, verifying)
+        log_s = min(log_s, log.cpu / log.decisions)
+    floor = 2 * engine_s + sign_s + verify_s
+    ratio = log_s / floor
+    verdict = "meets" if ratio <= TARGET_FLOOR else "MISSES"
+    us = 1e6
+    print(
+        f"signed log: dbnet selfplay --games {games} --seed {seed} --a random --b random, "
+        f"CPU time, best of {rounds} rounds"
+    )
+    print(f"  engine      {engine_s * us:6.1f} us a decision (default-warband games 0-{games - 1})")
+    print(f"  Ed25519     {sign_s * us:6.1f} us a signature, {verify_s * us:.1f} us a verification")
+    print(f"  floor       {floor * us:6.1f} us a decision (2 engine, 1 signature, 1 verification)")
+    print(f"  signed log  {log_s * us:6.1f} us a decision ({log.decisions} decisions)")
+    print(
+        f"  ratio {ratio:.2f} of the floor ({verdict} the target of at most {TARGET_FLOOR}); "
+        f"by round {' '.join(f'{r:.2f}' for r in ratios)}"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=300, help="games of each set (default 300)")
+    parser.add_argument(
+        "--log-games", type=int, default=20, help="games through the signed log (default 20)"
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="timings of the signed log's parts (default 3)"
+    )
     parser.add_argument("--seed", type=int, default=1, help="seed (default 1)")
     args = parser.parse_args()
     default = [GameSetup(load_map(), default_warbands(load_catalog()))]
-    measure("default warbands", default, args.games, args.seed, TARGET_DEFAULT)
+    engine = measure("default warbands", default, args.games, args.seed, TARGET_DEFAULT)
     setups = ability_setups()
     names = sorted({s.warbands[0].name for s in setups})
     measure(
         f"ability warbands ({', '.join(names)})", setups, args.games, args.seed, TARGET_ABILITIES
     )
+    compare_chess(engine, args.seed)
+    compare_floor(default[0], args.log_games, args.seed, args.rounds)
 
 
 if __name__ == "__main__":

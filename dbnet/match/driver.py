@@ -61,13 +61,17 @@ class Driver:
     def is_closed(self) -> bool:
         return self.next_author is None
 
-    def due(self) -> Due | None:
-        """What this process owes next, or None (the peer owes it, or the log is closed)."""
+    def due(self, *, copy: bool = True) -> Due | None:
+        """What this process owes next, or None (the peer owes it, or the log is closed).
+
+        The view is the player's own copy to think on, anywhere, for as long as it takes;
+        with ``copy=False`` it may be the log's own game, for a caller that decides at
+        once and changes nothing (see ``Peer.view``)."""
         author = self.next_author
         side = self.sides.get(author) if author is not None else None
         if side is None:
             return None
-        return Due(side.me, side.decision_view())
+        return Due(side.me, side.decision_view(copy=copy))
 
     def write(self, decision: str | None = None) -> bytes:
         """Write the entry due (``decision`` in notation when a decision is due) and hand it

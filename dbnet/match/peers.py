@@ -98,8 +98,10 @@ class LocalMatch(Driver):
         return self.sides[player].peer.view()
 
     def step(self, choose: Chooser) -> bytes:
-        """Write the entry due, asking ``choose`` for the decision when one is due."""
-        due = self.due()
+        """Write the entry due, asking ``choose`` for the decision when one is due (on the
+        log's own game when no dice are due: ``choose`` must decide at once and change
+        nothing)."""
+        due = self.due(copy=False)
         if due is None:
             raise LocalProtocolError("the game's log is closed")
         return self.write(None if due.view is None else choose(due.view))

@@ -360,8 +360,19 @@ class ChainVerifier:
         self._next_roll = r + 1
         self._last_value = value
 
+    def mark(self) -> tuple[int, bytes, int]:
+        """Where this verifier stands (next roll, last value, anchors known), for ``rewind``:
+        three fields, where ``copy`` builds a whole verifier."""
+        return self._next_roll, self._last_value, len(self._anchors)
+
+    def rewind(self, mark: tuple[int, bytes, int]) -> None:
+        """Back to ``mark`` (taken from this verifier): the links and anchors accepted
+        since are forgotten. Links and anchors are only ever added, so this is exact."""
+        self._next_roll, self._last_value, anchors = mark
+        del self._anchors[anchors:]
+
     def copy(self) -> ChainVerifier:
-        """An independent copy (the protocol snapshots its state before each entry)."""
+        """An independent copy."""
         twin = ChainVerifier(self.salt, self.length, self._anchors[0], owner=self.owner)
         twin._anchors = list(self._anchors)
         twin._next_roll = self._next_roll

@@ -1,12 +1,13 @@
 """The signed, hash-chained log of one game, validated entry by entry.
 
-``GameLog`` is the single place where the rules of the protocol live: both
-peers run every entry (their own and the other's) through ``append``, and the
-replay verifier runs a whole file through it. An entry is accepted only if its
-envelope (version, game, sequence number, previous hash, author, signature)
-is right, its decision is legal for the player the engine names, its chain
-links are the next ones of its author's hash chain and obey the arming rule,
-and the state hash it carries equals the engine's after it.
+``GameLog`` is the single place where the rules of the protocol live: each
+peer runs the other's entries through ``append`` and writes its own through
+``write`` (the same checks, without verifying its own signature), and the
+replay verifier runs a whole file through ``append``. An entry is accepted
+only if its envelope (version, game, sequence number, previous hash, author,
+signature) is right, its decision is legal for the player the engine names,
+its chain links are the next ones of its author's hash chain and obey the
+arming rule, and the state hash it carries equals the engine's after it.
 
 The arming rule (docs/protocol.md): dice for roll r come from both players'
 links for r. The entry that leaves the engine waiting for roll r (it commits
@@ -18,9 +19,10 @@ the engine is not waiting for yet is invalid.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final, NamedTuple, Protocol
 
@@ -43,6 +45,7 @@ from dbnet.protocol.identity import verify
 from dbnet.wire import codec
 from dbnet.wire.codec import (
     AcceptBody,
+    Body,
     ClaimBody,
     CosignBody,
     Entry,
@@ -62,6 +65,8 @@ MAX_WARBAND_POWER: Final = 1000  # bounds any roll's dice; real warbands have we
 GAME_ID_PERSONS: Final = {1: b"dbnet/game/v1", 2: b"dbnet/game/v2"}
 """The game id's BLAKE2b personalisation, by protocol version."""
 _CHANCE_NAMES: Final = {kind: kind.value for kind in ChanceKind}  # ``.value`` is slow on 3.11
+CHECKPOINT_EVERY: Final = 64
+"""Entries between the log's checkpoints (copies of the game, see ``GameLog._undo``)."""
 
 
 class UncheckedSignature(NamedTuple):
@@ -148,6 +153,40 @@ def check_offered_setup(setup: GameSetup, record: bytes = b"") -> None:
         raise InvalidEntryError(0, f"the setup is not this dbnet's catalog: {exc}", record) from exc
 
 
+def _check_offer(entry: Entry, record: bytes) -> OfferBody:
+    """The OFFER's body, once its place, keys, game id and rules are checked (as entry 0)."""
+    body = entry.body
+    if entry.kind is not EntryKind.OFFER or not isinstance(body, OfferBody):
+        raise InvalidEntryError(0, f"the first entry must be an OFFER, not {entry.kind.name}")
+    if entry.seq != 0 or entry.author != Player.A or entry.prev_hash != ZERO_HASH:
+        raise InvalidEntryError(0, "the OFFER must be entry 0 by A with a zero previous hash")
+    if body.keys[0] == body.keys[1]:
+        raise InvalidEntryError(0, "both players have the same key")
+    setup_bytes = codec.encode(codec.setup_to_wire(body.setup))
+    game_id = game_id_for(
+        body.rules, (body.keys[0], body.keys[1]), body.nonce, setup_bytes, body.joiner_nonce
+    )
+    if entry.game_id != game_id:
+        raise InvalidEntryError(0, "the game id does not match the offer's contents", record)
+    if body.rules != RULES_VERSION:
+        raise InvalidEntryError(
+            0,
+            f"the game was played under rules {body.rules!r}; this dbnet plays "
+            f"{RULES_VERSION!r} and can't re-simulate it",
+            record,
+        )
+    return body
+
+
+def _offered_game(body: OfferBody, record: bytes) -> Game:
+    """The game of the offered setup, once the setup is checked (as entry 0)."""
+    check_offered_setup(body.setup, record)
+    try:
+        return Game(body.setup)
+    except DbnetError as exc:
+        raise InvalidEntryError(0, f"the setup cannot be played: {exc}", record) from exc
+
+
 @dataclass(frozen=True, slots=True)
 class Roll:
     """A roll of the game: its index, the engine's purpose and the dice."""
@@ -155,6 +194,22 @@ class Roll:
     index: int
     kind: str
     dice: tuple[int, ...]
+
+
+class _Snapshot(NamedTuple):
+    """What ``GameLog._restore`` needs to go back to a state of the log: a copy of the game,
+    and how far the entries and the append-only parts (chains, anchors, links, rolls) had
+    come."""
+
+    entries: int
+    game: Game
+    chains: tuple[dice.ChainVerifier | None, ...]
+    marks: tuple[tuple[int, bytes, int] | None, ...]
+    anchors: int
+    links: tuple[int, int]
+    rolls: int
+    status: Status
+    final_author: Player | None
 
 
 class LinkSource(Protocol):
@@ -203,6 +258,7 @@ class GameLog:
         ``rolls[rolls_at[k - 1]:rolls_at[k]]``."""
         self.status = Status.PLAYING
         self.final_author: Player | None = None
+        self._checkpoint: _Snapshot | None = None  # made by the first entry that may be undone
 
     # --- construction ---------------------------------------------------------
 
@@ -213,36 +269,28 @@ class GameLog:
             signed, entry = codec.decode_signed_entry(record)
         except DbnetError as exc:
             raise InvalidEntryError(0, f"malformed: {exc}", record) from exc
-        body = entry.body
-        if entry.kind is not EntryKind.OFFER or not isinstance(body, OfferBody):
-            raise InvalidEntryError(0, f"the first entry must be an OFFER, not {entry.kind.name}")
-        if entry.seq != 0 or entry.author != Player.A or entry.prev_hash != ZERO_HASH:
-            raise InvalidEntryError(0, "the OFFER must be entry 0 by A with a zero previous hash")
-        if body.keys[0] == body.keys[1]:
-            raise InvalidEntryError(0, "both players have the same key")
-        setup_bytes = codec.encode(codec.setup_to_wire(body.setup))
-        game_id = game_id_for(
-            body.rules, (body.keys[0], body.keys[1]), body.nonce, setup_bytes, body.joiner_nonce
-        )
-        if entry.game_id != game_id:
-            raise InvalidEntryError(0, "the game id does not match the offer's contents", record)
-        if body.rules != RULES_VERSION:
-            raise InvalidEntryError(
-                0,
-                f"the game was played under rules {body.rules!r}; this dbnet plays "
-                f"{RULES_VERSION!r} and can't re-simulate it",
-                record,
-            )
+        body = _check_offer(entry, record)
         if not verify(body.keys[0], signed.signature, codec.signing_message(signed.signed)):
             raise InvalidEntryError(0, "bad signature by A", record)
-        check_offered_setup(body.setup, record)
-        try:
-            game = Game(body.setup)
-        except DbnetError as exc:
-            raise InvalidEntryError(0, f"the setup cannot be played: {exc}", record) from exc
+        game = _offered_game(body, record)
         if body.state != game.state_hash():
             raise InvalidEntryError(0, "A's state hash differs from the initial state", record)
-        return cls(signed, entry, body, game, game_id)
+        return cls(signed, entry, body, game, entry.game_id)
+
+    @classmethod
+    def offer(cls, draft: Entry, sign: Callable[[bytes], bytes]) -> tuple[GameLog, bytes]:
+        """A's log from its own OFFER, and the OFFER's record, signed with ``sign``.
+
+        ``draft`` goes through the checks ``start`` makes but two: its signature is made
+        here, and its state hash is filled in from the log's new game (so A builds the
+        game once, and decodes and verifies nothing it wrote).
+        """
+        body = _check_offer(draft, b"")
+        game = _offered_game(body, b"")
+        body = dataclasses.replace(body, state=game.state_hash())
+        entry = dataclasses.replace(draft, body=body)
+        signed = codec.sign_entry(entry, sign)
+        return cls(signed, entry, body, game, entry.game_id), codec.encode_signed_entry(signed)
 
     # --- queries ------------------------------------------------------------------
 
@@ -298,30 +346,73 @@ class GameLog:
                 signed, entry = codec.decode_signed_entry(record)
             except DbnetError as exc:
                 raise InvalidEntryError(seq, f"malformed: {exc}", record) from exc
-        self._check_envelope(seq, signed, entry, record, unchecked)
-        if not atomic:
-            self._apply(seq, entry, record)
+        author = self._check_envelope(seq, entry, record)
+        check = UncheckedSignature(seq, author, self.keys[author], signed, record)
+        if unchecked is not None:
+            unchecked.append(check)
         else:
-            saved = self._save()
+            check.check()
+        if not atomic:
+            self._apply(seq, author, entry.kind, entry.body, record)
+        else:
+            self._keep_checkpoint()
             try:
-                self._apply(seq, entry, record)
+                self._apply(seq, author, entry.kind, entry.body, record)
             except BaseException:
-                self._restore(saved)
+                self._undo()
                 raise
+        self._add(signed, entry)
+        return entry
+
+    def write(
+        self,
+        author: Player,
+        body: Body,
+        sign: Callable[[bytes], bytes],
+        *,
+        links: LinkSource | None = None,
+        complete: Callable[[bytes], Body] | None = None,
+    ) -> bytes:
+        """Add the next entry, ``body`` written by this log's own player ``author``, and
+        return its record, signed with ``sign``; raise like ``append`` (the log unchanged)
+        if it is invalid.
+
+        The log makes the envelope (game id, version, sequence number, previous hash),
+        checks that ``author`` writes next, and checks and applies the body as ``append``
+        does, once: the log's status, the decision, the links and the arming rule. The
+        signature is made here, not checked: the author signs, the other peer verifies.
+        With ``complete``, ``body`` is a draft: the author's links come from ``links`` as
+        the rolls fall due, and ``complete(state hash after the entry)`` is the body
+        signed, whose state is then the game's by construction. So an entry is applied
+        once, where a dry run and then ``append`` of the signed record would apply it
+        twice, and decode and verify it too.
+        """
+        seq = len(self.entries)
+        kind = body.KIND
+        self._check_author(seq, author, kind, b"")
+        self._keep_checkpoint()
+        try:
+            self._apply(seq, author, kind, body, b"", links, check_state=complete is None)
+            if complete is not None:
+                body = complete(self.game.state_hash())
+            entry = Entry(self.version, self.game_id, seq, int(author), self.head, kind, body)
+            signed = codec.sign_entry(entry, sign)
+        except BaseException:
+            self._undo()
+            raise
+        self._add(signed, entry)
+        return codec.encode_signed_entry(signed)
+
+    def _add(self, signed: SignedEntry, entry: Entry) -> None:
+        """Record an entry that was checked and applied: the chain's head moves to it."""
         self.entries.append(signed)
         self.decoded.append(entry)
         self.rolls_at.append(len(self.rolls))
         self.head = codec.entry_hash(signed.signed)
-        return entry
 
-    def _check_envelope(
-        self,
-        seq: int,
-        signed: SignedEntry,
-        entry: Entry,
-        record: bytes,
-        unchecked: list[UncheckedSignature] | None = None,
-    ) -> None:
+    def _check_envelope(self, seq: int, entry: Entry, record: bytes) -> Player:
+        """Check a received entry's game, version, place in the chain and author; the
+        author."""
         if entry.game_id != self.game_id:
             raise InvalidEntryError(seq, "it belongs to another game (game id differs)", record)
         if entry.version != self.version:
@@ -338,13 +429,16 @@ class GameLog:
             raise InvalidEntryError(
                 seq, f"its previous-entry hash does not match entry {seq - 1}", record
             )
-        author = PLAYERS[entry.author]
+        return self._check_author(seq, PLAYERS[entry.author], entry.kind, record)
+
+    def _check_author(self, seq: int, author: Player, kind: EntryKind, record: bytes) -> Player:
+        """Check that ``author`` may write the next entry, of ``kind``; the author."""
         expected = self.expected_author()
         if expected is None:
             raise InvalidEntryError(
                 seq, f"the log is closed ({self.status.value}); nothing may follow", record
             )
-        if entry.kind is _CLAIM:
+        if kind is _CLAIM:
             if author is expected:
                 raise InvalidEntryError(
                     seq, f"{author.name} claims a timeout while it is {author.name}'s turn", record
@@ -355,16 +449,23 @@ class GameLog:
                 f"out of turn: written by {author.name}, but {expected.name} writes next",
                 record,
             )
-        check = UncheckedSignature(seq, author, self.keys[author], signed, record)
-        if unchecked is not None:
-            unchecked.append(check)
-        else:
-            check.check()
+        return author
 
-    def _apply(self, seq: int, entry: Entry, record: bytes) -> None:
-        author = PLAYERS[entry.author]
-        body = entry.body
-        kind = entry.kind
+    def _apply(
+        self,
+        seq: int,
+        author: Player,
+        kind: EntryKind,
+        body: Body,
+        record: bytes,
+        links: LinkSource | None = None,
+        *,
+        check_state: bool = True,
+    ) -> None:
+        """Check ``author``'s entry of ``kind`` with ``body`` against the game and apply it.
+        ``links`` replaces the body's links (the author's own, as they fall due, see
+        ``write``); without ``check_state`` the body's state hash is not compared (it is
+        a draft's)."""
         if kind is _CLAIM:  # also while FINAL or COSIGN is withheld
             assert isinstance(body, ClaimBody)
             if body.waiting_for != seq:
@@ -400,21 +501,25 @@ class GameLog:
             salt = dice.chain_salt(self.game_id, self.keys[Player.B])
             self.anchors.append(body.anchor)
             self.chains[Player.B] = dice.ChainVerifier(salt, self.chain_length, body.anchor)
-            self._play(seq, author, None, EntryLinks(body.links, None, self.chain_length), record)
-            self._check_state(seq, body.state, record)
+            if links is None:
+                links = EntryLinks(body.links, None, self.chain_length)
+            self._play(seq, author, None, links, record)
+            if check_state:
+                self._check_state(seq, body.state, record)
         elif seq == 1:
             raise InvalidEntryError(seq, f"entry 1 must be B's ACCEPT, not {kind.name}", record)
         elif kind is _PLAY:
             assert isinstance(body, PlayBody)
-            links = None  # most entries carry none
-            if body.links or body.anchor is not None:
+            if links is None and (body.links or body.anchor is not None):
                 links = EntryLinks(body.links, body.anchor, self.chain_length)
-            self._play(seq, author, body.decision, links, record)
-            self._check_state(seq, body.state, record)
+            self._play(seq, author, body.decision, links, record)  # most carry no links
+            if check_state:
+                self._check_state(seq, body.state, record)
         elif kind is EntryKind.RESIGN:
             assert isinstance(body, ResignBody)
             self.game.resign(author)
-            self._check_state(seq, body.state, record)
+            if check_state:
+                self._check_state(seq, body.state, record)
         elif kind is EntryKind.FINAL:
             assert isinstance(body, FinalBody)
             self._check_final(seq, body, record)
@@ -561,27 +666,58 @@ class GameLog:
 
     # --- atomicity -------------------------------------------------------------------
 
-    def _save(self) -> tuple[object, ...]:
-        return (
-            self.game.copy(),
-            [c.copy() if c is not None else None for c in self.chains],
-            list(self.anchors),
-            [list(self.links[0]), list(self.links[1])],
-            list(self.rolls),
-            self.status,
-            self.final_author,
+    def _keep_checkpoint(self) -> None:
+        """Before an entry that may have to be undone: a checkpoint at most
+        CHECKPOINT_EVERY entries back."""
+        checkpoint = self._checkpoint
+        if checkpoint is None or len(self.entries) - checkpoint.entries >= CHECKPOINT_EVERY:
+            self._checkpoint = self._save()
+
+    def _undo(self) -> None:
+        """Undo a refused entry: back to the checkpoint, then the entries accepted since
+        applied again. The engine is deterministic, so this is the state before the refused
+        entry. It costs up to CHECKPOINT_EVERY entries' play, and only when an entry is
+        refused, where a copy of the game before every entry would cost a copy each."""
+        checkpoint = self._checkpoint
+        assert checkpoint is not None
+        head = self.head
+        self._restore(checkpoint._replace(game=checkpoint.game.copy()))  # kept for the next
+        for seq in range(checkpoint.entries, len(self.entries)):
+            self.head = codec.entry_hash(self.entries[seq - 1].signed)  # as a COSIGN saw it
+            entry = self.decoded[seq]
+            self._apply(seq, PLAYERS[entry.author], entry.kind, entry.body, b"")
+        self.head = head
+
+    def _save(self) -> _Snapshot:
+        """A snapshot of the log as it is: the game is copied; the rest only grows while
+        entries are applied, so its lengths and the chains' marks are enough."""
+        chains = tuple(self.chains)
+        return _Snapshot(
+            entries=len(self.entries),
+            game=self.game.copy(),
+            chains=chains,
+            marks=tuple(c.mark() if c is not None else None for c in chains),
+            anchors=len(self.anchors),
+            links=(len(self.links[0]), len(self.links[1])),
+            rolls=len(self.rolls),
+            status=self.status,
+            final_author=self.final_author,
         )
 
-    def _restore(self, saved: tuple[object, ...]) -> None:
-        (
-            self.game,
-            self.chains,
-            self.anchors,
-            self.links,
-            self.rolls,
-            self.status,
-            self.final_author,
-        ) = saved  # type: ignore[assignment]
+    def _restore(self, saved: _Snapshot) -> None:
+        """Back to ``saved`` (the game, chains, links and rolls; not the entries): what was
+        applied since it was taken is undone. ``saved.game`` becomes the log's game."""
+        self.game = saved.game
+        self.chains = list(saved.chains)
+        for chain, mark in zip(saved.chains, saved.marks, strict=True):
+            if chain is not None and mark is not None:
+                chain.rewind(mark)
+        del self.anchors[saved.anchors :]
+        del self.links[0][saved.links[0] :]
+        del self.links[1][saved.links[1] :]
+        del self.rolls[saved.rolls :]
+        self.status = saved.status
+        self.final_author = saved.final_author
 
 
 class EntryLinks:

@@ -6,6 +6,7 @@ out, no sockets, no clock; the caller moves the bytes and saves them.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 
 from dbnet.engine import ChanceRequest, EndReason, Game, GameSetup, Player
 from dbnet.protocol import dice
@@ -16,6 +17,7 @@ from dbnet.protocol.log import ZERO_HASH, GameLog, Status, game_id_for
 from dbnet.wire import codec
 from dbnet.wire.codec import (
     AcceptBody,
+    Body,
     ClaimBody,
     CosignBody,
     Entry,
@@ -55,6 +57,10 @@ class Peer:
     """A player in one game. Create with ``Peer.offer`` (A) or ``Peer.accept`` (B)."""
 
     def __init__(self, identity: Identity, me: Player, log: GameLog, chain: dice.Chain) -> None:
+        """Raises LocalProtocolError if ``identity`` is not ``me``'s key in the game: the
+        log does not check the signatures of the entries this peer writes."""
+        if log.keys[me] != identity.public_key:
+            raise LocalProtocolError(f"this identity is not {me.name}'s key in the game")
         self.identity = identity
         self.me = me
         self.log = log
@@ -98,7 +104,7 @@ class Peer:
             setup=setup,
             chain=chain_length,
             anchor=chain.anchor(0),
-            state=Game(setup).state_hash(),
+            state=ZERO_HASH,  # the log fills in the initial state's hash
             joiner_nonce=joiner_nonce,
         )
         entry = Entry(
@@ -110,8 +116,8 @@ class Peer:
             kind=EntryKind.OFFER,
             body=body,
         )
-        record = _sign(identity, entry)
-        return cls(identity, Player.A, GameLog.start(record), chain), record
+        log, record = GameLog.offer(entry, identity.sign)
+        return cls(identity, Player.A, log, chain), record
 
     @classmethod
     def accept(
@@ -161,11 +167,17 @@ class Peer:
     def my_turn(self) -> bool:
         return self.log.expected_author() is self.me
 
-    def view(self) -> Game:
+    def view(self, *, copy: bool = True) -> Game:
         """The game as this player sees it: with the dice our due links complete rolled
         (a copy). Decide on this view, then ``decide`` sends the links and the decision
-        in one entry: a roll costs no extra message."""
+        in one entry: a roll costs no extra message.
+
+        With ``copy=False``, when no dice are due, it is the log's own game: for a caller
+        that decides on it at once and changes nothing (``LocalMatch.step``), which saves
+        copying the whole game for every entry. The next entry changes it."""
         log = self.log
+        if not isinstance(log.game.pending, ChanceRequest):
+            return log.game.copy() if copy else log.game  # no dice due: nothing to roll
         saved = log._save()
         try:
             log._resolve(log.next_seq, self.me, OwnLinks(self.chain, log.chain_length), b"")
@@ -192,9 +204,7 @@ class Peer:
 
     def resign(self) -> bytes:
         self._require_turn()
-        preview = self.game.copy()
-        preview.resign(self.me)
-        return self._write(EntryKind.RESIGN, ResignBody(state=preview.state_hash()))
+        return self._write(ResignBody(state=ZERO_HASH), complete=ResignBody)
 
     def finish(self) -> bytes:
         """FINAL (if the game ended with our entry) or COSIGN (if the other wrote FINAL)."""
@@ -209,20 +219,16 @@ class Peer:
                 turns=tuple((a, b) for a, b in game.conquest_history),
                 state=game.state_hash(),
             )
-            return self._write(EntryKind.FINAL, body)
+            return self._write(body)
         if self.log.status is Status.COSIGN_DUE:
-            return self._write(
-                EntryKind.COSIGN, CosignBody(head=self.log.head, winner=int(game.winner))
-            )
+            return self._write(CosignBody(head=self.log.head, winner=int(game.winner)))
         raise LocalProtocolError(f"nothing to finish: the log is {self.log.status.value}")
 
     def claim_timeout(self) -> bytes:
         """A signed, clearly unilateral claim that the other player stopped answering."""
         if self.my_turn or self.log.expected_author() is None:
             raise LocalProtocolError("a timeout can be claimed only while waiting for the other")
-        return self._write(
-            EntryKind.CLAIM, ClaimBody(reason="timeout", waiting_for=self.log.next_seq)
-        )
+        return self._write(ClaimBody(reason="timeout", waiting_for=self.log.next_seq))
 
     # --- writing ------------------------------------------------------------------------
 
@@ -233,49 +239,31 @@ class Peer:
             raise LocalProtocolError(f"not {self.me.name}'s entry to write: {who} writes next")
 
     def _write_play(self, decision: str | None, *, accept: bool = False) -> bytes:
-        """Dry-run the entry on the log to find the links it must carry and the state after
-        it, then write it for real (the log checks it like any other entry)."""
-        log = self.log
-        saved = log._save()
-        links = OwnLinks(self.chain, log.chain_length)
-        try:
-            if accept:
-                log.chains[Player.B] = dice.ChainVerifier(
-                    dice.chain_salt(log.game_id, self.identity.public_key),
-                    log.chain_length,
-                    self.chain.anchor(0),
-                )
-            log._play(log.next_seq, self.me, decision, links, b"")
-            state = log.game.state_hash()
-        finally:
-            log._restore(saved)
+        """Our PLAY (or ACCEPT) entry: the log applies it, taking our links as the rolls
+        fall due, and then it carries those links and the state after it."""
+        links = OwnLinks(self.chain, self.log.chain_length)
         if accept:
-            return self._write(
-                EntryKind.ACCEPT,
-                AcceptBody(anchor=self.chain.anchor(0), links=tuple(links.links), state=state),
-            )
-        body = PlayBody(
-            decision=decision, links=tuple(links.links), anchor=links.anchor, state=state
-        )
-        return self._write(EntryKind.PLAY, body)
+            anchor = self.chain.anchor(0)
 
-    def _write(self, kind: EntryKind, body: object) -> bytes:
-        log = self.log
-        entry = Entry(
-            version=log.version,
-            game_id=log.game_id,
-            seq=log.next_seq,
-            author=int(self.me),
-            prev_hash=log.head,
-            kind=kind,
-            body=body,  # type: ignore[arg-type]
-        )
-        record = _sign(self.identity, entry)
-        log.append(record)
-        return record
+            def accepted(state: bytes) -> Body:
+                return AcceptBody(anchor=anchor, links=tuple(links.links), state=state)
 
+            draft: Body = AcceptBody(anchor=anchor, links=(), state=ZERO_HASH)
+            return self._write(draft, links=links, complete=accepted)
 
-def _sign(identity: Identity, entry: Entry) -> bytes:
-    signed = codec.encode_entry(entry)
-    signature = identity.sign(codec.signing_message(signed))
-    return codec.encode(SignedEntry(signed=signed, signature=signature).to_wire())
+        def played(state: bytes) -> Body:
+            return PlayBody(decision, tuple(links.links), links.anchor, state)
+
+        draft = PlayBody(decision=decision, links=(), anchor=None, state=ZERO_HASH)
+        return self._write(draft, links=links, complete=played)
+
+    def _write(
+        self,
+        body: Body,
+        *,
+        links: OwnLinks | None = None,
+        complete: Callable[[bytes], Body] | None = None,
+    ) -> bytes:
+        """Our next entry, of ``body``'s kind, signed and added to the log (see
+        ``GameLog.write`` for ``links`` and ``complete``): the record to send."""
+        return self.log.write(self.me, body, self.identity.sign, links=links, complete=complete)

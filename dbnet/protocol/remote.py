@@ -187,13 +187,13 @@ class RemoteGame:
     def my_turn(self) -> bool:
         return self.log.expected_author() is self.me
 
-    def decision_view(self) -> Game | None:
+    def decision_view(self, *, copy: bool = True) -> Game | None:
         """When this player owes a decision now: the game as they see it (dice they can
         know included), to decide on; else None (a link, FINAL or COSIGN is due, or it is
-        the peer's turn)."""
+        the peer's turn). ``copy=False``: see ``Peer.view``."""
         owed: Game | None = None
         if self.my_turn and self.log.status not in (Status.FINAL_DUE, Status.COSIGN_DUE):
-            view = self.peer.view()
+            view = self.peer.view(copy=copy)
             pending = view.pending
             if isinstance(pending, Decision) and pending.player is self.me:
                 owed = view

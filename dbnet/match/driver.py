@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dbnet.engine import Game, Player
+from dbnet.engine import Choice, Game, Player
 from dbnet.protocol.errors import LocalProtocolError
 from dbnet.protocol.log import GameLog
 from dbnet.protocol.remote import RemoteGame
@@ -73,9 +73,10 @@ class Driver:
             return None
         return Due(side.me, side.decision_view(copy=copy))
 
-    def write(self, decision: str | None = None) -> bytes:
-        """Write the entry due (``decision`` in notation when a decision is due) and hand it
-        to the other local side, if there is one.
+    def write(self, decision: str | None = None, choice: Choice | None = None) -> bytes:
+        """Write the entry due (``decision`` in notation when a decision is due; ``choice``,
+        the same decision parsed on the due view, spares parsing it again) and hand it to
+        the other local side, if there is one.
 
         Raises:
             LocalProtocolError: this process owes nothing now, or ``decision`` is missing
@@ -83,7 +84,7 @@ class Driver:
             InvalidEntryError: the decision is illegal (nothing is written).
         """
         side = self._due_side()
-        return self._deliver(side, side.write(decision))
+        return self._deliver(side, side.write(decision, choice))
 
     def resign(self, player: Player) -> bytes:
         """``player`` resigns in their due decision (after the link they owe first, if

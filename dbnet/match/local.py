@@ -19,12 +19,12 @@ from dbnet.bots import Bot
 from dbnet.bots.match import MatchResult
 from dbnet.catalog import default_warbands, load_catalog, load_map, load_warband
 from dbnet.engine import (
+    Choice,
     Decision,
     Game,
     GameSetup,
     Player,
     Warband,
-    format_choice,
     read_choice,
 )
 from dbnet.errors import IllegalChoiceError
@@ -91,13 +91,13 @@ def match_result(match: LocalMatch) -> MatchResult:
     )
 
 
-def bot_chooser(bots: tuple[Bot, Bot]) -> Callable[[Game], str]:
+def bot_chooser(bots: tuple[Bot, Bot]) -> Callable[[Game], Choice]:
     """A chooser for ``LocalMatch.step`` that asks the deciding player's bot."""
 
-    def choose(view: Game) -> str:
+    def choose(view: Game) -> Choice:
         pending = view.pending
         assert isinstance(pending, Decision)
-        return format_choice(view, bots[pending.player].choose(view))
+        return bots[pending.player].choose(view)
 
     return choose
 
@@ -297,8 +297,7 @@ class LocalGame:
             raise IllegalChoiceError(f"no decision is waiting for a person; {text!r} not played")
         game = self.game
         choice = read_choice(game, text)  # a legal choice, or why not and what is legal
-        notation = format_choice(game, choice)
-        self.match.step(lambda view: notation)
+        self.match.step(lambda view: choice)  # parsed once: the log applies this value
         return self._take()
 
     def resign(self, player: Player) -> Event:
@@ -326,12 +325,12 @@ class LocalGame:
             lines.append(f"{n:4}. {who} {e.notation}{faces}")
         return lines
 
-    def _bot_choice(self, view: Game) -> str:
+    def _bot_choice(self, view: Game) -> Choice:
         pending = view.pending
         assert isinstance(pending, Decision)
         seat = self.seats[pending.player]
         assert not isinstance(seat, Human), "advance stops when a person owes the decision"
-        return format_choice(view, seat.choose(view))
+        return seat.choose(view)
 
     def _record(self, record: bytes) -> None:
         """Every record, as both peers have accepted it: save it, then tell its events."""

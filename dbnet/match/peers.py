@@ -8,7 +8,7 @@ import secrets as random_bytes
 from collections.abc import Callable
 from typing import Self
 
-from dbnet.engine import Game, GameSetup, Player
+from dbnet.engine import Choice, Game, GameSetup, Player, format_choice
 from dbnet.match.driver import Driver
 from dbnet.protocol import dice
 from dbnet.protocol.errors import LocalProtocolError
@@ -16,8 +16,9 @@ from dbnet.protocol.identity import Identity
 from dbnet.protocol.peer import Peer
 from dbnet.protocol.remote import RemoteGame
 
-Chooser = Callable[[Game], str]
-"""Given the deciding player's view of the game, a decision in notation."""
+Chooser = Callable[[Game], str | Choice]
+"""Given the deciding player's view of the game, a decision: in notation, or a choice
+(the match writes its notation, and the log applies the choice without parsing it)."""
 
 RecordSink = Callable[[bytes], None]
 
@@ -104,4 +105,9 @@ class LocalMatch(Driver):
         due = self.due(copy=False)
         if due is None:
             raise LocalProtocolError("the game's log is closed")
-        return self.write(None if due.view is None else choose(due.view))
+        if due.view is None:
+            return self.write()
+        decision = choose(due.view)
+        if isinstance(decision, str):
+            return self.write(decision)
+        return self.write(format_choice(due.view, decision), decision)

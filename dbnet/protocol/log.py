@@ -31,6 +31,7 @@ from dbnet.engine import (
     PLAYERS,
     ChanceKind,
     ChanceRequest,
+    Choice,
     Decision,
     EndReason,
     Game,
@@ -254,6 +255,7 @@ class GameLog:
         self.links: list[list[bytes]] = [[], []]  # revealed links per player, by roll index
         self.rolls: list[Roll] = []
         self.rolls_at: list[int] = [0]
+        self._parsed: Choice | None = None  # the decision of the entry being written, parsed
         """How many rolls the log held after each entry: entry ``k`` completed the rolls
         ``rolls[rolls_at[k - 1]:rolls_at[k]]``."""
         self.status = Status.PLAYING
@@ -372,6 +374,7 @@ class GameLog:
         *,
         links: LinkSource | None = None,
         complete: Callable[[bytes], Body] | None = None,
+        choice: Choice | None = None,
     ) -> bytes:
         """Add the next entry, ``body`` written by this log's own player ``author``, and
         return its record, signed with ``sign``; raise like ``append`` (the log unchanged)
@@ -385,12 +388,15 @@ class GameLog:
         the rolls fall due, and ``complete(state hash after the entry)`` is the body
         signed, whose state is then the game's by construction. So an entry is applied
         once, where a dry run and then ``append`` of the signed record would apply it
-        twice, and decode and verify it too.
+        twice, and decode and verify it too. ``choice`` is the body's decision already
+        parsed (by the author's prompt or bot, on the same position): applied as it is,
+        the decision's notation is not parsed again.
         """
         seq = len(self.entries)
         kind = body.KIND
         self._check_author(seq, author, kind, b"")
         self._keep_checkpoint()
+        self._parsed = choice
         try:
             self._apply(seq, author, kind, body, b"", links, check_state=complete is None)
             if complete is not None:
@@ -400,6 +406,8 @@ class GameLog:
         except BaseException:
             self._undo()
             raise
+        finally:
+            self._parsed = None
         self._add(signed, entry)
         return codec.encode_signed_entry(signed)
 
@@ -590,7 +598,8 @@ class GameLog:
                     f"owes the {pending.kind.value} decision", record
                 )  # fmt: skip
             try:
-                game.apply(parse_choice(game, decision))
+                parsed = self._parsed
+                game.apply(parse_choice(game, decision) if parsed is None else parsed)
             except DbnetError as exc:
                 raise InvalidEntryError(
                     seq, f"illegal decision {decision!r}: {exc}", record

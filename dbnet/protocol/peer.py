@@ -8,7 +8,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 
-from dbnet.engine import ChanceRequest, EndReason, Game, GameSetup, Player
+from dbnet.engine import ChanceRequest, Choice, EndReason, Game, GameSetup, Player
 from dbnet.protocol import dice
 from dbnet.protocol.errors import LocalProtocolError
 from dbnet.protocol.identity import Identity
@@ -190,10 +190,11 @@ class Peer:
         ``decoded`` is the record decoded already, if the caller has it."""
         return self.log.append(record, decoded=decoded)
 
-    def decide(self, decision: str) -> bytes:
-        """Our decision in notation, with the links it must carry: the record to send."""
+    def decide(self, decision: str, choice: Choice | None = None) -> bytes:
+        """Our decision in notation, with the links it must carry: the record to send.
+        ``choice`` is the decision already parsed on our view, if the caller has it."""
         self._require_turn()
-        return self._write_play(decision)
+        return self._write_play(decision, choice=choice)
 
     def reveal(self) -> bytes:
         """Our link for the roll the engine waits for (and any decision-free follow-ups)."""
@@ -238,7 +239,9 @@ class Peer:
             who = "nobody" if expected is None else expected.name
             raise LocalProtocolError(f"not {self.me.name}'s entry to write: {who} writes next")
 
-    def _write_play(self, decision: str | None, *, accept: bool = False) -> bytes:
+    def _write_play(
+        self, decision: str | None, *, accept: bool = False, choice: Choice | None = None
+    ) -> bytes:
         """Our PLAY (or ACCEPT) entry: the log applies it, taking our links as the rolls
         fall due, and then it carries those links and the state after it."""
         links = OwnLinks(self.chain, self.log.chain_length)
@@ -255,7 +258,7 @@ class Peer:
             return PlayBody(decision, tuple(links.links), links.anchor, state)
 
         draft = PlayBody(decision=decision, links=(), anchor=None, state=ZERO_HASH)
-        return self._write(draft, links=links, complete=played)
+        return self._write(draft, links=links, complete=played, choice=choice)
 
     def _write(
         self,
@@ -263,7 +266,10 @@ class Peer:
         *,
         links: OwnLinks | None = None,
         complete: Callable[[bytes], Body] | None = None,
+        choice: Choice | None = None,
     ) -> bytes:
         """Our next entry, of ``body``'s kind, signed and added to the log (see
-        ``GameLog.write`` for ``links`` and ``complete``): the record to send."""
-        return self.log.write(self.me, body, self.identity.sign, links=links, complete=complete)
+        ``GameLog.write`` for ``links``, ``complete`` and ``choice``): the record to send."""
+        return self.log.write(
+            self.me, body, self.identity.sign, links=links, complete=complete, choice=choice
+        )

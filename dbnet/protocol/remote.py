@@ -27,7 +27,7 @@ import hashlib
 from collections.abc import Callable
 from typing import Final
 
-from dbnet.engine import ChanceRequest, Decision, Game, GameSetup, Player
+from dbnet.engine import ChanceRequest, Choice, Decision, Game, GameSetup, Player
 from dbnet.errors import DbnetError
 from dbnet.protocol import dice
 from dbnet.protocol.errors import InvalidEntryError, LocalProtocolError, ProtocolError
@@ -209,8 +209,10 @@ class RemoteGame:
 
     # --- writing -----------------------------------------------------------------------
 
-    def write(self, decision: str | None = None) -> bytes:
-        """This player's next entry (``decision`` in notation when one is owed), saved.
+    def write(self, decision: str | None = None, choice: Choice | None = None) -> bytes:
+        """This player's next entry (``decision`` in notation when one is owed, and
+        ``choice``, the same decision parsed on this player's view, if the caller has it),
+        saved.
 
         Raises:
             LocalProtocolError: it is not this player's turn, or a decision is owed and
@@ -225,7 +227,7 @@ class RemoteGame:
         if self.log.status in (Status.FINAL_DUE, Status.COSIGN_DUE):
             record = peer.finish()
         elif decision is not None:
-            record = peer.decide(decision)
+            record = peer.decide(decision, choice)
         else:
             record = peer.reveal()
         return self._keep(record)

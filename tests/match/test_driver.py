@@ -1,0 +1,105 @@
+"""The one driver (``match.driver``): what is due, writing it, and handing records on."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from dbnet.bots import RandomBot
+from dbnet.catalog import default_warbands, load_catalog, load_map
+from dbnet.engine import Choice, Game, GameSetup, Player, format_choice, parse_choice
+from dbnet.errors import DbnetError
+from dbnet.match.driver import Driver
+from dbnet.match.local import bot_chooser
+from dbnet.match.peers import LocalMatch
+from dbnet.protocol import log as log_module
+from dbnet.protocol.errors import LocalProtocolError
+from dbnet.protocol.identity import Identity
+from dbnet.protocol.remote import RemoteGame
+from dbnet.wire.codec import PlayBody
+
+
+@pytest.fixture(scope="module")
+def setup() -> GameSetup:
+    return GameSetup(load_map(), default_warbands(load_catalog()))
+
+
+def test_a_decision_chosen_as_a_value_is_parsed_once_by_the_receiver_only(
+    setup: GameSetup, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bot's decision goes to the log as the parsed value: the author's log applies it
+    without parsing its notation; only the receiving side parses it, once."""
+    parses: list[str] = []
+
+    def counting(game: Game, text: str) -> Choice:
+        parses.append(text)
+        return parse_choice(game, text)
+
+    monkeypatch.setattr(log_module, "parse_choice", counting)
+    match = LocalMatch(setup, (Identity.generate(), Identity.generate()))
+    choose = bot_chooser((RandomBot(random.Random(1)), RandomBot(random.Random(2))))
+    while not match.is_closed and len(match.records) < 300:
+        match.step(choose)
+    decisions = [
+        e.body.decision
+        for e in match.log.decoded
+        if isinstance(e.body, PlayBody) and e.body.decision is not None
+    ]
+    assert len(decisions) > 50
+    assert parses == decisions  # each decision parsed once: by the side that received it
+    assert match.sides[Player.A].log.head == match.sides[Player.B].log.head
+
+
+def test_what_is_due_and_who_may_write(setup: GameSetup) -> None:
+    match = LocalMatch(setup, (Identity.generate(), Identity.generate()))
+    due = match.due()
+    assert due is not None
+    assert due.player is match.next_author
+    alone = Driver((match.sides[Player.A],))
+    if due.player is Player.B:
+        assert alone.due() is None  # the peer owes it
+        with pytest.raises(LocalProtocolError, match="not played here"):
+            alone.write()
+    with pytest.raises(LocalProtocolError, match="there is no peer"):
+        match.receive(match.records[-1])
+    with pytest.raises(LocalProtocolError, match="not played here"):
+        alone.resign(Player.B)
+    with pytest.raises(LocalProtocolError, match="one player or for both"):
+        Driver((match.sides[Player.A], match.sides[Player.A]))
+
+
+def test_a_decision_where_none_is_due_writes_nothing(setup: GameSetup) -> None:
+    match = LocalMatch(setup, (Identity.generate(), Identity.generate()))
+    while (due := match.due()) is not None and due.view is not None:
+        match.step(bot_chooser((RandomBot(random.Random(3)), RandomBot(random.Random(4)))))
+    held = list(match.records)
+    with pytest.raises(DbnetError):
+        match.write("done")  # a link is due, not a decision
+    assert match.records == held
+
+
+def test_one_side_receives_the_other_s_records_over_the_network(setup: GameSetup) -> None:
+    """Two drivers of one side each, records passed by hand as a transport would: the
+    same game as one driver of both sides."""
+    ids = (Identity.generate(), Identity.generate())
+    saved: list[bytes] = []
+    host = RemoteGame.offer(
+        ids[0], ids[1].public_key, setup, saved.append, nonce=bytes(32), joiner_nonce=b"\1" * 32
+    )
+    guest = RemoteGame.accept(ids[1], host.records[0], lambda record: None)
+    drivers = {Player.A: Driver((host,)), Player.B: Driver((guest,))}
+    assert drivers[Player.A].receive(guest.records[1])
+    bots = bot_chooser((RandomBot(random.Random(5)), RandomBot(random.Random(6))))
+    for _ in range(200):
+        author = drivers[Player.A].next_author
+        if author is None:
+            break
+        due = drivers[author].due()
+        assert due is not None
+        decision = None if due.view is None else format_choice(due.view, bots(due.view))
+        record = drivers[author].write(decision)
+        assert drivers[author.other].receive(record)
+        assert not drivers[author.other].receive(record)  # a record held is dropped
+    assert host.log.head == guest.log.head
+    assert saved == host.records

@@ -43,6 +43,7 @@ ALLOWED: dict[str, frozenset[str]] = {
 
 THIRD_PARTY: dict[str, frozenset[str]] = {
     "msgpack": frozenset({"wire"}),
+    "msgspec": frozenset({"wire"}),
     "cryptography": frozenset({"protocol", "net"}),
     "trio": frozenset({"net", "console", "commands"}),
     "prompt_toolkit": frozenset({"console"}),

@@ -1,9 +1,9 @@
 """The messages two peers exchange inside the encrypted channel (docs/network.md).
 
-Each message is a msgpack array ``[type, ...]`` decoded strictly by ``codec``
-and then checked field by field; anything else is a ``MessageError`` naming the
-field. Only ``Entry`` messages carry game data (signed records, exactly as
-signed); the others steer the connection and are never saved.
+Each message is a msgpack array ``[type, ...]``, described once by its shape below
+and decoded strictly by ``codec`` (canonical bytes only); anything else is a
+``MessageError`` naming the field. Only ``Entry`` messages carry game data (signed
+records, exactly as signed); the others steer the connection and are never saved.
 
 ========  ====  ===============================================================
 message   type  fields
@@ -23,7 +23,7 @@ import datetime
 import enum
 import re
 from dataclasses import dataclass
-from typing import Final
+from typing import Annotated, ClassVar, Final
 
 from dbnet.engine import Warband
 from dbnet.errors import DecodeError
@@ -105,107 +105,117 @@ class Bye:
 
 Message = Hello | Entry | Ping | Pong | Bye
 
+# --- the messages on the wire: one shape each (codec.Shape), the type first ---------------------
+
+_Count = Annotated[int, codec.Meta(ge=0, le=MAX_ENTRIES - 1)]
+
+
+class _Hello(codec.Shape, array_like=True, tag=MessageType.HELLO.value):
+    WHERE: ClassVar[str] = "hello"
+    name: Annotated[
+        str,
+        codec.Meta(
+            pattern=rf"^(?:{NAME_PATTERN.pattern})\Z",
+            extra=codec.refuse("expected a name of 1-32 letters, digits, '_', '.', '-': {value}"),
+        ),
+    ]
+    game_id: codec.Hash | None
+    have: _Count
+    warband: codec.WarbandShape | None
+    created: (
+        Annotated[
+            str,
+            codec.Meta(
+                pattern=rf"(?a)^(?:{CREATED_PATTERN.pattern})\Z",
+                extra=codec.refuse(
+                    "expected nil or a UTC time like 2026-05-01T12:00:00Z, got {value}"
+                ),
+            ),
+        ]
+        | None
+    )
+    nonce: codec.Hash | None
+
+    def value(self) -> Hello:
+        created = self.created
+        if created is not None:
+            try:
+                datetime.datetime.strptime(created, CREATED_FORMAT)
+            except ValueError:
+                raise DecodeError(
+                    "hello.created",
+                    "expected nil or a UTC time like 2026-05-01T12:00:00Z, got "
+                    f"{created!r}, which is no such date or time",
+                ) from None
+        warband = None if self.warband is None else self.warband.value("hello.warband")
+        return Hello(self.name, self.game_id, self.have, warband, created, self.nonce)
+
+
+class _Entry(codec.Shape, array_like=True, tag=MessageType.ENTRY.value):
+    WHERE: ClassVar[str] = "entry"
+    record: bytes
+
+    def value(self) -> Entry:
+        return Entry(self.record)
+
+
+class _Ping(codec.Shape, array_like=True, tag=MessageType.PING.value):
+    WHERE: ClassVar[str] = "ping"
+    token: _Count
+
+    def value(self) -> Ping:
+        return Ping(self.token)
+
+
+class _Pong(codec.Shape, array_like=True, tag=MessageType.PONG.value):
+    WHERE: ClassVar[str] = "pong"
+    token: _Count
+
+    def value(self) -> Pong:
+        return Pong(self.token)
+
+
+class _Bye(codec.Shape, array_like=True, tag=MessageType.BYE.value):
+    WHERE: ClassVar[str] = "bye"
+    done: bool
+    reason: Annotated[str, codec.Meta(max_length=MAX_REASON_LEN)]
+
+    def value(self) -> Bye:
+        return Bye(self.done, self.reason)
+
+
+_Shape = _Hello | _Entry | _Ping | _Pong | _Bye
+_MESSAGE: Final = codec.Schema[_Shape](
+    Annotated[_Shape, codec.Meta(extra=codec.refuse("unknown message type {value}"))], "message"
+)
+
 
 def encode_message(message: Message) -> bytes:
     """The message's bytes (to send through ``SecureStream.send``)."""
-    wire: list[object]
+    shape: _Shape
     if isinstance(message, Hello):
-        warband = None if message.warband is None else codec.warband_to_wire(message.warband)
-        wire = [
-            MessageType.HELLO,
-            message.name,
-            message.game_id,
-            message.have,
-            warband,
-            message.created,
-            message.nonce,
-        ]
+        m = message
+        warband = None if m.warband is None else codec.WarbandShape.of(m.warband)
+        shape = _Hello(m.name, m.game_id, m.have, warband, m.created, m.nonce)
     elif isinstance(message, Entry):
-        wire = [MessageType.ENTRY, message.record]
+        shape = _Entry(message.record)
     elif isinstance(message, Ping):
-        wire = [MessageType.PING, message.token]
+        shape = _Ping(message.token)
     elif isinstance(message, Pong):
-        wire = [MessageType.PONG, message.token]
+        shape = _Pong(message.token)
     else:
-        wire = [MessageType.BYE, message.done, message.reason]
-    return codec.encode([int(item) if isinstance(item, MessageType) else item for item in wire])
+        shape = _Bye(message.done, message.reason)
+    return codec.encode(shape)
 
 
 def decode_message(data: bytes) -> Message:
-    """The message in ``data``.
+    """The message in ``data``, which must be its canonical encoding (as ``codec`` writes).
 
     Raises:
-        MessageError: malformed msgpack, an unknown type, or a field that breaks the schema.
+        MessageError: malformed or non-canonical msgpack, an unknown type, or a field that
+            breaks the schema.
     """
     try:
-        obj = codec.decode(data, where="message")
-        return _from_wire(obj)
+        return _MESSAGE.decode(data).value()
     except DecodeError as exc:
         raise MessageError(f"bad message from the peer: {exc}") from exc
-
-
-def _from_wire(obj: object) -> Message:
-    if type(obj) is not list or not obj:
-        raise DecodeError("message", "expected an array [type, ...]")
-    kind = obj[0]
-    if type(kind) is not int or not MessageType.HELLO <= kind <= MessageType.BYE:
-        raise DecodeError("message[0]", f"unknown message type {kind!r}")
-    fields = obj[1:]
-    sizes = {0: 6, 1: 1, 2: 1, 3: 1, 4: 2}
-    if len(fields) != sizes[kind]:
-        name = MessageType(kind).name
-        raise DecodeError("message", f"{name} has {sizes[kind]} fields, got {len(fields)}")
-    if kind == MessageType.HELLO:
-        name, game_id, have, warband, created, nonce = fields
-        if type(name) is not str or not NAME_PATTERN.fullmatch(name):
-            raise DecodeError(
-                "hello.name", f"expected a name of 1-32 letters, digits, '_', '.', '-': {name!r}"
-            )
-        if game_id is not None and (type(game_id) is not bytes or len(game_id) != 32):
-            raise DecodeError("hello.game_id", "expected 32 bytes or nil")
-        if nonce is not None and (type(nonce) is not bytes or len(nonce) != 32):
-            raise DecodeError("hello.nonce", "expected 32 bytes or nil")
-        return Hello(
-            name,
-            game_id,
-            _count(have, "hello.have"),
-            None if warband is None else codec.warband_from_wire(warband, "hello.warband"),
-            None if created is None else _created(created),
-            nonce,
-        )
-    if kind == MessageType.ENTRY:
-        (record,) = fields
-        if type(record) is not bytes:
-            raise DecodeError("entry.record", "expected bytes")
-        return Entry(record)
-    if kind == MessageType.BYE:
-        done, reason = fields
-        if type(done) is not bool:
-            raise DecodeError("bye.done", "expected true or false")
-        if type(reason) is not str or len(reason) > MAX_REASON_LEN:
-            raise DecodeError("bye.reason", f"expected a string of at most {MAX_REASON_LEN}")
-        return Bye(done, reason)
-    (token,) = fields
-    where = "ping.token" if kind == MessageType.PING else "pong.token"
-    token = _count(token, where)
-    return Ping(token) if kind == MessageType.PING else Pong(token)
-
-
-def _created(value: object) -> str:
-    """A HELLO's creation time: the pattern, and a real date and time of day."""
-    expected = "expected nil or a UTC time like 2026-05-01T12:00:00Z"
-    if type(value) is not str or not CREATED_PATTERN.fullmatch(value):
-        raise DecodeError("hello.created", f"{expected}, got {value!r}")
-    try:
-        datetime.datetime.strptime(value, CREATED_FORMAT)
-    except ValueError:
-        raise DecodeError(
-            "hello.created", f"{expected}, got {value!r}, which is no such date or time"
-        ) from None
-    return value
-
-
-def _count(value: object, where: str) -> int:
-    if type(value) is not int or not 0 <= value < MAX_ENTRIES:
-        raise DecodeError(where, f"expected an integer from 0 to {MAX_ENTRIES - 1}, got {value!r}")
-    return value

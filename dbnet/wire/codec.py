@@ -1,18 +1,21 @@
-"""The wire format: strict msgpack decoding and the typed, validated messages.
+"""The wire format: one declarative schema per message, decoded strictly.
 
-This is the only module of dbnet that imports msgpack. Everything that comes
-from a peer or a file goes through ``decode`` (bounded, no extension types, no
-floats, string keys only, no duplicate keys, no trailing bytes, at most 16
-levels deep) and then through a ``from_wire`` that checks the exact shape of
-one message and names the field that is wrong (``entry.body.links[2][1]:
-expected 32 bytes, got 31``). Any problem is a ``DecodeError``; no input makes
-this module raise anything else.
+This is the only module of dbnet that imports a msgpack library. Every wire shape (an
+entry, its body, the setup inside an OFFER, a replay header, a message of the channel)
+is described once, as a ``Shape``: a msgspec ``Struct`` whose annotated fields are the
+keys in their order, their types and their limits (``Meta(ge=..., max_length=...,
+pattern=...)``). A ``Schema`` decodes bytes into a shape with msgspec's strict msgpack
+decoder, then re-encodes what it decoded and compares: the bytes must be the one
+canonical encoding of the value (shortest forms, keys in the documented order, no
+duplicate key, nothing after the value), so one entry has exactly one byte string. A
+shape's ``value`` turns it into the value the rest of dbnet uses (``PlayBody``,
+``GameSetup``, ...) and checks the rules that tie fields together (a creature's least
+defense, a spawn ability's cost); the format is specified in ``docs/entries.md``.
 
-A game entry is signed over its exact bytes, never over a re-encoding, and
-those bytes must be the one canonical encoding of the entry (shortest forms,
-map keys in the documented order): ``decode_entry`` refuses anything else, so
-one entry has exactly one byte string. The format is specified in
-``docs/entries.md``.
+A refusal is a ``DecodeError`` naming the field (``entry.body.links[2][1]: expected 32
+bytes, got 31``): ``decode`` (the strict reader of any msgpack value) names what no
+schema can read, and the schema's description names the rest. No input makes this
+module raise anything else.
 """
 
 from __future__ import annotations
@@ -20,17 +23,18 @@ from __future__ import annotations
 import enum
 import hashlib
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar, Final
+from typing import Annotated, Any, ClassVar, Final, Generic, Literal, TypeVar
 
 import msgpack
+import msgspec
+import msgspec.inspect as mi
+from msgspec import UNSET, Meta, Raw, UnsetType
 
 from dbnet.engine import board
 from dbnet.engine.game import check_warband_size
 from dbnet.engine.model import (
-    ACTIVATION_TEXT,
-    ASPECT_TEXT,
     KIND_TEXT,
     AbilityDef,
     Activation,
@@ -49,11 +53,11 @@ __all__ = [
     "HASH_SIZE", "MAX_ENTRY_SIZE", "MAX_MESSAGE_SIZE", "PROTOCOL_VERSION", "PROTOCOL_VERSIONS",
     "REPLAY_FORMAT", "REPLAY_FORMATS",
     "SIGNATURE_SIZE", "ZERO_HASH", "AcceptBody", "Body", "ClaimBody", "CosignBody", "Entry",
-    "EntryKind", "FinalBody", "OfferBody", "PlayBody", "ReplayHeader", "ResignBody",
-    "SignedEntry", "decode", "decode_entry", "decode_replay_header", "decode_signed_entry",
-    "encode", "encode_entry", "encode_replay_header", "encode_signed_entry", "entry_hash",
-    "setup_from_wire", "setup_to_wire", "sign_entry", "signing_message", "warband_from_wire",
-    "warband_to_wire",
+    "EntryKind", "FinalBody", "Hash", "Meta", "OfferBody", "PlayBody", "ReplayHeader",
+    "ResignBody", "Schema", "Shape", "SignedEntry", "WarbandShape", "decode", "decode_entry",
+    "decode_replay_header", "decode_signed_entry", "encode", "encode_entry",
+    "encode_replay_header", "encode_signed_entry", "entry_hash", "refuse", "setup_from_wire",
+    "setup_to_wire", "sign_entry", "signing_message",
 ]  # fmt: skip
 
 PROTOCOL_VERSION: Final = 2
@@ -89,44 +93,34 @@ MAX_WARBAND: Final = 16
 MAX_ASPECTS: Final = 8
 MAX_ABILITIES: Final = 16
 
-# --- low-level msgpack ---------------------------------------------------------------------
+# --- any msgpack value -----------------------------------------------------------------------
 
 _SCALARS: Final = (type(None), bool, int, str, bytes)
+_ENCODER: Final = msgspec.msgpack.Encoder()
+"""Writes every byte dbnet sends or signs: the shortest form of every header (the same
+bytes as msgpack-python's ``Packer(use_bin_type=True)``), map keys in field order."""
 
 
 def encode(obj: object) -> bytes:
-    """The canonical msgpack bytes of a plain value (the packer always picks the shortest form).
-
-    ``obj`` is made of None, bool, int, str, bytes, lists (or tuples) and dicts
-    with str keys; map keys are written in the dict's order.
-    """
-    data: bytes = _PACKER.pack(obj)
-    return data
-
-
-_PACKER: Final = msgpack.Packer(use_bin_type=True)
-"""One packer for every ``encode`` (it empties its buffer after each value, also on error)."""
+    """The canonical msgpack bytes of ``obj``: a ``Shape``, or a plain value made of None,
+    bool, int, str, bytes, lists (or tuples) and dicts with str keys, written in the
+    dict's order. Every header takes its shortest form."""
+    return _ENCODER.encode(obj)
 
 
 def decode(data: bytes, *, max_size: int = MAX_MESSAGE_SIZE, where: str = "message") -> object:
-    """The plain value in ``data``, decoded strictly.
+    """The plain value in ``data``, decoded strictly but with no schema.
 
     Refused (``DecodeError``, its path starting with ``where``): more than
     ``max_size`` bytes, malformed or truncated msgpack, trailing bytes, invalid
     UTF-8, extension types (timestamps included), floats, map keys that are not
     strings, duplicate map keys, and arrays or maps nested more than 16 deep.
-    Arrays decode as lists, maps as dicts in wire order, bin as bytes.
+    Arrays decode as lists, maps as dicts in wire order, bin as bytes. The bytes need
+    not be canonical: this is also what tells why a ``Schema`` refused some bytes.
 
     Raises:
         DecodeError: for any input that is not such a value; never anything else.
     """
-    obj = _unpack(data, max_size, where)
-    _check_tree(obj, where)
-    return obj
-
-
-def _unpack(data: bytes, max_size: int, where: str) -> object:
-    """``decode`` without the walk that refuses floats and deep nesting."""
     if len(data) > max_size:
         raise DecodeError(where, f"{len(data)} bytes is more than the limit of {max_size} bytes")
     limit = len(data)  # every element takes at least one byte
@@ -183,14 +177,15 @@ def _unpack(data: bytes, max_size: int, where: str) -> object:
                 where, f"map keys must be strings, got a key of type {key_type}"
             ) from exc
         raise DecodeError(where, f"malformed msgpack: {text}") from exc
+    _check_tree(obj, where)
     return obj
 
 
 def _check_tree(root: object, where: str) -> None:
     """Refuse floats, other non-plain types and nesting deeper than MAX_DEPTH.
 
-    The walk keeps no paths (it runs on every message); only when it finds a problem
-    does the slower walk below name where.
+    The walk keeps no paths; only when it finds a problem does the slower walk below
+    name where.
     """
     stack: list[tuple[object, int]] = [(root, 0)]
     while stack:
@@ -229,8 +224,6 @@ def _find_tree_problem(root: object, where: str) -> None:
             raise DecodeError(path, f"values of type {kind.__name__} are not allowed")
 
 
-# --- field checks ----------------------------------------------------------------------------
-
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -261,203 +254,423 @@ def _show(value: object) -> str:
         return f"an array of {len(value)} items"
     if isinstance(value, dict):
         return f"a map of {len(value)} keys"
-    if isinstance(value, float):
-        return f"{value!r} (a float)"
     return f"a {type(value).__name__}"
 
 
-def _int(value: object, path: str, low: int = 0, high: int = MAX_INT) -> int:
-    if type(value) is not int:
-        raise DecodeError(path, f"expected an integer, got {_show(value)}")
-    if not low <= value <= high:
-        bound = f"at least {low}" if high == MAX_INT else f"from {low} to {high}"
-        raise DecodeError(path, f"expected an integer {bound}, got {_quote(value)}")
-    return value
+def _first_difference(canonical: bytes, received: bytes) -> str:
+    for i, (a, b) in enumerate(zip(canonical, received, strict=False)):
+        if a != b:
+            return f"byte {i} is 0x{b:02x}, the shortest encoding has 0x{a:02x}"
+    return f"{len(received)} bytes, the shortest encoding has {len(canonical)}"
 
 
-def _optional_int(value: object, path: str, low: int = 0, high: int = MAX_INT) -> int | None:
-    return None if value is None else _int(value, path, low, high)
+# --- the schema idiom ------------------------------------------------------------------------
 
 
-def _bool(value: object, path: str) -> bool:
-    if type(value) is not bool:
-        raise DecodeError(path, f"expected true or false, got {_show(value)}")
-    return value
+class Shape(msgspec.Struct, forbid_unknown_fields=True):
+    """One wire shape, described once: a map whose keys are the fields, in this order,
+    each of its annotated type (``Annotated[int, Meta(ge=0, le=1)]``, another shape...).
+
+    A field whose default is ``UNSET`` may be left out (and is left out when unset);
+    every other key is required and no other key is allowed. A subclass declared with
+    ``array_like=True`` is an array of the fields in order instead, and with ``tag=N``
+    as well an array whose first item is N (a message of the channel; its errors name
+    the fields ``WHERE.field``).
+    """
 
 
-def _str(value: object, path: str, max_len: int | None = None, *, nonblank: bool = False) -> str:
-    if type(value) is not str:
-        raise DecodeError(path, f"expected a string, got {_show(value)}")
-    if max_len is not None and len(value) > max_len:
-        raise DecodeError(path, f"expected at most {max_len} characters, got {len(value)}")
-    if nonblank and not value.strip():
-        raise DecodeError(path, f"expected a non-blank string, got {_quote(value)}")
-    return value
+def refuse(problem: str) -> dict[str, str]:
+    """``Meta(extra=refuse("..."))``: how to say that a value of the right type breaks the
+    field's limits, instead of the usual ``expected ..., got ...``; ``{value}`` is the
+    value received."""
+    return {"refuse": problem}
 
 
-def _optional_str(value: object, path: str, *, nonblank: bool = False) -> str | None:
-    return None if value is None else _str(value, path, nonblank=nonblank)
+T = TypeVar("T")
 
 
-def _choice(value: object, path: str, choices: Sequence[str]) -> str:
-    text = _str(value, path)
-    if text not in choices:
-        allowed = ", ".join(repr(c) for c in choices)
-        raise DecodeError(path, f"expected one of {allowed}, got {_quote(text)}")
-    return text
+class Schema(Generic[T]):
+    """Reads one shape (or a tagged union of shapes) from bytes, strictly.
 
+    ``decode`` refuses more than ``max_size`` bytes, anything msgspec's strict decoder
+    refuses for the shape (a wrong type, a limit, an unknown or missing key, trailing
+    bytes...) and, unless ``canonical`` is false, bytes that are not what re-encoding
+    the decoded value gives (a wider integer or length, keys in another order, a
+    duplicate key). With ``canonical`` false the keys may come in any order and the
+    headers in any width, but duplicate keys are still refused.
+    """
 
-def _bytes(value: object, path: str, size: int) -> bytes:
-    if type(value) is not bytes:
-        raise DecodeError(path, f"expected {size} bytes, got {_show(value)}")
-    if len(value) != size:
-        raise DecodeError(path, f"expected {size} bytes, got {len(value)}")
-    return value
+    def __init__(
+        self, shape: Any, where: str, max_size: int = MAX_MESSAGE_SIZE, *, canonical: bool = True
+    ) -> None:
+        self.where = where
+        self.max_size = max_size
+        self.canonical = canonical
+        self._decode = msgspec.msgpack.Decoder(shape).decode
+        self._type = mi.type_info(shape)
 
+    def decode(self, data: bytes, where: str | None = None) -> T:
+        """The shape in ``data``; ``where`` (default: the schema's) starts every error's path.
 
-def _key(value: object, path: str) -> bytes:
-    """A player's Ed25519 public key: 32 bytes that ``identity.public_key_problem`` accepts."""
-    key = _bytes(value, path, 32)
-    problem = public_key_problem(key)
-    if problem is not None:
-        raise DecodeError(path, f"the key {key.hex()} is {problem}")
-    return key
-
-
-def _list(
-    value: object, path: str, *, max_len: int | None = None, exact: int | None = None
-) -> list[object]:
-    if type(value) is not list:
-        raise DecodeError(path, f"expected an array, got {_show(value)}")
-    if exact is not None and len(value) != exact:
-        raise DecodeError(path, f"expected an array of {exact} items, got {len(value)}")
-    if max_len is not None and len(value) > max_len:
-        raise DecodeError(path, f"expected at most {max_len} items, got {len(value)}")
-    return value
-
-
-def _map(
-    value: object,
-    path: str,
-    keys: Sequence[str],
-    optional: Sequence[str] = (),
-    *,
-    ordered: bool = False,
-) -> dict[str, object]:
-    """``value`` as a map with exactly ``keys`` (those in ``optional`` may be left out);
-    with ``ordered``, they must come in the order of ``keys`` (canonical entries)."""
-    if type(value) is not dict:
-        raise DecodeError(path, f"expected a map, got {_show(value)}")
-    if tuple(value) == tuple(keys):  # the common case: every key, in order
+        Raises:
+            DecodeError: naming the field, or saying how the bytes are not canonical.
+        """
+        if len(data) > self.max_size or not self.canonical:
+            self._check_plain(data, where)
+        try:
+            value: T = self._decode(data)
+        except (msgspec.MsgspecError, ValueError, RecursionError) as exc:
+            raise self._refusal(data, where, exc) from None
+        if self.canonical and _ENCODER.encode(value) != data:
+            raise self._refusal(data, where, None)
         return value
-    last = -1
-    for key in value:
-        if type(key) is not str:
-            raise DecodeError(path, f"map keys must be strings, got {_show(key)}")
-        if key not in keys:
-            allowed = ", ".join(repr(k) for k in keys)
-            raise DecodeError(path, f"unknown key {_quote(key)} (allowed: {allowed})")
-        if ordered:
-            index = keys.index(key)
-            if index < last:
-                raise DecodeError(path, "map keys are not in the canonical order (docs/entries.md)")
-            last = index
-    for key in keys:
-        if key not in value and key not in optional:
-            raise DecodeError(path, f"missing key {key!r}")
-    return value
+
+    def _check_plain(self, data: bytes, where: str | None) -> None:
+        """Refuse too many bytes, and what any msgpack value may not hold (duplicate keys,
+        floats...): the checks of ``decode``."""
+        decode(data, max_size=self.max_size, where=self.where if where is None else where)
+
+    def _refusal(self, data: bytes, where: str | None, exc: Exception | None) -> DecodeError:
+        """Why ``data`` was refused, in the words of ``decode`` and of the description."""
+        path = self.where if where is None else where
+        plain = decode(data, max_size=self.max_size, where=path)  # raises what it refuses
+        found = _problem(plain, self._type, path)
+        if found is not None:
+            return DecodeError(*found)
+        if exc is not None:  # not expected: the description should have named it
+            return DecodeError(path, f"refused by the schema: {exc}")
+        canonical = encode(plain)
+        return DecodeError(path, f"not canonical msgpack: {_first_difference(canonical, data)}")
 
 
-def _links(value: object, path: str) -> tuple[tuple[int, bytes], ...]:
-    items = _list(value, path, max_len=MAX_LINKS)
-    links: list[tuple[int, bytes]] = []
-    for i, item in enumerate(items):
-        pair = _list(item, f"{path}[{i}]", exact=2)
-        links.append((_int(pair[0], f"{path}[{i}][0]"), _bytes(pair[1], f"{path}[{i}][1]", 32)))
-    return tuple(links)
+def _problem(value: object, kind: mi.Type, path: str) -> tuple[str, str] | None:
+    """The first field of the plain ``value`` that breaks the description ``kind``, as
+    ``(path, problem)``; None if there is none."""
+    extra: dict[str, Any] = {}
+    if isinstance(kind, mi.Metadata):
+        extra, kind = kind.extra or {}, kind.type
+    if isinstance(kind, mi.UnionType):
+        if value is None and any(isinstance(t, mi.NoneType) for t in kind.types):
+            return None
+        choices = [t for t in kind.types if not isinstance(t, mi.NoneType)]
+        if len(choices) == 1:
+            return _problem(value, choices[0], path)
+        tags = {t.tag: t for t in choices if isinstance(t, mi.StructType)}
+        if type(value) is not list or not value:
+            return path, f"expected an array [type, ...], got {_show(value)}"
+        tag = value[0]
+        if type(tag) is not int or tag not in tags:
+            problem = extra.get("refuse", "unknown type {value}")
+            return f"{path}[0]", problem.format(value=_quote(tag))
+        return _problem(value, tags[tag], path)
+    expected, broken = _check(value, kind)
+    if expected is not None:
+        return path, f"expected {expected}, got {_show(value)}"
+    if broken is not None:
+        return path, extra["refuse"].format(value=_quote(value)) if "refuse" in extra else broken
+    return _inner_problem(value, kind, path)
 
 
-def _links_to_wire(links: Sequence[tuple[int, bytes]]) -> list[object]:
-    return [[r, link] for r, link in links]
+def _check(value: object, kind: mi.Type) -> tuple[str | None, str | None]:
+    """``(what was expected, None)`` if ``value`` has the wrong type for ``kind``, else
+    ``(None, the limit it breaks)``, or ``(None, None)`` if it fits (its items aside)."""
+    if isinstance(kind, mi.IntType):
+        if type(value) is not int:
+            return "an integer", None
+        low = kind.ge if kind.gt is None else kind.gt + 1
+        high = kind.le if kind.lt is None else kind.lt - 1
+        if (low is not None and value < low) or (high is not None and value > high):
+            bound = f"at least {low}" if high in (None, MAX_INT) else f"from {low} to {high}"
+            return None, f"expected an integer {bound}, got {_quote(value)}"
+    elif isinstance(kind, mi.BoolType):
+        if type(value) is not bool:
+            return "true or false", None
+    elif isinstance(kind, mi.StrType):
+        if type(value) is not str:
+            return "a string", None
+        if kind.max_length is not None and len(value) > kind.max_length:
+            return None, f"expected at most {kind.max_length} characters, got {len(value)}"
+        if kind.pattern is not None and not re.search(kind.pattern, value):
+            return None, f"expected a string matching {kind.pattern!r}, got {_quote(value)}"
+    elif isinstance(kind, mi.BytesType):
+        size = kind.min_length if kind.min_length == kind.max_length else None
+        if type(value) is not bytes:
+            return ("bytes (bin)" if size is None else f"{size} bytes"), None
+        if size is not None and len(value) != size:
+            return None, f"expected {size} bytes, got {len(value)}"
+    elif isinstance(kind, mi.LiteralType | mi.EnumType):
+        choices = kind.values if isinstance(kind, mi.LiteralType) else [e.value for e in kind.cls]
+        if type(value) is not type(choices[0]):
+            return ("a string" if isinstance(choices[0], str) else "an integer"), None
+        if value not in choices:
+            allowed = ", ".join(repr(c) for c in choices)
+            return None, f"expected one of {allowed}, got {_quote(value)}"
+    elif isinstance(kind, mi.TupleType | mi.VarTupleType) or (
+        isinstance(kind, mi.StructType) and kind.array_like
+    ):
+        if type(value) is not list:
+            return "an array", None
+        if isinstance(kind, mi.VarTupleType):
+            least, most = kind.min_length or 0, kind.max_length
+            if least == most and len(value) != most:
+                return None, f"expected an array of {most} items, got {len(value)}"
+            if most is not None and len(value) > most:
+                return None, f"expected at most {most} items, got {len(value)}"
+        else:
+            size = (
+                len(kind.item_types)
+                if isinstance(kind, mi.TupleType)
+                else len(kind.fields) + (kind.tag is not None)
+            )
+            if len(value) != size:
+                return None, f"expected an array of {size} items, got {len(value)}"
+    elif isinstance(kind, mi.StructType):
+        if type(value) is not dict:
+            return "a map", None
+        names = [f.encode_name for f in kind.fields]
+        for key in value:
+            if key not in names:
+                allowed = ", ".join(repr(k) for k in names)
+                return None, f"unknown key {_quote(key)} (allowed: {allowed})"
+        order = [names.index(key) for key in value]
+        if order != sorted(order):
+            return None, "map keys are not in the canonical order (docs/entries.md)"
+        for f in kind.fields:
+            if f.required and f.encode_name not in value:
+                return None, f"missing key {f.encode_name!r}"
+    return None, None
+
+
+def _inner_problem(value: Any, kind: mi.Type, path: str) -> tuple[str, str] | None:
+    """The first problem in the items or fields of ``value``, which has ``kind``'s type."""
+    parts: list[tuple[object, mi.Type, str]]
+    if isinstance(kind, mi.TupleType):
+        items = zip(kind.item_types, value, strict=True)
+        parts = [(v, t, f"{path}[{i}]") for i, (t, v) in enumerate(items)]
+    elif isinstance(kind, mi.VarTupleType):
+        parts = [(v, kind.item_type, f"{path}[{i}]") for i, v in enumerate(value)]
+    elif isinstance(kind, mi.StructType) and kind.array_like:
+        where = getattr(kind.cls, "WHERE", path)
+        values = value[1:] if kind.tag is not None else value
+        fields = zip(kind.fields, values, strict=True)
+        parts = [(v, f.type, f"{where}.{f.name}") for f, v in fields]
+    elif isinstance(kind, mi.StructType):
+        present = (f for f in kind.fields if f.encode_name in value)
+        parts = [(value[f.encode_name], f.type, f"{path}.{f.name}") for f in present]
+    else:
+        return None
+    for item, item_kind, item_path in parts:
+        found = _problem(item, item_kind, item_path)
+        if found is not None:
+            return found
+    return None
+
+
+Hash = Annotated[bytes, Meta(min_length=HASH_SIZE, max_length=HASH_SIZE)]
+"""32 bytes: a hash, a nonce, a chain link or anchor, a public key."""
+Signature = Annotated[bytes, Meta(min_length=SIGNATURE_SIZE, max_length=SIGNATURE_SIZE)]
+Count = Annotated[int, Meta(ge=0, le=MAX_INT)]
+"""Every integer of the format that has no other limit: 0 to 2^63 - 1."""
+Side = Annotated[int, Meta(ge=0, le=1)]
+"""A player: 0 (A) or 1 (B)."""
+Stat = Annotated[int, Meta(ge=0, le=MAX_STAT)]
+Links = Annotated[tuple[tuple[Count, Hash], ...], Meta(max_length=MAX_LINKS)]
+"""``[[roll, link], ...]``: a player's dice chain links, by roll index."""
+NonBlank = Annotated[
+    str, Meta(pattern=r"\S", extra=refuse("expected a non-blank string, got {value}"))
+]
+"""Text holding a character that is not white space (``str.isspace``, which ``\\S`` in a
+regular expression follows)."""
+
+
+def _plain(shape: Shape) -> Any:
+    """The plain value (lists, dicts, bytes...) of a shape, as ``decode`` would give it."""
+    return msgspec.msgpack.decode(_ENCODER.encode(shape))
+
+
+def _key_problem(keys: tuple[bytes, ...], path: str) -> None:
+    """Refuse a key that cannot be a player's Ed25519 key (``keys.public_key_problem``)."""
+    for i, key in enumerate(keys):
+        problem = public_key_problem(key)
+        if problem is not None:
+            raise DecodeError(f"{path}[{i}]", f"the key {key.hex()} is {problem}")
 
 
 # --- the setup -------------------------------------------------------------------------------
 
-_SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
-_KIND_NAMES: Final = {text: kind for kind, text in KIND_TEXT.items()}
-_ASPECT_NAMES: Final = {text: aspect for aspect, text in ASPECT_TEXT.items()}
-_ACTIVATION_NAMES: Final = {text: activation for activation, text in ACTIVATION_TEXT.items()}
-# 900.8: a creature's least power, defense and life
-_CREATURE_STATS: Final = (("power", 0), ("defense", 1), ("life", 1))
-(_, _LEAST_POWER), (_, _LEAST_DEFENSE), (_, _LEAST_LIFE) = _CREATURE_STATS
 
-_SETUP_KEYS: Final = ("map", "options", "warbands")
-_MAP_KEYS: Final = ("name", "values", "reconstructed")
-_OPTIONS_KEYS: Final = ("tournament_initiative", "turns_to_win")
-_WARBAND_KEYS: Final = ("name", "minis")
-_MINI_KEYS: Final = (
-    "slug", "name", "kind", "spawn_cost", "aspects", "power", "defense", "life", "lineage",
-    "official", "set", "abilities",
-)  # fmt: skip
-_ABILITY_KEYS: Final = (
-    "keyword", "activation", "x", "modifier", "spawn_cost", "cost_x", "score", "text",
-)  # fmt: skip
+class _Aspect(enum.Enum):
+    """An aspect on the wire (the names are the engine's ``Aspect``)."""
+
+    VALOR = "valor"
+    MADNESS = "madness"
+    FEAR = "fear"
+    PASSION = "passion"
+
+
+_KINDS: Final[dict[str, MiniKind]] = {text: kind for kind, text in KIND_TEXT.items()}
+_ASPECTS: Final = {a.name: Aspect[a.name] for a in _Aspect}
+_ASPECT_WIRE: Final = {Aspect[a.name]: a for a in _Aspect}
+_STATS: Final = ("power", "defense", "life")
+_LEAST_STATS: Final = (0, 1, 1)  # 900.8: a creature's least power, defense and life
+
+
+class _Ability(Shape):
+    keyword: NonBlank
+    activation: Activation  # its text: "always", "blade", ..., "spawn", ...
+    x: Annotated[int, Meta(ge=-MAX_STAT, le=MAX_STAT)] | None
+    modifier: NonBlank | None
+    spawn_cost: Stat | None
+    cost_x: bool
+    score: bool
+    text: str
+
+    def value(self, path: str) -> AbilityDef:
+        spawn = self.activation is Activation.SPAWN
+        if spawn != (self.spawn_cost is not None or self.cost_x) or (
+            self.cost_x and self.spawn_cost is not None
+        ):
+            raise DecodeError(
+                f"{path}.spawn_cost",
+                "a spawn ability has a spawn cost (a number, or X) and no other ability has "
+                f"one (303.2a); activation {self.activation.value!r}, spawn cost "
+                f"{'X' if self.cost_x else repr(self.spawn_cost)}",
+            )
+        return AbilityDef(
+            self.keyword, self.activation, self.x, self.modifier, self.spawn_cost, self.score,
+            self.text, self.cost_x,
+        )  # fmt: skip
+
+    @classmethod
+    def of(cls, a: AbilityDef) -> _Ability:
+        return cls(
+            a.keyword, a.activation, a.x, a.modifier, a.spawn_cost, a.cost_x, a.score, a.text
+        )
+
+
+class _Mini(Shape):
+    slug: Annotated[
+        str,
+        Meta(
+            pattern=r"^[a-z0-9]+(?:-[a-z0-9]+)*\Z",
+            extra=refuse(
+                "expected lower-case letters and digits joined by single '-', got {value}"
+            ),
+        ),
+    ]
+    name: NonBlank
+    kind: Literal["creature", "location"]
+    spawn_cost: Stat
+    aspects: Annotated[tuple[_Aspect, ...], Meta(max_length=MAX_ASPECTS)]
+    power: Stat
+    defense: Stat
+    life: Stat
+    lineage: NonBlank | None
+    official: bool
+    set: str
+    abilities: Annotated[tuple[_Ability, ...], Meta(max_length=MAX_ABILITIES)]
+
+    def value(self, path: str) -> MiniatureDef:
+        kind = _KINDS[self.kind]
+        stats = self.power, self.defense, self.life
+        for stat, value, least in zip(_STATS, stats, _LEAST_STATS, strict=True):
+            if kind is MiniKind.CREATURE and value < least:
+                raise DecodeError(
+                    f"{path}.{stat}",
+                    f"a creature's {stat} is at least {least} (900.8), got {value}",
+                )
+            if kind is MiniKind.LOCATION and value != 0:
+                raise DecodeError(
+                    f"{path}.{stat}", f"a location has no {stat}: expected 0, got {value}"
+                )
+        return MiniatureDef(
+            self.slug, self.name, kind, self.spawn_cost,
+            tuple([_ASPECTS[a._name_] for a in self.aspects]), *stats, self.lineage,
+            tuple([a.value(f"{path}.abilities[{i}]") for i, a in enumerate(self.abilities)]),
+            self.official, self.set,
+        )  # fmt: skip
+
+    @classmethod
+    def of(cls, d: MiniatureDef) -> _Mini:
+        return cls(
+            d.slug, d.name, KIND_TEXT[d.kind], d.spawn_cost,  # type: ignore[arg-type]
+            tuple(_ASPECT_WIRE[a] for a in d.aspects),
+            d.power, d.defense, d.life, d.lineage, d.official, d.set_name,
+            tuple(_Ability.of(a) for a in d.abilities),
+        )  # fmt: skip
+
+
+class WarbandShape(Shape):
+    """A warband on the wire, as in a setup (and in a joiner's HELLO)."""
+
+    name: NonBlank
+    minis: Annotated[tuple[_Mini, ...], Meta(max_length=MAX_WARBAND)]
+
+    def value(self, path: str) -> Warband:
+        """The warband, rules 600.1 and 600.3 checked."""
+        minis = tuple(m.value(f"{path}.minis[{i}]") for i, m in enumerate(self.minis))
+        try:
+            check_warband_size(self.name, minis)
+        except DataError as exc:
+            raise DecodeError(f"{path}.minis", exc.problem) from exc
+        return Warband(self.name, minis)
+
+    @classmethod
+    def of(cls, warband: Warband) -> WarbandShape:
+        return cls(warband.name, tuple(_Mini.of(d) for d in warband.minis))
+
+
+class _Map(Shape):
+    name: NonBlank
+    values: Annotated[
+        tuple[Stat, ...], Meta(min_length=board.CELL_COUNT, max_length=board.CELL_COUNT)
+    ]
+    reconstructed: bool
+
+    def value(self, path: str) -> MapDef:
+        for cell, value in enumerate(self.values):
+            if value and cell not in board.KEY_CELLS:
+                raise DecodeError(
+                    f"{path}.values[{cell}]",
+                    f"cell {board.cell_name(cell)} is not a key cell (b2-d4); its value must be "
+                    f"0, got {value}",
+                )
+        return MapDef(self.name, self.values, self.reconstructed)
+
+
+class _Options(Shape):
+    tournament_initiative: bool
+    turns_to_win: Annotated[int, Meta(ge=1, le=MAX_TURNS_TO_WIN)]
+
+
+class _Setup(Shape):
+    map: _Map
+    options: _Options
+    warbands: tuple[WarbandShape, WarbandShape]
+
+    def value(self, path: str) -> GameSetup:
+        a, b = (w.value(f"{path}.warbands[{i}]") for i, w in enumerate(self.warbands))
+        options = Options(self.options.tournament_initiative, self.options.turns_to_win)
+        return GameSetup(self.map.value(f"{path}.map"), (a, b), options)
+
+    @classmethod
+    def of(cls, setup: GameSetup) -> _Setup:
+        """The setup's shape (the map's ``note`` is informative and not sent)."""
+        m, o = setup.map, setup.options
+        return cls(
+            _Map(m.name, m.values, m.reconstructed),
+            _Options(o.tournament_initiative, o.turns_to_win),
+            (WarbandShape.of(setup.warbands[0]), WarbandShape.of(setup.warbands[1])),
+        )
+
+
+_SETUP: Final = Schema[_Setup](_Setup, "setup")
 
 
 def setup_to_wire(setup: GameSetup) -> dict[str, object]:
     """The setup as a plain value (the map's ``note`` is informative and not sent)."""
-    return {
-        "map": {
-            "name": setup.map.name,
-            "values": list(setup.map.values),
-            "reconstructed": setup.map.reconstructed,
-        },
-        "options": {
-            "tournament_initiative": setup.options.tournament_initiative,
-            "turns_to_win": setup.options.turns_to_win,
-        },
-        "warbands": [warband_to_wire(w) for w in setup.warbands],
-    }
-
-
-def warband_to_wire(warband: Warband) -> dict[str, object]:
-    """One warband as a plain value, as it appears in a setup."""
-    return {"name": warband.name, "minis": [_mini_to_wire(d) for d in warband.minis]}
-
-
-def warband_from_wire(obj: object, path: str) -> Warband:
-    """The warband in ``obj`` (DecodeError naming the field, as for a setup's warbands)."""
-    return _warband_from_wire(obj, path)
-
-
-def _mini_to_wire(d: MiniatureDef) -> dict[str, object]:
-    return {
-        "slug": d.slug,
-        "name": d.name,
-        "kind": KIND_TEXT[d.kind],
-        "spawn_cost": d.spawn_cost,
-        "aspects": [ASPECT_TEXT[a] for a in d.aspects],
-        "power": d.power,
-        "defense": d.defense,
-        "life": d.life,
-        "lineage": d.lineage,
-        "official": d.official,
-        "set": d.set_name,
-        "abilities": [_ability_to_wire(a) for a in d.abilities],
-    }
-
-
-def _ability_to_wire(a: AbilityDef) -> dict[str, object]:
-    return {
-        "keyword": a.keyword,
-        "activation": ACTIVATION_TEXT[a.activation],
-        "x": a.x,
-        "modifier": a.modifier,
-        "spawn_cost": a.spawn_cost,
-        "cost_x": a.cost_x,
-        "score": a.score,
-        "text": a.text,
-    }
+    wire: dict[str, object] = _plain(_Setup.of(setup))
+    return wire
 
 
 def setup_from_wire(obj: object, path: str) -> GameSetup:
@@ -467,219 +680,7 @@ def setup_from_wire(obj: object, path: str) -> GameSetup:
         DecodeError: naming the first field that is wrong, warband rules 600.1 and 600.3
             included.
     """
-    m = _map(obj, path, _SETUP_KEYS, ordered=True)
-    game_map = _map_from_wire(m["map"], f"{path}.map")
-    where = f"{path}.options"
-    o = _map(m["options"], where, _OPTIONS_KEYS, ordered=True)
-    options = Options(
-        tournament_initiative=_bool(o["tournament_initiative"], f"{where}.tournament_initiative"),
-        turns_to_win=_int(o["turns_to_win"], f"{where}.turns_to_win", 1, MAX_TURNS_TO_WIN),
-    )
-    bands = _list(m["warbands"], f"{path}.warbands", exact=2)
-    a, b = (_warband_from_wire(w, f"{path}.warbands[{i}]") for i, w in enumerate(bands))
-    return GameSetup(game_map, (a, b), options)
-
-
-def _map_from_wire(obj: object, path: str) -> MapDef:
-    m = _map(obj, path, _MAP_KEYS, ordered=True)
-    name = _str(m["name"], f"{path}.name", nonblank=True)
-    items = _list(m["values"], f"{path}.values", exact=board.CELL_COUNT)
-    if all(type(v) is int and 0 <= v <= MAX_STAT for v in items):  # no path to build
-        values: tuple[int, ...] = tuple(items)  # type: ignore[arg-type]
-    else:
-        values = tuple(_int(v, f"{path}.values[{i}]", 0, MAX_STAT) for i, v in enumerate(items))
-    for cell, value in enumerate(values):
-        if value and cell not in board.KEY_CELLS:
-            raise DecodeError(
-                f"{path}.values[{cell}]",
-                f"cell {board.cell_name(cell)} is not a key cell (b2-d4); its value must be 0, "
-                f"got {value}",
-            )
-    return MapDef(name, values, _bool(m["reconstructed"], f"{path}.reconstructed"))
-
-
-def _warband_from_wire(obj: object, path: str) -> Warband:
-    m = _map(obj, path, _WARBAND_KEYS, ordered=True)
-    name = _str(m["name"], f"{path}.name", nonblank=True)
-    items = _list(m["minis"], f"{path}.minis", max_len=MAX_WARBAND)
-    minis = tuple(_mini_from_wire(d, f"{path}.minis[{i}]") for i, d in enumerate(items))
-    try:
-        check_warband_size(name, minis)
-    except DataError as exc:
-        raise DecodeError(f"{path}.minis", exc.problem) from exc
-    return Warband(name, minis)
-
-
-def _mini_from_wire(obj: object, path: str) -> MiniatureDef:
-    plain = _plain_mini(obj)
-    return plain if plain is not None else _checked_mini(obj, path)
-
-
-def _checked_mini(obj: object, path: str) -> MiniatureDef:
-    """``_mini_from_wire`` field by field, naming the first field that is wrong."""
-    m = _map(obj, path, _MINI_KEYS, ordered=True)
-    slug = _str(m["slug"], f"{path}.slug")
-    if not _SLUG.fullmatch(slug):
-        raise DecodeError(
-            f"{path}.slug",
-            f"expected lower-case letters and digits joined by single '-', got {_quote(slug)}",
-        )
-    kind = _KIND_NAMES[_choice(m["kind"], f"{path}.kind", tuple(_KIND_NAMES))]
-    aspect_items = _list(m["aspects"], f"{path}.aspects", max_len=MAX_ASPECTS)
-    aspects = tuple(
-        _ASPECT_NAMES[_choice(v, f"{path}.aspects[{i}]", tuple(_ASPECT_NAMES))]
-        for i, v in enumerate(aspect_items)
-    )
-    stats: dict[str, int] = {}
-    for key, minimum in _CREATURE_STATS:
-        value = _int(m[key], f"{path}.{key}", 0, MAX_STAT)
-        if kind is MiniKind.CREATURE and value < minimum:
-            raise DecodeError(
-                f"{path}.{key}", f"a creature's {key} is at least {minimum} (900.8), got {value}"
-            )
-        if kind is MiniKind.LOCATION and value != 0:
-            raise DecodeError(f"{path}.{key}", f"a location has no {key}: expected 0, got {value}")
-        stats[key] = value
-    ability_items = _list(m["abilities"], f"{path}.abilities", max_len=MAX_ABILITIES)
-    return MiniatureDef(
-        slug=slug,
-        name=_str(m["name"], f"{path}.name", nonblank=True),
-        kind=kind,
-        spawn_cost=_int(m["spawn_cost"], f"{path}.spawn_cost", 0, MAX_STAT),
-        aspects=aspects,
-        power=stats["power"],
-        defense=stats["defense"],
-        life=stats["life"],
-        lineage=_optional_str(m["lineage"], f"{path}.lineage", nonblank=True),
-        abilities=tuple(
-            _ability_from_wire(a, f"{path}.abilities[{i}]") for i, a in enumerate(ability_items)
-        ),
-        official=_bool(m["official"], f"{path}.official"),
-        set_name=_str(m["set"], f"{path}.set"),
-    )
-
-
-def _ability_from_wire(obj: object, path: str) -> AbilityDef:
-    plain = _plain_ability(obj)
-    return plain if plain is not None else _checked_ability(obj, path)
-
-
-def _checked_ability(obj: object, path: str) -> AbilityDef:
-    """``_ability_from_wire`` field by field, naming the first field that is wrong."""
-    m = _map(obj, path, _ABILITY_KEYS, ordered=True)
-    activation = _ACTIVATION_NAMES[
-        _choice(m["activation"], f"{path}.activation", tuple(_ACTIVATION_NAMES))
-    ]
-    spawn_cost = _optional_int(m["spawn_cost"], f"{path}.spawn_cost", 0, MAX_STAT)
-    cost_x = _bool(m["cost_x"], f"{path}.cost_x")
-    if (activation is Activation.SPAWN) != (spawn_cost is not None or cost_x) or (
-        cost_x and spawn_cost is not None
-    ):
-        raise DecodeError(
-            f"{path}.spawn_cost",
-            "a spawn ability has a spawn cost (a number, or X) and no other ability has one "
-            f"(303.2a); activation {activation.value!r}, spawn cost "
-            f"{'X' if cost_x else spawn_cost!r}",
-        )
-    return AbilityDef(
-        keyword=_str(m["keyword"], f"{path}.keyword", nonblank=True),
-        activation=activation,
-        x=_optional_int(m["x"], f"{path}.x", -MAX_STAT, MAX_STAT),
-        modifier=_optional_str(m["modifier"], f"{path}.modifier", nonblank=True),
-        spawn_cost=spawn_cost,
-        cost_x=cost_x,
-        score=_bool(m["score"], f"{path}.score"),
-        text=_str(m["text"], f"{path}.text"),
-    )
-
-
-def _plain_mini(obj: object) -> MiniatureDef | None:
-    """The miniature in ``obj`` if ``_mini_from_wire`` accepts it, checked in one pass that
-    builds no paths; None for anything else, which ``_mini_from_wire`` then checks field by
-    field (with its precise errors). Accepts exactly a subset of what that accepts, only
-    faster: a setup holds 32 miniatures, and every verifier reads one."""
-    if type(obj) is not dict or tuple(obj) != _MINI_KEYS:
-        return None
-    (
-        slug, name, kind_name, spawn_cost, aspect_names, power, defense, life, lineage,
-        official, set_name, ability_items,
-    ) = obj.values()  # fmt: skip
-    kind = _KIND_NAMES.get(kind_name) if type(kind_name) is str else None
-    if (
-        kind is None
-        or type(slug) is not str
-        or not _SLUG.fullmatch(slug)
-        or type(name) is not str
-        or not name.strip()
-        or type(spawn_cost) is not int
-        or not 0 <= spawn_cost <= MAX_STAT
-        or type(power) is not int
-        or type(defense) is not int
-        or type(life) is not int
-        or (lineage is not None and (type(lineage) is not str or not lineage.strip()))
-        or type(official) is not bool
-        or type(set_name) is not str
-        or type(aspect_names) is not list
-        or len(aspect_names) > MAX_ASPECTS
-        or type(ability_items) is not list
-        or len(ability_items) > MAX_ABILITIES
-    ):
-        return None
-    if kind is MiniKind.CREATURE:
-        if not (
-            _LEAST_POWER <= power <= MAX_STAT
-            and _LEAST_DEFENSE <= defense <= MAX_STAT
-            and _LEAST_LIFE <= life <= MAX_STAT
-        ):
-            return None
-    elif power or defense or life:
-        return None
-    aspects: list[Aspect] = []
-    for aspect_name in aspect_names:
-        aspect = _ASPECT_NAMES.get(aspect_name) if type(aspect_name) is str else None
-        if aspect is None:
-            return None
-        aspects.append(aspect)
-    abilities: list[AbilityDef] = []
-    for item in ability_items:
-        ability = _plain_ability(item)
-        if ability is None:
-            return None
-        abilities.append(ability)
-    # positional (quicker than by keyword): the names are the fields', in their order
-    return MiniatureDef(
-        slug, name, kind, spawn_cost, tuple(aspects), power, defense, life, lineage,
-        tuple(abilities), official, set_name,
-    )  # fmt: skip
-
-
-def _plain_ability(obj: object) -> AbilityDef | None:
-    """The ability in ``obj`` if ``_ability_from_wire`` accepts it, checked in one pass;
-    None for anything else (as ``_plain_mini``)."""
-    if type(obj) is not dict or tuple(obj) != _ABILITY_KEYS:
-        return None
-    keyword, activation_name, x, modifier, spawn_cost, cost_x, score, text = obj.values()
-    activation = _ACTIVATION_NAMES.get(activation_name) if type(activation_name) is str else None
-    if (
-        activation is None
-        or type(keyword) is not str
-        or not keyword.strip()
-        or (x is not None and (type(x) is not int or not -MAX_STAT <= x <= MAX_STAT))
-        or (modifier is not None and (type(modifier) is not str or not modifier.strip()))
-        or (
-            spawn_cost is not None
-            and (type(spawn_cost) is not int or not 0 <= spawn_cost <= MAX_STAT)
-        )
-        or type(cost_x) is not bool
-        or type(score) is not bool
-        or type(text) is not str
-        # 303.2a, as in ``_ability_from_wire``
-        or (activation is Activation.SPAWN) != (spawn_cost is not None or cost_x)
-        or (cost_x and spawn_cost is not None)
-    ):
-        return None
-    # positional, as in ``_plain_mini``
-    return AbilityDef(keyword, activation, x, modifier, spawn_cost, score, text, cost_x)
+    return _SETUP.decode(encode(obj), path).value(path)
 
 
 # --- entries ---------------------------------------------------------------------------------
@@ -720,44 +721,50 @@ class OfferBody:
     joiner_nonce: bytes | None = None
 
     def to_wire(self) -> dict[str, object]:
-        nonces: tuple[str, object] = (
-            ("nonce", self.nonce)
-            if self.joiner_nonce is None
-            else ("nonces", [self.nonce, self.joiner_nonce])
-        )
-        return {
-            "rules": self.rules,
-            "keys": list(self.keys),
-            nonces[0]: nonces[1],
-            "setup": setup_to_wire(self.setup),
-            "chain": self.chain,
-            "anchor": self.anchor,
-            "state": self.state,
-        }
+        wire: dict[str, object] = _plain(_body_shape(self))
+        return wire
 
     @classmethod
     def from_wire(cls, obj: object, path: str, version: int = PROTOCOL_VERSION) -> OfferBody:
-        nonce_key = "nonce" if version == 1 else "nonces"
-        m = _map(
-            obj, path, ("rules", "keys", nonce_key, "setup", "chain", "anchor", "state"),
-            ordered=True,
-        )  # fmt: skip
-        keys = _list(m["keys"], f"{path}.keys", exact=2)
-        if version == 1:
-            nonce, joiner_nonce = _bytes(m["nonce"], f"{path}.nonce", 32), None
-        else:
-            pair = _list(m["nonces"], f"{path}.nonces", exact=2)
-            nonce = _bytes(pair[0], f"{path}.nonces[0]", 32)
-            joiner_nonce = _bytes(pair[1], f"{path}.nonces[1]", 32)
-        return cls(
-            rules=_str(m["rules"], f"{path}.rules", MAX_RULES_LEN),
-            keys=(_key(keys[0], f"{path}.keys[0]"), _key(keys[1], f"{path}.keys[1]")),
-            nonce=nonce,
-            setup=setup_from_wire(m["setup"], f"{path}.setup"),
-            chain=_int(m["chain"], f"{path}.chain", 2, MAX_CHAIN),
-            anchor=_bytes(m["anchor"], f"{path}.anchor", 32),
-            state=_bytes(m["state"], f"{path}.state", 32),
-            joiner_nonce=joiner_nonce,
+        body = _BODIES[version][EntryKind.OFFER].decode(encode(obj), path).value(path)
+        assert isinstance(body, OfferBody)
+        return body
+
+
+class _Offer(Shape):
+    """An OFFER of protocol version 2 and later: both nonces."""
+
+    rules: Annotated[str, Meta(max_length=MAX_RULES_LEN)]
+    keys: tuple[Hash, Hash]
+    nonces: tuple[Hash, Hash]
+    setup: _Setup
+    chain: Annotated[int, Meta(ge=2, le=MAX_CHAIN)]
+    anchor: Hash
+    state: Hash
+
+    def value(self, path: str) -> OfferBody:
+        _key_problem(self.keys, f"{path}.keys")
+        setup = self.setup.value(f"{path}.setup")
+        a, b = self.nonces
+        return OfferBody(self.rules, self.keys, a, setup, self.chain, self.anchor, self.state, b)
+
+
+class _OfferV1(Shape):
+    """An OFFER of protocol version 1: A's nonce alone."""
+
+    rules: Annotated[str, Meta(max_length=MAX_RULES_LEN)]
+    keys: tuple[Hash, Hash]
+    nonce: Hash
+    setup: _Setup
+    chain: Annotated[int, Meta(ge=2, le=MAX_CHAIN)]
+    anchor: Hash
+    state: Hash
+
+    def value(self, path: str) -> OfferBody:
+        _key_problem(self.keys, f"{path}.keys")
+        setup = self.setup.value(f"{path}.setup")
+        return OfferBody(
+            self.rules, self.keys, self.nonce, setup, self.chain, self.anchor, self.state
         )
 
 
@@ -771,16 +778,17 @@ class AcceptBody:
     state: bytes
 
     def to_wire(self) -> dict[str, object]:
-        return {"anchor": self.anchor, "links": _links_to_wire(self.links), "state": self.state}
+        wire: dict[str, object] = _plain(_body_shape(self))
+        return wire
 
-    @classmethod
-    def from_wire(cls, obj: object, path: str) -> AcceptBody:
-        m = _map(obj, path, ("anchor", "links", "state"), ordered=True)
-        return cls(
-            anchor=_bytes(m["anchor"], f"{path}.anchor", 32),
-            links=_links(m["links"], f"{path}.links"),
-            state=_bytes(m["state"], f"{path}.state", 32),
-        )
+
+class _Accept(Shape):
+    anchor: Hash
+    links: Links
+    state: Hash
+
+    def value(self, path: str) -> AcceptBody:
+        return AcceptBody(self.anchor, self.links, self.state)
 
 
 @dataclass(frozen=True, slots=True)
@@ -795,33 +803,25 @@ class PlayBody:
     state: bytes
 
     def to_wire(self) -> dict[str, object]:
-        wire: dict[str, object] = {}
-        if self.decision is not None:
-            wire["decision"] = self.decision
-        wire["links"] = _links_to_wire(self.links)
-        if self.anchor is not None:
-            wire["anchor"] = self.anchor
-        wire["state"] = self.state
+        wire: dict[str, object] = _plain(_body_shape(self))
         return wire
 
-    @classmethod
-    def from_wire(cls, obj: object, path: str) -> PlayBody:
-        m = _map(
-            obj,
-            path,
-            ("decision", "links", "anchor", "state"),
-            ("decision", "anchor"),
-            ordered=True,
-        )
-        decision = None
-        if "decision" in m:
-            decision = _str(m["decision"], f"{path}.decision", MAX_DECISION_LEN)
-        anchor = None if "anchor" not in m else _bytes(m["anchor"], f"{path}.anchor", 32)
-        return cls(
-            decision=decision,
-            links=_links(m["links"], f"{path}.links"),
-            anchor=anchor,
-            state=_bytes(m["state"], f"{path}.state", 32),
+
+class _Play(Shape, kw_only=True):
+    """A PLAY body: ``decision`` and ``anchor`` are left out when there is none (never nil)."""
+
+    decision: Annotated[str, Meta(max_length=MAX_DECISION_LEN)] | UnsetType = UNSET
+    links: Links
+    anchor: Hash | UnsetType = UNSET
+    state: Hash
+
+    def value(self, path: str) -> PlayBody:
+        decision, anchor = self.decision, self.anchor
+        return PlayBody(
+            None if decision is UNSET else decision,
+            self.links,
+            None if anchor is UNSET else anchor,
+            self.state,
         )
 
 
@@ -831,12 +831,15 @@ class ResignBody:
     state: bytes
 
     def to_wire(self) -> dict[str, object]:
-        return {"state": self.state}
+        wire: dict[str, object] = _plain(_body_shape(self))
+        return wire
 
-    @classmethod
-    def from_wire(cls, obj: object, path: str) -> ResignBody:
-        m = _map(obj, path, ("state",), ordered=True)
-        return cls(state=_bytes(m["state"], f"{path}.state", 32))
+
+class _Resign(Shape):
+    state: Hash
+
+    def value(self, path: str) -> ResignBody:
+        return ResignBody(self.state)
 
 
 @dataclass(frozen=True, slots=True)
@@ -848,15 +851,16 @@ class ClaimBody:
     waiting_for: int
 
     def to_wire(self) -> dict[str, object]:
-        return {"reason": self.reason, "waiting_for": self.waiting_for}
+        wire: dict[str, object] = _plain(_body_shape(self))
+        return wire
 
-    @classmethod
-    def from_wire(cls, obj: object, path: str) -> ClaimBody:
-        m = _map(obj, path, ("reason", "waiting_for"), ordered=True)
-        return cls(
-            reason=_choice(m["reason"], f"{path}.reason", ("timeout",)),
-            waiting_for=_int(m["waiting_for"], f"{path}.waiting_for"),
-        )
+
+class _Claim(Shape):
+    reason: Literal["timeout"]
+    waiting_for: Count
+
+    def value(self, path: str) -> ClaimBody:
+        return ClaimBody(self.reason, self.waiting_for)
 
 
 @dataclass(frozen=True, slots=True)
@@ -870,28 +874,25 @@ class FinalBody:
     state: bytes
 
     def to_wire(self) -> dict[str, object]:
-        return {
-            "winner": self.winner,
-            "reason": self.reason,
-            "turns": [[a, b] for a, b in self.turns],
-            "state": self.state,
-        }
+        wire: dict[str, object] = _plain(_body_shape(self))
+        return wire
 
-    @classmethod
-    def from_wire(cls, obj: object, path: str) -> FinalBody:
-        m = _map(obj, path, ("winner", "reason", "turns", "state"), ordered=True)
-        items = _list(m["turns"], f"{path}.turns", max_len=MAX_TURNS)
-        turns: list[tuple[int, int]] = []
-        for i, item in enumerate(items):
-            where = f"{path}.turns[{i}]"
-            pair = _list(item, where, exact=2)
-            turns.append((_int(pair[0], f"{where}[0]"), _int(pair[1], f"{where}[1]")))
-        return cls(
-            winner=_int(m["winner"], f"{path}.winner", 0, 1),
-            reason=_choice(m["reason"], f"{path}.reason", ("victory", "resignation")),
-            turns=tuple(turns),
-            state=_bytes(m["state"], f"{path}.state", 32),
-        )
+
+class _EndReason(enum.Enum):
+    """How a game ended, in a FINAL."""
+
+    VICTORY = "victory"
+    RESIGNATION = "resignation"
+
+
+class _Final(Shape):
+    winner: Side
+    reason: _EndReason
+    turns: Annotated[tuple[tuple[Count, Count], ...], Meta(max_length=MAX_TURNS)]
+    state: Hash
+
+    def value(self, path: str) -> FinalBody:
+        return FinalBody(self.winner, self.reason.value, self.turns, self.state)
 
 
 @dataclass(frozen=True, slots=True)
@@ -903,25 +904,93 @@ class CosignBody:
     winner: int
 
     def to_wire(self) -> dict[str, object]:
-        return {"head": self.head, "winner": self.winner}
+        wire: dict[str, object] = _plain(_body_shape(self))
+        return wire
 
-    @classmethod
-    def from_wire(cls, obj: object, path: str) -> CosignBody:
-        m = _map(obj, path, ("head", "winner"), ordered=True)
-        return cls(
-            head=_bytes(m["head"], f"{path}.head", 32),
-            winner=_int(m["winner"], f"{path}.winner", 0, 1),
-        )
+
+class _Cosign(Shape):
+    head: Hash
+    winner: Side
+
+    def value(self, path: str) -> CosignBody:
+        return CosignBody(self.head, self.winner)
 
 
 Body = OfferBody | AcceptBody | PlayBody | ResignBody | ClaimBody | FinalBody | CosignBody
+_BodyShape = _Offer | _OfferV1 | _Accept | _Play | _Resign | _Claim | _Final | _Cosign
 
-_BODY_TYPES: Final[dict[EntryKind, type[Body]]] = {
-    t.KIND: t
-    for t in (OfferBody, AcceptBody, PlayBody, ResignBody, ClaimBody, FinalBody, CosignBody)
+_BODY_SHAPES: Final = (_Offer, _Accept, _Play, _Resign, _Claim, _Final, _Cosign)
+"""The shape of each kind's body, by kind number (version 1 has its own OFFER)."""
+_BODIES: Final[dict[int, tuple[Schema[_BodyShape], ...]]] = {
+    version: tuple(
+        Schema[_BodyShape](_OfferV1 if shape is _Offer and version == 1 else shape, "entry.body")
+        for shape in _BODY_SHAPES
+    )
+    for version in PROTOCOL_VERSIONS
 }
+"""The schema of each kind's body (by kind number), for each protocol version."""
 
 
+def _body_shape(body: Body) -> _BodyShape:
+    """The body's wire shape (an OFFER with a joiner's nonce is written as version 2)."""
+    if isinstance(body, PlayBody):
+        return _Play(
+            decision=UNSET if body.decision is None else body.decision,
+            links=body.links,
+            anchor=UNSET if body.anchor is None else body.anchor,
+            state=body.state,
+        )
+    if isinstance(body, OfferBody):
+        setup = _Setup.of(body.setup)
+        if body.joiner_nonce is None:
+            return _OfferV1(
+                body.rules, body.keys, body.nonce, setup, body.chain, body.anchor, body.state
+            )
+        nonces = (body.nonce, body.joiner_nonce)
+        return _Offer(body.rules, body.keys, nonces, setup, body.chain, body.anchor, body.state)
+    if isinstance(body, AcceptBody):
+        return _Accept(body.anchor, body.links, body.state)
+    if isinstance(body, ResignBody):
+        return _Resign(body.state)
+    if isinstance(body, ClaimBody):
+        return _Claim(body.reason, body.waiting_for)  # type: ignore[arg-type]
+    if isinstance(body, FinalBody):
+        # any text: the reason is written as it is, and decoding names a wrong one
+        return _Final(body.winner, body.reason, body.turns, body.state)  # type: ignore[arg-type]
+    return _Cosign(body.head, body.winner)
+
+
+class _Entry(Shape, array_like=True):
+    """``[v, game_id, seq, author, prev_hash, kind, body]``; the body is read by its kind's
+    schema once the version and the kind are known."""
+
+    v: Annotated[
+        int,
+        Meta(
+            ge=min(PROTOCOL_VERSIONS),
+            le=max(PROTOCOL_VERSIONS),
+            extra=refuse(
+                "unsupported protocol version {value} (this dbnet reads "
+                f"{', '.join(str(v) for v in PROTOCOL_VERSIONS)})"
+            ),
+        ),
+    ]
+    game_id: Hash
+    seq: Count
+    author: Side
+    prev_hash: Hash
+    kind: Annotated[
+        int,
+        Meta(
+            ge=EntryKind.OFFER.value,
+            le=EntryKind.COSIGN.value,
+            extra=refuse("unknown entry kind {value} (known: 0 to 6)"),
+        ),
+    ]
+    body: Raw
+
+
+_ENTRY: Final = Schema[_Entry](_Entry, "entry", MAX_ENTRY_SIZE)
 _ENTRY_KINDS: Final = tuple(EntryKind)  # by number, without the enum's lookup by value
 
 
@@ -953,37 +1022,6 @@ class Entry:
             self.body.to_wire(),
         ]
 
-    @classmethod
-    def from_wire(cls, obj: object, path: str = "entry") -> Entry:
-        items = _list(obj, path, exact=7)
-        version = _int(items[0], f"{path}.v")
-        if version not in PROTOCOL_VERSIONS:
-            raise DecodeError(f"{path}.v", _unsupported("protocol version", version))
-        number = _int(items[5], f"{path}.kind")
-        if not EntryKind.OFFER <= number <= EntryKind.COSIGN:
-            raise DecodeError(f"{path}.kind", f"unknown entry kind {number} (known: 0 to 6)")
-        kind = _ENTRY_KINDS[number]
-        where = f"{path}.body"
-        body = (
-            OfferBody.from_wire(items[6], where, version)
-            if kind is EntryKind.OFFER
-            else _BODY_TYPES[kind].from_wire(items[6], where)
-        )
-        return cls(
-            version=version,
-            game_id=_bytes(items[1], f"{path}.game_id", 32),
-            seq=_int(items[2], f"{path}.seq"),
-            author=_int(items[3], f"{path}.author", 0, 1),
-            prev_hash=_bytes(items[4], f"{path}.prev_hash", 32),
-            kind=kind,
-            body=body,
-        )
-
-
-def _unsupported(what: str, value: int) -> str:
-    known = ", ".join(str(v) for v in PROTOCOL_VERSIONS)
-    return f"unsupported {what} {value} (this dbnet reads {known})"
-
 
 @dataclass(frozen=True, slots=True)
 class SignedEntry:
@@ -995,13 +1033,15 @@ class SignedEntry:
     def to_wire(self) -> list[object]:
         return [self.signed, self.signature]
 
-    @classmethod
-    def from_wire(cls, obj: object, path: str = "signed_entry") -> SignedEntry:
-        items = _list(obj, path, exact=2)
-        signed = items[0]
-        if type(signed) is not bytes:
-            raise DecodeError(f"{path}.signed", f"expected bytes (bin), got {_show(signed)}")
-        return cls(signed, _bytes(items[1], f"{path}.signature", SIGNATURE_SIZE))
+
+class _Record(Shape, array_like=True):
+    """``[signed, signature]``: an entry's exact bytes and its author's signature."""
+
+    signed: bytes
+    signature: Signature
+
+
+_RECORD: Final = Schema[_Record](_Record, "signed_entry")
 
 
 def signing_message(signed: bytes) -> bytes:
@@ -1027,12 +1067,11 @@ def encode_entry(entry: Entry) -> bytes:
         DecodeError: if the entry breaks the format (naming the field) or is too large,
             so that nothing is signed that a peer would refuse.
     """
-    wire = entry.to_wire()
-    if _plain_play_links(wire) is None:  # most entries pass the one-pass check, others in full
-        Entry.from_wire(wire)
-    data = encode(wire)
+    e = entry
+    data = encode((e.version, e.game_id, e.seq, e.author, e.prev_hash, e.kind, _body_shape(e.body)))
     if len(data) > MAX_ENTRY_SIZE:
         raise DecodeError("entry", f"{len(data)} bytes is more than the limit of {MAX_ENTRY_SIZE}")
+    decode_entry(data)  # what a peer would refuse is refused here, naming the field
     return data
 
 
@@ -1044,148 +1083,14 @@ def decode_entry(signed: bytes) -> Entry:
             encoding that is not canonical (longer forms than needed, or map keys not
             in the documented order).
     """
-    # No tree walk: ``from_wire`` checks the exact type of every value it keeps and the
-    # order of every map's keys, and the bytes must be the shortest encoding of the
-    # value, so they are the entry's one canonical encoding and nothing else can hide.
-    if len(signed) <= MAX_ENTRY_SIZE:
-        # A valid entry first, without the strict decoder's hooks: one whose bytes
-        # re-encode exactly (so no duplicate key hid in them) and whose values all have
-        # the exact types ``from_wire`` requires (so no extension or float either).
-        try:
-            quick = msgpack.unpackb(signed, raw=False, strict_map_key=True, use_list=True)
-            entry = _plain_play(quick) or Entry.from_wire(quick)
-        except Exception:  # any failure: the strict decoder below says what was wrong
-            entry = None
-        if entry is not None and encode(quick) == signed:
-            return entry
-    obj = _unpack(signed, MAX_ENTRY_SIZE, "entry")
-    entry = _plain_play(obj) or Entry.from_wire(obj)
-    canonical = encode(obj)
-    if canonical != signed:
-        raise DecodeError("entry", f"not canonical msgpack: {_first_difference(canonical, signed)}")
-    return entry
-
-
-_PLAY_KEY_ORDERS: Final = frozenset(
-    {
-        ("links", "state"),
-        ("decision", "links", "state"),
-        ("links", "anchor", "state"),
-        ("decision", "links", "anchor", "state"),
-    }
-)
-"""The keys a PLAY body may have, in their one allowed order."""
-_PLAY_KIND: Final = EntryKind.PLAY  # looked up once: an enum class lookup is slow on 3.11
-_PLAY: Final = int(_PLAY_KIND)
-
-
-def _plain_play(obj: object) -> Entry | None:
-    """A PLAY entry that ``Entry.from_wire`` would accept, checked in one pass; None for
-    anything else, which ``from_wire`` then checks in full (with its precise errors).
-
-    Most entries of a game are PLAY entries, and a verifier reads every one: this path
-    accepts exactly a subset of what ``from_wire`` accepts, only faster.
-    """
-    links = _plain_play_links(obj)
-    if links is None:
-        return None
-    assert type(obj) is list  # as _plain_play_links checked
-    version, game_id, seq, author, prev_hash, _, body = obj
-    decision, anchor = body.get("decision"), body.get("anchor")
-    return Entry(
-        version,
-        game_id,
-        seq,
-        author,
-        prev_hash,
-        _PLAY_KIND,
-        PlayBody(decision, links, anchor, body["state"]),
-    )
-
-
-def _plain_play_links(obj: object) -> tuple[tuple[int, bytes], ...] | None:
-    """The links of ``obj`` if it is a PLAY entry that ``_plain_play`` accepts, else None:
-    the check alone, for an entry about to be signed (``encode_entry``)."""
-    if type(obj) is not list or len(obj) != 7:
-        return None
-    version, game_id, seq, author, prev_hash, kind, body = obj
-    if (
-        type(version) is not int
-        or version not in PROTOCOL_VERSIONS
-        or type(kind) is not int
-        or kind != _PLAY
-        or type(seq) is not int
-        or not 0 <= seq <= MAX_INT
-        or type(author) is not int
-        or (author != 0 and author != 1)
-        or type(game_id) is not bytes
-        or len(game_id) != HASH_SIZE
-        or type(prev_hash) is not bytes
-        or len(prev_hash) != HASH_SIZE
-        or type(body) is not dict
-        or tuple(body) not in _PLAY_KEY_ORDERS
-    ):
-        return None
-    decision = body.get("decision")
-    anchor = body.get("anchor")
-    links = body["links"]
-    state = body["state"]
-    if (
-        ("decision" in body and (type(decision) is not str or len(decision) > MAX_DECISION_LEN))
-        or ("anchor" in body and (type(anchor) is not bytes or len(anchor) != HASH_SIZE))
-        or type(state) is not bytes
-        or len(state) != HASH_SIZE
-        or type(links) is not list
-        or len(links) > MAX_LINKS
-    ):
-        return None
-    pairs: list[tuple[int, bytes]] = []
-    for pair in links:
-        if type(pair) is not list or len(pair) != 2:
-            return None
-        roll, link = pair
-        if type(roll) is not int or not 0 <= roll <= MAX_INT or type(link) is not bytes:
-            return None
-        if len(link) != HASH_SIZE:
-            return None
-        pairs.append((roll, link))
-    return tuple(pairs)
-
-
-def _first_difference(canonical: bytes, received: bytes) -> str:
-    for i, (a, b) in enumerate(zip(canonical, received, strict=False)):
-        if a != b:
-            return f"byte {i} is 0x{b:02x}, the shortest encoding has 0x{a:02x}"
-    return f"{len(received)} bytes, the shortest encoding has {len(canonical)}"
+    e = _ENTRY.decode(signed)
+    body = _BODIES[e.v][e.kind].decode(bytes(e.body)).value("entry.body")
+    return Entry(e.v, e.game_id, e.seq, e.author, e.prev_hash, _ENTRY_KINDS[e.kind], body)
 
 
 def encode_signed_entry(signed: SignedEntry) -> bytes:
     """The record of a signed entry: ``[signed, signature]``."""
-    return encode(signed.to_wire())
-
-
-_SIGNATURE_HEADER: Final = bytes((0xC4, SIGNATURE_SIZE))
-
-
-def _split_signed_entry(data: bytes) -> SignedEntry | None:
-    """The record's two parts when it has exactly the canonical layout
-    ``0x92, bin(signed), bin(signature)``; None for anything else, which the general
-    decoder then refuses with a precise reason (or accepts, if this missed a case)."""
-    if len(data) < 3 or data[0] != 0x92:
-        return None
-    marker = data[1]
-    if marker == 0xC4:
-        size, start = data[2], 3
-    elif marker == 0xC5 and len(data) >= 4:
-        size, start = int.from_bytes(data[2:4], "big"), 4
-        if size < 0x100:  # a shorter header exists: not canonical
-            return None
-    else:
-        return None
-    end = start + size
-    if len(data) != end + 2 + SIGNATURE_SIZE or data[end : end + 2] != _SIGNATURE_HEADER:
-        return None
-    return SignedEntry(data[start:end], data[end + 2 :])
+    return encode(_Record(signed.signed, signed.signature))
 
 
 def decode_signed_entry(data: bytes) -> tuple[SignedEntry, Entry]:
@@ -1195,17 +1100,8 @@ def decode_signed_entry(data: bytes) -> tuple[SignedEntry, Entry]:
     Raises:
         DecodeError: malformed or non-canonical bytes, or a schema violation.
     """
-    signed = _split_signed_entry(data)
-    if signed is not None:
-        return signed, decode_entry(signed.signed)
-    obj = decode(data, where="signed_entry")
-    canonical = encode(obj)
-    if canonical != data:
-        raise DecodeError(
-            "signed_entry", f"not canonical msgpack: {_first_difference(canonical, data)}"
-        )
-    signed = SignedEntry.from_wire(obj)
-    return signed, decode_entry(signed.signed)
+    record = _RECORD.decode(data)
+    return SignedEntry(record.signed, record.signature), decode_entry(record.signed)
 
 
 def sign_entry(entry: Entry, sign: Callable[[bytes], bytes]) -> SignedEntry:
@@ -1228,50 +1124,55 @@ class ReplayHeader:
     keys: tuple[bytes, bytes]
     created: str
 
-    def to_wire(self) -> dict[str, object]:
-        return {
-            "format": self.format,
-            "protocol": self.protocol,
-            "rules": self.rules,
-            "game_id": self.game_id,
-            "keys": list(self.keys),
-            "created": self.created,
-        }
 
-    @classmethod
-    def from_wire(cls, obj: object, path: str = "header") -> ReplayHeader:
-        m = _map(obj, path, ("format", "protocol", "rules", "game_id", "keys", "created"))
-        fmt = _int(m["format"], f"{path}.format")
-        if fmt not in REPLAY_FORMATS:
-            known = ", ".join(str(v) for v in REPLAY_FORMATS)
-            raise DecodeError(
-                f"{path}.format", f"unsupported replay format {fmt} (this dbnet reads {known})"
-            )
-        protocol = _int(m["protocol"], f"{path}.protocol")
-        if protocol != REPLAY_FORMATS[fmt]:
+class _Header(Shape):
+    format: Annotated[
+        int,
+        Meta(
+            ge=min(REPLAY_FORMATS),
+            le=max(REPLAY_FORMATS),
+            extra=refuse(
+                "unsupported replay format {value} (this dbnet reads "
+                f"{', '.join(str(v) for v in REPLAY_FORMATS)})"
+            ),
+        ),
+    ]
+    protocol: Count
+    rules: Annotated[str, Meta(max_length=MAX_RULES_LEN)]
+    game_id: Hash
+    keys: tuple[Hash, Hash]
+    created: Annotated[str, Meta(max_length=MAX_CREATED_LEN)]
+
+    def value(self, path: str) -> ReplayHeader:
+        if self.protocol != REPLAY_FORMATS[self.format]:
             raise DecodeError(
                 f"{path}.protocol",
-                f"replay format {fmt} holds protocol version {REPLAY_FORMATS[fmt]} entries, "
-                f"not {protocol}",
+                f"replay format {self.format} holds protocol version "
+                f"{REPLAY_FORMATS[self.format]} entries, not {self.protocol}",
             )
-        keys = _list(m["keys"], f"{path}.keys", exact=2)
-        return cls(
-            format=fmt,
-            protocol=protocol,
-            rules=_str(m["rules"], f"{path}.rules", MAX_RULES_LEN),
-            game_id=_bytes(m["game_id"], f"{path}.game_id", 32),
-            keys=(_key(keys[0], f"{path}.keys[0]"), _key(keys[1], f"{path}.keys[1]")),
-            created=_str(m["created"], f"{path}.created", MAX_CREATED_LEN),
+        _key_problem(self.keys, f"{path}.keys")
+        return ReplayHeader(
+            format=self.format,
+            protocol=self.protocol,
+            rules=self.rules,
+            game_id=self.game_id,
+            keys=self.keys,
+            created=self.created,
         )
+
+
+_HEADER: Final = Schema[_Header](_Header, "header", canonical=False)
+"""The header is not signed: a reader accepts any key order (docs/replay-format.md)."""
 
 
 def encode_replay_header(header: ReplayHeader) -> bytes:
     """The bytes of record 0 of a replay file (checked like a received header)."""
-    wire = header.to_wire()
-    ReplayHeader.from_wire(wire)
-    return encode(wire)
+    h = header
+    data = encode(_Header(h.format, h.protocol, h.rules, h.game_id, h.keys, h.created))
+    decode_replay_header(data)
+    return data
 
 
 def decode_replay_header(data: bytes) -> ReplayHeader:
     """The replay header in record 0 of a replay file."""
-    return ReplayHeader.from_wire(decode(data, where="header"))
+    return _HEADER.decode(data).value("header")

@@ -2,7 +2,10 @@
 
 The public surface is re-exported here; the modules behind it are
 ``model`` (definitions), ``board`` (geometry), ``choices`` (decisions and
-choices), ``game`` (the state machine) and ``notation``.
+choices), ``game`` (the state machine) and ``notation``. ``game`` sits on
+``rules`` (what a setup fixes), ``state`` (what changes, and its copy) and one
+module per concern: ``legality``, ``turnflow``, ``zones``, ``stack``,
+``procedure`` and ``statehash``.
 """
 
 from dbnet.engine.abilities import Event, EventKind, Stat, Trigger

@@ -127,7 +127,8 @@ class Statics:
         "triggered",
     )
 
-    def __init__(self, minis: Sequence[Mini]) -> None:
+    def __init__(self, abilities: Sequence[tuple[AbilityDef, ...]]) -> None:
+        """Index ``abilities``: each miniature's, by id."""
         self.auras: tuple[list[tuple[int, AbilityDef, str, int]], ...] = tuple([] for _ in Stat)
         """The auras by the stat they change: (mini, ability, whose, sign), in mini order."""
         self.self_stats: dict[int, list[AbilityDef]] = {}
@@ -138,24 +139,24 @@ class Statics:
         self.triggered: list[tuple[int, int, AbilityDef]] = []
         self.keywords: dict[str, list[tuple[int, int, AbilityDef]]] = {}
         """Every printed ability by keyword: (mini, index, ability), in mini order."""
-        for m in minis:
-            for index, ability in enumerate(m.abilities):
+        for mini, printed in enumerate(abilities):
+            for index, ability in enumerate(printed):
                 keyword = ability.keyword
-                self.keywords.setdefault(keyword, []).append((m.id, index, ability))
+                self.keywords.setdefault(keyword, []).append((mini, index, ability))
                 if keyword in _AURAS:
                     stat, whose, sign = _AURAS[keyword]
-                    self.auras[stat].append((m.id, ability, whose, sign))
+                    self.auras[stat].append((mini, ability, whose, sign))
                 elif keyword in _SELF_STATS:
-                    self.self_stats.setdefault(m.id, []).append(ability)
+                    self.self_stats.setdefault(mini, []).append(ability)
                 elif keyword == "Channel":
-                    self.channels.append((m.id, ability))
+                    self.channels.append((mini, ability))
                 if ability.activation is Activation.SPAWN:
-                    self.spawn_abilities.append((m.id, index, ability))
+                    self.spawn_abilities.append((mini, index, ability))
                 spec = lookup(keyword)
                 if spec is not None and (
                     spec.kind is Kind.TRIGGERED or ability.activation is Activation.COMES_INTO_PLAY
                 ):
-                    self.triggered.append((m.id, index, ability))
+                    self.triggered.append((mini, index, ability))
         self.holders: dict[str, frozenset[int]] = {
             keyword: frozenset(mini for mini, _, _ in printed)
             for keyword, printed in self.keywords.items()
@@ -194,7 +195,7 @@ _NO_HOLDERS: Final[frozenset[int]] = frozenset()
 
 def has_active(game: Game, m: Mini, keyword: str) -> AbilityDef | None:
     """``m``'s first active ability ``keyword`` (a rule-changing static), or None."""
-    if m.cell < 0 or m.id not in game.statics.holders.get(keyword, _NO_HOLDERS):
+    if m.cell < 0 or m.id not in game.rules.statics.holders.get(keyword, _NO_HOLDERS):
         return None
     for ability in m.abilities:
         if ability.keyword == keyword and is_active(game, m, ability):
@@ -208,7 +209,7 @@ def stat_modifier(game: Game, m: Mini, stat: Stat) -> int:
         return cost_modifier(game, m)
     if m.cell < 0 or not m.is_creature:
         return 0
-    statics = game.statics
+    statics = game.rules.statics
     total = 0
     for source_id, ability, whose, sign in statics.auras[stat]:
         source = game.minis[source_id]
@@ -255,7 +256,7 @@ def stat_modifier(game: Game, m: Mini, stat: Stat) -> int:
 def cost_modifier(game: Game, m: Mini) -> int:
     """The modifier to ``m``'s spawn cost now: Channel's reductions."""
     total = 0
-    for source_id, ability in game.statics.channels:
+    for source_id, ability in game.rules.statics.channels:
         source = game.minis[source_id]
         if (
             source.owner is m.owner
@@ -268,8 +269,8 @@ def cost_modifier(game: Game, m: Mini) -> int:
 
 def base_power(game: Game, m: Mini) -> int:
     """Printed power, or for Thanatomancy the creatures in its controller's graveyard."""
-    if m.id in game.statics.self_stats and has_active(game, m, "Thanatomancy") is not None:
-        from dbnet.engine.game import Zone
+    if m.id in game.rules.statics.self_stats and has_active(game, m, "Thanatomancy") is not None:
+        from dbnet.engine.state import Zone
 
         return sum(
             1
@@ -301,7 +302,7 @@ def blade_abilities(game: Game, holder: Mini) -> list[tuple[int, int, AbilityDef
         if ability.activation.is_blade and is_active(game, holder, ability)
     ]
     out += _granted(game, holder)
-    copies = game.statics.of("Copy")
+    copies = game.rules.statics.of("Copy")
     if copies and any(
         mini == holder.id and is_active(game, holder, ability) for mini, _, ability in copies
     ):
@@ -321,7 +322,7 @@ def _granted(game: Game, holder: Mini) -> list[tuple[int, int, AbilityDef]]:
     if holder.defn.lineage != "Hellbred" or not holder.is_creature:
         return []
     out = []
-    for source_id, index, ability in game.statics.of("Hell's Fury"):
+    for source_id, index, ability in game.rules.statics.of("Hell's Fury"):
         source = game.minis[source_id]
         if (
             source is not holder
@@ -338,7 +339,7 @@ def _nullified(game: Game, holder: Mini) -> bool:
     its modifier: Enemies, an aspect or a lineage (900.14)."""
     if not holder.is_creature:
         return False
-    for source_id, _, ability in game.statics.of("Nullify"):
+    for source_id, _, ability in game.rules.statics.of("Nullify"):
         source = game.minis[source_id]
         if source.cell != holder.cell or not is_active(game, source, ability):
             continue
@@ -362,7 +363,7 @@ def triggers(game: Game, kind: EventKind, mini: int = -1, cell: int = -1) -> lis
     ``Statics.by_event`` lists only the abilities that listen to the event's kind (none
     listen to DISRUPTED), so what is left to ask depends on the kind alone. The event is
     made only when it triggers something."""
-    listening = game.statics.by_event[kind]
+    listening = game.rules.statics.by_event[kind]
     if kind is EventKind.COMBAT_ENDED:
         due = [
             (holder, index)

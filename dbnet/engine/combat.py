@@ -6,20 +6,22 @@
 still to make (FAQ combat step 2): a regular attack, a deathblow, a special
 attack, or Wail's two initiative dice.
 
-Both are plain mutable records; ``encode`` gives their part of the canonical
-state (docs/state-hash.md).
+Both are plain mutable records whose ``__slots__`` come from a table of how
+each field is copied (``copying``); ``encode`` gives their part of the
+canonical state (docs/state-hash.md).
 """
 
 from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
+from dbnet.engine.copying import Copy, CopyPlan
 from dbnet.engine.model import Player
 
 if TYPE_CHECKING:
-    from dbnet.engine.game import Step
+    from dbnet.engine.state import Step
 
 # Attack die faces (302): index = die value - 1.
 ATTACK_DAMAGE = (1, 2, 3, 0, 0, 0)
@@ -44,32 +46,36 @@ class Fate(enum.IntEnum):
     DESTROY = 2
 
 
+_COMBAT_FIELDS: Final = {
+    "cell": Copy.SHARE,
+    "attackers": Copy.SHARE,
+    "defenders": Copy.SHARE,
+    "resume": Copy.SHARE,
+    "marks": Copy.DICT,
+    "fate_queue": Copy.LIST,
+    "deathblow_queue": Copy.LIST,
+    "deathblown": Copy.LIST,
+    "in_deathblow": Copy.SHARE,
+    "damage_owner": Copy.SHARE,
+    "damage_cell": Copy.SHARE,
+    "damage_total": Copy.SHARE,
+    "relentless": Copy.SHARE,
+    "resolver": Copy.SHARE,
+    "blades": Copy.SHARE,
+    "blade_uses": Copy.LIST,
+    "damage_bonus": Copy.SHARE,
+    "ferocity": Copy.LIST,
+    "removed": Copy.LIST,
+    "destroyed": Copy.LIST,
+    "ended": Copy.LIST,
+}
+_COMBAT_PLAN: Final = CopyPlan(_COMBAT_FIELDS)
+
+
 class Combat:
     """Progress of one combat (FAQ combat sequence) in one cell."""
 
-    __slots__ = (
-        "attackers",
-        "blade_uses",
-        "blades",
-        "cell",
-        "damage_bonus",
-        "damage_cell",
-        "damage_owner",
-        "damage_total",
-        "deathblow_queue",
-        "deathblown",
-        "defenders",
-        "destroyed",
-        "ended",
-        "fate_queue",
-        "ferocity",
-        "in_deathblow",
-        "marks",
-        "relentless",
-        "removed",
-        "resolver",
-        "resume",
-    )
+    __slots__ = tuple(_COMBAT_FIELDS)
 
     def __init__(
         self, cell: int, attackers: tuple[int, ...], resume: Step, defenders: tuple[int, ...] = ()
@@ -114,17 +120,7 @@ class Combat:
 
     def clone(self) -> Combat:
         other = Combat.__new__(Combat)
-        for name in (
-            "cell", "attackers", "defenders", "resume", "in_deathblow", "damage_owner",
-            "damage_cell", "damage_total", "relentless", "resolver", "blades", "damage_bonus",
-        ):  # fmt: skip
-            setattr(other, name, getattr(self, name))
-        other.marks = dict(self.marks)
-        for name in (
-            "fate_queue", "deathblow_queue", "deathblown", "blade_uses", "ferocity", "removed",
-            "destroyed", "ended",
-        ):  # fmt: skip
-            setattr(other, name, list(getattr(self, name)))
+        _COMBAT_PLAN.copy(self, other)
         return other
 
     def encode(self) -> list[int]:
@@ -172,20 +168,24 @@ class Stage(enum.IntEnum):
     REROLL = 2  # the rerolled dice are due
 
 
+_ROLLING_FIELDS: Final = {
+    "purpose": Copy.SHARE,
+    "owner": Copy.SHARE,
+    "count": Copy.SHARE,
+    "stage": Copy.SHARE,
+    "dice": Copy.LIST,
+    "fortunes": Copy.LIST,
+    "rerolling": Copy.SHARE,
+    "attacker": Copy.SHARE,
+    "target": Copy.SHARE,
+}
+_ROLLING_PLAN: Final = CopyPlan(_ROLLING_FIELDS)
+
+
 class Rolling:
     """A roll the game waits for, and the Fortunate rerolls still to come (FAQ step 2)."""
 
-    __slots__ = (
-        "attacker",
-        "count",
-        "dice",
-        "fortunes",
-        "owner",
-        "purpose",
-        "rerolling",
-        "stage",
-        "target",
-    )
+    __slots__ = tuple(_ROLLING_FIELDS)
 
     def __init__(
         self,
@@ -207,12 +207,8 @@ class Rolling:
         self.target = target  # SPECIAL: the target
 
     def clone(self) -> Rolling:
-        other = Rolling(
-            self.purpose, self.owner, self.count, list(self.fortunes), self.attacker, self.target
-        )
-        other.stage = self.stage
-        other.dice = list(self.dice)
-        other.rerolling = self.rerolling
+        other = Rolling.__new__(Rolling)
+        _ROLLING_PLAN.copy(self, other)
         return other
 
     def encode(self) -> list[int]:

@@ -12,9 +12,10 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dbnet.engine import board
+from dbnet.engine import board, turnflow, zones
 from dbnet.engine.game import Game, Mode, Step, Zone
 from dbnet.engine.model import GameSetup, Player
+from dbnet.engine.state import sync
 from dbnet.errors import DataError
 
 
@@ -87,10 +88,10 @@ def game_at(setup: GameSetup, position: Position, *, allow_unimplemented: bool =
             raise DataError(where, "damage must be 0 or more, and only in the dreamscape")
         if place.damage and m.defn.is_location:
             raise DataError(where, "locations take no damage")
-        game._place(m, place.zone, place.cell)
+        zones.place(game, m, place.zone, place.cell)
         m.damage = place.damage
         m.moved = place.moved
-        game._sync(m)
+        sync(game, m)
     _check_stacking(game)
 
     game.turn = p.turn
@@ -102,12 +103,12 @@ def game_at(setup: GameSetup, position: Position, *, allow_unimplemented: bool =
     game.had_one_last_turn = p.had_one_last_turn
     game.skip_spawn = False
     if p.stage is Stage.INITIATIVE:
-        game._start_turn()
+        turnflow.start_turn(game)
         game.turn = p.turn
     elif p.stage is Stage.SPAWN:
         if not all(1 <= d <= 6 for d in p.initiative):
             raise DataError("position", "a spawn phase needs both initiative dice (1-6)")
-        game._start_spawn_phase(p.active)
+        turnflow.start_spawn_phase(game, p.active)
         if p.spawn_points is not None:
             game.spawn_points = p.spawn_points
         if p.allies_at_spawn_start is not None:
@@ -115,13 +116,13 @@ def game_at(setup: GameSetup, position: Position, *, allow_unimplemented: bool =
     else:
         if not 0 <= p.action_index <= 3:
             raise DataError("position", f"action_index must be 0-3, not {p.action_index}")
-        game._start_action_phase(p.action_index)
+        turnflow.start_action_phase(game, p.action_index)
         if p.stage is Stage.SHIFT:
             game.mode, game.step = Mode.SHIFT, Step.SHIFT
         elif p.stage is Stage.STRIKE:
             game.mode, game.step = Mode.STRIKE, Step.STRIKE
             game.attacked_cells = _mask(p.attacked_cells)
-    game._advance()
+    turnflow.advance(game)
     return game
 
 

@@ -227,7 +227,7 @@ def _demolish(game: Game, t: Targeting) -> Options:
 
 
 def _purge(game: Game, t: Targeting) -> Options:
-    from dbnet.engine.game import Zone
+    from dbnet.engine.state import Zone
 
     return [
         (m.id,) for m in game.minis if m.owner is t.controller.other and m.zone is Zone.RESERVES
@@ -235,7 +235,7 @@ def _purge(game: Game, t: Targeting) -> Options:
 
 
 def _raise(game: Game, t: Targeting) -> Options:
-    from dbnet.engine.game import Zone
+    from dbnet.engine.state import Zone
 
     return [
         (m.id,)

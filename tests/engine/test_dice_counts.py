@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from dbnet.engine import procedure
 from dbnet.engine.choices import ChanceKind, ChanceRequest, DeathblowChoice, RerollChoice
 from dbnet.engine.combat import Purpose
 from dbnet.engine.game import Game
@@ -98,13 +99,13 @@ def play_and_check(seed: int, formulas: dict[str, str], specials: list[int]) -> 
 def test_every_roll_has_the_documented_count(monkeypatch: pytest.MonkeyPatch) -> None:
     formulas = {kind: formula for kind, (_, formula) in documented().items()}
     specials: list[int] = []
-    start_special = Game._start_special
+    start_special = procedure.start_special
 
-    def record(self: Game, attacker: int, power: int, target: int) -> None:
+    def record(game: Game, attacker: int, power: int, target: int) -> None:
         specials.append(power)  # the X of the special attack starting
-        start_special(self, attacker, power, target)
+        start_special(game, attacker, power, target)
 
-    monkeypatch.setattr(Game, "_start_special", record)
+    monkeypatch.setattr(procedure, "start_special", record)
     seen: set[str] = set()
     for seed in range(40):
         seen |= play_and_check(seed, formulas, specials)

@@ -15,7 +15,7 @@ from itertools import permutations
 
 import pytest
 
-from dbnet.engine import board
+from dbnet.engine import board, legality
 from dbnet.engine.choices import (
     DONE,
     SHIFT,
@@ -62,18 +62,19 @@ def test_direct_checks_agree_with_the_lists(seeds: range) -> None:
             pending = game.pending
             if not isinstance(pending, Decision) or pending.kind not in LIST_KINDS:
                 continue
-            legal = game._make_choices()
+            legal = legality.make_choices(game)
             assert legal is not None
             assert len(legal) > 1, "a decision with only DONE is never asked"
             for choice in candidates(game):
-                assert game._is_legal(choice, pending) == (choice in legal), (choice, game.step)
+                legal_now = legality.is_legal(game, choice, pending)
+                assert legal_now == (choice in legal), (choice, game.step)
             compared[pending.kind] += 1
     assert all(compared.values()), compared  # every kind was met in these games
 
 
 @pytest.mark.parametrize("seeds", [range(6), range(6, 12)])
 def test_place_checks_agree_with_the_lists(seeds: range) -> None:
-    """Combat step 7: ``_is_legal`` on every miniature and cell, out of range included, is
+    """Combat step 7: ``is_legal`` on every miniature and cell, out of range included, is
     membership in the list; and the decision is asked only with more than one choice."""
     compared = 0
     for seed in seeds:
@@ -82,37 +83,37 @@ def test_place_checks_agree_with_the_lists(seeds: range) -> None:
             pending = game.pending
             if not isinstance(pending, Decision) or pending.kind is not DecisionKind.RESOLVE:
                 continue
-            legal = game._make_choices()
+            legal = legality.make_choices(game)
             assert legal is not None
             assert len(legal) > 1, "a decision with one choice is never asked"
             for mini in range(-1, len(game.minis) + 1):
                 for cell in range(-1, board.CELL_COUNT + 1):
                     choice = PlaceChoice(mini, cell)
-                    assert game._is_legal(choice, pending) == (choice in legal), choice
+                    assert legality.is_legal(game, choice, pending) == (choice in legal), choice
             compared += 1
     assert compared, "no place decision was met in these games"
 
 
 @pytest.mark.parametrize("seed", range(12))
 def test_options_agree_with_the_lists(seed: int) -> None:
-    """Each step's check for options (``_may_still_spawn``, ``_may_still_shift``,
-    ``_may_still_strike``) is what ``len(list) > 1`` was, at every state of the step."""
+    """Each step's check for options (``may_still_spawn``, ``may_still_shift``,
+    ``may_still_strike``) is what ``len(list) > 1`` was, at every state of the step."""
     game = Game(VANILLA_SETUP)
     seen = {True: 0, False: 0}
     for _ in play(game, random.Random(1000 + seed)):
         if game.rolling is not None:
             continue  # a roll interrupts whatever the step is
         for step, has_options in (
-            (Step.SPAWN, game._may_still_spawn),
-            (Step.SHIFT, game._may_still_shift),
-            (Step.STRIKE, game._may_still_strike),
+            (Step.SPAWN, legality.may_still_spawn),
+            (Step.SHIFT, legality.may_still_shift),
+            (Step.STRIKE, legality.may_still_strike),
         ):
             saved = game.step
             game.step = step
             try:
-                lists = game._make_choices()
+                lists = legality.make_choices(game)
                 assert lists is not None
-                has = has_options()
+                has = has_options(game)
             finally:
                 game.step = saved
             assert has == (len(lists) > 1), step

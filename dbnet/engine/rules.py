@@ -1,0 +1,135 @@
+"""What a game's setup fixes for the whole game, derived once.
+
+``Rules`` holds everything a game works out from its ``GameSetup`` that never
+changes: the miniatures as the game plays them, their abilities indexed by what
+they do, the notation handles, and the state hash's setup prefix. Every state
+of the game, and every copy of one, shares the same ``Rules`` by reference.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Final
+
+from dbnet.engine.abilities import Statics
+from dbnet.engine.canonical import setup_bytes
+from dbnet.engine.keywords import check_ability
+from dbnet.engine.model import AbilityDef, Activation, GameSetup, MiniatureDef, Player
+from dbnet.errors import DataError
+
+if TYPE_CHECKING:
+    from _hashlib import HASH
+
+MAX_WARBAND = 16
+MAX_COPIES = 3
+CREATURES_PER_PLAYER_PER_CELL: Final = 4  # 301.1a
+
+INERT = AbilityDef("(not played)", Activation.UNKNOWN)
+"""Stands in for an ability the engine can't play, in a game that allows such miniatures."""
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """One miniature as the setup fixes it: its owner, definition, notation handle, and
+    abilities as the game plays them (``INERT`` for one the engine can't play)."""
+
+    owner: Player
+    defn: MiniatureDef
+    handle: str
+    abilities: tuple[AbilityDef, ...]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Rules:
+    """A game's setup and all the game derives from it once (immutable, shared by copies)."""
+
+    setup: GameSetup
+    values: tuple[int, ...]
+    """Each cell's key-cell value (the map's)."""
+    pieces: tuple[Piece, ...]
+    """Every miniature by id: A's warband, then B's, each in its order."""
+    split: int
+    """The id of B's first miniature (A's are the ids below it)."""
+    statics: Statics
+    """The abilities indexed by what they do (never changed after it is built)."""
+    handles: tuple[Mapping[str, int], Mapping[str, int]]
+    """Each player's miniature ids by handle."""
+    hash_start: HASH
+    """The state hash with the setup digest in: copied for each state, never updated."""
+
+    @classmethod
+    def from_setup(cls, setup: GameSetup, *, allow_unimplemented: bool = False) -> Rules:
+        """The rules of ``setup``. A miniature with an ability the engine does not play is
+        refused (DataError naming it and why) unless ``allow_unimplemented``, when that
+        ability simply has no effect."""
+        pieces: list[Piece] = []
+        # Copies of a miniature often share one definition (a decoded setup's always do):
+        # each definition's abilities are checked once, here, by the definition's id.
+        playable: dict[int, tuple[AbilityDef, ...]] = {}
+        for player in (Player.A, Player.B):
+            warband = setup.warbands[player]
+            check_warband_size(f"warband {warband.name!r}", warband.minis)
+            for defn, handle in zip(warband.minis, make_handles(warband.minis), strict=True):
+                abilities = playable.get(id(defn))
+                if abilities is None:
+                    abilities = playable[id(defn)] = playable_abilities(defn)
+                    if not allow_unimplemented and any(a is INERT for a in abilities):
+                        _refuse(warband.name, defn)
+                pieces.append(Piece(player, defn, handle, abilities))
+        return cls(
+            setup=setup,
+            values=setup.map.values,
+            pieces=tuple(pieces),
+            split=len(setup.warbands[Player.A].minis),
+            statics=Statics([p.abilities for p in pieces]),
+            handles=(_handles(pieces, Player.A), _handles(pieces, Player.B)),
+            hash_start=hashlib.sha256(hashlib.sha256(setup_bytes(setup)).digest()),
+        )
+
+
+def make_handles(minis: Sequence[MiniatureDef]) -> list[str]:
+    """Notation names for a warband: the slug, plus ``#k`` when the warband holds copies."""
+    totals: dict[str, int] = {}
+    for d in minis:
+        totals[d.slug] = totals.get(d.slug, 0) + 1
+    seen: dict[str, int] = {}
+    handles = []
+    for d in minis:
+        seen[d.slug] = seen.get(d.slug, 0) + 1
+        handles.append(d.slug if totals[d.slug] == 1 else f"{d.slug}#{seen[d.slug]}")
+    return handles
+
+
+def check_warband_size(name: str, minis: Sequence[MiniatureDef]) -> None:
+    """Rule 600.1 and 600.3: at most 16 miniatures, at most three copies of one."""
+    if len(minis) > MAX_WARBAND:
+        raise DataError(name, f"has {len(minis)} miniatures; a warband holds at most 16 (600.1)")
+    counts: dict[str, int] = {}
+    for d in minis:
+        counts[d.slug] = counts.get(d.slug, 0) + 1
+    for slug, n in counts.items():
+        if n > MAX_COPIES:
+            raise DataError(name, f"has {n} copies of {slug!r}; at most 3 are allowed (600.3)")
+
+
+def playable_abilities(defn: MiniatureDef) -> tuple[AbilityDef, ...]:
+    """The miniature's abilities with the ones the engine can't play replaced by ``INERT``."""
+    location = defn.is_location
+    return tuple(INERT if check_ability(a, location=location) else a for a in defn.abilities)
+
+
+def _refuse(warband: str, defn: MiniatureDef) -> None:
+    for ability in defn.abilities:
+        problem = check_ability(ability, location=defn.is_location)
+        if problem:
+            raise DataError(
+                f"warband {warband!r}, {defn.name}",
+                f"ability {ability.keyword!r} can't be played: {problem}",
+            )
+
+
+def _handles(pieces: Sequence[Piece], player: Player) -> Mapping[str, int]:
+    return MappingProxyType({p.handle: i for i, p in enumerate(pieces) if p.owner is player})

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from dbnet.engine import board
+from dbnet.engine.enums import Zone
 from dbnet.engine.keywords import ASPECT_WORDS, Kind, lookup
 from dbnet.engine.model import AbilityDef, Activation, MiniatureDef, Player
 
@@ -270,8 +271,6 @@ def cost_modifier(game: Game, m: Mini) -> int:
 def base_power(game: Game, m: Mini) -> int:
     """Printed power, or for Thanatomancy the creatures in its controller's graveyard."""
     if m.id in game.rules.statics.self_stats and has_active(game, m, "Thanatomancy") is not None:
-        from dbnet.engine.state import Zone
-
         return sum(
             1
             for other in game.minis

@@ -21,7 +21,7 @@ from dbnet.engine.copying import Copy, CopyPlan
 from dbnet.engine.model import Player
 
 if TYPE_CHECKING:
-    from dbnet.engine.state import Step
+    from dbnet.engine.enums import Step
 
 # Attack die faces (302): index = die value - 1.
 ATTACK_DAMAGE = (1, 2, 3, 0, 0, 0)

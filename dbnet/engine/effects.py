@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, NamedTuple
 
 from dbnet.engine import board
+from dbnet.engine.enums import Zone
 from dbnet.engine.model import Player
 from dbnet.engine.targets import Targeting
 
@@ -194,7 +195,6 @@ def _appease(game: Game, t: Targeting, targets: tuple[int, ...]) -> None:
 
 def _purge(game: Game, t: Targeting, targets: tuple[int, ...]) -> None:
     """Put a miniature of the opponent's reserves into their graveyard (not destroyed)."""
-    from dbnet.engine.state import Zone
 
     if targets:
         game.send(game.minis[targets[0]], Zone.GRAVEYARD)
@@ -202,7 +202,6 @@ def _purge(game: Game, t: Targeting, targets: tuple[int, ...]) -> None:
 
 def _raise(game: Game, t: Targeting, targets: tuple[int, ...]) -> None:
     """Raise and Reincarnate: a creature from the graveyard back into the reserves."""
-    from dbnet.engine.state import Zone
 
     if targets:
         game.send(game.minis[targets[0]], Zone.RESERVES)
@@ -216,7 +215,6 @@ def _sacrifice_self(game: Game, t: Targeting, targets: tuple[int, ...]) -> None:
 
 
 def _fade(game: Game, t: Targeting, targets: tuple[int, ...]) -> None:
-    from dbnet.engine.state import Zone
 
     holder = game.minis[t.holder]
     if holder.cell >= 0:

@@ -35,8 +35,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from dbnet.engine import board, legality, procedure, statehash, turnflow, zones
+from dbnet.engine import board, legality, procedure, stack, statehash, turnflow, zones
 from dbnet.engine.abilities import (
+    EventKind,
     Stat,
     Statics,
     ability_def,
@@ -49,6 +50,7 @@ from dbnet.engine.abilities import (
 from dbnet.engine.choices import ChanceRequest, Choice, Pending
 from dbnet.engine.combat import ATTACK_DAMAGE, BLADE_VALUE, Combat, Fate, dice_damage
 from dbnet.engine.effects import Op
+from dbnet.engine.enums import EndReason, Mode, Phase, Step, Zone
 from dbnet.engine.model import AbilityDef, GameSetup, Player
 from dbnet.engine.rules import (
     CREATURES_PER_PLAYER_PER_CELL,
@@ -60,7 +62,7 @@ from dbnet.engine.rules import (
     make_handles,
     playable_abilities,
 )
-from dbnet.engine.state import EndReason, Frame, Mini, Mode, Phase, State, Step, Zone, sync
+from dbnet.engine.state import Frame, Mini, State, sync
 from dbnet.engine.statehash import HASH_VERSION
 from dbnet.errors import GameOverError, IllegalChoiceError, InvalidChoiceError
 
@@ -330,6 +332,15 @@ class Game(State):
         return keyword in ("Detonate", "Fade")
 
     # --- effects' primitives (called by dbnet.engine.effects) --------------------
+
+    def emit(self, kind: EventKind, mini: int = -1, cell: int = -1) -> None:
+        """Raise an event for the abilities that trigger on it (``stack.emit``); the zone
+        changes call it through the game, so that ``zones`` needs not import ``stack``."""
+        stack.emit(self, kind, mini, cell)
+
+    def start_special(self, attacker: int, power: int, target: int) -> None:
+        """Start a special attack (``procedure.start_special``), for the effect stack."""
+        procedure.start_special(self, attacker, power, target)
 
     def push_ops(self, ops: list[Op]) -> None:
         """Queue the parts of an effect that must happen one at a time."""

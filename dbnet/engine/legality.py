@@ -50,9 +50,10 @@ from dbnet.engine.choices import (
     TargetChoice,
 )
 from dbnet.engine.combat import Fate, Stage
+from dbnet.engine.enums import Step, Zone
 from dbnet.engine.model import PLAYERS, AbilityDef, Activation, Player
 from dbnet.engine.rules import CREATURES_PER_PLAYER_PER_CELL
-from dbnet.engine.state import Mini, Step, Zone
+from dbnet.engine.state import Mini
 from dbnet.engine.targets import options
 from dbnet.errors import GameOverError, IllegalChoiceError, InvalidChoiceError
 

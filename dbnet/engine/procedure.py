@@ -27,8 +27,9 @@ from dbnet.engine.combat import (
     dice_damage,
 )
 from dbnet.engine.effects import Op, OpKind
+from dbnet.engine.enums import Phase, Step, Zone
 from dbnet.engine.model import PLAYERS, Player
-from dbnet.engine.state import Phase, Step, Zone, sync
+from dbnet.engine.state import sync
 
 if TYPE_CHECKING:
     from dbnet.engine.game import Game

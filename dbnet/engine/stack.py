@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from dbnet.engine import effects, procedure, zones
+from dbnet.engine import effects, zones
 from dbnet.engine.abilities import Event, EventKind, Trigger, is_active, triggers
 from dbnet.engine.combat import Purpose, Rolling
 from dbnet.engine.effects import Op, OpKind
+from dbnet.engine.enums import Phase, Zone
 from dbnet.engine.model import Player
 from dbnet.engine.rules import CREATURES_PER_PLAYER_PER_CELL
-from dbnet.engine.state import Phase, Zone
 from dbnet.engine.targets import Targeting, needs_targets, number
 
 if TYPE_CHECKING:
@@ -86,7 +86,7 @@ def run_op(game: Game) -> None:
             emit(game, EventKind.ENTERED, m.id, there)
             emit(game, EventKind.ENTERED, other.id, here)
     elif op.kind is OpKind.ATTACK:
-        procedure.start_special(game, op.mini, op.extra, op.arg)
+        game.start_special(op.mini, op.extra, op.arg)
     elif op.kind is OpKind.STRIKEBACK:
         # The attack is over and checked: it disrupted or destroyed its target, or nothing.
         if game.minis[op.arg].cell == op.extra:

@@ -13,7 +13,8 @@ from typing import Final
 
 from dbnet.engine.abilities import Trigger
 from dbnet.engine.canonical import pack_ints, words_bytes
-from dbnet.engine.state import EndReason, State
+from dbnet.engine.enums import EndReason
+from dbnet.engine.state import State
 
 HASH_VERSION = 2
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Final
 
 from dbnet.engine import board
 from dbnet.engine.abilities import matches
+from dbnet.engine.enums import Zone
 from dbnet.engine.keywords import Number, lookup
 from dbnet.engine.model import AbilityDef, Player
 
@@ -227,7 +228,6 @@ def _demolish(game: Game, t: Targeting) -> Options:
 
 
 def _purge(game: Game, t: Targeting) -> Options:
-    from dbnet.engine.state import Zone
 
     return [
         (m.id,) for m in game.minis if m.owner is t.controller.other and m.zone is Zone.RESERVES
@@ -235,7 +235,6 @@ def _purge(game: Game, t: Targeting) -> Options:
 
 
 def _raise(game: Game, t: Targeting) -> Options:
-    from dbnet.engine.state import Zone
 
     return [
         (m.id,)

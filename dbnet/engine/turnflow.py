@@ -41,8 +41,9 @@ from dbnet.engine.choices import (
     TargetChoice,
 )
 from dbnet.engine.combat import Fate, Purpose, Stage
+from dbnet.engine.enums import EndReason, Mode, Phase, Step
 from dbnet.engine.model import PLAYERS, Player
-from dbnet.engine.state import EndReason, Mode, Phase, Step, sync
+from dbnet.engine.state import sync
 from dbnet.engine.targets import options
 
 if TYPE_CHECKING:

@@ -3,17 +3,17 @@
 ``place`` is the one writer of a miniature's zone and cell, and keeps the counts
 the rest of the engine reads (creatures per cell, the locations, the cell
 bitmasks, the aspect counts) and the hashed mirror (``state.sync``) in step.
-What such a change can trigger is raised here too (``stack.emit``).
+What such a change can trigger is raised here too (``Game.emit``).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from dbnet.engine import stack
 from dbnet.engine.abilities import EventKind, has_active
+from dbnet.engine.enums import Zone
 from dbnet.engine.model import Player
-from dbnet.engine.state import Mini, Zone, sync
+from dbnet.engine.state import Mini, sync
 
 if TYPE_CHECKING:
     from dbnet.engine.game import Game
@@ -57,12 +57,12 @@ def spawn(game: Game, m: Mini, cell: int) -> None:
     place(game, m, Zone.DREAMSCAPE, cell)
     if m.is_creature:
         game.spawned_into[cell] += 1  # 801.5 counts creatures; a location comes on top
-    stack.emit(game, EventKind.SPAWNED, m.id, cell)
+    game.emit(EventKind.SPAWNED, m.id, cell)
 
 
 def move(game: Game, m: Mini, cell: int) -> None:
     place(game, m, Zone.DREAMSCAPE, cell)
-    stack.emit(game, EventKind.ENTERED, m.id, cell)
+    game.emit(EventKind.ENTERED, m.id, cell)
 
 
 def destroy(game: Game, m: Mini, by: Player) -> None:
@@ -84,7 +84,7 @@ def destroy(game: Game, m: Mini, by: Player) -> None:
         combat.destroyed.append(m.id)
         if m.is_creature:
             combat.removed.append(m.id)
-    stack.emit(game, EventKind.DESTROYED, m.id, cell)
+    game.emit(EventKind.DESTROYED, m.id, cell)
 
 
 def disrupt(game: Game, m: Mini, cell: int) -> None:
@@ -92,5 +92,5 @@ def disrupt(game: Game, m: Mini, cell: int) -> None:
     place(game, m, Zone.DREAMSCAPE, cell)
     if game.combat is not None:
         game.combat.removed.append(m.id)
-    stack.emit(game, EventKind.DISRUPTED, m.id, cell)
-    stack.emit(game, EventKind.ENTERED, m.id, cell)
+    game.emit(EventKind.DISRUPTED, m.id, cell)
+    game.emit(EventKind.ENTERED, m.id, cell)

@@ -76,10 +76,10 @@ def read_all(files: list[str], jobs: int) -> list[GameFile]:
 def text_lines(event: Report, folder: str) -> Iterator[str]:
     """The event for people (each line escaped by the caller: names come from files)."""
     counted, apart = event.counted, event.apart
-    copies = sum(len(g.files) - 1 for g in event.games)
+    copies = any(len(g.files) > 1 for g in event.games)
     yield (
-        f"{folder}: {event.files} replay files, {len(event.games)} games"
-        + (f" ({copies} files are other copies of a game)" if copies else "")
+        f"{folder}: {_count(event.files, 'replay file')} hold {_count(len(event.games), 'game')}"
+        + (" (the copies of a game count once)" if copies else "")
         + f"; {len(counted)} counted, {len(apart)} listed apart."
     )
     p = event.points
@@ -104,7 +104,8 @@ def text_lines(event: Report, folder: str) -> Iterator[str]:
         yield f"  {note}"
     for e in event.roster:
         warbands = ", ".join(repr(w) for w in e.warbands)
-        yield f"  {e.fingerprint}  {e.games} games in {e.files} files; warbands {warbands}"
+        games = f"{_count(e.games, 'game')} in {_count(e.files, 'file')}"
+        yield f"  {e.fingerprint}  {games}; warbands {warbands}"
     yield ""
     yield "Flags:"
     if not event.flags:
@@ -130,3 +131,7 @@ def _games(games: tuple[Game, ...]) -> Iterator[str]:
         yield f"  {short:<16}  A {a}  B {b}  {game.result()}"
         for name in game.files:
             yield f"    {name}"
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}" if n == 1 else f"{n} {what}s"

@@ -59,9 +59,9 @@ BOARD_Y: Final = 74  # top edge of row 5 (B's edge label above it)
 BOARD_BOTTOM: Final = BOARD_Y + SIZE * CELL
 TRACK_Y: Final = BOARD_BOTTOM + 66  # the victory track's first row
 LISTS_Y: Final = TRACK_Y + 74  # the reserves' heading
-ROW: Final = 15  # one line of the lists
+ROW: Final = 16  # one line of the lists
 LIST_COLUMN: Final = 150  # two per player
-TOKEN_TOP: Final = 17  # below the cell's mark
+TOKEN_TOP: Final = 18  # below the cell's mark
 MONO_WIDTH: Final = 0.6  # a monospace character's width, in font sizes
 
 STYLE: Final = (
@@ -177,7 +177,7 @@ def _cell_frame(game: Game, cell: int) -> str:
         )
     name = f"{COLUMNS[cell % SIZE]}{cell // SIZE + 1}"
     head = f"{name} {mark}" if mark else name
-    out.append(_text(x + 4, y + 12, head, "db-t db-dim", 10, room=CELL - 8))
+    out.append(_text(x + 4, y + 13, head, "db-t db-dim", 11, room=CELL - 8))
     return "".join(out)
 
 
@@ -236,9 +236,9 @@ def _tokens(
 ) -> Iterator[str]:
     """The tokens of the miniatures ``here`` in ``cell``, one row each, as many rows as fit."""
     x, y = _cell_xy(cell)
-    step = min(18, (CELL - TOKEN_TOP - 4) // len(here))
+    step = min(22, (CELL - TOKEN_TOP - 4) // len(here))
     h = step - 2
-    font = max(7, min(12, step - 5))
+    font = max(7, min(14, step - 6))
     where = f"{COLUMNS[cell % SIZE]}{cell // SIZE + 1}"
     for i, m in enumerate(here):
         top = y + TOKEN_TOP + i * step
@@ -299,7 +299,7 @@ def list_items(game: Game) -> list[str]:
 def _list(player: Player, top: int, items: list[tuple[Mini, str, str]]) -> Iterator[str]:
     x0 = _list_x(player)
     if not items:
-        yield _text(x0, top + ROW - 2, "(none)", "db-m db-dim", 11)
+        yield _text(x0, top + ROW - 2, "(none)", "db-m db-dim", 12)
         return
     rows = (len(items) + 1) // 2
     for i, (m, text, zone) in enumerate(items):
@@ -307,7 +307,7 @@ def _list(player: Player, top: int, items: list[tuple[Mini, str, str]]) -> Itera
         y = top + (i % rows + 1) * ROW - 2
         yield (
             f'<g data-label="{esc(m.label)}" data-zone="{zone}">'
-            + _text(x, y, text, "db-m", 11, room=LIST_COLUMN - 6)
+            + _text(x, y, text, "db-m", 12, room=LIST_COLUMN - 6)
             + "</g>"
         )
 

@@ -126,7 +126,7 @@ def test_the_text_says_the_same(event: Event) -> None:
     done = dbnet(event.folder, "event", ".")
     assert done.returncode == 0, done.stderr
     out = done.stdout
-    assert out.startswith(".: 6 replay files, 4 games (2 files are other copies of a game); ")
+    assert out.startswith(".: 6 replay files hold 4 games (the copies of a game count once); ")
     assert "3 counted, 1 listed apart." in out
     for player, played, wins, losses, points in expected_standings(event.counted):
         assert any(

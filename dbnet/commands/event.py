@@ -23,7 +23,7 @@ from typing import Final
 
 import dbnet
 from dbnet.commands.verify import Progress, UsageError, find_replays, jobs_for, map_files
-from dbnet.replay.event import FlagKind, Game, Points, Report, report
+from dbnet.replay.event import EventGame, FlagKind, Points, Report, report
 from dbnet.replay.event_page import event_page
 from dbnet.replay.gamefile import GameFile, examine
 from dbnet.text import printable
@@ -122,7 +122,7 @@ def text_lines(event: Report, folder: str) -> Iterator[str]:
     yield from _games(apart)
 
 
-def _games(games: tuple[Game, ...]) -> Iterator[str]:
+def _games(games: tuple[EventGame, ...]) -> Iterator[str]:
     if not games:
         yield "  (none)"
     for game in games:

@@ -37,9 +37,9 @@ from dbnet.replay.verify import Verdict, VerdictStatus
 __all__ = [
     "NO_NAMES",
     "Entrant",
+    "EventGame",
     "Flag",
     "FlagKind",
-    "Game",
     "Points",
     "Report",
     "Standing",
@@ -91,7 +91,7 @@ class Flag:
 
 
 @dataclass(frozen=True, slots=True)
-class Game:
+class EventGame:
     """One game of the event: its copies (``files``, the most complete first), the verdict
     of that copy, and whether it counts in the standings."""
 
@@ -197,16 +197,16 @@ class Report:
     points: Points
     roster: tuple[Entrant, ...]
     standings: tuple[Standing, ...]
-    games: tuple[Game, ...]
+    games: tuple[EventGame, ...]
     flags: tuple[Flag, ...]
     notes: tuple[str, ...]
 
     @property
-    def counted(self) -> tuple[Game, ...]:
+    def counted(self) -> tuple[EventGame, ...]:
         return tuple(g for g in self.games if g.counted)
 
     @property
-    def apart(self) -> tuple[Game, ...]:
+    def apart(self) -> tuple[EventGame, ...]:
         """The games that count for nobody: unfinished, claims, invalid, in conflict."""
         return tuple(g for g in self.games if not g.counted)
 
@@ -248,7 +248,7 @@ def report(
 # --- games from files --------------------------------------------------------------------
 
 
-def _games(files: Sequence[GameFile], hashes: Hashes) -> list[Game]:
+def _games(files: Sequence[GameFile], hashes: Hashes) -> list[EventGame]:
     by_id: dict[str, list[GameFile]] = defaultdict(list)
     alone: list[GameFile] = []
     for f in files:
@@ -274,7 +274,7 @@ def _games(files: Sequence[GameFile], hashes: Hashes) -> list[Game]:
     return games
 
 
-def _one_game(copies: list[GameFile], hashes: Hashes) -> Game:
+def _one_game(copies: list[GameFile], hashes: Hashes) -> EventGame:
     """One game id's copies: one game, told by its most complete copy, unless they
     disagree."""
     copies = sorted(copies, key=lambda f: -f.entries)  # stable: the order given otherwise
@@ -304,9 +304,9 @@ def _prefixes(copies: list[GameFile], hashes: Hashes) -> bool:
     return all(0 < f.entries <= len(longest) and longest[f.entries - 1] == f.head for f in copies)
 
 
-def _game(copies: list[GameFile], *, counted: bool, flags: tuple[FlagKind, ...]) -> Game:
+def _game(copies: list[GameFile], *, counted: bool, flags: tuple[FlagKind, ...]) -> EventGame:
     best = copies[0]
-    return Game(
+    return EventGame(
         files=tuple(f.where for f in copies),
         verdict=best.verdict,
         game_id=best.game_id,
@@ -317,13 +317,13 @@ def _game(copies: list[GameFile], *, counted: bool, flags: tuple[FlagKind, ...])
     )
 
 
-def _flags(games: Iterable[Game]) -> Iterable[Flag]:
+def _flags(games: Iterable[EventGame]) -> Iterable[Flag]:
     for game in games:
         for kind in game.flags:
             yield Flag(kind, _flag_text(kind, game), game.files)
 
 
-def _flag_text(kind: FlagKind, game: Game) -> str:
+def _flag_text(kind: FlagKind, game: EventGame) -> str:
     short = (game.game_id or "")[:16]
     if kind is FlagKind.SAME_ID:
         return (
@@ -340,7 +340,7 @@ def _flag_text(kind: FlagKind, game: Game) -> str:
 # --- the roster and the standings ---------------------------------------------------------
 
 
-def _roster(files: Sequence[GameFile], games: Sequence[Game]) -> Iterable[Entrant]:
+def _roster(files: Sequence[GameFile], games: Sequence[EventGame]) -> Iterable[Entrant]:
     keys: dict[str, str] = {}
     warbands: dict[str, set[str]] = defaultdict(set)
     file_count: dict[str, int] = defaultdict(int)
@@ -367,7 +367,7 @@ def _roster(files: Sequence[GameFile], games: Sequence[Game]) -> Iterable[Entran
         )
 
 
-def _standings(games: Sequence[Game], points: Points) -> Iterable[Standing]:
+def _standings(games: Sequence[EventGame], points: Points) -> Iterable[Standing]:
     played: dict[str, list[tuple[str, int]]] = defaultdict(list)  # (opponent, 1 win 0 draw -1)
     unsigned: dict[str, int] = defaultdict(int)
     for game in games:

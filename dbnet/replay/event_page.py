@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from dbnet.replay.event import Game, Report
+from dbnet.replay.event import EventGame, Report
 from dbnet.replay.page import document
 from dbnet.text import markup as esc
 
@@ -80,7 +80,7 @@ def event_page(report: Report, *, version: str, folder: str) -> str:
     return document(f"dbnet event: {folder}", STYLE, "\n".join(parts))
 
 
-def _games(games: Sequence[Game]) -> str:
+def _games(games: Sequence[EventGame]) -> str:
     rows = []
     for game in games:
         a, b = game.players or ("?", "?")

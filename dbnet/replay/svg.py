@@ -62,6 +62,7 @@ LISTS_Y: Final = TRACK_Y + 74  # the reserves' heading
 ROW: Final = 16  # one line of the lists
 LIST_COLUMN: Final = 150  # two per player
 TOKEN_TOP: Final = 18  # below the cell's mark
+TRACK_WIDTH: Final = 420  # the victory track's places, at most
 MONO_WIDTH: Final = 0.6  # a monospace character's width, in font sizes
 
 STYLE: Final = (
@@ -189,18 +190,26 @@ def _track_frame(game: Game) -> str:
         y = TRACK_Y + player * 20
         out.append(_text(BOARD_X - 20, y + 11, f"{player.name}", "db-t db-bold", 12))
         for i in range(to_win):
-            out.append(_track_place(player, i, "db-open"))
+            out.append(_track_place(player, i, to_win, "db-open"))
     return "".join(out)
 
 
-def _track_place(player: Player, index: int, style: str) -> str:
-    size = min(14, (WIDTH - BOARD_X - 200) // max(1, index + 1))
-    x = BOARD_X + index * (size + 4)
+def _track_pitch(to_win: int) -> tuple[int, int]:
+    """The distance between places on the victory track and a place's size: smaller
+    when there are many to fit (up to 99 turns to win)."""
+    pitch = min(18, max(3, TRACK_WIDTH // max(1, to_win)))
+    return pitch, pitch - 4 if pitch >= 10 else pitch - 1
+
+
+def _track_place(player: Player, index: int, to_win: int, style: str) -> str:
+    """Place ``index`` of ``player``'s victory track: a square for A, a circle for B."""
+    pitch, size = _track_pitch(to_win)
+    x = BOARD_X + index * pitch
     y = TRACK_Y + player * 20
     if player is Player.A:
         return f'<rect class="{style}" x="{x}" y="{y}" width="{size}" height="{size}"/>'
-    r = size // 2
-    return f'<circle class="{style}" cx="{x + r}" cy="{y + r}" r="{r}"/>'
+    r = size / 2
+    return f'<circle class="{style}" cx="{x + r:g}" cy="{y + r:g}" r="{r:g}"/>'
 
 
 # --- the position ------------------------------------------------------------------------
@@ -324,8 +333,8 @@ def status(game: Game) -> str:
     to_win = game.setup.options.turns_to_win
     for player in (Player.A, Player.B):
         for i in range(min(won[player], to_win)):
-            out.append(_track_place(player, i, "db-won"))
-        x = BOARD_X + to_win * 18 + 8
+            out.append(_track_place(player, i, to_win, "db-won"))
+        x = BOARD_X + to_win * _track_pitch(to_win)[0] + 8
         count = f"{won[player]}/{to_win} turns won"
         out.append(_text(x, TRACK_Y + player * 20 + 11, count, "db-t", 12))
     parts = []

@@ -207,3 +207,19 @@ def test_handles_from_a_peer_are_escaped_in_tokens_and_lists() -> None:
     assert "<script>" not in picture
     labels = {g.attrib["data-label"] for g in root.iterfind(".//s:g[@data-label]", NS)}
     assert f'{mini.owner.name}:x"><script>1</script>' in labels
+
+
+@pytest.mark.parametrize("to_win", [1, 6, 20, 99])
+def test_the_victory_track_fits_any_number_of_turns(to_win: int) -> None:
+    game = walked(SHORT).positions[0]
+    setup = dataclasses.replace(
+        game.setup, options=dataclasses.replace(game.setup.options, turns_to_win=to_win)
+    )
+    root = parse(svg.board(Game(setup)))
+    places = root.findall(".//s:rect[@class='db-open']", NS)
+    places += root.findall(".//s:circle[@class='db-open']", NS)
+    assert len(places) == 2 * to_win
+    right = [float(p.attrib.get("x", p.attrib.get("cx", "0"))) for p in places]
+    assert max(right) < 600
+    counts = [t for t in texts(root) if t.endswith("turns won")]
+    assert counts == [f"0/{to_win} turns won"] * 2

@@ -145,11 +145,14 @@ def _children_cpu() -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", nargs="*", choices=("svg", "html", "event"), default=[])
+    parser.add_argument("what", nargs="*", metavar="svg|html|event", help="default: all three")
     parser.add_argument("--files", type=int, default=1000, help="replays in the event folder")
     parser.add_argument("--runs", type=int, default=3, help="runs of each command (event)")
     args = parser.parse_args()
     chosen = args.what or ["svg", "html", "event"]
+    unknown = set(chosen) - {"svg", "html", "event"}
+    if unknown:
+        parser.error(f"unknown benchmark {sorted(unknown)[0]!r}: choose svg, html or event")
     if "svg" in chosen:
         bench_svg()
     if "html" in chosen:

@@ -5,17 +5,19 @@ chose (a player's or warband's name, the map's name, a miniature's name, an
 ability's text, a BYE reason, a header's ``created``) becomes display text: a raw
 control character could move the cursor, clear the screen or start a new line,
 and so forge lines that seem to come from dbnet itself; a bidi override could
-make text read differently from what it is. ``os_error_words(exc)`` says what an
-``OSError`` means in words, without Python's class names or errno numbers.
+make text read differently from what it is. ``markup(s)`` is the same for the SVG
+pictures and HTML pages, with ``& < > " '`` escaped too. ``os_error_words(exc)`` says
+what an ``OSError`` means in words, without Python's class names or errno numbers.
 """
 
 from __future__ import annotations
 
 import errno
+import html
 import socket
 from typing import Final
 
-__all__ = ["os_error_words", "printable"]
+__all__ = ["markup", "os_error_words", "printable"]
 
 _NAMED: Final = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
@@ -31,6 +33,13 @@ def printable(text: str) -> str:
     if text.isprintable():
         return text
     return "".join(ch if ch.isprintable() else _escape(ch) for ch in text)
+
+
+def markup(text: str) -> str:
+    """``text`` safe in HTML or XML text and quoted attributes (the SVG pictures and HTML
+    pages): ``printable`` first (XML 1.0 allows no control characters, even escaped),
+    then ``& < > " '`` as character references."""
+    return html.escape(printable(text), quote=True)
 
 
 def _escape(ch: str) -> str:

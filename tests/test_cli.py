@@ -37,8 +37,8 @@ def test_an_error_quoting_hostile_text_is_printed_escaped(
 
 # --- starting fast: the parser imports nothing heavy ---------------------------------------
 
-COMMANDS = ("play", "selfplay", "scenario", "catalog", "verify", "replay", "export", "host",
-            "join", "resume")  # fmt: skip
+COMMANDS = ("play", "selfplay", "scenario", "catalog", "verify", "event", "replay", "export",
+            "host", "join", "resume")  # fmt: skip
 LIGHT = frozenset(
     {
         "dbnet",
@@ -117,6 +117,10 @@ USAGE_ERRORS = [
                                "(choose from 'random', 'greedy')"),
     (["replay", "f", "--at", "0"], "dbnet replay: error: argument --at: '0': turns are "
                                    "numbered from 1"),
+    (["export", "f", "--at", "-1"], "dbnet export: error: argument --at: '-1': entries are "
+                                    "numbered from 0"),
+    (["event", "f", "--points", "3,1"], "dbnet event: error: argument --points: '3,1': give "
+                                        "three whole numbers"),
     (["join", ":5"], "dbnet join: error: argument HOST:PORT: ':5': expected HOST:PORT, e.g. "
                      "192.0.2.7:7117"),
     (["host", "--name", "bad name"], "dbnet host: error: argument --name: 'bad name': a name "

@@ -41,6 +41,7 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         _add_scenario,
         _add_catalog,
         _add_verify,
+        _add_event,
         _add_replay,
         _add_network,
     ):
@@ -266,6 +267,58 @@ def _add_verify(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
     parser.set_defaults(func=lazy("dbnet.commands.verify", "run"))
 
 
+# --- dbnet event --------------------------------------------------------------------------
+
+
+def _add_event(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "event",
+        help="verify an event's replays, then print its roster and standings",
+        description=(
+            f"Verify every *{EXTENSION} file in FOLDER (as 'dbnet verify' does), then print "
+            "the roster (players by key fingerprint), flags (invalid files, unfinished "
+            "games, claims, results not counter-signed, different replays with one game "
+            "id) and the standings of the complete, verified games: played, won, drawn, "
+            "lost, match points and the opponents' win rate as tie-break. Both players' "
+            "copies of a game count once. Exit status 0 when every file is valid, 1 when "
+            "one is invalid or disagrees with another copy of its game, 2 for usage errors "
+            "(an empty folder among them)."
+        ),
+    )
+    parser.add_argument("folder", metavar="FOLDER", help=f"a folder of *{EXTENSION} files")
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print one JSON document")
+    output.add_argument("--html", action="store_true", help="print one self-contained page")
+    parser.add_argument(
+        "--points",
+        type=_points,
+        default=(3, 1, 0),
+        metavar="WIN,DRAW,LOSS",
+        help="match points for a win, a draw and a loss (default 3,1,0)",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="worker processes for many files (default: the number of CPUs; 1: none)",
+    )
+    parser.set_defaults(func=lazy("dbnet.commands.event", "run"))
+
+
+def _points(text: str) -> tuple[int, int, int]:
+    parts = text.split(",")
+    try:
+        values = tuple(int(p) for p in parts)
+    except ValueError:
+        values = ()
+    if len(values) != 3 or min(values) < 0:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give three whole numbers of points, WIN,DRAW,LOSS, e.g. 3,1,0"
+        )
+    return values[0], values[1], values[2]
+
+
 # --- dbnet replay and dbnet export --------------------------------------------------------
 
 
@@ -301,22 +354,47 @@ def _add_replay(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
 
     export = subparsers.add_parser(
         "export",
-        help="print a replay file's checked content as JSON or text",
+        help="write a replay file's checked content as JSON, text, an SVG picture or a page",
         description=(
-            "Verify a replay file and print its header, the players' key fingerprints, the "
-            "verdict and every entry (sequence number, author, kind, decision, dice, state "
-            "hash). Exit status 0 for a valid file, 1 for an invalid one, 2 when it cannot "
-            "be read."
+            "Verify a replay file and write it out. json and text: its header, the players' "
+            "key fingerprints, the verdict and every entry (sequence number, author, kind, "
+            "decision, dice, state hash). svg: one position as a standalone picture (the "
+            "final one, or --at ENTRY, or --turn T). html: the whole game as one "
+            "self-contained page (every position, the moves, the dice, what was verified; "
+            "it fetches nothing). Exit status 0 for a valid file, 1 for an invalid one (svg "
+            "and html then write nothing), 2 when it cannot be read or has no such entry "
+            "or turn."
         ),
     )
     export.add_argument("file", type=Path, metavar="FILE", help="the replay file")
     export.add_argument(
         "--format",
-        choices=("json", "text"),
+        choices=("json", "text", "svg", "html"),
         default="json",
-        help="json (default): one JSON document; text: the same as plain text",
+        help="json (default): one JSON document; text: the same as plain text; svg: one "
+        "position as a picture; html: a page to step through the game",
+    )
+    where = export.add_mutually_exclusive_group()
+    where.add_argument(
+        "--at",
+        type=_entry,
+        metavar="ENTRY",
+        help="svg: the position after entry ENTRY (its sequence number; 0 is the start)",
+    )
+    where.add_argument(
+        "--turn", type=_turn, metavar="T", help="svg: the position at the start of turn T"
     )
     export.set_defaults(func=lazy("dbnet.commands.replay", "run_export"))
+
+
+def _entry(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an entry number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: entries are numbered from 0")
+    return value
 
 
 def _turn(text: str) -> int:

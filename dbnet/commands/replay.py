@@ -33,6 +33,7 @@ import sys
 from collections.abc import Iterable
 from typing import Final
 
+from dbnet.commands import pictures
 from dbnet.match.render import render_position
 from dbnet.replay.export import export_json, export_text, game_lines, preamble_lines
 from dbnet.replay.story import Story, load_story
@@ -106,8 +107,14 @@ def _view(story: Story, at: int | None) -> int:
 
 
 def _exit(story: Story) -> int:
-    """0 for a valid game; 1 for an invalid file, or one that is not a game (evidence)."""
-    valid = (VerdictStatus.COMPLETE, VerdictStatus.UNFINISHED, VerdictStatus.CLAIM)
+    """0 for a valid game (complete, decided, unfinished or closed by a claim); 1 for an
+    invalid file, or one that is not a game (evidence)."""
+    valid = (
+        VerdictStatus.COMPLETE,
+        VerdictStatus.DECIDED,
+        VerdictStatus.UNFINISHED,
+        VerdictStatus.CLAIM,
+    )
     return EXIT_OK if story.verdict.status in valid else EXIT_INVALID
 
 
@@ -115,6 +122,11 @@ def _exit(story: Story) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
+    if args.format in ("svg", "html"):
+        return pictures.run(args)
+    if args.at is not None or args.turn is not None:
+        print("dbnet export: --at and --turn choose a position for --format svg", file=sys.stderr)
+        return EXIT_USAGE
     story = load_story(args.file)
     if story.stops_at is not None:  # stdout is for programs: the refusal, in one line
         print(f"dbnet export: {story.where}: {story.verdict.summary()}", file=sys.stderr)

@@ -23,8 +23,8 @@ import json
 import os
 import shutil
 import sys
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Final, TextIO
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Final, TextIO, TypeVar
 
 from dbnet.replay.checked import read_checked
 from dbnet.replay.errors import ReplayError
@@ -49,6 +49,9 @@ COUNT_LABELS: Final = {
 }
 
 
+T = TypeVar("T")
+
+
 class UsageError(Exception):
     """A bad argument: printed as one line, exit status 2 (internal to this command)."""
 
@@ -56,7 +59,7 @@ class UsageError(Exception):
 def run(args: argparse.Namespace) -> int:
     try:
         files = find_replays(args.paths)
-        jobs = _jobs(args.jobs)
+        jobs = jobs_for(args.jobs)
     except UsageError as exc:
         print(f"dbnet verify: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -132,15 +135,27 @@ def verify_file(path: str) -> Verdict:
 def verify_files(files: Sequence[str], jobs: int) -> Iterator[Verdict]:
     """The verdicts on ``files``, in order; in ``jobs`` worker processes when there are
     many files (signature checks dominate and a process uses one core)."""
+    return map_files(verify_file, files, jobs)
+
+
+def map_files(work: Callable[[str], T], files: Sequence[str], jobs: int) -> Iterator[T]:
+    """``work`` on each of ``files``, in order; in ``jobs`` worker processes when there are
+    many files. ``work`` must be a module-level function (it is sent to the workers by
+    name) that never raises for a bad file (``dbnet event`` reuses this)."""
     if jobs <= 1 or len(files) < PARALLEL_FROM:
-        yield from map(verify_file, files)
+        yield from map(work, files)
         return
     chunk = max(1, min(16, len(files) // (jobs * 4)))
     with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
-        yield from pool.map(verify_file, files, chunksize=chunk)
+        yield from pool.map(work, files, chunksize=chunk)
 
 
-def _jobs(requested: int | None) -> int:
+def jobs_for(requested: int | None) -> int:
+    """The worker processes to use: ``requested`` (``--jobs``), else one per CPU.
+
+    Raises:
+        UsageError: ``requested`` is below 1.
+    """
     if requested is None:
         if hasattr(os, "sched_getaffinity"):
             return max(1, len(os.sched_getaffinity(0)))

@@ -3,12 +3,12 @@
 A *step* is one thing the log tells, in order: a decision, a roll (with its
 dice and what they did), a resignation, or an entry that closes the log
 (FINAL, COSIGN, a timeout CLAIM). Step 0 is the start, before anything was
-played. ``ReplayModel`` re-plays the steps from the file's setup, keeps the
-position after each one, and moves a cursor over them: one step, one turn
-(to a turn's first step), the start or the end. The file is verified and
-told by ``dbnet.commands.replay.read_story`` (the same reading as ``dbnet
-replay --plain``), so an invalid file is shown up to the record before the
-bad one and the verdict says where and why it stops.
+played. ``ReplayModel`` takes the steps and the position after each one from
+``dbnet.replay.steps`` (the HTML page draws the same steps) and moves a cursor
+over them: one step, one turn (to a turn's first step), the start or the end. The
+file is verified and told by ``dbnet.replay.story.read_story`` (the same reading as
+``dbnet replay --plain``), so an invalid file is shown up to the record before the bad
+one and the verdict says where and why it stops.
 
 Nothing here draws or touches the terminal (``replay_app`` does).
 """
@@ -17,15 +17,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from dbnet.console.session import LogKind, LogLine
-from dbnet.engine import Game, Player, parse_choice
+from dbnet.engine import Game, Player
 from dbnet.errors import DbnetError
-from dbnet.match.story import EventKind
 from dbnet.protocol.identity import fingerprint
+from dbnet.replay.steps import Step as ReplayStep
+from dbnet.replay.steps import StepKind
+from dbnet.replay.steps import steps as replay_steps
 from dbnet.replay.story import Story, read_story
 from dbnet.replay.verify import Verdict, VerdictStatus
-from dbnet.wire.codec import ClaimBody, CosignBody, FinalBody
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,51 +56,9 @@ class ReplayModel:
         if story.setup is None:
             raise DbnetError(f"{story.where}: nothing to show: {story.verdict.summary()}")
         self.story = story
-        setup = story.setup
-        game = Game(setup)
-        a, b = (f"{p.name} {setup.warbands[p].name!r}" for p in (Player.A, Player.B))
-        start = (
-            f"Start: {a} against {b} on map {setup.map.name!r}; first to win "
-            f"{setup.options.turns_to_win} turns wins."
-        )
-        self.steps: list[Step] = [Step(0, None, None, LogKind.NOTE, "", start, 0)]
-        self.positions: list[Game] = [game.copy()]
-        for told in story.entries:
-            for event in told.events:
-                if event.kind is EventKind.TURN:
-                    last = self.steps[-1]
-                    self.steps[-1] = _with_after(last, (*last.after, event.words))
-                    continue
-                if event.kind is EventKind.CHOICE:
-                    game.apply(parse_choice(game, event.notation))
-                    kind, words = LogKind.CHOICE, f"{_name(event.player)} {event.notation}"
-                elif event.kind is EventKind.ROLL:
-                    game.roll(event.dice)
-                    kind, words = LogKind.ROLL, event.words
-                else:
-                    assert event.player is not None
-                    game.resign(event.player)
-                    kind, words = LogKind.RESIGN, event.words
-                step = Step(
-                    len(self.steps),
-                    told.entry.seq,
-                    event.player,
-                    kind,
-                    event.notation,
-                    words,
-                    event.turn,
-                    event.dice,
-                )
-                self.steps.append(step)
-                self.positions.append(game.copy())
-            seal = _seal(told.entry.body)
-            if seal:
-                author = Player(told.entry.author)
-                turn = self.steps[-1].turn
-                self.steps.append(
-                    Step(len(self.steps), told.entry.seq, author, LogKind.SEAL, "", seal, turn)
-                )
-                self.positions.append(self.positions[-1])
+        walked = replay_steps(story)
+        self.steps: list[Step] = [_console_step(step) for step in walked.steps]
+        self.positions: list[Game] = list(walked.positions)
         self.current = 0
         self.log, self._log_index = _log(self.steps, self.stop_note)
 
@@ -214,33 +174,27 @@ class ReplayModel:
         return self.go(0)
 
 
-def _name(player: Player | None) -> str:
-    return "" if player is None else player.name
-
-
-def _with_after(step: Step, after: tuple[str, ...]) -> Step:
+def _console_step(step: ReplayStep) -> Step:
     return Step(
         step.number,
         step.seq,
         step.author,
-        step.kind,
+        _LOG_KINDS[step.kind],
         step.notation,
         step.words,
         step.turn,
         step.dice,
-        after,
+        step.after,
     )
 
 
-def _seal(body: object) -> str:
-    """The words of an entry that closes the log (as ``dbnet replay --plain`` gives them)."""
-    if isinstance(body, FinalBody):
-        return f"FINAL: {Player(body.winner).name} wins by {body.reason}"
-    if isinstance(body, CosignBody):
-        return f"COSIGN: agrees that {Player(body.winner).name} wins"
-    if isinstance(body, ClaimBody):
-        return f"CLAIM: entry {body.waiting_for} never came (a unilateral claim, not a result)"
-    return ""
+_LOG_KINDS: Final = {
+    StepKind.START: LogKind.NOTE,
+    StepKind.CHOICE: LogKind.CHOICE,
+    StepKind.ROLL: LogKind.ROLL,
+    StepKind.RESIGN: LogKind.RESIGN,
+    StepKind.SEAL: LogKind.SEAL,
+}
 
 
 def _log(steps: Sequence[Step], stop_note: str) -> tuple[list[LogLine], list[int]]:

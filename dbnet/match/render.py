@@ -189,7 +189,8 @@ def token(m: Mini, short: str) -> str:
 # --- the dreamscape --------------------------------------------------------------
 
 
-def _cell_mark(game: Game, cell: int) -> str:
+def cell_mark(game: Game, cell: int) -> str:
+    """A cell's mark: ``A portal``, ``B spawn``, ``5 pts A+B`` (value and who scores it)."""
     for player in (Player.A, Player.B):
         if cell == PORTAL[player]:
             return f"{player.name} portal"
@@ -214,7 +215,7 @@ def render_board(game: Game) -> list[str]:
     lines = ["   " + "".join(f" {c:^{CELL_WIDTH}}" for c in COLUMNS), border]
     for r in range(SIZE - 1, -1, -1):
         cells = [r * SIZE + c for c in range(SIZE)]
-        columns = [[_cell_mark(game, cell), *contents[cell]] for cell in cells]
+        columns = [[cell_mark(game, cell), *contents[cell]] for cell in cells]
         height = max(2, *(len(col) for col in columns))
         for i in range(height):
             label = f" {r + 1} " if i == 0 else "   "

@@ -418,3 +418,19 @@ def test_replay_export_and_verify_refuse_a_file_over_the_limit_alike(
         out, err = capsys.readouterr()
         assert out == ""
         assert err == f"dbnet {command[0]}: {game_file}: {reason}\n"
+
+
+def test_a_decided_game_is_valid_for_replay_and_export(tmp_path: Path, game_file: Path) -> None:
+    """The loser never counter-signed (the file ends at FINAL): the game's state decides
+    it, `dbnet verify` counts it as verified, and so do `replay` and `export` (exit 0)."""
+    data = game_file.read_bytes()
+    offset, starts = 8, []
+    while offset < len(data):
+        starts.append(offset)
+        offset += 4 + int.from_bytes(data[offset : offset + 4], "big")
+    path = tmp_path / "decided.dbnr"
+    path.write_bytes(data[: starts[-1]])  # without the last record, the COSIGN
+    for args in (("replay", "--plain"), ("export", "--format", "json")):
+        result = dbnet(tmp_path, *args, str(path))
+        assert result.returncode == 0, result.stderr
+        assert "decided" in result.stdout

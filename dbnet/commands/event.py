@@ -1,0 +1,137 @@
+"""``dbnet event FOLDER``: an event's replays verified, then its roster and standings.
+
+Every ``*.dbnr`` file in the folder (and its subfolders) is verified as ``dbnet verify``
+does it, in the same worker processes and with the same progress bar; then
+``dbnet.replay.event`` makes the games (both players' copies of a game count once),
+the roster, the flags and the standings, which count only complete, verified games.
+The output is text, or ``--json`` (one document: ``roster``, ``standings``, ``games``,
+``flags``, ``notes``), or ``--html`` (one self-contained page).
+
+Exit status: 0 when every file is a valid replay (unfinished games and claims are
+listed apart, not errors); 1 when a file is invalid, is evidence of equivocation, or
+disagrees with another copy of its game; 2 for usage errors (no such folder, a folder
+without replays, bad ``--points``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator
+from typing import Final
+
+import dbnet
+from dbnet.commands.verify import Progress, UsageError, find_replays, jobs_for, map_files
+from dbnet.replay.event import EventGame, FlagKind, Points, Report, report
+from dbnet.replay.event_page import event_page
+from dbnet.replay.gamefile import GameFile, examine
+from dbnet.text import printable
+
+EXIT_OK: Final = 0
+EXIT_FLAGGED: Final = 1
+EXIT_USAGE: Final = 2
+FAILING: Final = (FlagKind.INVALID, FlagKind.EVIDENCE, FlagKind.SAME_ID)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        files = find_replays([args.folder])
+        jobs = jobs_for(args.jobs)
+    except UsageError as exc:
+        print(f"dbnet event: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    facts = read_all(files, jobs)
+    event = report(facts, Points(*args.points))
+    if args.json:
+        print(json.dumps(event.to_json(), indent=2))
+    elif args.html:
+        page = event_page(event, version=dbnet.__version__, folder=args.folder)
+        sys.stdout.flush()
+        sys.stdout.buffer.write(page.encode("utf-8"))
+        sys.stdout.buffer.flush()
+    else:
+        for line in text_lines(event, args.folder):
+            print(printable(line))
+    failing = any(flag.kind in FAILING for flag in event.flags)
+    return EXIT_FLAGGED if failing else EXIT_OK
+
+
+def read_all(files: list[str], jobs: int) -> list[GameFile]:
+    """The facts of every file, verified in ``jobs`` workers, with a progress bar on a
+    terminal."""
+    progress = Progress(len(files), sys.stderr) if len(files) > 1 else None
+    facts: list[GameFile] = []
+    try:
+        for fact in map_files(examine, files, jobs):
+            facts.append(fact)
+            if progress is not None:
+                progress.update(len(facts))
+    finally:
+        if progress is not None:
+            progress.clear()
+    return facts
+
+
+def text_lines(event: Report, folder: str) -> Iterator[str]:
+    """The event for people (each line escaped by the caller: names come from files)."""
+    counted, apart = event.counted, event.apart
+    copies = any(len(g.files) > 1 for g in event.games)
+    yield (
+        f"{folder}: {_count(event.files, 'replay file')} hold {_count(len(event.games), 'game')}"
+        + (" (the copies of a game count once)" if copies else "")
+        + f"; {len(counted)} counted, {len(apart)} listed apart."
+    )
+    p = event.points
+    yield ""
+    yield (
+        f"Standings (win {p.win}, draw {p.draw}, loss {p.loss}; ties broken by the opponents' "
+        "win rate; complete, verified games only):"
+    )
+    if not event.standings:
+        yield "  (no complete, verified game)"
+    else:
+        yield f"  {'rank':>4}  {'player':<19}  played  won  drawn  lost  points  opp. win rate"
+        for s in event.standings:
+            unsigned = f"  ({s.unsigned} not counter-signed)" if s.unsigned else ""
+            yield (
+                f"  {s.rank:>4}  {s.fingerprint:<19}  {s.played:>6}  {s.wins:>3}  {s.draws:>5}  "
+                f"{s.losses:>4}  {s.points:>6}  {float(s.opponents_win_rate):>13.1%}{unsigned}"
+            )
+    yield ""
+    yield "Roster (players by key fingerprint):"
+    for note in event.notes:
+        yield f"  {note}"
+    for e in event.roster:
+        warbands = ", ".join(repr(w) for w in e.warbands)
+        games = f"{_count(e.games, 'game')} in {_count(e.files, 'file')}"
+        yield f"  {e.fingerprint}  {games}; warbands {warbands}"
+    yield ""
+    yield "Flags:"
+    if not event.flags:
+        yield "  (none)"
+    for flag in event.flags:
+        yield f"  {flag.kind.value}: {flag.text}"
+        for name in flag.files:
+            yield f"    {name}"
+    yield ""
+    yield "Games counted:"
+    yield from _games(counted)
+    yield ""
+    yield "Games listed apart (not counted):"
+    yield from _games(apart)
+
+
+def _games(games: tuple[EventGame, ...]) -> Iterator[str]:
+    if not games:
+        yield "  (none)"
+    for game in games:
+        a, b = game.players or ("?", "?")
+        short = (game.game_id or "-")[:16]
+        yield f"  {short:<16}  A {a}  B {b}  {game.result()}"
+        for name in game.files:
+            yield f"    {name}"
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}" if n == 1 else f"{n} {what}s"

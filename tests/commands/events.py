@@ -1,0 +1,65 @@
+"""Real short games between a few players, written as replay files, for ``dbnet event``."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+from dbnet.bots import make_bot
+from dbnet.catalog import default_warbands, load_catalog, load_map
+from dbnet.engine import Decision, Game, GameSetup, Options, Player, format_choice
+from dbnet.match.peers import LocalMatch
+from dbnet.protocol.identity import Identity
+from dbnet.replay.file import ReplayWriter
+from dbnet.wire.codec import ReplayHeader
+
+
+@dataclass(frozen=True)
+class Played:
+    """A whole game: its header and its entry records, FINAL and COSIGN last."""
+
+    header: ReplayHeader
+    records: tuple[bytes, ...]
+
+    def write(self, path: Path, *, upto: int | None = None, created: str = "") -> Path:
+        """Write the game (its first ``upto`` records) to ``path``."""
+        header = self.header
+        if created:
+            header = ReplayHeader(
+                rules=header.rules, game_id=header.game_id, keys=header.keys, created=created
+            )
+        with ReplayWriter.create(path, header) as writer:
+            for record in self.records[:upto]:
+                writer.append(record)
+        return path
+
+
+def play(
+    players: tuple[Identity, Identity],
+    seed: int,
+    *,
+    nonces: tuple[bytes, bytes] | None = None,
+) -> Played:
+    """A random-against-random game of one turn to win between ``players`` (A, B); the
+    same ``nonces`` give the same game id whatever the seed."""
+    catalog = load_catalog()
+    setup = GameSetup(load_map(), default_warbands(catalog), Options(turns_to_win=1))
+    rng = random.Random(seed)
+    secrets = (rng.randbytes(32), rng.randbytes(32))
+    nonce, joiner = nonces or (rng.randbytes(32), rng.randbytes(32))
+    match = LocalMatch(setup, players, secrets=secrets, nonce=nonce, joiner_nonce=joiner)
+    bots = {p: make_bot("random", random.Random(f"{seed}:{p.name}")) for p in Player}
+
+    def choose(view: Game) -> str:
+        pending = view.pending
+        assert isinstance(pending, Decision)
+        return format_choice(view, bots[pending.player].choose(view))
+
+    while not match.is_closed:
+        match.step(choose)
+    log = match.peers[Player.A].log
+    header = ReplayHeader(
+        rules=log.rules, game_id=log.game_id, keys=log.keys, created="2025-01-01T00:00:00Z"
+    )
+    return Played(header, tuple(match.records))

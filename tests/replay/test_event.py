@@ -1,0 +1,272 @@
+"""``dbnet.replay.event``: games, flags, roster and standings from the facts of files
+(made up here, so that every number is known); ``dbnet.replay.gamefile`` on real files.
+``tests/commands/test_event.py`` runs ``dbnet event`` on real replays."""
+
+from __future__ import annotations
+
+import dataclasses
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from dbnet.protocol.identity import fingerprint
+from dbnet.replay.errors import ReplayError
+from dbnet.replay.event import NO_NAMES, FlagKind, Points, report
+from dbnet.replay.event_page import event_page
+from dbnet.replay.gamefile import GameFile, entry_hashes, examine
+from dbnet.replay.verify import Owed, Verdict, VerdictStatus
+
+from .helpers import RecordedGame, header_for, write_replay
+from .shipped import SHORT, shipped
+
+P, Q, R, S = "PPPP-PPPP", "QQQQ-QQQQ", "RRRR-RRRR", "SSSS-SSSS"
+
+
+def fact(
+    where: str,
+    a: str,
+    b: str,
+    winner: str | None,
+    *,
+    status: VerdictStatus = VerdictStatus.COMPLETE,
+    game_id: str | None = None,
+    head: str | None = None,
+    entries: int = 40,
+) -> GameFile:
+    owed = None
+    if status in (VerdictStatus.DECIDED, VerdictStatus.UNFINISHED, VerdictStatus.CLAIM):
+        owed = Owed(player="B" if winner == "A" else "A", what="cosign", seq=entries)
+    verdict = Verdict(
+        where=where,
+        status=status,
+        entries=entries,
+        game_id=(game_id or where)[:16],
+        players=(a, b),
+        winner=winner,
+        reason="victory" if winner else None,
+        turn=5,
+        owed=owed,
+        claimant="A" if status is VerdictStatus.CLAIM else None,
+    )
+    return GameFile(
+        where=where,
+        verdict=verdict,
+        game_id=game_id or f"id-{where}",
+        keys=(f"key-{a}", f"key-{b}"),
+        players=(a, b),
+        warbands=(f"band {a[0]}", f"band {b[0]}"),
+        head=head or f"head-{where}",
+        entries=entries,
+    )
+
+
+def no_hashes(path: str) -> list[str]:
+    raise AssertionError(f"no copies to compare, but {path} was read")
+
+
+def test_standings_count_points_and_break_ties_by_the_opponents_win_rate() -> None:
+    files = [
+        fact("1", P, Q, "A"),  # P beats Q
+        fact("2", R, P, "B"),  # P beats R
+        fact("3", Q, R, "A"),  # Q beats R
+        fact("4", S, R, "A"),  # S beats R
+        fact("5", Q, S, None),  # a draw
+    ]
+    event = report(files, Points(3, 1, 0), hashes=no_hashes)
+    table = {s.fingerprint: s for s in event.standings}
+    assert [
+        (s.fingerprint, s.played, s.wins, s.draws, s.losses, s.points) for s in event.standings
+    ] == [
+        (P, 2, 2, 0, 0, 6),
+        (Q, 3, 1, 1, 1, 4),
+        (S, 2, 1, 1, 0, 4),
+        (R, 3, 0, 0, 3, 0),
+    ]
+    rates = {P: Fraction(2, 2), Q: Fraction(1, 3), R: Fraction(0), S: Fraction(1, 2)}
+    assert table[P].opponents_win_rate == (rates[Q] + rates[R]) / 2
+    assert table[Q].opponents_win_rate == (rates[P] + rates[R] + rates[S]) / 3
+    assert table[S].opponents_win_rate == (rates[R] + rates[Q]) / 2
+    # Q and S are level on points; Q's opponents won more of their games.
+    assert table[Q].opponents_win_rate == Fraction(1, 2)
+    assert table[S].opponents_win_rate == Fraction(1, 6)
+    assert [s.rank for s in event.standings] == [1, 2, 3, 4]
+    other = report(files, Points(2, 1, 0), hashes=no_hashes)
+    assert [s.points for s in other.standings] == [4, 3, 3, 0]
+
+
+def test_players_level_on_points_and_tie_break_share_a_rank() -> None:
+    event = report([fact("1", P, Q, "A"), fact("2", R, S, "A")], hashes=no_hashes)
+    assert [(s.rank, s.fingerprint) for s in event.standings] == [(1, P), (1, R), (3, Q), (3, S)]
+
+
+def test_both_copies_of_a_game_count_once() -> None:
+    files = [
+        fact("a.dbnr", P, Q, "A", game_id="g1", head="h"),
+        fact("b.dbnr", P, Q, "A", game_id="g1", head="h"),
+    ]
+    event = report(files, hashes=no_hashes)
+    assert len(event.games) == 1
+    assert event.games[0].files == ("a.dbnr", "b.dbnr")
+    assert [s.played for s in event.standings] == [1, 1]
+    assert event.flags == ()
+    roster = {e.fingerprint: e for e in event.roster}
+    assert roster[P].files == 2
+    assert roster[P].games == 1
+
+
+def test_a_copy_that_stops_earlier_is_the_same_game() -> None:
+    """One player's copy ends before the counter-signature: the game is the longer copy's."""
+    files = [
+        fact(
+            "mine.dbnr",
+            P,
+            Q,
+            "A",
+            game_id="g",
+            head="h30",
+            entries=30,
+            status=VerdictStatus.UNFINISHED,
+        ),
+        fact("theirs.dbnr", P, Q, "A", game_id="g", head="h40", entries=40),
+    ]
+    longest = [f"h{n}" for n in range(1, 41)]
+    event = report(files, hashes=lambda path: longest)
+    assert len(event.games) == 1
+    game = event.games[0]
+    assert game.files == ("theirs.dbnr", "mine.dbnr")
+    assert game.counted
+    assert game.verdict.status is VerdictStatus.COMPLETE
+    assert event.flags == ()
+
+
+def test_two_different_replays_with_one_game_id_are_flagged_and_not_counted() -> None:
+    files = [
+        fact("one.dbnr", P, Q, "A", game_id="g", head="x40", entries=40),
+        fact("two.dbnr", P, Q, "B", game_id="g", head="y40", entries=40),
+    ]
+    longest = [f"x{n}" for n in range(1, 41)]
+    event = report(files, hashes=lambda path: longest)
+    assert len(event.games) == 1
+    assert not event.games[0].counted
+    assert [f.kind for f in event.flags] == [FlagKind.SAME_ID]
+    assert set(event.flags[0].files) == {"one.dbnr", "two.dbnr"}
+    assert event.standings == ()
+    unreadable = report(files, hashes=lambda path: (_ for _ in ()).throw(ReplayError(path, "gone")))
+    assert [f.kind for f in unreadable.flags] == [FlagKind.SAME_ID]
+
+
+def test_what_counts_and_what_is_listed_apart() -> None:
+    bad = Verdict(where="bad.dbnr", status=VerdictStatus.INVALID, entries=0, reason="bad magic")
+    evidence = Verdict(
+        where="proof.dbnr", status=VerdictStatus.EQUIVOCATION, entries=0, reason="two entries"
+    )
+    files = [
+        fact("decided.dbnr", P, Q, "A", status=VerdictStatus.DECIDED),
+        fact("open.dbnr", P, R, None, status=VerdictStatus.UNFINISHED),
+        fact("claim.dbnr", Q, R, None, status=VerdictStatus.CLAIM),
+        fact("self.dbnr", S, S, "A"),
+        GameFile("bad.dbnr", bad),
+        GameFile("proof.dbnr", evidence),
+    ]
+    event = report(files, hashes=no_hashes)
+    assert [g.files[0] for g in event.counted] == ["decided.dbnr"]
+    assert {g.files[0] for g in event.apart} == {
+        "open.dbnr",
+        "claim.dbnr",
+        "self.dbnr",
+        "bad.dbnr",
+        "proof.dbnr",
+    }
+    kinds = {f.files[0]: f.kind for f in event.flags}
+    assert kinds == {
+        "decided.dbnr": FlagKind.DECIDED,
+        "open.dbnr": FlagKind.UNFINISHED,
+        "claim.dbnr": FlagKind.CLAIM,
+        "self.dbnr": FlagKind.ONE_KEY,
+        "bad.dbnr": FlagKind.INVALID,
+        "proof.dbnr": FlagKind.EVIDENCE,
+    }
+    assert [(s.fingerprint, s.points, s.unsigned) for s in event.standings] == [
+        (P, 3, 1),
+        (Q, 0, 1),
+    ]
+    assert "bad magic" in next(f.text for f in event.flags if f.kind is FlagKind.INVALID)
+    assert event.notes == (NO_NAMES,)
+    assert {e.fingerprint for e in event.roster} == {P, Q, R, S}
+
+
+def test_the_json_document_has_roster_standings_and_games() -> None:
+    files = [fact("1", P, Q, "A"), fact("2", Q, P, None, status=VerdictStatus.UNFINISHED)]
+    event = report(files, hashes=no_hashes)
+    document = event.to_json()
+    assert {"roster", "standings", "games"} <= set(document)
+    standings = document["standings"]
+    assert isinstance(standings, list)
+    assert standings[0] == {
+        "rank": 1,
+        "fingerprint": P,
+        "played": 1,
+        "wins": 1,
+        "draws": 0,
+        "losses": 0,
+        "points": 3,
+        "opponents_win_rate": 0.0,
+        "not_counter_signed": 0,
+    }
+    games = document["games"]
+    assert isinstance(games, list)
+    assert [g["counted"] for g in games] == [True, False]
+    assert games[1]["result"] == "unfinished: A owes entry 40"
+
+
+def test_the_event_page_is_self_contained_and_escapes_names() -> None:
+    hostile = "<script>alert(1)</script>\u202e"
+    files = [dataclasses.replace(fact("1", P, Q, "A"), warbands=(hostile, "b"))]
+    page = event_page(report(files, hashes=no_hashes), version="1.2.3", folder="event<1>")
+    assert "<script" not in page
+    assert "script-src 'none'" in page
+    assert "http:" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;\\u202e" in page
+    assert "event&lt;1&gt;" in page
+    assert P in page
+
+
+# --- the facts of real files -------------------------------------------------------------
+
+
+def test_the_facts_of_a_shipped_replay() -> None:
+    path = str(shipped(SHORT))
+    facts = examine(path)
+    assert facts.verdict.status is VerdictStatus.COMPLETE
+    assert facts.players == facts.verdict.players
+    assert facts.keys is not None
+    assert facts.players == tuple(fingerprint(bytes.fromhex(k)) for k in facts.keys)
+    assert facts.game_id is not None
+    assert facts.verdict.game_id == facts.game_id[:16]
+    hashes = entry_hashes(path)
+    assert len(hashes) == facts.entries == facts.verdict.entries
+    assert hashes[-1] == facts.head
+    assert facts.warbands == ("Bulwark of Dawn", "Infernal Pyre")
+
+
+def test_the_facts_of_a_cut_copy_and_of_files_that_are_not_games(
+    tmp_path: Path, short_game: RecordedGame
+) -> None:
+    whole = tmp_path / "whole.dbnr"
+    part = tmp_path / "part.dbnr"
+    write_replay(whole, short_game.header, short_game.records)
+    write_replay(part, header_for(short_game.log), short_game.records[:10])
+    full, cut = examine(str(whole)), examine(str(part))
+    assert cut.verdict.status is VerdictStatus.UNFINISHED
+    assert cut.entries == 10
+    assert entry_hashes(str(whole))[9] == cut.head
+    missing = examine(str(tmp_path / "nothing.dbnr"))
+    assert missing.verdict.status is VerdictStatus.INVALID
+    assert missing.game_id is None
+    junk = tmp_path / "junk.dbnr"
+    junk.write_bytes(b"junk")
+    assert examine(str(junk)).players is None
+    assert full.game_id == cut.game_id
+    with pytest.raises(ReplayError):
+        entry_hashes(str(tmp_path / "nothing.dbnr"))

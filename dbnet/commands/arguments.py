@@ -135,6 +135,27 @@ def _add_play(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser.set_defaults(func=lazy("dbnet.commands.play", "run"))
 
 
+def _whole_number(low: int, what: str, too_low: str) -> Callable[[str], int]:
+    """An argparse type: a whole number of at least ``low``; the errors say the text is
+    not ``what``, or append ``too_low`` to it."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"{text!r}{too_low}")
+        return value
+
+    return parse
+
+
+_positive = _whole_number(1, "a whole number", " must be 1 or more")
+_entry = _whole_number(0, "an entry number", ": entries are numbered from 0")
+_turn = _whole_number(1, "a turn number", ": turns are numbered from 1")
+
+
 def _seconds(text: str) -> float:
     try:
         value = float(text)
@@ -174,16 +195,6 @@ def _add_selfplay(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
         help=f"save each game's replay in DIR as selfplay-SEED-N{EXTENSION} (default: none)",
     )
     parser.set_defaults(func=lazy("dbnet.commands.selfplay", "run"))
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be 1 or more")
-    return value
 
 
 # --- dbnet scenario -----------------------------------------------------------------------
@@ -385,26 +396,6 @@ def _add_replay(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
         "--turn", type=_turn, metavar="T", help="svg: the position at the start of turn T"
     )
     export.set_defaults(func=lazy("dbnet.commands.replay", "run_export"))
-
-
-def _entry(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an entry number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: entries are numbered from 0")
-    return value
-
-
-def _turn(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a turn number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: turns are numbered from 1")
-    return value
 
 
 # --- dbnet host, dbnet join and dbnet resume ----------------------------------------------

@@ -255,6 +255,7 @@ class GameLog:
         self.links: list[list[bytes]] = [[], []]  # revealed links per player, by roll index
         self.rolls: list[Roll] = []
         self.rolls_at: list[int] = [0]
+        self._author_at: tuple[int, Player | None] = (0, None)  # see expected_author
         self._parsed: Choice | None = None  # the decision of the entry being written, parsed
         """How many rolls the log held after each entry: entry ``k`` completed the rolls
         ``rolls[rolls_at[k - 1]:rolls_at[k]]``."""
@@ -301,7 +302,20 @@ class GameLog:
         return len(self.entries)
 
     def expected_author(self) -> Player | None:
-        """Who writes the next entry (None once the log is closed)."""
+        """Who writes the next entry (None once the log is closed).
+
+        Asked several times per entry (whose turn, what is due, may this be written), so
+        the answer is kept until the log has another entry: between entries the log only
+        changes inside ``append`` and ``write``, and an entry refused there is undone."""
+        held = len(self.entries)
+        known = self._author_at
+        if known[0] == held:
+            return known[1]
+        author = self._next_author()
+        self._author_at = (held, author)
+        return author
+
+    def _next_author(self) -> Player | None:
         status = self.status
         if status is not _PLAYING:
             if status is Status.COSIGN_DUE:

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from typing import Final
 
 import dbnet
-from dbnet.commands.verify import Progress, UsageError, find_replays, jobs_for, map_files
+from dbnet.commands.verify import UsageError, find_replays, jobs_for, map_files, with_progress
 from dbnet.replay.event import EventGame, FlagKind, Points, Report, report
 from dbnet.replay.event_page import event_page
 from dbnet.replay.gamefile import GameFile, examine
@@ -60,17 +60,7 @@ def run(args: argparse.Namespace) -> int:
 def read_all(files: list[str], jobs: int) -> list[GameFile]:
     """The facts of every file, verified in ``jobs`` workers, with a progress bar on a
     terminal."""
-    progress = Progress(len(files), sys.stderr) if len(files) > 1 else None
-    facts: list[GameFile] = []
-    try:
-        for fact in map_files(examine, files, jobs):
-            facts.append(fact)
-            if progress is not None:
-                progress.update(len(facts))
-    finally:
-        if progress is not None:
-            progress.clear()
-    return facts
+    return with_progress(map_files(examine, files, jobs), len(files))
 
 
 def text_lines(event: Report, folder: str) -> Iterator[str]:

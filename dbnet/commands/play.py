@@ -178,7 +178,7 @@ class Session:
         if args.resume is not None:
             make_seats = seats_with(make_bot(args.bot, bot_random(args.seed)))
             saved = resume_saved(args.resume, make_seats, seed=args.seed, seat=side)
-            if all(isinstance(seat, Human) for seat in saved.local.seats):
+            if saved.local.hotseat:
                 saved.writer.close()
                 raise InvalidChoiceError(
                     f"{args.resume} is a hotseat game: it resumes full screen (drop --plain)"

@@ -63,16 +63,7 @@ def run(args: argparse.Namespace) -> int:
     except UsageError as exc:
         print(f"dbnet verify: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    progress = Progress(len(files), sys.stderr) if len(files) > 1 else None
-    verdicts: list[Verdict] = []
-    try:
-        for verdict in verify_files(files, jobs):
-            verdicts.append(verdict)
-            if progress is not None:
-                progress.update(len(verdicts))
-    finally:
-        if progress is not None:
-            progress.clear()
+    verdicts = with_progress(verify_files(files, jobs), len(files))
     if args.json:
         print(json.dumps(json_document(verdicts), indent=2))
     elif len(verdicts) == 1:
@@ -148,6 +139,22 @@ def map_files(work: Callable[[str], T], files: Sequence[str], jobs: int) -> Iter
     chunk = max(1, min(16, len(files) // (jobs * 4)))
     with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
         yield from pool.map(work, files, chunksize=chunk)
+
+
+def with_progress(results: Iterable[T], total: int) -> list[T]:
+    """All of ``results`` (``total`` of them), with a progress bar on stderr while they
+    come when it is a terminal and there is more than one."""
+    progress = Progress(total, sys.stderr) if total > 1 else None
+    done: list[T] = []
+    try:
+        for result in results:
+            done.append(result)
+            if progress is not None:
+                progress.update(len(done))
+    finally:
+        if progress is not None:
+            progress.clear()
+    return done
 
 
 def jobs_for(requested: int | None) -> int:

@@ -65,7 +65,8 @@ class LogLine:
 
 
 def log_line(event: Event, number: int) -> LogLine:
-    """The log line of one of ``dbnet.match.local``'s events (TURN events get no number)."""
+    """The log line of one of the story's events (``dbnet.match.story``; TURN events get
+    no number)."""
     kind = {
         EventKind.CHOICE: LogKind.CHOICE,
         EventKind.ROLL: LogKind.ROLL,
@@ -148,7 +149,8 @@ class Session(Protocol):
 
     @property
     def resumable(self) -> bool:
-        """Whether leaving now keeps the game to go on with later (``dbnet resume``)."""
+        """Whether leaving now keeps the game to go on with later (``dbnet resume FILE``
+        for a network game, ``dbnet play --resume FILE`` for a local one)."""
         ...
 
     def farewell(self) -> list[str]:
@@ -235,8 +237,7 @@ class LocalSession:
         """
         seats = seats_with(make_bot(bot, bot_random(seed)))
         saved = resume_saved(path, seats, seed=seed, seat=side)
-        hotseat = all(isinstance(seat, Human) for seat in saved.local.seats)
-        return cls.saved(saved, bot_delay=0.0 if hotseat else bot_delay, seed=seed)
+        return cls.saved(saved, bot_delay=0.0 if saved.local.hotseat else bot_delay, seed=seed)
 
     @classmethod
     def saved(
@@ -261,7 +262,7 @@ class LocalSession:
 
     @property
     def hotseat(self) -> bool:
-        return all(isinstance(seat, Human) for seat in self.seats)
+        return self.local.hotseat
 
     @property
     def is_closed(self) -> bool:

@@ -220,6 +220,11 @@ class LocalGame:
         return self.narrator.events
 
     @property
+    def hotseat(self) -> bool:
+        """Whether people sit in both seats (no bot)."""
+        return all(isinstance(seat, Human) for seat in self.seats)
+
+    @property
     def is_closed(self) -> bool:
         """Whether the log is closed (complete): nothing more to write."""
         return self.match.is_closed

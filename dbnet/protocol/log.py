@@ -256,7 +256,6 @@ class GameLog:
         self.rolls: list[Roll] = []
         self.rolls_at: list[int] = [0]
         self._author_at: tuple[int, Player | None] = (0, None)  # see expected_author
-        self._parsed: Choice | None = None  # the decision of the entry being written, parsed
         """How many rolls the log held after each entry: entry ``k`` completed the rolls
         ``rolls[rolls_at[k - 1]:rolls_at[k]]``."""
         self.status = Status.PLAYING
@@ -410,9 +409,10 @@ class GameLog:
         kind = body.KIND
         self._check_author(seq, author, kind, b"")
         self._keep_checkpoint()
-        self._parsed = choice
         try:
-            self._apply(seq, author, kind, body, b"", links, check_state=complete is None)
+            self._apply(
+                seq, author, kind, body, b"", links, check_state=complete is None, choice=choice
+            )
             if complete is not None:
                 body = complete(self.game.state_hash())
             entry = Entry(self.version, self.game_id, seq, int(author), self.head, kind, body)
@@ -420,8 +420,6 @@ class GameLog:
         except BaseException:
             self._undo()
             raise
-        finally:
-            self._parsed = None
         self._add(signed, entry)
         return codec.encode_signed_entry(signed)
 
@@ -483,11 +481,12 @@ class GameLog:
         links: LinkSource | None = None,
         *,
         check_state: bool = True,
+        choice: Choice | None = None,
     ) -> None:
         """Check ``author``'s entry of ``kind`` with ``body`` against the game and apply it.
         ``links`` replaces the body's links (the author's own, as they fall due, see
         ``write``); without ``check_state`` the body's state hash is not compared (it is
-        a draft's)."""
+        a draft's); ``choice`` is a PLAY body's decision already parsed."""
         if kind is _CLAIM:  # also while FINAL or COSIGN is withheld
             assert isinstance(body, ClaimBody)
             if body.waiting_for != seq:
@@ -534,7 +533,7 @@ class GameLog:
             assert isinstance(body, PlayBody)
             if links is None and (body.links or body.anchor is not None):
                 links = EntryLinks(body.links, body.anchor, self.chain_length)
-            self._play(seq, author, body.decision, links, record)  # most carry no links
+            self._play(seq, author, body.decision, links, record, choice)  # most carry no links
             if check_state:
                 self._check_state(seq, body.state, record)
         elif kind is EntryKind.RESIGN:
@@ -593,11 +592,13 @@ class GameLog:
         decision: str | None,
         links: LinkSource | None,
         record: bytes,
+        choice: Choice | None = None,
     ) -> None:
-        """Resolve pending rolls with the entry's links, apply its decision, resolve again,
-        and check the arming rule (see the module docstring). ``links`` is None for an entry
-        that carries none: then there is nothing to resolve, since a roll whose links were
-        all in was rolled then."""
+        """Resolve pending rolls with the entry's links, apply its decision (``choice``
+        when the author has it parsed already, else parsed here), resolve again, and check
+        the arming rule (see the module docstring). ``links`` is None for an entry that
+        carries none: then there is nothing to resolve, since a roll whose links were all
+        in was rolled then."""
         used = 0 if links is None else self._resolve(seq, author, links, record)
         game = self.game
         if decision is not None:
@@ -612,8 +613,7 @@ class GameLog:
                     f"owes the {pending.kind.value} decision", record
                 )  # fmt: skip
             try:
-                parsed = self._parsed
-                game.apply(parse_choice(game, decision) if parsed is None else parsed)
+                game.apply(parse_choice(game, decision) if choice is None else choice)
             except DbnetError as exc:
                 raise InvalidEntryError(
                     seq, f"illegal decision {decision!r}: {exc}", record

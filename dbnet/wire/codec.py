@@ -25,7 +25,7 @@ import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, ClassVar, Final, Generic, Literal, TypeVar
+from typing import Annotated, Any, ClassVar, Final, Generic, Literal, TypeVar, cast
 
 import msgpack
 import msgspec
@@ -701,8 +701,20 @@ class EntryKind(enum.IntEnum):
         return f"EntryKind.{self.name}"
 
 
+class _WireBody:
+    """What every entry body shares: its plain wire value, made from its one shape."""
+
+    __slots__ = ()
+
+    def to_wire(self) -> dict[str, object]:
+        """The body as plain values, as ``decode`` gives them (maps in the documented key
+        order)."""
+        wire: dict[str, object] = _plain(_body_shape(cast("Body", self)))
+        return wire
+
+
 @dataclass(frozen=True, slots=True)
-class OfferBody:
+class OfferBody(_WireBody):
     """Entry 0: the rules version, both identity keys, both players' nonces (A's alone in
     protocol version 1), the setup and A's anchor.
 
@@ -719,10 +731,6 @@ class OfferBody:
     anchor: bytes
     state: bytes
     joiner_nonce: bytes | None = None
-
-    def to_wire(self) -> dict[str, object]:
-        wire: dict[str, object] = _plain(_body_shape(self))
-        return wire
 
     @classmethod
     def from_wire(cls, obj: object, path: str, version: int = PROTOCOL_VERSION) -> OfferBody:
@@ -769,17 +777,13 @@ class _OfferV1(Shape):
 
 
 @dataclass(frozen=True, slots=True)
-class AcceptBody:
+class AcceptBody(_WireBody):
     """Entry 1: B's chain anchor and B's links for any roll already waiting."""
 
     KIND: ClassVar[EntryKind] = EntryKind.ACCEPT
     anchor: bytes
     links: tuple[tuple[int, bytes], ...]
     state: bytes
-
-    def to_wire(self) -> dict[str, object]:
-        wire: dict[str, object] = _plain(_body_shape(self))
-        return wire
 
 
 class _Accept(Shape):
@@ -792,7 +796,7 @@ class _Accept(Shape):
 
 
 @dataclass(frozen=True, slots=True)
-class PlayBody:
+class PlayBody(_WireBody):
     """A decision in notation (or None), the author's chain links as ``(roll, link)``, the
     author's next-generation anchor (or None) and the state hash after the entry."""
 
@@ -801,10 +805,6 @@ class PlayBody:
     links: tuple[tuple[int, bytes], ...]
     anchor: bytes | None
     state: bytes
-
-    def to_wire(self) -> dict[str, object]:
-        wire: dict[str, object] = _plain(_body_shape(self))
-        return wire
 
 
 class _Play(Shape, kw_only=True):
@@ -826,13 +826,9 @@ class _Play(Shape, kw_only=True):
 
 
 @dataclass(frozen=True, slots=True)
-class ResignBody:
+class ResignBody(_WireBody):
     KIND: ClassVar[EntryKind] = EntryKind.RESIGN
     state: bytes
-
-    def to_wire(self) -> dict[str, object]:
-        wire: dict[str, object] = _plain(_body_shape(self))
-        return wire
 
 
 class _Resign(Shape):
@@ -843,16 +839,12 @@ class _Resign(Shape):
 
 
 @dataclass(frozen=True, slots=True)
-class ClaimBody:
+class ClaimBody(_WireBody):
     """A unilateral claim that the entry ``waiting_for`` never came."""
 
     KIND: ClassVar[EntryKind] = EntryKind.CLAIM
     reason: str
     waiting_for: int
-
-    def to_wire(self) -> dict[str, object]:
-        wire: dict[str, object] = _plain(_body_shape(self))
-        return wire
 
 
 class _Claim(Shape):
@@ -864,7 +856,7 @@ class _Claim(Shape):
 
 
 @dataclass(frozen=True, slots=True)
-class FinalBody:
+class FinalBody(_WireBody):
     """The result: the winner (0 A, 1 B), how, the conquest points (A, B) of every turn."""
 
     KIND: ClassVar[EntryKind] = EntryKind.FINAL
@@ -872,10 +864,6 @@ class FinalBody:
     reason: str
     turns: tuple[tuple[int, int], ...]
     state: bytes
-
-    def to_wire(self) -> dict[str, object]:
-        wire: dict[str, object] = _plain(_body_shape(self))
-        return wire
 
 
 class _EndReason(enum.Enum):
@@ -896,16 +884,12 @@ class _Final(Shape):
 
 
 @dataclass(frozen=True, slots=True)
-class CosignBody:
+class CosignBody(_WireBody):
     """The counter-signature: the hash of the FINAL entry and the winner it agrees to."""
 
     KIND: ClassVar[EntryKind] = EntryKind.COSIGN
     head: bytes
     winner: int
-
-    def to_wire(self) -> dict[str, object]:
-        wire: dict[str, object] = _plain(_body_shape(self))
-        return wire
 
 
 class _Cosign(Shape):

@@ -21,7 +21,7 @@ from typing import Final
 import trio
 
 from dbnet.net.errors import NetError, VersionMismatchError
-from dbnet.net.stream import SecureStream, open_channel
+from dbnet.net.stream import DIRECT, SecureStream, open_channel
 from dbnet.protocol.identity import Identity
 from dbnet.text import printable
 
@@ -63,21 +63,27 @@ class Gate:
             except OSError:
                 await trio.sleep(0.1)  # e.g. out of file descriptors: wait, do not spin
                 continue
-            address = _address(stream)
-            if self.pending_from(address) >= PER_ADDRESS:
-                self._drop(next(p for p in self._pending if p[0] == address))
-            if len(self._pending) >= MAX_PENDING:
-                self._drop(self._pending[0])
-            scope = trio.CancelScope()
-            self._pending.append((address, scope))
-            nursery.start_soon(self._authenticate, stream, address, scope)
+            self.admit(stream, _address(stream), nursery)
+
+    def admit(
+        self, stream: trio.abc.Stream, address: str, nursery: trio.Nursery, path: str = DIRECT
+    ) -> None:
+        """Start the handshake of ``stream`` (from ``address``, which came by ``path``)
+        in ``nursery``, within the limits above."""
+        if self.pending_from(address) >= PER_ADDRESS:
+            self._drop(next(p for p in self._pending if p[0] == address))
+        if len(self._pending) >= MAX_PENDING:
+            self._drop(self._pending[0])
+        scope = trio.CancelScope()
+        self._pending.append((address, scope))
+        nursery.start_soon(self._authenticate, stream, address, scope, path)
 
     def _drop(self, pending: tuple[str, trio.CancelScope]) -> None:
         self._pending.remove(pending)
         pending[1].cancel()
 
     async def _authenticate(
-        self, stream: trio.SocketStream, address: str, scope: trio.CancelScope
+        self, stream: trio.abc.Stream, address: str, scope: trio.CancelScope, path: str
     ) -> None:
         secure = None
         with scope:
@@ -88,6 +94,7 @@ class Gate:
                     initiator=False,
                     handshake_timeout=self.handshake_timeout,
                     frame_timeout=self.frame_timeout,
+                    path=path,
                 )
             except VersionMismatchError as exc:
                 self.say(f"refused a connection: {printable(str(exc))}")

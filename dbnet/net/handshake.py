@@ -62,9 +62,10 @@ __all__ = [
     "parse_preamble",
 ]
 
-SUPPORTED_VERSIONS: Final[tuple[int, ...]] = (2,)
-"""The channel versions this build speaks. Version 2 (game protocol 2) adds the joiner's
-nonce to HELLO; a peer that speaks only version 1 is told that one side must upgrade."""
+SUPPORTED_VERSIONS: Final[tuple[int, ...]] = (3,)
+"""The channel versions this build speaks. Version 2 (game protocol 2) added the joiner's
+nonce to HELLO, version 3 the proof of an invite's secret; a peer that speaks only an
+older version is told that one side must upgrade."""
 
 MAGIC: Final = b"DBNET\x00"
 MAX_VERSIONS: Final = 255

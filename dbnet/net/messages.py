@@ -9,7 +9,8 @@ records, exactly as signed); the others steer the connection and are never saved
 message   type  fields
 ========  ====  ===============================================================
 Hello     0     name, game id (or nil for a new game), entries held, warband
-                (or nil), replay creation time (or nil), the joiner's nonce (or nil)
+                (or nil), replay creation time (or nil), the joiner's nonce (or nil),
+                the proof of the invite's secret (or nil; ``dbnet.net.proof``)
 Entry     1     one signed entry record
 Ping      2     token
 Pong      3     the token of the Ping it answers
@@ -63,7 +64,9 @@ class Hello:
     ``created`` is the creation time the host gives a new game's replay header, which
     the joiner copies so that both replay files are the same byte for byte, else None;
     ``nonce`` is the joining player's fresh nonce for a new game (the host must put it in
-    the OFFER, so the game id is fresh even if the host reuses its own), else None.
+    the OFFER, so the game id is fresh even if the host reuses its own), else None;
+    ``proof`` shows that the sender knows the invite's secret, bound to this connection
+    (``dbnet.net.proof``), else None.
     """
 
     name: str
@@ -72,6 +75,7 @@ class Hello:
     warband: Warband | None = None
     created: str | None = None
     nonce: bytes | None = None
+    proof: bytes | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +139,7 @@ class _Hello(codec.Shape, array_like=True, tag=MessageType.HELLO.value):
         | None
     )
     nonce: codec.Hash | None
+    proof: codec.Hash | None
 
     def value(self) -> Hello:
         created = self.created
@@ -148,7 +153,7 @@ class _Hello(codec.Shape, array_like=True, tag=MessageType.HELLO.value):
                     f"{created!r}, which is no such date or time",
                 ) from None
         warband = None if self.warband is None else self.warband.value("hello.warband")
-        return Hello(self.name, self.game_id, self.have, warband, created, self.nonce)
+        return Hello(self.name, self.game_id, self.have, warband, created, self.nonce, self.proof)
 
 
 class _Entry(codec.Shape, array_like=True, tag=MessageType.ENTRY.value):
@@ -196,7 +201,7 @@ def encode_message(message: Message) -> bytes:
     if isinstance(message, Hello):
         m = message
         warband = None if m.warband is None else codec.WarbandShape.of(m.warband)
-        shape = _Hello(m.name, m.game_id, m.have, warband, m.created, m.nonce)
+        shape = _Hello(m.name, m.game_id, m.have, warband, m.created, m.nonce, m.proof)
     elif isinstance(message, Entry):
         shape = _Entry(message.record)
     elif isinstance(message, Ping):

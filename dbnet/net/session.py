@@ -61,7 +61,8 @@ from dbnet.net.gate import Gate
 from dbnet.net.link import FloodError, Link, Timing
 from dbnet.net.messages import Bye, Entry, Hello, Message, MessageError, Ping, Pong
 from dbnet.net.played import PlayedGames
-from dbnet.net.stream import SecureStream, open_channel
+from dbnet.net.proof import proof, proof_matches
+from dbnet.net.stream import RELAY, SecureStream, open_channel
 from dbnet.protocol.errors import InvalidEntryError, ProtocolError
 from dbnet.protocol.identity import Identity, KnownPeers, fingerprint
 from dbnet.protocol.log import Status
@@ -222,6 +223,7 @@ class GameSession:
         new_game: NewGame | None = None,
         replay_path: Path | None = None,
         timing: Timing | None = None,
+        invite_secret: bytes | None = None,
     ) -> None:
         if (game is None) == (new_game is None):
             raise ValueError("give either a game to resume or a new game's warband")
@@ -232,6 +234,10 @@ class GameSession:
         self.replay_path = replay_path
         self._given_path = replay_path  # None: a default path from the game id
         self.timing = timing or Timing()
+        self.invite_secret = invite_secret
+        """The secret of the invite this side made (host) or was given (joiner), if any:
+        each side proves it knows it (``dbnet.net.proof``), and a joiner that comes
+        through the relay must."""
         self.narrator: Narrator | None = None
         self.peer_name: str | None = None
         self.connected = False
@@ -309,8 +315,11 @@ class GameSession:
                 except _AdjournedError:
                     return Outcome.ADJOURNED
 
-    async def join(self, connect: Callable[[], Awaitable[trio.abc.Stream]]) -> Outcome:
-        """Connect with ``connect`` (this side starts the handshake), reconnecting with
+    async def join(
+        self, connect: Callable[[], Awaitable[trio.abc.Stream | SecureStream]]
+    ) -> Outcome:
+        """Connect with ``connect`` (this side starts the handshake, unless ``connect``
+        gives a stream that has done it, as ``dbnet.net.race`` does), reconnecting with
         backoff, until the game is complete or adjourned (or the host was never reached
         within ``adjourn_after``)."""
         self._hosting = False
@@ -318,7 +327,7 @@ class GameSession:
         failures = 0
         async with self._playing():
             while True:
-                stream: trio.abc.Stream | None = None
+                stream: trio.abc.Stream | SecureStream | None = None
                 with trio.move_on_at(self._give_up_at()):
                     stream = await self._dial(connect, failures)
                     if stream is None:
@@ -340,15 +349,14 @@ class GameSession:
                 return self._gave_up()
 
     async def _dial(
-        self, connect: Callable[[], Awaitable[trio.abc.Stream]], failures: int
-    ) -> trio.abc.Stream | None:
+        self, connect: Callable[[], Awaitable[trio.abc.Stream | SecureStream]], failures: int
+    ) -> trio.abc.Stream | SecureStream | None:
         try:
             return await connect()
-        except OSError as exc:
+        except (OSError, NetError) as exc:
+            why = _why_unreachable(exc) if isinstance(exc, OSError) else printable(str(exc))
             delay = self._backoff(failures + 1)
-            self.seat.say(
-                f"cannot reach the host: {_why_unreachable(exc)}; retrying in {delay:g} s"
-            )
+            self.seat.say(f"cannot reach the host: {why}; retrying in {delay:g} s")
             return None
 
     def _backoff(self, failures: int) -> float:
@@ -522,13 +530,17 @@ class GameSession:
         async with _nursery() as nursery:
             nursery.start_soon(link.heartbeat)
             hello = await self._exchange_hellos(link)
+            self._check_proof(link, hello)
             self._check_peer(link.peer_key, hello)
             self._check_game(hello)
             self._last_contact = trio.current_time()
             self.connected = True
             self.connections += 1
             self.peer_name = hello.name
-            self.seat.say(f"connected to {printable(hello.name)} ({fingerprint(link.peer_key)})")
+            self.seat.say(
+                f"connected to {printable(hello.name)} ({fingerprint(link.peer_key)}) "
+                f"via {link.stream.path}"
+            )
             exchange = _Exchange(peer_has=hello.have)
             game = await self._ensure_game(link, hello, exchange)
             self._remember_peer(game, link.peer_key)
@@ -545,6 +557,11 @@ class GameSession:
             warband=self._joiner_warband(),
             created=None if self._initiator else self._created(),
             nonce=self._nonce if self._joiner_warband() is not None else None,
+            proof=(
+                None
+                if self.invite_secret is None
+                else proof(self.invite_secret, link.stream.transcript, joiner=self._initiator)
+            ),
         )
         message: Message | None = None
         # Both sides send first: sending while receiving keeps a stream with no buffer
@@ -575,6 +592,37 @@ class GameSession:
         if self.game is None and self.new_game is not None and self._initiator:
             return self.new_game.warband
         return None
+
+    def _check_proof(self, link: Link, hello: Hello) -> None:
+        """Whether the peer knows the invite's secret, where it must (``dbnet.net.proof``):
+        a host this side joined through an invite always; a joiner when it sends a proof,
+        or comes through the relay (whoever learned the relay token must not take the
+        seat). A joiner without an invite (``dbnet join HOST:PORT``) may still come
+        directly."""
+        secret = self.invite_secret
+        if secret is None:
+            return
+        peer_joins = not self._initiator
+        if hello.proof is None:
+            if self._initiator:
+                raise GameSessionError(
+                    "the host did not prove that it made the invite (it has no proof of the "
+                    "invite's secret): refusing to play",
+                    to_peer="you did not prove that you made the invite",
+                )
+            if link.stream.path == RELAY:
+                raise GameSessionError(
+                    "a peer came through the relay without proof of the invite's secret",
+                    to_peer="the relay path needs the invite: use dbnet join INVITE",
+                )
+            return
+        if not proof_matches(secret, link.stream.transcript, hello.proof, joiner=peer_joins):
+            who = "joiner" if peer_joins else "host"
+            raise GameSessionError(
+                f"the {who}'s proof of the invite's secret is wrong (another invite, or an old "
+                "one)",
+                to_peer="your proof of the invite's secret is wrong: ask for a fresh invite",
+            )
 
     def _check_peer(self, key: bytes, hello: Hello) -> None:
         seat = self.seat

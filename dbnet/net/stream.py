@@ -37,7 +37,12 @@ from dbnet.net.handshake import SUPPORTED_VERSIONS, Channel, Handshake
 from dbnet.protocol.identity import Identity
 from dbnet.text import os_error_words
 
-__all__ = ["RECEIVE_SIZE", "SecureStream", "open_channel"]
+__all__ = ["DIRECT", "RECEIVE_SIZE", "RELAY", "SecureStream", "open_channel"]
+
+DIRECT = "direct"
+"""The path of a connection made straight to the other side (its kind unknown)."""
+RELAY = "relay"
+"""The path of a connection through a relay."""
 
 RECEIVE_SIZE = 65536
 """The most bytes asked of the stream at a time."""
@@ -54,8 +59,10 @@ async def open_channel(
     versions: Sequence[int] = SUPPORTED_VERSIONS,
     handshake_timeout: float = 10.0,
     frame_timeout: float = 10.0,
+    path: str = DIRECT,
 ) -> SecureStream:
-    """Run the handshake over ``stream``; the secure stream that wraps it.
+    """Run the handshake over ``stream``; the secure stream that wraps it. ``path``
+    names the way the stream came (``direct (LAN)``, ``relay``...), for the player.
 
     The caller must then check ``peer_key`` (known peers, an expected fingerprint).
     If the handshake fails, ``stream`` is closed.
@@ -82,7 +89,8 @@ async def open_channel(
         await trio.aclose_forcefully(stream)
         raise
     receiver.reader.max_size = MAX_FRAME
-    return SecureStream(stream, handshake.channel(), receiver, frame_timeout=frame_timeout)
+    channel = handshake.channel()
+    return SecureStream(stream, channel, receiver, frame_timeout=frame_timeout, path=path)
 
 
 async def _run_handshake(
@@ -167,7 +175,10 @@ class SecureStream(trio.abc.AsyncResource):
         receiver: _Receiver,
         *,
         frame_timeout: float,
+        path: str = DIRECT,
     ) -> None:
+        self.path = path
+        """The way this connection came: ``direct``, ``direct (LAN)``, ``relay``..."""
         self._stream = stream
         self._channel = channel
         self._receiver = receiver

@@ -52,7 +52,7 @@ def test_both_sides_agree_on_keys_version_and_transcript() -> None:
     a, b = initiator.channel(), responder.channel()
     assert a.peer_key == BOB.public_key
     assert b.peer_key == ALICE.public_key
-    assert a.version == b.version == SUPPORTED_VERSIONS[0] == 2
+    assert a.version == b.version == SUPPORTED_VERSIONS[0] == 3
     assert a.transcript == b.transcript
     assert len(a.transcript) == 32
     assert initiator.channel() is a  # one channel, one set of counters
@@ -517,7 +517,7 @@ def test_counters_run_out_without_reusing_a_nonce() -> None:
 
 def test_the_channel_repr_shows_the_fingerprint_not_the_keys() -> None:
     a, _ = channels()
-    assert repr(a) == f"<Channel v2 with {BOB.fingerprint}>"
+    assert repr(a) == f"<Channel v3 with {BOB.fingerprint}>"
 
 
 # --- the specification (docs/channel.md) and its test vector --------------------------------

@@ -27,6 +27,7 @@ GOOD: list[Message] = [
     Hello("alice", None, 0, None, "2026-05-01T12:00:00Z"),
     Hello("bob.b-2_", bytes(range(32)), 2**31 - 1, WARBAND, None),
     Hello("x", None, 0, None, "2024-02-29T23:59:59Z"),  # a leap day
+    Hello("bob", None, 0, WARBAND, None, bytes(32), bytes(range(32))),  # nonce and proof
     Entry(b"\x92"),
     Ping(0),
     Pong(7),
@@ -43,7 +44,7 @@ def test_messages_round_trip(message: Message) -> None:
 def hello(created: object = None, **fields: object) -> bytes:
     wire = {
         "name": "alice", "game_id": None, "have": 0, "warband": None, "created": created,
-        "nonce": None,
+        "nonce": None, "proof": None,
     }  # fmt: skip
     wire.update(fields)
     return codec.encode([0, *wire.values()])
@@ -53,6 +54,8 @@ BAD_HELLOS = [
     # the field, its value, what the error says after "hello.FIELD: "
     ("nonce", b"short", "expected 32 bytes, got 5"),
     ("nonce", "n" * 32, "expected 32 bytes, got 'nnnn"),
+    ("proof", b"short", "expected 32 bytes, got 5"),
+    ("proof", 7, "expected 32 bytes, got 7"),
     ("created", "2026-13-45T99:99:99Z", "which is no such date or time"),
     ("created", "2026-02-29T12:00:00Z", "which is no such date or time"),  # not a leap year
     ("created", "2026-04-31T12:00:00Z", "which is no such date or time"),

@@ -1,0 +1,41 @@
+"""The proof that a peer knows an invite's secret, bound to one connection.
+
+An invite (``dbnet.net.invite``) carries a fresh one-game secret. Whoever plays
+through the invite shows that it knows the secret in its HELLO, which travels
+inside the authenticated channel: ``proof(secret, transcript, role)`` is an
+HMAC-SHA256 keyed by the secret over the channel's final transcript hash (the
+same on both sides, different for every handshake) and the sender's role. So
+the proof cannot be replayed on another connection, nor reflected back by the
+other side, and it tells nothing of the secret. A relay that glues the two TCP
+streams, or anyone who learned the relay token (a one-way hash of the secret),
+sees only encrypted frames and cannot make one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from typing import Final
+
+__all__ = ["PROOF_SIZE", "proof", "proof_matches"]
+
+PROOF_SIZE: Final = 32
+_LABEL: Final = b"dbnet invite proof 1\x00"
+_ROLES: Final = {True: b"joiner", False: b"host"}
+
+
+def proof(secret: bytes, transcript: bytes, *, joiner: bool) -> bytes:
+    """What the joiner (``joiner=True``) or the host sends in its HELLO on the
+    connection whose handshake ended with ``transcript``."""
+    message = _LABEL + _ROLES[joiner] + b"\x00" + transcript
+    return hmac.new(secret, message, hashlib.sha256).digest()
+
+
+def proof_matches(
+    secret: bytes, transcript: bytes, received: bytes | None, *, joiner: bool
+) -> bool:
+    """Whether ``received`` is the proof the joiner (or host) must send on this
+    connection; compared in constant time."""
+    if received is None:
+        return False
+    return hmac.compare_digest(proof(secret, transcript, joiner=joiner), received)

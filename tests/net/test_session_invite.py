@@ -1,0 +1,183 @@
+"""The invite's secret in the session (docs/network.md, "The relay"): a joiner that
+comes through the relay must prove it knows the secret, inside the authenticated
+channel, so whoever learned the relay token cannot take the seat; a joiner with an
+invite refuses a host that cannot prove it made it; a joiner without an invite may
+still come directly (``dbnet join HOST:PORT``)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import trio
+import trio.testing
+
+from dbnet.net.messages import Bye, Entry, Hello
+from dbnet.net.proof import PROOF_SIZE, proof, proof_matches
+from dbnet.net.session import GameSessionError, Outcome
+from dbnet.net.stream import RELAY, SecureStream, open_channel
+from dbnet.protocol.identity import Identity
+from dbnet.replay.verify import VerdictStatus
+
+from .helpers import ALICE, BOB, MALLORY
+from .sessions import JOINER_NONCE, Network, Side, make_side, reference, run_side
+from .test_session_hostile import B_WARBAND, receive, send, until, with_host
+
+Clock = trio.testing.MockClock
+SECRET = bytes(range(16))
+OTHER_SECRET = bytes(range(1, 17))
+
+
+def relayed(network: Network, identity: Identity = BOB) -> Callable[[], Awaitable[SecureStream]]:
+    """A ``connect`` for the joiner whose connections reach the host as if through the
+    relay: both ends authenticated with the path ``relay``, as the relay's waiter hands
+    them to the host."""
+
+    async def connect() -> SecureStream:
+        ours, theirs = trio.testing.memory_stream_pair()
+        secure: list[SecureStream] = []
+
+        async def host_end() -> None:
+            secure.append(await open_channel(theirs, ALICE, initiator=False, path=RELAY))
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(host_end)
+            mine = await open_channel(ours, identity, initiator=True, path=RELAY)
+        await network.arrive(secure[0])
+        return mine
+
+    return connect
+
+
+def with_secret(side: Side, secret: bytes | None) -> Side:
+    side.session.invite_secret = secret
+    return side
+
+
+async def expect_the_reference_game(tmp_path: Path, host: Side, joiner: Side) -> None:
+    expected = await reference(tmp_path / "reference")
+    assert host.outcome is Outcome.COMPLETE, host.said
+    assert joiner.outcome is Outcome.COMPLETE, joiner.said
+    assert host.records == joiner.records == expected
+    assert host.verdict().status is VerdictStatus.COMPLETE
+
+
+def test_the_proof_is_bound_to_the_secret_the_connection_and_the_role() -> None:
+    transcript = bytes(32)
+    joiner = proof(SECRET, transcript, joiner=True)
+    assert len(joiner) == PROOF_SIZE
+    assert proof_matches(SECRET, transcript, joiner, joiner=True)
+    assert not proof_matches(SECRET, transcript, joiner, joiner=False)  # not reflected back
+    assert not proof_matches(SECRET, bytes([1]) + bytes(31), joiner, joiner=True)  # nor replayed
+    assert not proof_matches(OTHER_SECRET, transcript, joiner, joiner=True)
+    assert not proof_matches(SECRET, transcript, None, joiner=True)
+
+
+async def test_a_joiner_with_the_invite_plays_through_the_relay(
+    autojump_clock: Clock, tmp_path: Path
+) -> None:
+    host = with_secret(make_side(tmp_path, "alice", identity=ALICE, host=True), SECRET)
+    joiner = with_secret(make_side(tmp_path, "bob", identity=BOB, host=False), SECRET)
+    network = Network()
+
+    async def body() -> None:
+        await run_side(joiner, lambda: joiner.session.join(relayed(network)))
+        await until(lambda: host.outcome is not None)
+
+    await with_host(host, network, body)
+    await expect_the_reference_game(tmp_path, host, joiner)
+    assert joiner.saw("connected to alice (")
+    assert any(line.startswith("connected") and line.endswith("via relay") for line in joiner.said)
+
+
+async def test_whoever_holds_the_relay_token_without_the_secret_cannot_take_the_seat(
+    autojump_clock: Clock, tmp_path: Path
+) -> None:
+    """Mallory reaches the host through the relay (she learned the token) with no proof,
+    then with a proof of another invite's secret: refused both times, nothing of a game
+    is offered to her, and Bob, with the invite, still plays."""
+    host = with_secret(make_side(tmp_path, "alice", identity=ALICE, host=True), SECRET)
+    network = Network()
+    byes: list[Bye] = []
+
+    async def mallory(secret: bytes | None) -> None:
+        secure = await relayed(network, MALLORY)()
+        hello = Hello(
+            "mallory",
+            None,
+            0,
+            B_WARBAND,
+            nonce=JOINER_NONCE,
+            proof=None if secret is None else proof(secret, secure.transcript, joiner=True),
+        )
+        await send(secure, hello)
+        while True:
+            message = await receive(secure)
+            assert not isinstance(message, Entry), "the host offered Mallory a game"
+            if isinstance(message, Bye):
+                byes.append(message)
+                return
+
+    async def body() -> None:
+        await mallory(None)
+        await mallory(OTHER_SECRET)
+        joiner = with_secret(make_side(tmp_path, "bob", identity=BOB, host=False), SECRET)
+        await run_side(joiner, lambda: joiner.session.join(relayed(network)))
+        await until(lambda: host.outcome is not None)
+        await expect_the_reference_game(tmp_path, host, joiner)
+
+    await with_host(host, network, body)
+    assert [bye.reason for bye in byes] == [
+        "the relay path needs the invite: use dbnet join INVITE",
+        "your proof of the invite's secret is wrong: ask for a fresh invite",
+    ]
+    assert host.saw(
+        "refused a connection: a peer came through the relay without proof of the invite's "
+        "secret; still waiting for the opponent"
+    )
+    assert host.saw("the joiner's proof of the invite's secret is wrong")
+
+
+async def test_a_joiner_with_an_invite_refuses_a_host_that_cannot_prove_it_made_it(
+    autojump_clock: Clock, tmp_path: Path
+) -> None:
+    """A host with another invite (or none) answers on an address the invite lists (the
+    key check aside): the joiner stops with one clear line, before any game."""
+    for secret in (None, OTHER_SECRET):
+        where = tmp_path / ("none" if secret is None else "other")
+        host = with_secret(make_side(where, "alice", identity=ALICE, host=True), secret)
+        joiner = with_secret(make_side(where, "bob", identity=BOB, host=False), SECRET)
+        network = Network()
+
+        async def body(joiner: Side = joiner) -> None:
+            await run_side(joiner, lambda: joiner.session.join(network.connect))
+
+        await with_host(host, network, body)
+        assert isinstance(joiner.outcome, GameSessionError)
+        assert joiner.records == []
+        if secret is None:
+            assert str(joiner.outcome) == (
+                "the host did not prove that it made the invite (it has no proof of the "
+                "invite's secret): refusing to play"
+            )
+        else:
+            assert str(joiner.outcome) == (
+                "the host's proof of the invite's secret is wrong (another invite, or an old one)"
+            )
+
+
+async def test_a_joiner_without_an_invite_may_still_come_directly(
+    autojump_clock: Clock, tmp_path: Path
+) -> None:
+    """``dbnet join HOST:PORT`` keeps working against a host that printed an invite."""
+    host = with_secret(make_side(tmp_path, "alice", identity=ALICE, host=True), SECRET)
+    joiner = make_side(tmp_path, "bob", identity=BOB, host=False)
+    network = Network()
+
+    async def body() -> None:
+        await run_side(joiner, lambda: joiner.session.join(network.connect))
+        await until(lambda: host.outcome is not None)
+
+    await with_host(host, network, body)
+    await expect_the_reference_game(tmp_path, host, joiner)
+    assert any(line.endswith("via direct") for line in joiner.said if line.startswith("connected"))

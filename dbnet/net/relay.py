@@ -146,10 +146,11 @@ class AnswerReader:
 
     ``wanted()`` is how many bytes to read next: while the bytes so far begin ``ok\\n``
     it is what is left of ``ok\\n``, so the reader never takes a byte of the peer's
-    data that may follow at once. ``feed`` returns True on ``ok\\n``, False while more
-    is needed, and raises ``RelayError`` on any other answer (the relay's line quoted),
-    on a line longer than ``ANSWER_LIMIT`` and, from ``end``, on a connection that
-    closed first. A reader that raised stays failed.
+    data that may follow at once (feeding more is a ``LocalNetError``). ``feed``
+    returns True on ``ok\\n``, False while more is needed, and raises ``RelayError`` on
+    any other answer (the relay's line quoted) and on a line longer than
+    ``ANSWER_LIMIT``; ``end`` (the connection closed first) always raises it. A reader
+    that raised stays failed.
     """
 
     def __init__(self, relay: str) -> None:
@@ -192,10 +193,7 @@ class AnswerReader:
         if self._failed is not None:
             raise self._failed
         if not self._line:
-            self._fail(
-                "closed the connection without answering (it refuses requests it cannot "
-                "read, and a second waiting connection of the same side once the peer comes)"
-            )
+            self._fail("closed the connection without answering")
         self._fail(f"closed the connection in the middle of its answer {bytes(self._line)!r}")
 
     def _fail(self, problem: str) -> NoReturn:

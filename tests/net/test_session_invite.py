@@ -149,7 +149,7 @@ async def test_a_joiner_with_an_invite_refuses_a_host_that_cannot_prove_it_made_
         joiner = with_secret(make_side(where, "bob", identity=BOB, host=False), SECRET)
         network = Network()
 
-        async def body(joiner: Side = joiner) -> None:
+        async def body(joiner: Side = joiner, network: Network = network) -> None:
             await run_side(joiner, lambda: joiner.session.join(network.connect))
 
         await with_host(host, network, body)

@@ -18,9 +18,12 @@ import importlib
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from dbnet.commands.helptext import HOME_HELP
+
+if TYPE_CHECKING:
+    from dbnet.net.invite import Invite
 
 Run = Callable[[argparse.Namespace], int]
 """A command: the parsed arguments in, the exit code out."""
@@ -405,9 +408,12 @@ def _add_network(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
     host = subparsers.add_parser(
         "host",
         help="host a game over the network (you play A)",
-        description="Listen for an opponent on IPv4 and IPv6 and play a game as A. Prints the "
-        "addresses to give the opponent and your key fingerprint. Exit codes: 0 complete, "
-        "1 the game could not go on, 2 bad arguments, 3 adjourned, 130 Ctrl-C.",
+        description="Listen for an opponent on IPv4 and IPv6 and play a game as A. Prints "
+        "the line to send the opponent (dbnet join INVITE: your key's fingerprint, a "
+        "one-game secret and every way to reach you: this machine's addresses, a port "
+        "mapping on your router, a relay), and your addresses for dbnet join HOST:PORT. "
+        "Exit codes: 0 complete, 1 the game could not go on, 2 bad arguments, 3 adjourned, "
+        "130 Ctrl-C.",
         epilog=HOME_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -418,18 +424,26 @@ def _add_network(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         "--turns-to-win", type=int, default=TURNS_TO_WIN, metavar="N",
         help=f"turns a player must win (default {TURNS_TO_WIN})",
     )  # fmt: skip
+    _hosting(host)
     _common(host)
     host.set_defaults(func=lazy("dbnet.commands.net", "run_host"))
 
     join = subparsers.add_parser(
         "join",
         help="join a game hosted over the network (you play B)",
-        description="Connect to a host and play a game as B; reconnects by itself when the "
-        "connection drops. Exit codes as for 'dbnet host'.",
+        description="Connect to a host and play a game as B: with the INVITE the host "
+        "printed, every path it lists is tried at once (direct first, the relay after a "
+        "moment) and the host's key is the one it names; or directly to HOST:PORT. "
+        "Reconnects by itself when the connection drops. Exit codes as for 'dbnet host'.",
         epilog=HOME_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    join.add_argument("address", type=_address, metavar="HOST:PORT", help="the host's address")
+    join.add_argument(
+        "address",
+        type=_address_or_invite,
+        metavar="INVITE|HOST:PORT",
+        help="the host's invite (the line it printed), or its address",
+    )
     _common(join)
     join.set_defaults(func=lazy("dbnet.commands.net", "run_join"))
 
@@ -444,7 +458,12 @@ def _add_network(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
     )
     resume.add_argument("file", type=Path, metavar="FILE", help="this side's replay file")
     resume.add_argument(
-        "address", type=_address, nargs="?", metavar="HOST:PORT", help="connect here"
+        "address",
+        type=_address_or_invite,
+        nargs="?",
+        metavar="INVITE|HOST:PORT",
+        help="connect through the host's invite (a fresh one: it prints one when it "
+        "resumes), or to its address; without it, host again",
     )
     resume.add_argument(
         "--port", type=_port, default=DEFAULT_PORT, help=f"listen here (default {DEFAULT_PORT})"
@@ -454,8 +473,27 @@ def _add_network(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         action="store_true",
         help="record a signed timeout claim (only while waiting for the opponent's entry)",
     )
+    _hosting(resume)
     _common(resume, new_game=False)
     resume.set_defaults(func=lazy("dbnet.commands.net", "run_resume"))
+
+
+def _hosting(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--address",
+        dest="address_given",
+        type=_ip_address,
+        action="append",
+        metavar="IP",
+        help="put IP in the invite as a direct path instead of this machine's own addresses "
+        "(repeat it for more): e.g. 127.0.0.1 to try dbnet on one machine",
+    )
+    parser.add_argument(
+        "--no-port-mapping",
+        action="store_true",
+        help="do not ask the router for a port mapping (UPnP IGD, NAT-PMP, PCP); also "
+        "DBNET_PORT_MAPPING=off in the environment",
+    )
 
 
 def _common(parser: argparse.ArgumentParser, *, new_game: bool = True) -> None:
@@ -496,6 +534,18 @@ def _common(parser: argparse.ArgumentParser, *, new_game: bool = True) -> None:
         "phone or in person first)",
     )
     parser.add_argument(
+        "--relay",
+        metavar="HOST:PORT|off",
+        help="the relay to meet at when no direct path works (default: DBNET_RELAY, else "
+        "'relay' in config.toml in your dbnet home, else the public magic-wormhole transit "
+        "relay); off: none. A joiner uses the invite's relay unless this says off",
+    )
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="say each path to the host that failed, and why",
+    )
+    parser.add_argument(
         "--adjourn-after",
         type=float,
         default=300.0,
@@ -519,6 +569,27 @@ def _address(text: str) -> tuple[str, int]:
     if not sep or not host:
         raise argparse.ArgumentTypeError(f"{text!r}: expected HOST:PORT, e.g. 192.0.2.7:7117")
     return host.strip("[]"), _port(port)
+
+
+def _ip_address(text: str) -> str:
+    import ipaddress
+
+    try:
+        return str(ipaddress.ip_address(text.strip("[]")))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an IPv4 or IPv6 address") from None
+
+
+def _address_or_invite(text: str) -> tuple[str, int] | Invite:
+    """An invite (``dbnet.net.invite``) if ``text`` looks like one, else HOST:PORT."""
+    from dbnet.net.invite import Invite, InviteError, looks_like_invite
+
+    if not looks_like_invite(text):
+        return _address(text)
+    try:
+        return Invite.parse(text)
+    except InviteError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _name(text: str) -> str:

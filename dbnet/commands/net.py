@@ -44,7 +44,10 @@ from dbnet.net.hosting import (
     reachable_addresses,
     with_port,
 )
+from dbnet.net.invite import Invite, InviteError
 from dbnet.net.played import PlayedGames
+from dbnet.net.relay import relay_setting
+from dbnet.net.rendezvous import host_candidates, invite_connector, invite_routes, relay_door
 from dbnet.net.session import (
     RESIGN,
     Chooser,
@@ -58,6 +61,7 @@ from dbnet.net.session import (
     resume_command,
     withheld_result,
 )
+from dbnet.net.stream import SecureStream
 from dbnet.protocol.identity import Identity, KnownPeers, fingerprint
 from dbnet.protocol.remote import RemoteGame
 from dbnet.replay.errors import DiskFullError, ReplayError
@@ -132,7 +136,17 @@ def line_chooser(read_line: Callable[[str], str] = input) -> Chooser:
 # --- running -----------------------------------------------------------------------------
 
 
-def _seat(args: argparse.Namespace, identity: Identity) -> Seat:
+def _seat(args: argparse.Namespace, identity: Identity, invite: Invite | None = None) -> Seat:
+    """This side's seat; an invite pins the host's key (``--expect``, if given too,
+    must name the same)."""
+    expect = args.expect
+    if invite is not None:
+        if expect is not None and _normal(expect) != _normal(invite.fingerprint):
+            raise InviteError(
+                f"--expect {expect} and the invite's host key {invite.fingerprint} differ: "
+                "which one is your opponent?"
+            )
+        expect = invite.fingerprint
     seed = getattr(args, "seed", None)
     if args.bot is not None:
         rng = random.Random() if seed is None else random.Random(f"dbnet-net-bot:{seed}")
@@ -145,10 +159,14 @@ def _seat(args: argparse.Namespace, identity: Identity) -> Seat:
         choose=choose,
         say=_say,
         known_peers=KnownPeers.in_dir(),
-        expect=args.expect,
+        expect=expect,
         on_events=_show_events,
         played=PlayedGames.in_dir(),
     )
+
+
+def _normal(fingerprint_text: str) -> str:
+    return fingerprint_text.replace("-", "").replace(" ", "").upper()
 
 
 def _warband(args: argparse.Namespace, default: int) -> Warband:
@@ -195,6 +213,7 @@ def _check_port(port: int) -> None:
 
 def run_host(args: argparse.Namespace) -> int:
     _check_port(args.port)
+    relay = relay_setting(args.relay)
     identity = Identity.load_or_create()
     if not 1 <= args.turns_to_win <= 99:
         raise InvalidChoiceError("--turns-to-win must be from 1 to 99")
@@ -209,28 +228,35 @@ def run_host(args: argparse.Namespace) -> int:
         return GameSession(seat, new_game=new, replay_path=args.replay, timing=timing)
 
     async def play(session: GameSession) -> Outcome:
-        say = session.seat.say
-        async with listening(args.port) as listeners:
-            say(f"hosting; your key fingerprint is {identity.fingerprint}")
-            _show_addresses(say, listeners)
-            return await session.host(listeners)
+        session.seat.say(f"hosting; your key fingerprint is {identity.fingerprint}")
+        return await _host(args, session, relay)
 
     return _run(args, _seat(args, identity), make, play)
 
 
 def run_join(args: argparse.Namespace) -> int:
+    use_relay = relay_setting(args.relay) is not None
     identity = Identity.load_or_create()
     new, timing = NewGame(_warband(args, 1), nonce=_nonce(args, "joiner")), _timing(args)
-    host, port = args.address
+    invite = args.address if isinstance(args.address, Invite) else None
+    seat = _seat(args, identity, invite)
 
     def make(seat: Seat) -> GameSession:
-        return GameSession(seat, new_game=new, replay_path=args.replay, timing=timing)
+        return GameSession(
+            seat,
+            new_game=new,
+            replay_path=args.replay,
+            timing=timing,
+            invite_secret=None if invite is None else invite.secret,
+        )
 
     async def play(session: GameSession) -> Outcome:
-        session.seat.say(f"joining {host}:{port}; your key fingerprint is {identity.fingerprint}")
-        return await session.join(_connector(host, port))
+        say = session.seat.say
+        connect = _dialer(args, session, identity, use_relay)
+        say(f"joining {_target(args.address)}; your key fingerprint is {identity.fingerprint}")
+        return await session.join(connect)
 
-    return _run(args, _seat(args, identity), make, play)
+    return _run(args, seat, make, play)
 
 
 def run_resume(args: argparse.Namespace) -> int:
@@ -263,31 +289,99 @@ def run_resume(args: argparse.Namespace) -> int:
         return EXIT_COMPLETE
     peer_key = game.log.keys[game.me.other]
     timing = _timing(args)
+    invite = args.address if isinstance(args.address, Invite) else None
+    relay = relay_setting(args.relay)
+    if invite is not None and invite.fingerprint != fingerprint(peer_key):
+        raise InviteError(
+            f"the invite is from the host {invite.fingerprint}, but this game's opponent is "
+            f"{fingerprint(peer_key)}: ask the opponent for the invite it printed for this game"
+        )
 
     def make(seat: Seat) -> GameSession:
-        return GameSession(seat, game=game, writer=writer, replay_path=args.file, timing=timing)
+        return GameSession(
+            seat,
+            game=game,
+            writer=writer,
+            replay_path=args.file,
+            timing=timing,
+            invite_secret=None if invite is None else invite.secret,
+        )
 
     async def play(session: GameSession) -> Outcome:
         say = session.seat.say
         say(f"resuming as {game.me.name} against {fingerprint(peer_key)} ({len(records)} entries)")
         if args.address is not None:
-            return await session.join(_connector(*args.address))
-        async with listening(args.port) as listeners:
-            say(f"your key fingerprint is {identity.fingerprint}")
-            _show_addresses(say, listeners)
-            return await session.host(listeners)
+            return await session.join(_dialer(args, session, identity, relay is not None))
+        say(f"your key fingerprint is {identity.fingerprint}")
+        return await _host(args, session, relay)
 
     try:
-        return _run(args, _seat(args, identity), make, play)
+        return _run(args, _seat(args, identity, invite), make, play)
     finally:
         writer.close()
 
 
-def _connector(host: str, port: int) -> Callable[[], Awaitable[trio.abc.Stream]]:
-    async def connect() -> trio.abc.Stream:
-        return await trio.open_tcp_stream(host, port)
+async def _host(
+    args: argparse.Namespace, session: GameSession, relay: tuple[str, int] | None
+) -> Outcome:
+    """Listen, map a port on the router, print a fresh invite (a new secret: the one
+    given out before, for this game or another, is worth nothing now) and serve the
+    game on every door."""
+    say = session.seat.say
+    async with listening(args.port) as listeners:
+        port = listener_port(listeners[0])
+        addresses = args.address_given or _own_addresses(listeners)
+        invite = Invite.fresh(
+            session.seat.identity.fingerprint, host_candidates(addresses, port), relay
+        )
+        secret = session.invite_secret = invite.secret
+        say("send your opponent this line (it names your key and carries a one-game secret):")
+        say(f"  dbnet join {invite.text()}")
+        _show_addresses(say, listeners)
+        if relay is not None:
+            say(f"also waiting at the relay {with_port(*relay)}")
+        doors = [] if relay is None else [relay_door(relay, secret, say)]
+        return await session.host(listeners, doors)
 
-    return connect
+
+def _dialer(
+    args: argparse.Namespace, session: GameSession, identity: Identity, use_relay: bool
+) -> Callable[[], Awaitable[trio.abc.Stream | SecureStream]]:
+    """How the joiner reaches the host: the invite's paths raced, or HOST:PORT."""
+    if not isinstance(args.address, Invite):
+        host, port = args.address
+
+        async def connect() -> trio.abc.Stream:
+            return await trio.open_tcp_stream(host, port)
+
+        return connect
+    invite = args.address
+    routes = invite_routes(invite, relay=use_relay)
+    paths = ", ".join(f"{route.path} {route.where}" for route in routes) or "none"
+    session.seat.say(f"the invite lists {len(routes)} paths to the host: {paths}")
+    report = (lambda line: session.seat.say(f"path failed: {line}")) if args.verbose else None
+    return invite_connector(
+        invite,
+        identity,
+        relay=use_relay,
+        handshake_timeout=session.timing.handshake_timeout,
+        frame_timeout=session.timing.frame_timeout,
+        report=report,
+    )
+
+
+def _target(address: tuple[str, int] | Invite) -> str:
+    if isinstance(address, Invite):
+        return f"the host {address.fingerprint} through its invite"
+    return with_port(*address)
+
+
+def _own_addresses(listeners: list[trio.SocketListener]) -> list[str]:
+    """This machine's addresses (not loopback) in the families listened on."""
+    families = {listener.socket.family for listener in listeners}
+    wanted = {socket.AF_INET: ".", socket.AF_INET6: ":"}
+    marks = tuple(mark for family, mark in wanted.items() if family in families)
+    return [a for a in reachable_addresses() if any(m in a for m in marks)]
 
 
 def _show_addresses(say: Callable[[str], None], listeners: list[trio.SocketListener]) -> None:
@@ -295,16 +389,13 @@ def _show_addresses(say: Callable[[str], None], listeners: list[trio.SocketListe
     families listened on, the public one behind a router, and the port."""
     port = listener_port(listeners[0])
     families = {listener.socket.family for listener in listeners}
-    wanted = {socket.AF_INET: ".", socket.AF_INET6: ":"}
-    marks = tuple(mark for family, mark in wanted.items() if family in families)
-    addresses = [a for a in reachable_addresses() if any(m in a for m in marks)]
+    addresses = _own_addresses(listeners)
     if addresses:
-        say("give the opponent one of these addresses (and your fingerprint, to compare):")
+        say("or, on the same network, one of these (with dbnet join HOST:PORT):")
         for address in addresses:
             say(f"  {with_port(address, port)}")
     else:
         say(f"this machine's address could not be found: give the opponent it and port {port}")
-    say(f"  (over the internet: your public address, with TCP port {port} forwarded here)")
     kinds = " and ".join(
         name for family, name in ((socket.AF_INET, "IPv4"), (socket.AF_INET6, "IPv6"))
         if family in families

@@ -44,7 +44,7 @@ import math
 import os
 import secrets
 import shlex
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,6 +62,7 @@ from dbnet.net.link import FloodError, Link, Timing
 from dbnet.net.messages import Bye, Entry, Hello, Message, MessageError, Ping, Pong
 from dbnet.net.played import PlayedGames
 from dbnet.net.proof import proof, proof_matches
+from dbnet.net.rendezvous import Door
 from dbnet.net.stream import RELAY, SecureStream, open_channel
 from dbnet.protocol.errors import InvalidEntryError, ProtocolError
 from dbnet.protocol.identity import Identity, KnownPeers, fingerprint
@@ -262,11 +263,13 @@ class GameSession:
 
     # --- the outer loops --------------------------------------------------------------
 
-    async def host(self, listeners: list[trio.SocketListener]) -> Outcome:
-        """Serve the game on ``listeners`` (this side answers the handshake) until it is
-        complete or adjourned; one connection at a time, each authenticated first, side
-        by side with the others (``dbnet.net.gate``), so idle strangers cannot hold the
-        door."""
+    async def host(
+        self, listeners: list[trio.SocketListener], doors: Sequence[Door] = ()
+    ) -> Outcome:
+        """Serve the game on ``listeners`` and ``doors`` (the relay; this side answers
+        the handshake) until it is complete or adjourned; one connection at a time, each
+        authenticated first, side by side with the others (``dbnet.net.gate``), so idle
+        strangers cannot hold the door."""
         incoming, arrivals = trio.open_memory_channel[trio.abc.Stream | SecureStream](
             ARRIVALS_QUEUED
         )
@@ -281,6 +284,8 @@ class GameSession:
             async with _nursery() as nursery:
                 for listener in listeners:
                     nursery.start_soon(gate.serve, listener, nursery)
+                for door in doors:
+                    nursery.start_soon(door, functools.partial(_admit, gate, nursery))
                 outcome = await self.serve(arrivals)
                 nursery.cancel_scope.cancel()
         finally:  # close the connections still waiting, also when cancelled
@@ -1033,6 +1038,12 @@ def _offered_setup(
     if body.setup.warbands[1] != warband:
         raise GameSessionError("the host's OFFER does not give you your own warband")
     return body.setup
+
+
+def _admit(
+    gate: Gate, nursery: trio.Nursery, stream: trio.abc.Stream, where: str, path: str
+) -> None:
+    gate.admit(stream, where, nursery, path)
 
 
 @asynccontextmanager

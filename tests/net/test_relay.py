@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-import subprocess
-import sys
-import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
 
@@ -300,34 +297,6 @@ def test_a_bad_config_file_names_the_file_and_line(home: Path) -> None:
 
 
 # --- the real relay on loopback --------------------------------------------------------
-
-RELAY_STARTED = re.compile(rb"ServerFactory starting on (\d+)")
-
-
-@pytest.fixture(scope="module")
-def real_relay(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
-    """The unchanged magic-wormhole transit relay (``twist transitrelay``) listening on
-    a free port of 127.0.0.1 in a subprocess; killed at the end of the module."""
-    directory = tmp_path_factory.mktemp("relay")
-    log = directory / "relay.log"
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "twisted", "transitrelay", f"--port=tcp:0:interface={LOOPBACK}"],
-            cwd=directory,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    try:
-        deadline = time.monotonic() + 30
-        while not (found := RELAY_STARTED.search(log.read_bytes())):
-            if process.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"the transit relay did not start: {log.read_bytes()[-2000:]!r}")
-            time.sleep(0.05)
-        yield LOOPBACK, int(found.group(1))
-    finally:
-        process.kill()
-        process.wait(timeout=10)
 
 
 async def _pair(

@@ -1,0 +1,55 @@
+"""Fixtures for the network tests: the real magic-wormhole transit relay on loopback."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+LOOPBACK = "127.0.0.1"
+RELAY_STARTED = re.compile(rb"ServerFactory starting on (\d+)")
+RELAY_START_LIMIT = 30.0  # seconds
+
+
+def start_relay(directory: Path, interface: str = LOOPBACK) -> tuple[subprocess.Popen[bytes], int]:
+    """The unchanged transit relay (``twist transitrelay``) on a free port of
+    ``interface``, logging to ``directory``/relay.log; its process and port."""
+    log = directory / "relay.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "twisted",
+                "transitrelay",
+                f"--port=tcp:0:interface={interface}",
+            ],
+            cwd=directory,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    deadline = time.monotonic() + RELAY_START_LIMIT
+    while not (found := RELAY_STARTED.search(log.read_bytes())):
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            process.wait(timeout=10)
+            pytest.fail(f"the transit relay did not start: {log.read_bytes()[-2000:]!r}")
+        time.sleep(0.05)
+    return process, int(found.group(1))
+
+
+@pytest.fixture(scope="module")
+def real_relay(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
+    """The real transit relay on 127.0.0.1 for the module's tests; killed at its end."""
+    process, port = start_relay(tmp_path_factory.mktemp("relay"))
+    try:
+        yield LOOPBACK, port
+    finally:
+        process.kill()
+        process.wait(timeout=10)

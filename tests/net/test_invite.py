@@ -543,10 +543,14 @@ def test_looks_like_invite(text: str, expected: bool) -> None:
 
 def test_the_worked_example_of_the_docs_is_the_codes() -> None:
     text = DOCS.read_text(encoding="utf-8")
-    section = text[text.index("## The invite") :]
+    section = text[text.index(". The invite\n") :]
     token = re.search(r"^    (DB1[0-9A-Z]+)$", section, re.MULTILINE)
     payload = re.search(r"^    ([0-9a-f ]+)$", section, re.MULTILINE)
     assert token is not None
     assert payload is not None
     assert token.group(1) == TOKEN
     assert bytes.fromhex(payload.group(1).replace(" ", "")) == SAMPLE.payload()
+    quoted = re.search(r"Typing `X` for its\s+character 37 \(`(.)`\) gives `([^`]*)`", section)
+    assert quoted is not None
+    assert TOKEN[36] == quoted.group(1)
+    assert error_of(replaced(TOKEN, 36, "X")) == " ".join(quoted.group(2).split())

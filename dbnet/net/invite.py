@@ -65,6 +65,7 @@ BLOCK: Final = BLOCK_DATA + 2
 HEADER: Final = 5
 """Symbols before the payload: ``D``, ``B``, the version, the token's length (2 symbols)."""
 
+_HEAD: Final = [*(ALPHABET.index(char) for char in PREFIX), VERSION]
 _FINGERPRINT = re.compile(r"[A-Z2-7]{4}(?:-[A-Z2-7]{4}){3}")
 _LABEL = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?")
 _MAX_TRIALS: Final = 256
@@ -255,7 +256,10 @@ def _address_problem(address: IPAddress) -> str | None:
 def _candidate_problem(kind: PathKind, address: IPAddress) -> str | None:
     if address.version not in _FAMILIES[kind]:
         families = " or ".join(f"IPv{v}" for v in _FAMILIES[kind])
-        return f"a {kind.value} candidate has an {families} address, not IPv{address.version}"
+        article = "an" if kind is PathKind.IPV6 else "a"
+        return (
+            f"{article} {kind.value} candidate has an {families} address, not IPv{address.version}"
+        )
     return _address_problem(address)
 
 
@@ -378,8 +382,7 @@ def _token(payload: bytes) -> str:
     bits <<= count * 5 - len(data) * 8
     symbols = [(bits >> (5 * (count - 1 - i))) & 31 for i in range(count)]
     length = _length_of(HEADER + count)
-    head = [ALPHABET.index("D"), ALPHABET.index("B"), VERSION, length >> 5, length & 31]
-    content = head + symbols
+    content = [*_HEAD, length >> 5, length & 31, *symbols]
     out: list[int] = []
     for start in range(0, len(content), BLOCK_DATA):
         out += _checked(content[start : start + BLOCK_DATA])
@@ -441,11 +444,11 @@ def _read_token(text: str) -> bytes:
     """The payload of a token (checksum removed), or ``InviteError``."""
     symbols = _symbols(text)
     version = _version(symbols.values)
-    if version == VERSION:
+    if version == VERSION or (symbols.values == _HEAD[: len(symbols.values)] and symbols.values):
         return _read_v1(symbols)
     found = None if symbols.foreign else _found_typos(symbols)
-    if found is not None and found[1][:3] == [*(ALPHABET.index(c) for c in PREFIX), VERSION]:
-        raise InviteError(_typo_message(symbols, found[0]))
+    if found is not None:
+        raise InviteError(_typo_message(symbols, found))
     if version is None:
         raise InviteError(
             f"this is not a dbnet invite: an invite starts with {PREFIX}{VERSION}, this with "
@@ -485,7 +488,7 @@ def _typos_problem(symbols: _Symbols, dashes: str) -> str:
     """What is wrong with a token of the right length that does not check out."""
     found = _found_typos(symbols)
     if found is not None:
-        return _typo_message(symbols, found[0])
+        return _typo_message(symbols, found)
     values, have = symbols.values, len(symbols.values)
     failing = [
         start
@@ -542,9 +545,10 @@ def _padding_of(length: int) -> tuple[int, int] | None:
 
 
 def _payload_of(values: Sequence[int]) -> bytes | None:
-    """The payload if every check holds: the blocks, the length, the padding, the checksum."""
+    """The payload if every check holds: the prefix, the blocks, the length, the padding and
+    the checksum."""
     layout = _padding_of(len(values))
-    if layout is None or values[3] << 5 | values[4] != len(values):
+    if layout is None or values[:3] != _HEAD or values[3] << 5 | values[4] != len(values):
         return None
     content: list[int] = []
     for start in range(0, len(values), BLOCK):
@@ -589,14 +593,14 @@ def _block_fixes(values: Sequence[int], start: int) -> list[dict[int, int]]:
     return fixes
 
 
-def _found_typos(symbols: _Symbols) -> tuple[dict[int, int], list[int]] | None:
+def _found_typos(symbols: _Symbols) -> dict[int, int] | None:
     """The one set of corrections (symbol index -> value) after which the token checks
-    out entirely, with the corrected symbols; None when there is none, or more than one."""
+    out entirely; None when there is none, or more than one."""
     values = symbols.values
     per_block = [_block_fixes(values, start) for start in range(0, len(values), BLOCK)]
     if math.prod(len(fixes) for fixes in per_block) > _MAX_TRIALS:
         return None  # too many ways to read it: name the blocks instead
-    found: tuple[dict[int, int], list[int]] | None = None
+    found: dict[int, int] | None = None
     for combination in itertools.product(*per_block):
         fixes = {index: value for fix in combination for index, value in fix.items()}
         if not fixes:
@@ -607,7 +611,7 @@ def _found_typos(symbols: _Symbols) -> tuple[dict[int, int], list[int]] | None:
         if _payload_of(fixed) is not None:
             if found is not None:
                 return None
-            found = (fixes, fixed)
+            found = fixes
     return found
 
 

@@ -190,7 +190,7 @@ async def test_two_processes_play_a_complete_game(tmp_path: Path, homes: Path) -
     assert len(records) > 30
     # the host printed addresses to give out, the port, and its fingerprint
     assert game.host.saw("hosting; your key fingerprint is ")
-    assert game.host.saw("(over the internet: your public address, with TCP port")
+    assert game.host.saw("  dbnet join DB1")  # the invite (test_invite_processes.py)
     port = game.proxy.target
     for address in reachable_addresses():  # this machine's own, not loopback
         assert game.host.saw(f"  {with_port(address, port)}"), game.host.output()

@@ -1,0 +1,214 @@
+"""``dbnet host`` prints an invite and ``dbnet join INVITE`` plays through it: real
+processes on loopback, and the real magic-wormhole transit relay on loopback. The
+paths across routers are proven in the NAT lab (tests/lab); here: the direct path, the
+relay when every direct path is dead (the invite rewritten so), the relay cut mid-game
+and started again, and a mistyped invite."""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+
+from dbnet.net.invite import Candidate, Invite, PathKind
+
+from .conftest import start_relay
+from .processes import Dbnet
+from .test_processes import (
+    GAME_TIMEOUT,
+    SEED,
+    TURNS,
+    Game,
+    assert_complete,
+    forget_played_games,
+    homes,  # noqa: F401  (a fixture)
+    replay_records,
+)
+
+INVITE = re.compile(r"^  dbnet join (DB\w+)$")
+CLOSED_PORT = 9  # discard: nothing listens there on loopback, the connection is refused
+
+
+def host_args(replay: Path, relay: tuple[str, int]) -> list[str]:
+    return [
+        "host", "--port", "0", "--address", "127.0.0.1", "--relay", f"{relay[0]}:{relay[1]}",
+        "--bot", "greedy", "--seed", SEED, "--turns-to-win", TURNS, "--name", "alice",
+        "--replay", str(replay), "--adjourn-after", "60",
+    ]  # fmt: skip
+
+
+def join_args(replay: Path, invite: str, relay: tuple[str, int]) -> list[str]:
+    """The joiner's relay flag only turns the relay on (the tests' environment has it
+    off): the address it takes is the invite's."""
+    return [
+        "join", invite, "--relay", f"{relay[0]}:{relay[1]}", "--verbose", "--bot", "greedy",
+        "--seed", SEED, "--name", "bob", "--replay", str(replay), "--adjourn-after", "60",
+    ]  # fmt: skip
+
+
+async def invite_of(host: Dbnet) -> str:
+    """The invite the host printed (it prints it before it says it listens)."""
+    while host.port is None:
+        if host.finished.is_set():
+            raise AssertionError(f"the host ended before listening:\n{host.output()}")
+        await trio.sleep(0.02)
+    [invite] = [m.group(1) for line in host.lines if (m := INVITE.match(line))]
+    return invite
+
+
+def without_direct_paths(text: str) -> str:
+    """The same invite (key, secret, relay) with its direct paths replaced by one where
+    nothing listens: only the relay can work."""
+    invite = Invite.parse(text)
+    dead = Candidate(PathKind.LAN, ipaddress.ip_address("127.0.0.1"), CLOSED_PORT)
+    return Invite(invite.fingerprint, invite.secret, (dead,), invite.relay).text()
+
+
+def connected_line(process: Dbnet) -> str:
+    [line] = [line for line in process.lines if line.startswith("connected")][:1]
+    return line
+
+
+async def play_through_invite(
+    tmp_path: Path,
+    homes: Path,
+    relay: tuple[str, int],
+    *,
+    direct: bool,
+) -> Game:
+    host_replay, joiner_replay = tmp_path / "alice.dbnr", tmp_path / "bob.dbnr"
+    forget_played_games(homes)
+    with trio.fail_after(GAME_TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            host = await Dbnet.start(nursery, "host", homes / "alice", host_args(host_replay, relay))
+            invite = await invite_of(host)
+            if not direct:
+                invite = without_direct_paths(invite)
+            args = join_args(joiner_replay, invite, relay)
+            joiner = await Dbnet.start(nursery, "join", homes / "bob", args)
+            await host.wait()
+            await joiner.wait()
+    return Game(host, joiner, host_replay, joiner_replay, proxy=None)  # type: ignore[arg-type]
+
+
+async def test_join_with_the_invite_plays_over_the_direct_path(
+    tmp_path: Path, homes: Path, real_relay: tuple[str, int]
+) -> None:
+    game = await play_through_invite(tmp_path, homes, real_relay, direct=True)
+    assert_complete(game, command=False)
+    assert game.host.saw("send your opponent this line")
+    assert re.fullmatch(r"connected to alice \([A-Z2-7-]{19}\) via direct \(LAN\)", connected_line(game.joiner))
+    assert game.joiner.saw("the invite lists 2 paths to the host: direct (LAN) 127.0.0.1:")
+    assert not game.joiner.saw("path failed")
+
+
+async def test_when_no_direct_path_works_the_game_goes_through_the_relay(
+    tmp_path: Path, homes: Path, real_relay: tuple[str, int]
+) -> None:
+    game = await play_through_invite(tmp_path, homes, real_relay, direct=False)
+    assert_complete(game, command=False)
+    assert connected_line(game.joiner).endswith(" via relay")
+    assert connected_line(game.host).endswith(" via relay")
+    assert game.joiner.saw(
+        f"path failed: direct (LAN) to 127.0.0.1:{CLOSED_PORT}: the connection was refused"
+    )
+    # the same game as over the direct path: the relay changes nothing of it
+    again = tmp_path / "direct"
+    again.mkdir()
+    direct = await play_through_invite(again, homes, real_relay, direct=True)
+    assert replay_records(direct.host_replay) == replay_records(game.host_replay)
+
+
+async def test_the_relay_cut_mid_game_and_back_the_game_goes_on(
+    tmp_path: Path, homes: Path, real_relay: tuple[str, int]
+) -> None:
+    """The relay process dies mid-game (both players lose the connection) and a new one
+    starts on the same port: both find each other there again, through the same race,
+    and the game ends as the uncut one, nothing lost or repeated."""
+    directory = tmp_path / "relay"
+    directory.mkdir()
+    relay_process, port = start_relay(directory)
+    relay = ("127.0.0.1", port)
+    host_replay, joiner_replay = tmp_path / "alice.dbnr", tmp_path / "bob.dbnr"
+    forget_played_games(homes)
+    try:
+        with trio.fail_after(GAME_TIMEOUT * 2):
+            async with trio.open_nursery() as nursery:
+                host = await Dbnet.start(
+                    nursery, "host", homes / "alice", host_args(host_replay, relay)
+                )
+                invite = without_direct_paths(await invite_of(host))
+                args = join_args(joiner_replay, invite, relay)
+                joiner = await Dbnet.start(nursery, "join", homes / "bob", args)
+                while not joiner.saw("connected to alice"):
+                    await trio.sleep(0.02)
+                while len(joiner.lines) < 12:  # some of the game's story has been told
+                    await trio.sleep(0.02)
+                relay_process.kill()
+                relay_process.wait(timeout=10)
+                while not joiner.saw("connection lost"):
+                    await trio.sleep(0.02)
+                relay_process = restart_relay(directory, port)
+                await host.wait()
+                await joiner.wait()
+    finally:
+        relay_process.kill()
+        relay_process.wait(timeout=10)
+    game = Game(host, joiner, host_replay, joiner_replay, proxy=None)  # type: ignore[arg-type]
+    assert_complete(game, command=False)
+    assert sum(line.startswith("connected") for line in joiner.lines) >= 2
+    assert all(line.endswith("via relay") for line in joiner.lines if line.startswith("connected"))
+    uncut = tmp_path / "uncut"
+    uncut.mkdir()
+    reference = await play_through_invite(uncut, homes, real_relay, direct=True)
+    assert replay_records(reference.host_replay) == replay_records(host_replay)
+
+
+def restart_relay(directory: Path, port: int) -> subprocess.Popen[bytes]:
+    """The transit relay again on ``port`` of 127.0.0.1 (the one that was killed)."""
+    command = ["transitrelay", f"--port=tcp:{port}:interface=127.0.0.1"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "twisted", *command],
+        cwd=directory,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    return process
+
+
+def test_a_mistyped_invite_names_the_typo(tmp_path: Path) -> None:
+    invite = Invite.fresh(
+        "KQ3X-7ZBD-M2LA-QX4P",
+        (Candidate(PathKind.LAN, ipaddress.ip_address("127.0.0.1"), 7117),),
+        ("127.0.0.1", 4001),
+    ).text()
+    typo = invite[:20] + ("X" if invite[20] != "X" else "Y") + invite[21:]
+    result = subprocess.run(
+        [sys.executable, "-m", "dbnet", "join", typo],
+        capture_output=True, text=True, timeout=60, check=False,
+        env={"DBNET_HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "DBNET_RELAY": "off",
+             "DBNET_PORT_MAPPING": "off"},
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    [line] = result.stderr.strip().splitlines()[-1:]
+    assert "typo" in line and "21" in line, line
+
+
+@pytest.mark.parametrize("bad", ["DB1", "DB1-!!!!"])
+def test_a_broken_invite_is_one_line_and_exit_2(tmp_path: Path, bad: str) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "dbnet", "join", bad],
+        capture_output=True, text=True, timeout=60, check=False,
+        env={"DBNET_HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "DBNET_RELAY": "off",
+             "DBNET_PORT_MAPPING": "off"},
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert "invite" in result.stderr

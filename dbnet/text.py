@@ -83,7 +83,12 @@ _WORDS: Final[dict[int, str]] = {
 
 def os_error_words(exc: BaseException) -> str:
     """What ``exc`` (usually an ``OSError``) means, in words: ``the other side closed the
-    connection`` for a broken pipe, not ``BrokenPipeError: [Errno 32] Broken pipe``."""
+    connection`` for a broken pipe, not ``BrokenPipeError: [Errno 32] Broken pipe``. A
+    failed connection whose cause is a group of failures (trio tries each address of a
+    name) is told by the first of them."""
+    cause = exc.__cause__
+    if isinstance(cause, BaseExceptionGroup) and isinstance(cause.exceptions[0], OSError):
+        exc = cause.exceptions[0]
     if isinstance(exc, socket.gaierror):
         return "the host name could not be found"
     if isinstance(exc, TimeoutError) and exc.errno is None:

@@ -359,7 +359,7 @@ class GameSession:
         try:
             return await connect()
         except (OSError, NetError) as exc:
-            why = _why_unreachable(exc) if isinstance(exc, OSError) else printable(str(exc))
+            why = os_error_words(exc) if isinstance(exc, OSError) else printable(str(exc))
             delay = self._backoff(failures + 1)
             self.seat.say(f"cannot reach the host: {why}; retrying in {delay:g} s")
             return None
@@ -1064,16 +1064,6 @@ def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
     for exc in group.exceptions:
         out += _leaves(exc) if isinstance(exc, BaseExceptionGroup) else [exc]
     return out
-
-
-def _why_unreachable(exc: OSError) -> str:
-    """The first underlying reason of a failed connection (trio groups one per address)."""
-    cause = exc.__cause__
-    if isinstance(cause, BaseExceptionGroup) and cause.exceptions:
-        first = cause.exceptions[0]
-        if isinstance(first, OSError):
-            exc = first
-    return os_error_words(exc)
 
 
 def _reason(exc: BaseException) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -10,6 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 LOOPBACK = "127.0.0.1"
 RELAY_STARTED = re.compile(rb"ServerFactory starting on (\d+)")
@@ -53,3 +56,22 @@ def real_relay(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, 
     finally:
         process.kill()
         process.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def homes(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two players' homes (DBNET_HOME) with fixed identity keys."""
+    root = tmp_path_factory.mktemp("homes")
+    for who, seed in (("alice", 1), ("bob", 2)):
+        home = root / who
+        home.mkdir()
+        key = Ed25519PrivateKey.from_private_bytes(bytes([seed]) * 32)
+        pem = key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+        path = home / "identity.key"
+        path.write_bytes(pem)
+        os.chmod(path, 0o600)
+    return root

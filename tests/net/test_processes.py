@@ -9,7 +9,6 @@ final state. Waits are bounded (a hang fails the test); nothing asserts on time.
 
 from __future__ import annotations
 
-import os
 import socket
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +16,6 @@ from pathlib import Path
 import pytest
 import trio
 from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from dbnet.engine import ChanceRequest
 from dbnet.net.hosting import reachable_addresses, with_port
@@ -36,25 +34,6 @@ GAME_TIMEOUT = 60.0  # seconds: a hang guard only (a game takes one or two)
 TURNS = "2"
 SEED = "11"
 CUTS = 22
-
-
-@pytest.fixture(scope="module")
-def homes(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Two players' homes (DBNET_HOME) with fixed identity keys."""
-    root = tmp_path_factory.mktemp("homes")
-    for who, seed in (("alice", 1), ("bob", 2)):
-        home = root / who
-        home.mkdir()
-        key = Ed25519PrivateKey.from_private_bytes(bytes([seed]) * 32)
-        pem = key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-        path = home / "identity.key"
-        path.write_bytes(pem)
-        os.chmod(path, 0o600)
-    return root
 
 
 @dataclass

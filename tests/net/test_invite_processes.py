@@ -18,7 +18,7 @@ import trio
 from dbnet.net.invite import Candidate, Invite, PathKind
 
 from .conftest import start_relay
-from .processes import Dbnet
+from .processes import Dbnet, replay_records
 from .test_processes import (
     GAME_TIMEOUT,
     SEED,
@@ -26,7 +26,6 @@ from .test_processes import (
     Game,
     assert_complete,
     forget_played_games,
-    replay_records,
 )
 
 INVITE = re.compile(r"^  dbnet join (DB\w+)$")

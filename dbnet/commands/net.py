@@ -324,17 +324,15 @@ def run_resume(args: argparse.Namespace) -> int:
 async def _host(
     args: argparse.Namespace, session: GameSession, relay: tuple[str, int] | None
 ) -> Outcome:
-    """Listen, map a port on the router, print a fresh invite (a new secret: the one
-    given out before, for this game or another, is worth nothing now) and serve the
-    game on every door."""
+    """Listen, map a port on the router, print an invite (this machine's paths now; the
+    game's secret, the same when it is resumed) and serve the game on every door."""
     say = session.seat.say
     async with listening(args.port) as listeners:
         port = listener_port(listeners[0])
         addresses = args.address_given or _own_addresses(listeners)
-        invite = Invite.fresh(
-            session.seat.identity.fingerprint, host_candidates(addresses, port), relay
-        )
-        secret = session.invite_secret = invite.secret
+        secret = session.invite_secret = session.own_invite_secret()
+        candidates = host_candidates(addresses, port)
+        invite = Invite(session.seat.identity.fingerprint, secret, candidates, relay)
         say("send your opponent this line (it names your key and carries a one-game secret):")
         say(f"  dbnet join {invite.text()}")
         _show_addresses(say, listeners)

@@ -17,11 +17,25 @@ import hashlib
 import hmac
 from typing import Final
 
-__all__ = ["PROOF_SIZE", "proof", "proof_matches"]
+from dbnet.protocol.identity import Identity
+
+__all__ = ["PROOF_SIZE", "SECRET_SIZE", "invite_secret", "proof", "proof_matches"]
 
 PROOF_SIZE: Final = 32
+SECRET_SIZE: Final = 16  # dbnet.net.invite.SECRET_SIZE
 _LABEL: Final = b"dbnet invite proof 1\x00"
+_SECRET_LABEL: Final = b"dbnet invite secret 1\x00"
 _ROLES: Final = {True: b"joiner", False: b"host"}
+
+
+def invite_secret(identity: Identity, nonce: bytes) -> bytes:
+    """The secret of the invites a host prints for the game it plays with ``nonce`` (its
+    own fresh nonce, which the OFFER records): only the holder of ``identity`` can work
+    it out (Ed25519 signatures are deterministic), and it works it out again when it
+    resumes the game, so the invite it prints then meets a joiner still waiting with the
+    first one at the same relay token."""
+    signature = identity.sign(_SECRET_LABEL + nonce)
+    return hashlib.sha256(_SECRET_LABEL + signature).digest()[:SECRET_SIZE]
 
 
 def proof(secret: bytes, transcript: bytes, *, joiner: bool) -> bytes:

@@ -61,7 +61,7 @@ from dbnet.net.gate import Gate
 from dbnet.net.link import FloodError, Link, Timing
 from dbnet.net.messages import Bye, Entry, Hello, Message, MessageError, Ping, Pong
 from dbnet.net.played import PlayedGames
-from dbnet.net.proof import proof, proof_matches
+from dbnet.net.proof import invite_secret, proof, proof_matches
 from dbnet.net.rendezvous import Door
 from dbnet.net.stream import RELAY, SecureStream, open_channel
 from dbnet.protocol.errors import InvalidEntryError, ProtocolError
@@ -605,8 +605,8 @@ class GameSession:
         seat). A joiner without an invite (``dbnet join HOST:PORT``) may still come
         directly."""
         secret = self.invite_secret
-        if secret is None:
-            return
+        if secret is None or self._started(self.game):
+            return  # a started game binds both keys: _check_peer asks for the game's own
         peer_joins = not self._initiator
         if hello.proof is None:
             if self._initiator:
@@ -628,6 +628,18 @@ class GameSession:
                 "one)",
                 to_peer="your proof of the invite's secret is wrong: ask for a fresh invite",
             )
+
+    def own_invite_secret(self) -> bytes:
+        """The secret of the invites this side prints as host (``proof.invite_secret``):
+        of its nonce in this game, the same when the game is resumed."""
+        game = self.game
+        nonce = self._nonce
+        if game is not None:
+            body = game.log.decoded[0].body
+            assert isinstance(body, codec.OfferBody)
+            mine = body.nonce if game.me is Player.A else body.joiner_nonce
+            nonce = game.game_id if mine is None else mine
+        return invite_secret(self.seat.identity, nonce)
 
     def _check_peer(self, key: bytes, hello: Hello) -> None:
         seat = self.seat

@@ -170,6 +170,45 @@ async def test_the_relay_cut_mid_game_and_back_the_game_goes_on(
     assert replay_records(reference.host_replay) == replay_records(host_replay)
 
 
+async def test_a_host_killed_and_resumed_prints_an_invite_with_the_same_secret(
+    tmp_path: Path, homes: Path, real_relay: tuple[str, int]
+) -> None:
+    """The host dies mid-game (SIGKILL) and ``dbnet resume`` hosts again: its new invite
+    has this machine's paths now and the game's own secret, so the joiner, still
+    racing the first invite's paths (here the relay alone), finds it at the same relay
+    token; the game is finished, and both replays verify complete and are the same."""
+    host_replay, joiner_replay = tmp_path / "alice.dbnr", tmp_path / "bob.dbnr"
+    forget_played_games(homes)
+    with trio.fail_after(GAME_TIMEOUT * 2):
+        async with trio.open_nursery() as nursery:
+            args = host_args(host_replay, real_relay)
+            host = await Dbnet.start(nursery, "host", homes / "alice", args)
+            first = await invite_of(host)
+            args = join_args(joiner_replay, without_direct_paths(first), real_relay)
+            joiner = await Dbnet.start(nursery, "join", homes / "bob", args)
+            while len(joiner.lines) < 12:  # some of the game's story has been told
+                await trio.sleep(0.02)
+            host.kill()
+            await host.wait()
+            resume = ["resume", str(host_replay), "--port", "0", "--address", "127.0.0.1"]
+            resume += ["--relay", f"{real_relay[0]}:{real_relay[1]}", "--bot", "greedy"]
+            resume += ["--adjourn-after", "60"]
+            again = await Dbnet.start(nursery, "resume", homes / "alice", resume)
+            second = await invite_of(again)
+            await again.wait()
+            await joiner.wait()
+    assert again.code == 0, again.output()
+    assert joiner.code == 0, joiner.output()
+    before, after = Invite.parse(first), Invite.parse(second)
+    assert after.secret == before.secret
+    assert after.relay == before.relay
+    assert after.direct != before.direct  # another port: the paths are this run's
+    assert connected_line(again).endswith(" via relay")
+    game = Game(host, joiner, host_replay, joiner_replay, proxy=None)  # type: ignore[arg-type]
+    host.code = 0  # the killed one's part was finished by `again`
+    assert_complete(game, command=False)
+
+
 def restart_relay(directory: Path, port: int) -> subprocess.Popen[bytes]:
     """The transit relay again on ``port`` of 127.0.0.1 (the one that was killed)."""
     command = ["transitrelay", f"--port=tcp:{port}:interface=127.0.0.1"]

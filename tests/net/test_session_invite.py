@@ -13,7 +13,7 @@ import trio
 import trio.testing
 
 from dbnet.net.messages import Bye, Entry, Hello
-from dbnet.net.proof import PROOF_SIZE, proof, proof_matches
+from dbnet.net.proof import PROOF_SIZE, invite_secret, proof, proof_matches
 from dbnet.net.session import GameSessionError, Outcome
 from dbnet.net.stream import RELAY, SecureStream, open_channel
 from dbnet.protocol.identity import Identity
@@ -71,6 +71,17 @@ def test_the_proof_is_bound_to_the_secret_the_connection_and_the_role() -> None:
     assert not proof_matches(SECRET, bytes([1]) + bytes(31), joiner, joiner=True)  # nor replayed
     assert not proof_matches(OTHER_SECRET, transcript, joiner, joiner=True)
     assert not proof_matches(SECRET, transcript, None, joiner=True)
+
+
+def test_a_hosts_invite_secret_is_its_own_and_the_games() -> None:
+    """Only the key's holder can work it out, again and again (a resumed host prints the
+    same); another game (nonce) or another host has another."""
+    nonce = bytes(range(32))
+    secret = invite_secret(ALICE, nonce)
+    assert len(secret) == 16
+    assert invite_secret(ALICE, nonce) == secret
+    assert invite_secret(ALICE, bytes(32)) != secret
+    assert invite_secret(BOB, nonce) != secret
 
 
 async def test_a_joiner_with_the_invite_plays_through_the_relay(

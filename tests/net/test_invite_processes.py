@@ -10,6 +10,7 @@ import ipaddress
 import re
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -253,3 +254,53 @@ def test_a_broken_invite_is_one_line_and_exit_2(tmp_path: Path, bad: str) -> Non
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
     assert "invite" in result.stderr
+
+
+async def test_a_wrong_host_and_a_garbage_relay_end_their_paths_not_the_program(
+    tmp_path: Path, homes: Path
+) -> None:
+    """The invite names a key that the dbnet host at its address does not have, and a
+    'relay' that answers garbage: each path ends with its reason (with --verbose), the
+    joiner says when no path is left and retries, then stops with one line; the host
+    is not disturbed."""
+    said: list[bytes] = []
+
+    async def garbage_relay(stream: trio.SocketStream) -> None:
+        said.append(await stream.receive_some(200))
+        await stream.send_all(b"garbage\n")
+        await stream.aclose()
+
+    forget_played_games(homes)
+    with trio.fail_after(GAME_TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            serve = partial(trio.serve_tcp, garbage_relay, 0, host="127.0.0.1")
+            [listener] = await nursery.start(serve)
+            relay_port = listener.socket.getsockname()[1]
+            args = host_args(tmp_path / "alice.dbnr", ("127.0.0.1", CLOSED_PORT))
+            host = await Dbnet.start(nursery, "host", homes / "alice", args)
+            real = Invite.parse(await invite_of(host))
+            stranger = "KQ3X-7ZBD-M2LA-QX4P"
+            invite = Invite(stranger, real.secret, real.direct, ("127.0.0.1", relay_port)).text()
+            join = [
+                "join", invite, "--relay", "on.example:1", "--verbose", "--bot", "greedy",
+                "--name", "bob", "--adjourn-after", "2",
+            ]  # fmt: skip
+            joiner = await Dbnet.start(nursery, "join", homes / "bob", join)
+            assert await joiner.wait() == 1, joiner.output()
+            assert not host.finished.is_set()
+            host.kill()
+            await host.wait()
+            nursery.cancel_scope.cancel()
+    host_port = real.direct[0].port
+    assert joiner.saw(
+        f"path failed: direct (LAN) to 127.0.0.1:{host_port}: the peer there has the key "
+        f"{real.fingerprint}, not the host's {stranger} that the invite names"
+    ), joiner.output()
+    assert joiner.saw(
+        f"path failed: relay to 127.0.0.1:{relay_port}: relay 127.0.0.1:{relay_port}: answered "
+        "b'garbage' instead of ok"
+    ), joiner.output()
+    assert joiner.saw("cannot reach the host: no path to the host worked (2 tried: see --verbose)")
+    assert joiner.output().count("retrying in") >= 1
+    assert said and said[0].startswith(b"please relay ")
+    assert "Traceback" not in joiner.output()

@@ -17,6 +17,9 @@ they saw and exit 0 on success.
   and what comes back from the other side.
 - ``natpmp GATEWAY PORT [LIFETIME]``: a NAT-PMP TCP mapping request for PORT; prints
   ``EXTERNAL_PORT LIFETIME`` and the gateway's public address.
+- ``portmap PORT [--upnp-only]``: listen on PORT (as ``listen``) inside
+  ``dbnet.net.portmap.port_mapping``; print ``mapping METHOD ADDRESS PORT LIFETIME`` (or
+  ``mapping none``) and every line it says (``say: ...``), then wait for SIGINT.
 - ``upnp PORT``: a UPnP IGD TCP mapping for PORT through miniupnpc; prints the external
   address and port.
 """
@@ -175,6 +178,28 @@ def upnp(port: int) -> None:
     print(client.externalipaddress(), port, flush=True)
 
 
+async def portmap(port: int, upnp_only: bool) -> None:
+    from dbnet.net.portmap import port_mapping
+
+    async def answer(stream: trio.SocketStream) -> None:
+        async with stream:
+            await stream.send_all(b"hello\n")
+
+    def say(line: str) -> None:
+        print(f"say: {line}", flush=True)
+
+    listeners = await trio.open_tcp_listeners(port)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(trio.serve_listeners, answer, listeners)
+        async with port_mapping(port, say=say, pmp=not upnp_only) as mapping:
+            if mapping is None:
+                print("mapping none", flush=True)
+            else:
+                m = mapping
+                print(f"mapping {m.method} {m} {m.lifetime}", flush=True)
+            await trio.sleep_forever()
+
+
 def main(argv: list[str]) -> None:
     program, *args = argv
     if program == "whoami":
@@ -193,6 +218,11 @@ def main(argv: list[str]) -> None:
         trio.run(relay, args[0], args[1], args[2], args[3])
     elif program == "natpmp":
         natpmp(args[0], int(args[1]), int(args[2]) if len(args) > 2 else 3600)
+    elif program == "portmap":
+        try:
+            trio.run(portmap, int(args[0]), "--upnp-only" in args)
+        except* KeyboardInterrupt:
+            print("interrupted", flush=True)
     elif program == "upnp":
         upnp(int(args[0]))
     else:

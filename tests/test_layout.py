@@ -47,6 +47,7 @@ THIRD_PARTY: dict[str, frozenset[str]] = {
     "cryptography": frozenset({"protocol", "net"}),
     "trio": frozenset({"net", "console", "commands"}),
     "prompt_toolkit": frozenset({"console"}),
+    "miniupnpc": frozenset({"net"}),
 }
 """The rooms that may import each third-party package (none other may)."""
 

@@ -72,5 +72,10 @@ class ConnectionClosedError(NetError):
         super().__init__(reason)
 
 
+class PortMappingError(NetError):
+    """A router's port-mapping reply (NAT-PMP, PCP) that is malformed, answers another
+    request, or refuses: the message names the field and why."""
+
+
 def _versions(versions: Sequence[int]) -> str:
     return ", ".join(str(v) for v in versions)

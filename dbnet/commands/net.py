@@ -46,6 +46,7 @@ from dbnet.net.hosting import (
 )
 from dbnet.net.invite import Invite, InviteError
 from dbnet.net.played import PlayedGames
+from dbnet.net.portmap import port_mapping, port_mapping_enabled
 from dbnet.net.relay import relay_setting
 from dbnet.net.rendezvous import host_candidates, invite_connector, invite_routes, relay_door
 from dbnet.net.session import (
@@ -327,19 +328,26 @@ async def _host(
     """Listen, map a port on the router, print an invite (this machine's paths now; the
     game's secret, the same when it is resumed) and serve the game on every door."""
     say = session.seat.say
+    enabled = port_mapping_enabled(args.no_port_mapping)
     async with listening(args.port) as listeners:
         port = listener_port(listeners[0])
-        addresses = args.address_given or _own_addresses(listeners)
-        secret = session.invite_secret = session.own_invite_secret()
-        candidates = host_candidates(addresses, port)
-        invite = Invite(session.seat.identity.fingerprint, secret, candidates, relay)
-        say("send your opponent this line (it names your key and carries a one-game secret):")
-        say(f"  dbnet join {invite.text()}")
-        _show_addresses(say, listeners)
-        if relay is not None:
-            say(f"also waiting at the relay {with_port(*relay)}")
-        doors = [] if relay is None else [relay_door(relay, secret, say)]
-        return await session.host(listeners, doors)
+        async with port_mapping(port, say=say, enabled=enabled) as mapping:
+            if mapping is not None:
+                say(f"your router forwards {mapping} here ({mapping.method}) while you play")
+            external = (
+                None if mapping is None else (mapping.external_address, mapping.external_port)
+            )
+            addresses = args.address_given or _own_addresses(listeners)
+            secret = session.invite_secret = session.own_invite_secret()
+            candidates = host_candidates(addresses, port, external)
+            invite = Invite(session.seat.identity.fingerprint, secret, candidates, relay)
+            say("send your opponent this line (it names your key and carries a one-game secret):")
+            say(f"  dbnet join {invite.text()}")
+            _show_addresses(say, listeners)
+            if relay is not None:
+                say(f"also waiting at the relay {with_port(*relay)}")
+            doors = [] if relay is None else [relay_door(relay, secret, say)]
+            return await session.host(listeners, doors)
 
 
 def _dialer(

@@ -255,6 +255,12 @@ class Relay:
         """Kill the relay (its connections are reset)."""
         _end(self.process)
 
+    def restart(self) -> None:
+        """Start the relay again where it was (after ``stop``): a relay back from a crash."""
+        inner = self.port + 1 if self.capture_path is not None else self.port
+        interface = "127.0.0.1" if self.capture_path is not None else "0.0.0.0"
+        self.process = _start_relay(self.host, inner, interface)
+
 
 @dataclass(eq=False)
 class Lab:
@@ -520,18 +526,7 @@ class Lab:
         host = self.public_host("relay")
         inner = RELAY_PORT + 1 if record else RELAY_PORT
         interface = "127.0.0.1" if record else "0.0.0.0"
-        process = host.popen(
-            [
-                sys.executable,
-                "-m",
-                "twisted",
-                "transitrelay",
-                f"--port=tcp:{inner}:interface={interface}",
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        _wait_for(lambda: _tcp_port_bound(host, inner), "the transit relay listening", 15)
+        process = _start_relay(host, inner, interface)
         capture = None
         if record:
             capture = self.workdir / f"relay-{host.address}.bytes"
@@ -590,6 +585,18 @@ table inet filter {{
     }}
 }}
 """
+
+
+def _start_relay(host: Host, port: int, interface: str) -> subprocess.Popen[str]:
+    """The real transit relay in ``host``, listening on ``interface``:``port``."""
+    command = ["transitrelay", f"--port=tcp:{port}:interface={interface}"]
+    process = host.popen(
+        [sys.executable, "-m", "twisted", *command],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    _wait_for(lambda: _tcp_port_bound(host, port), "the transit relay listening", 15)
+    return process
 
 
 def _environment(extra: Mapping[str, str] | None) -> dict[str, str]:

@@ -1,0 +1,88 @@
+"""Any two players can connect (docs/network.md, section 1), proven in the NAT lab: every
+host kind x joiner kind over {cone, symmetric, upnp, cgnat}, both players behind one
+router, and an IPv6 pair; each pair plays a whole bot game through ``dbnet host`` and
+``dbnet join INVITE``, both replays verify, and the joiner reports the path expected:
+direct through the mapping where the host's router maps, the relay where nothing
+direct can work. The label is the path that won the race."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from .lab import Lab, Relay, Router, RouterKind, missing_requirements
+from .players import Game, assert_complete, path_of, play
+
+pytestmark = pytest.mark.lab
+
+KINDS: tuple[RouterKind, ...] = ("cone", "symmetric", "upnp", "cgnat")
+EXPECTED = {
+    "cone": "relay",  # nothing maps, the joiner cannot reach in: only the relay
+    "symmetric": "relay",
+    "upnp": "direct (port mapping)",  # the host's router maps its port
+    "cgnat": "relay",  # its router maps, but behind a carrier's NAT nobody can use it
+}
+
+
+class Matrix:
+    """One lab for the whole matrix: a router of each kind for hosts and another of each
+    kind for joiners, one host behind each, and the relay on the internet."""
+
+    def __init__(self, lab: Lab) -> None:
+        self.lab = lab
+        self.relay: Relay = lab.relay()
+        self.hosts = {kind: lab.router(kind).host() for kind in KINDS}
+        self.joiners = {kind: lab.router(kind).host() for kind in KINDS}
+
+
+@pytest.fixture(scope="module")
+def matrix() -> Iterator[Matrix]:
+    why = missing_requirements()
+    if why is not None:
+        pytest.fail(why, pytrace=False)
+    with Lab.open() as lab:
+        yield Matrix(lab)
+
+
+@pytest.mark.parametrize(("host_kind", "joiner_kind"), list(itertools.product(KINDS, KINDS)))
+def test_every_pair_of_routers_plays_over_the_path_expected(
+    matrix: Matrix, tmp_path: Path, host_kind: RouterKind, joiner_kind: RouterKind
+) -> None:
+    game = play(
+        matrix.hosts[host_kind], matrix.joiners[joiner_kind], tmp_path, matrix.relay.address
+    )
+    assert_complete(game)
+    assert path_of(game.joiner) == EXPECTED[host_kind], game.joiner.output()
+    assert path_of(game.host) == ("relay" if EXPECTED[host_kind] == "relay" else "direct")
+    if host_kind == "upnp":
+        assert any(line.startswith("your router forwards ") for line in game.host.lines)
+
+
+def test_two_players_behind_one_router_play_over_the_lan(lab: Lab, tmp_path: Path) -> None:
+    router: Router = lab.router("cone")
+    game = play(router.host(), router.host(), tmp_path, lab.relay().address)
+    assert_complete(game)
+    assert path_of(game.joiner) == "direct (LAN)"
+
+
+def test_an_ipv6_pair_plays_directly_over_ipv6(lab: Lab, tmp_path: Path) -> None:
+    """Both behind IPv6 routers with a stateful firewall (the game port opened, as a
+    player opens a pinhole): no mapping, no shared LAN, yet a direct path."""
+    host = lab.router("ipv6").host()
+    game = play(host, lab.router("ipv6").host(), tmp_path, lab.relay().address)
+    assert_complete(game)
+    assert path_of(game.joiner) == "direct (IPv6)"
+    assert host.address6 is not None
+    assert any(f"[{host.address6}]" in line for line in game.joiner.lines)
+
+
+def test_a_game_through_the_relay_is_the_same_game(lab: Lab, tmp_path: Path) -> None:
+    """What crosses the relay is the channel, end to end: the replays of a relayed game
+    are byte for byte those the players wrote, and verify (checked in ``play``)."""
+    relay = lab.relay()
+    game: Game = play(lab.router("cone").host(), lab.router("cone").host(), tmp_path, relay.address)
+    assert_complete(game)
+    assert path_of(game.joiner) == "relay"

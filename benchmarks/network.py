@@ -17,12 +17,23 @@ needs. The proxy also counts frames by their cleartext lengths (an entry's frame
 larger than any other message's), to show that every entry crosses once and that no
 roll costs a message of its own. Prints the figures; asserts nothing.
 
-    python benchmarks/network.py [--delay MS] [--turns N] [--seed S]
+Then, as root with the NAT lab's programs (README, Development), the same game twice in
+the lab (tests/lab): once direct, the joiner reaching the host through its router's
+port mapping, and once through the real transit relay, every link delayed by the same
+one-way delay in user space (a forwarder in the lab's internet: these kernels have no
+sch_netem). The direct path has one such link, the relayed path two (joiner to relay,
+relay to host), so the relayed game may take up to twice as long and no more: it prints
+relay wall time / direct wall time against that goal, and the time from ``dbnet join
+INVITE`` to the first prompt (the host's OFFER shown) on each path against 2 s plus the
+path's round trips (TCP, the handshake, HELLO and OFFER: 4).
+
+    python benchmarks/network.py [--delay MS] [--turns N] [--seed S] [--no-lab]
 """
 
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import itertools
 import os
 import re
@@ -253,12 +264,114 @@ async def play(root: Path, delay: float, turns: int, seed: int) -> Figures:
     )
 
 
+FIRST_PROMPT = re.compile(r"^the host offers: ")
+CONNECTED = re.compile(r"^connected to ")  # the game's wall time counts from here
+PROMPT_ROUND_TRIPS = 4  # TCP; handshake messages 1-2; 3 with HELLO, HELLO with the OFFER
+PROMPT_BASE = 2.0  # seconds: the goal is this plus the round trips
+LINK_PORTS = (7301, 7302, 7303)  # the delaying forwarders' ports in the lab
+
+
+@dataclass(frozen=True, slots=True)
+class PathRun:
+    path: str
+    wall: float
+    first_prompt: float
+    records: list[bytes]
+
+
+def lab_paths(delay: float, turns: int, seed: int) -> tuple[PathRun, PathRun] | str:
+    """The direct and the relayed game in the lab (see the module's docstring); or why
+    they cannot be run here."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from lab.lab import Lab, missing_requirements  # tests/lab: the NAT lab
+    from lab.players import invite_of, path_of, start_host, start_joiner
+
+    from dbnet.net.invite import Candidate, Invite, PathKind
+
+    why = missing_requirements()
+    if why is not None:
+        return why
+    game = ("--seed", str(seed), "--turns-to-win", str(turns))
+    runs: list[PathRun] = []
+    with Lab.open() as lab, tempfile.TemporaryDirectory() as tmp:
+        relay = lab.relay()
+        links = lab.public_host("links")
+        host_at, joiner_at = lab.router("upnp").host(), lab.router("cone").host()
+
+        def link(port: int, target: tuple[str, int]) -> tuple[str, int]:
+            """A link with the one-way delay from ``links``:``port`` to ``target``."""
+            to = f"{target[0]}:{target[1]}"
+            links.agent("forward", str(port), to, "--delay", f"{delay:.6f}")
+            return (links.address, port)
+
+        for relayed in (False, True):
+            directory = Path(tmp) / ("relay" if relayed else "direct")
+            directory.mkdir()
+            make_home(directory, "alice", 1)
+            make_home(directory, "bob", 2)
+            host_relay = link(LINK_PORTS[1], relay.address) if relayed else None
+            extra = ("--no-port-mapping", *game) if relayed else game
+            host = start_host(host_at, directory, host_relay, *extra)
+            invite = Invite.parse(invite_of(host))
+            if relayed:
+                joiner_relay = link(LINK_PORTS[2], relay.address)
+                paths: tuple[Candidate, ...] = ()
+            else:
+                [mapping] = [c for c in invite.direct if c.kind is PathKind.MAPPING]
+                forward = link(LINK_PORTS[0], (str(mapping.address), mapping.port))
+                paths = (Candidate(PathKind.MAPPING, ipaddress.ip_address(forward[0]), forward[1]),)
+                joiner_relay = None
+            linked = Invite(invite.fingerprint, invite.secret, paths, joiner_relay).text()
+            joiner = start_joiner(joiner_at, directory, linked, joiner_relay, "--seed", str(seed))
+            first = joiner.seconds_to(FIRST_PROMPT)
+            code = joiner.wait(TIMEOUT)
+            wall = joiner.times[-1] - joiner.started - joiner.seconds_to(CONNECTED)
+            if host.wait(TIMEOUT) or code:
+                raise SystemExit(f"the game did not complete:\n{host.output()}\n{joiner.output()}")
+            records = list(load_replay(joiner.replay).records)
+            runs.append(PathRun(path_of(joiner), wall, first, records))
+    return runs[0], runs[1]
+
+
+def print_lab(delay: float, turns: int, seed: int) -> None:
+    found = lab_paths(delay, turns, seed)
+    if isinstance(found, str):
+        print(f"the lab's paths: not measured here ({found})")
+        return
+    direct, relayed = found
+    print(
+        f"random vs random, the same game ({len(direct.records)} entries, seed {seed}, {turns} "
+        f"turns to win) in the NAT lab, {delay * 1000:g} ms one-way on each link"
+    )
+    same = "the same entries" if direct.records == relayed.records else "DIFFERENT entries"
+    for run, links in ((direct, 1), (relayed, 2)):
+        goal = PROMPT_BASE + PROMPT_ROUND_TRIPS * 2 * delay * links
+        verdict = "meets" if run.first_prompt <= goal else "MISSES"
+        print(
+            f"  via {run.path}: {links} link(s); the game {run.wall:.2f} s from the connection "
+            f"to the end; from dbnet join to the first "
+            f"prompt {run.first_prompt:.2f} s ({verdict} the goal of {goal:.2f} s: "
+            f"{PROMPT_BASE:g} s + {PROMPT_ROUND_TRIPS} round trips)"
+        )
+    ratio = relayed.wall / direct.wall
+    verdict = "meets" if ratio <= 2.0 else "MISSES"
+    print(
+        f"  relay wall time / direct wall time: {ratio:.2f} ({verdict} the goal of at most "
+        f"2.00, the relayed path's two links over the direct path's one); {same}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--delay", type=float, default=25.0, help="one-way delay in ms (25)")
     parser.add_argument("--turns", type=int, default=6, help="turns to win (6: a whole game)")
     parser.add_argument("--seed", type=int, default=1, help="the bots' and the game's seed (1)")
+    parser.add_argument(
+        "--no-lab", action="store_true", help="only the loopback game, not the lab's paths"
+    )
     args = parser.parse_args()
+    os.environ.setdefault("DBNET_RELAY", "off")  # outside the lab, nothing leaves loopback
+    os.environ.setdefault("DBNET_PORT_MAPPING", "off")
     with tempfile.TemporaryDirectory() as tmp:
         figures = trio.run(play, Path(tmp), args.delay / 1000, args.turns, args.seed)
     hops = SETUP_HOPS + figures.author_changes
@@ -302,6 +415,8 @@ def main() -> None:
         f"  wall time {figures.wall:.2f} s; hops x one-way delay {ideal:.2f} s; "
         f"ratio {ratio:.3f} ({verdict} the target of at most {TARGET_RATIO})"
     )
+    if not args.no_lab:
+        print_lab(args.delay / 1000, args.turns, args.seed)
 
 
 if __name__ == "__main__":

@@ -29,6 +29,9 @@ class Player:
     process: subprocess.Popen[str]
     replay: Path
     lines: list[str] = field(default_factory=list)
+    times: list[float] = field(default_factory=list)
+    """When each line came (``time.monotonic()``), for the benchmark."""
+    started: float = field(default_factory=time.monotonic)
 
     def __post_init__(self) -> None:
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -37,7 +40,14 @@ class Player:
     def _read(self) -> None:
         assert self.process.stdout is not None
         for line in self.process.stdout:
+            self.times.append(time.monotonic())
             self.lines.append(line.rstrip("\n"))
+
+    def seconds_to(self, pattern: re.Pattern[str]) -> float:
+        """Seconds from its start to its first line matching ``pattern``."""
+        self.wait_for(pattern)
+        first = next(i for i, line in enumerate(self.lines) if pattern.search(line))
+        return self.times[first] - self.started
 
     def wait_for(self, pattern: re.Pattern[str], seconds: float = 30.0) -> re.Match[str]:
         deadline = time.monotonic() + seconds
@@ -64,6 +74,8 @@ class Player:
 
 
 def environment(home: Path, relay: tuple[str, int] | None) -> dict[str, str]:
+    """A player's environment in the lab: its home, the lab's relay (or none), port
+    mapping on."""
     return {
         "DBNET_HOME": str(home),
         "DBNET_RELAY": "off" if relay is None else f"{relay[0]}:{relay[1]}",
@@ -83,10 +95,11 @@ def start_host(
     replay = directory / "host.dbnr"
     argv = [
         sys.executable, "-m", "dbnet", *command, "--port", str(GAME_PORTS[0]), "--bot",
-        "random", "--name", "alice", "--adjourn-after", "60", "--plain", *extra,
+        "random", "--name", "alice", "--adjourn-after", "60", "--plain",
     ]  # fmt: skip
     if command == ("host",):
         argv += ["--turns-to-win", "1", "--replay", str(replay)]
+    argv += extra  # last: it may change the defaults above
     env = environment(directory / "alice", relay)
     process = where.popen(argv, env=env, stderr=subprocess.STDOUT)
     return Player("host", process, replay)

@@ -370,21 +370,7 @@ class Lab:
             router.ip("addr", "add", f"{router.wan_address}/28", "dev", "wan")
             router.ip("route", "add", "default", "via", carrier.lan_address)
         router.lan_address = f"192.0.2.{16 * index + 1}"
-        router.ip(
-            "link",
-            "add",
-            "name",
-            "lan",
-            "type",
-            "bridge",
-            "forward_delay",
-            "0",
-            "mcast_snooping",
-            "0",
-        )
-        router.ip("addr", "add", f"{router.lan_address}/28", "dev", "lan")
-        router.ip("link", "set", "lan", "up")
-        router.sysctl("net.ipv4.ip_forward", "1")
+        _lan_bridge(router)
         if kind == "ipv6":
             router.ip("addr", "add", f"2001:db8::{100 + index:x}/64", "dev", "wan", "nodad")
             router.ip("addr", "add", f"2001:db8:{index:x}::1/64", "dev", "lan", "nodad")
@@ -414,21 +400,7 @@ class Lab:
         carrier.ip("addr", "add", f"{carrier.wan_address}/24", "dev", "wan")
         carrier.ip("route", "add", "default", "via", "203.0.113.1")
         carrier.lan_address = f"198.51.100.{16 * index + 1}"
-        carrier.ip(
-            "link",
-            "add",
-            "name",
-            "lan",
-            "type",
-            "bridge",
-            "forward_delay",
-            "0",
-            "mcast_snooping",
-            "0",
-        )
-        carrier.ip("addr", "add", f"{carrier.lan_address}/28", "dev", "lan")
-        carrier.ip("link", "set", "lan", "up")
-        carrier.sysctl("net.ipv4.ip_forward", "1")
+        _lan_bridge(carrier)
         carrier.nft(_router_rules("cone", GAME_PORTS))
         return carrier
 
@@ -585,6 +557,16 @@ table inet filter {{
     }}
 }}
 """
+
+
+def _lan_bridge(router: Router) -> None:
+    """The router's LAN side: a bridge ``lan`` with its ``lan_address`` (a /28), up at once
+    (no forwarding delay) and passing multicast (SSDP) to every port; forwarding on."""
+    router.ip("link", "add", "name", "lan", "type", "bridge", "forward_delay", "0")
+    router.ip("link", "set", "lan", "type", "bridge", "mcast_snooping", "0")
+    router.ip("addr", "add", f"{router.lan_address}/28", "dev", "lan")
+    router.ip("link", "set", "lan", "up")
+    router.sysctl("net.ipv4.ip_forward", "1")
 
 
 def _start_relay(host: Host, port: int, interface: str) -> subprocess.Popen[str]:

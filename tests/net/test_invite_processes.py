@@ -7,6 +7,7 @@ and started again, and a mistyped invite."""
 from __future__ import annotations
 
 import ipaddress
+import os
 import re
 import subprocess
 import sys
@@ -222,6 +223,18 @@ def restart_relay(directory: Path, port: int) -> subprocess.Popen[bytes]:
     )
 
 
+def join_command(home: Path, invite: str) -> subprocess.CompletedProcess[str]:
+    """``dbnet join INVITE`` as a person types it (it stops before any network use)."""
+    return subprocess.run(
+        [sys.executable, "-m", "dbnet", "join", invite],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "DBNET_HOME": str(home)},
+    )
+
+
 def test_a_mistyped_invite_names_the_typo(tmp_path: Path) -> None:
     invite = Invite.fresh(
         "KQ3X-7ZBD-M2LA-QX4P",
@@ -230,12 +243,7 @@ def test_a_mistyped_invite_names_the_typo(tmp_path: Path) -> None:
     ).text()
     wrong = "X" if invite[20] != "X" else "Y"
     typo = invite[:20] + wrong + invite[21:]
-    result = subprocess.run(
-        [sys.executable, "-m", "dbnet", "join", typo],
-        capture_output=True, text=True, timeout=60, check=False,
-        env={"DBNET_HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "DBNET_RELAY": "off",
-             "DBNET_PORT_MAPPING": "off"},
-    )  # fmt: skip
+    result = join_command(tmp_path, typo)
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
     assert result.stderr.strip().endswith(
@@ -245,12 +253,7 @@ def test_a_mistyped_invite_names_the_typo(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("bad", ["DB1", "DB1-!!!!"])
 def test_a_broken_invite_is_one_line_and_exit_2(tmp_path: Path, bad: str) -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "dbnet", "join", bad],
-        capture_output=True, text=True, timeout=60, check=False,
-        env={"DBNET_HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "DBNET_RELAY": "off",
-             "DBNET_PORT_MAPPING": "off"},
-    )  # fmt: skip
+    result = join_command(tmp_path, bad)
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
     assert "invite" in result.stderr
@@ -302,5 +305,6 @@ async def test_a_wrong_host_and_a_garbage_relay_end_their_paths_not_the_program(
     ), joiner.output()
     assert joiner.saw("cannot reach the host: no path to the host worked (2 tried: see --verbose)")
     assert joiner.output().count("retrying in") >= 1
-    assert said and said[0].startswith(b"please relay ")
+    assert said
+    assert said[0].startswith(b"please relay ")
     assert "Traceback" not in joiner.output()

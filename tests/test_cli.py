@@ -121,7 +121,7 @@ USAGE_ERRORS = [
                                     "numbered from 0"),
     (["event", "f", "--points", "3,1"], "dbnet event: error: argument --points: '3,1': give "
                                         "three whole numbers"),
-    (["join", ":5"], "dbnet join: error: argument HOST:PORT: ':5': expected HOST:PORT, e.g. "
+    (["join", ":5"], "dbnet join: error: argument INVITE|HOST:PORT: ':5': expected HOST:PORT, e.g. "
                      "192.0.2.7:7117"),
     (["host", "--name", "bad name"], "dbnet host: error: argument --name: 'bad name': a name "
                                      "is 1-32 letters"),

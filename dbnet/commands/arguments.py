@@ -571,6 +571,12 @@ def _address(text: str) -> tuple[str, int]:
     return host.strip("[]"), _port(port)
 
 
+def _looks_like_invite(text: str) -> bool:
+    """``dbnet.net.invite.looks_like_invite``, here so that parsing imports no network."""
+    plain = text.strip()
+    return plain[:2].upper() == "DB" and ":" not in plain and "." not in plain
+
+
 def _ip_address(text: str) -> str:
     import ipaddress
 
@@ -581,11 +587,12 @@ def _ip_address(text: str) -> str:
 
 
 def _address_or_invite(text: str) -> tuple[str, int] | Invite:
-    """An invite (``dbnet.net.invite``) if ``text`` looks like one, else HOST:PORT."""
-    from dbnet.net.invite import Invite, InviteError, looks_like_invite
-
-    if not looks_like_invite(text):
+    """An invite (``dbnet.net.invite``) if ``text`` looks like one, else HOST:PORT (which
+    is told apart without importing the network: a usage error stays light)."""
+    if not _looks_like_invite(text):
         return _address(text)
+    from dbnet.net.invite import Invite, InviteError
+
     try:
         return Invite.parse(text)
     except InviteError as exc:

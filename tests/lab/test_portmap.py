@@ -21,7 +21,7 @@ ROOT = str(Path(__file__).resolve().parents[2])
 def _start(host: Host, *extra: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     return host.popen(
         [sys.executable, str(AGENT), "portmap", "7117", *extra],
-        env={"PYTHONPATH": ROOT, **(env or {})},
+        env={"PYTHONPATH": ROOT, "DBNET_PORT_MAPPING": "on", **(env or {})},
     )
 
 

@@ -554,3 +554,13 @@ def test_the_worked_example_of_the_docs_is_the_codes() -> None:
     assert quoted is not None
     assert TOKEN[36] == quoted.group(1)
     assert error_of(replaced(TOKEN, 36, "X")) == " ".join(quoted.group(2).split())
+
+
+@pytest.mark.parametrize(
+    "text", ["DB1ABC", "db1abc", " DB1-ABC ", "db.example:7117", "[::1]:7117", "dbhost:7117", "x"]
+)
+def test_the_command_lines_light_check_agrees_with_the_invites(text: str) -> None:
+    """``dbnet join`` tells an invite from HOST:PORT before importing the network."""
+    from dbnet.commands.arguments import _looks_like_invite
+
+    assert _looks_like_invite(text) == looks_like_invite(text)

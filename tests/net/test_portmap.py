@@ -52,6 +52,8 @@ Serve = Callable[[Handler], Awaitable[Gateway]]
 
 @pytest.fixture
 async def serve(nursery: trio.Nursery, monkeypatch: pytest.MonkeyPatch) -> Serve:
+    # on: the gateway here is the test's own, on loopback (tests/conftest.py turns it off)
+    monkeypatch.setenv("DBNET_PORT_MAPPING", "on")
     monkeypatch.setattr(portmap, "PMP_SECONDS", 0.3)
 
     async def start(handler: Handler) -> Gateway:

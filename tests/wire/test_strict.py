@@ -126,8 +126,9 @@ WARBAND_ITEMS = list(WARBAND_WIRE.items())
 
 
 def hello(warband: bytes) -> bytes:
-    """A HELLO whose warband is these bytes."""
-    return b"\x97" + b"".join(enc(v) for v in HELLO_WIRE[:4]) + warband + enc(None) + enc(None)
+    """A HELLO whose warband is these bytes (then nil creation time, nonce and proof)."""
+    header = bytes([0x90 + len(HELLO_WIRE)])  # a fixarray of the HELLO's items
+    return header + b"".join(enc(v) for v in HELLO_WIRE[:4]) + warband + enc(None) * 3
 
 
 MESSAGES: list[tuple[str, bytes, str]] = [

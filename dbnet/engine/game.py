@@ -256,8 +256,13 @@ class Game(State):
 
     def spawn_cost(self, m: Mini) -> int:
         """What spawning ``m`` costs its owner now: spawn cost (Respawn's cost from the
-        graveyard) after Channel, plus aspect shortfall (801.4)."""
+        graveyard) plus aspect shortfall (801.4), less Channel, at least 0 (900.8)."""
         return legality.spawn_cost(self, m, self.aspect_counts[m.owner])
+
+    def spawn_cost_parts(self, m: Mini) -> tuple[int, int, int]:
+        """``spawn_cost`` in parts, before the 900.8 floor: (spawn cost, aspect
+        shortfall, Channel's reduction)."""
+        return legality.spawn_cost_parts(self, m, self.aspect_counts[m.owner])
 
     def claimed_points(self, player: Player) -> int:
         """803.1: the value of the scoring cells ``player`` claims now (Dominate claims a

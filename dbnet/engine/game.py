@@ -57,10 +57,13 @@ from dbnet.engine.rules import (
     INERT,
     MAX_COPIES,
     MAX_WARBAND,
+    MAX_WARBAND_POWER,
+    Breach,
     Rules,
     check_warband_size,
     make_handles,
     playable_abilities,
+    warband_breaches,
 )
 from dbnet.engine.state import Frame, Mini, State, sync
 from dbnet.engine.statehash import HASH_VERSION
@@ -74,6 +77,8 @@ __all__ = [
     "INERT",
     "MAX_COPIES",
     "MAX_WARBAND",
+    "MAX_WARBAND_POWER",
+    "Breach",
     "EndReason",
     "Frame",
     "Game",
@@ -87,6 +92,7 @@ __all__ = [
     "dice_damage",
     "make_handles",
     "playable_abilities",
+    "warband_breaches",
 ]
 
 

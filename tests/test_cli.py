@@ -37,8 +37,8 @@ def test_an_error_quoting_hostile_text_is_printed_escaped(
 
 # --- starting fast: the parser imports nothing heavy ---------------------------------------
 
-COMMANDS = ("play", "selfplay", "scenario", "catalog", "warband", "verify", "event", "replay", "export",
-            "host", "join", "resume")  # fmt: skip
+COMMANDS = ("play", "selfplay", "scenario", "catalog", "warband", "verify", "event", "replay",
+            "export", "host", "join", "resume")  # fmt: skip
 LIGHT = frozenset(
     {
         "dbnet",

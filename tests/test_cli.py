@@ -37,8 +37,8 @@ def test_an_error_quoting_hostile_text_is_printed_escaped(
 
 # --- starting fast: the parser imports nothing heavy ---------------------------------------
 
-COMMANDS = ("play", "selfplay", "scenario", "catalog", "verify", "event", "replay", "export",
-            "host", "join", "resume")  # fmt: skip
+COMMANDS = ("play", "selfplay", "scenario", "catalog", "warband", "verify", "event", "replay",
+            "export", "host", "join", "resume")  # fmt: skip
 LIGHT = frozenset(
     {
         "dbnet",
@@ -98,6 +98,7 @@ def test_the_commands_listed_here_are_the_parsers() -> None:
         ["--help"],
         *([command, "--help"] for command in COMMANDS),
         *(["catalog", action, "--help"] for action in ("list", "search", "show", "keywords")),
+        *(["warband", action, "--help"] for action in ("check", "show", "new", "edit")),
     ],
     ids=" ".join,
 )

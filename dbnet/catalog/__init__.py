@@ -9,10 +9,33 @@ project, the standard map and two default warbands. File formats are in
 from dbnet.catalog.index import Catalog, Match, load_catalog, parse_catalog
 from dbnet.catalog.maps import load_map, parse_map
 from dbnet.catalog.schema import CatalogEntry, Provenance, parse_entry, parse_mini, slugify
-from dbnet.catalog.warbands import default_warbands, load_warband, parse_warband
+from dbnet.catalog.warbands import (
+    WarbandList,
+    default_warbands,
+    load_warband,
+    parse_warband,
+    parse_warband_list,
+    read_warband_list,
+    save_warband,
+)
 
 __all__ = [
-    "Catalog", "CatalogEntry", "Match", "Provenance", "default_warbands", "load_catalog",
-    "load_map", "load_warband", "parse_catalog", "parse_entry", "parse_map", "parse_mini",
-    "parse_warband", "slugify",
+    "Catalog",
+    "CatalogEntry",
+    "Match",
+    "Provenance",
+    "WarbandList",
+    "default_warbands",
+    "load_catalog",
+    "load_map",
+    "load_warband",
+    "parse_catalog",
+    "parse_entry",
+    "parse_map",
+    "parse_mini",
+    "parse_warband",
+    "parse_warband_list",
+    "read_warband_list",
+    "save_warband",
+    "slugify",
 ]  # fmt: skip

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import hashlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,6 +77,14 @@ class Catalog:
     @property
     def entries(self) -> tuple[CatalogEntry, ...]:
         return self._entries
+
+    @property
+    def version(self) -> str:
+        """The catalog's version: 12 hex digits of a SHA-256 over every card, in order.
+        Two catalogs with the same version hold the same cards, so a warband checked
+        against one is checked against the other (``check.py`` compares whole cards)."""
+        text = repr(self.minis)  # dataclasses and enums: the same text in every process
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
     def provenance(self, mini: MiniatureDef) -> Provenance:
         """The sources, confidence and notes recorded for ``mini`` (empty if none)."""

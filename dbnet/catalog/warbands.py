@@ -1,13 +1,24 @@
-"""Warband files: a name and the miniatures, by catalog name, with copy counts (rule 600)."""
+"""Warband files: a name and the miniatures, by catalog name, with copy counts (rule 600).
+
+Reading a file (``read_warband``) checks only that it is a warband: TOML, the fields,
+names in the catalog. Whether the warband may be played is ``WarbandList.breaches``,
+the engine's ``warband_breaches`` (600.1, 600.3 and dbnet's power bound): the one check
+that a game's start, the signed log, ``dbnet warband check`` and the builder all make.
+``save_warband`` writes a list back in the same format, atomically.
+"""
 
 from __future__ import annotations
 
+import os
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from dbnet.catalog.fields import as_int, as_list, as_str, check_fields, require
 from dbnet.catalog.files import parse_toml, read_text, shipped_text
 from dbnet.catalog.index import Catalog
-from dbnet.engine.game import MAX_COPIES, check_warband_size
+from dbnet.engine.game import Breach, warband_breaches
 from dbnet.engine.model import MiniatureDef, Warband
 from dbnet.errors import DataError
 
@@ -15,6 +26,39 @@ WARBAND_FIELDS = ("name", "minis")
 ENTRY_FIELDS = ("name", "count")
 # The shipped default warbands, A's first.
 DEFAULT_WARBANDS = ("warband-a.toml", "warband-b.toml")
+
+
+@dataclass(frozen=True, slots=True)
+class WarbandList:
+    """A warband as its file lists it: a name and (miniature, copies) entries in file
+    order. A miniature may be in several entries; nothing here says the list is legal."""
+
+    name: str
+    entries: tuple[tuple[MiniatureDef, int], ...]
+
+    @property
+    def size(self) -> int:
+        return sum(count for _, count in self.entries)
+
+    def breaches(self) -> list[Breach]:
+        """Every rule of 600 the list breaks (empty: it may be played)."""
+        return warband_breaches(self.entries)
+
+    def copies(self, mini: MiniatureDef) -> int:
+        return sum(count for m, count in self.entries if m.slug == mini.slug)
+
+    def merged(self) -> WarbandList:
+        """The same list with one entry per miniature, in order of first appearance."""
+        counts: dict[str, int] = {}
+        minis: dict[str, MiniatureDef] = {}
+        for mini, count in self.entries:
+            counts[mini.slug] = counts.get(mini.slug, 0) + count
+            minis.setdefault(mini.slug, mini)
+        return WarbandList(self.name, tuple((minis[s], n) for s, n in counts.items()))
+
+    def to_warband(self) -> Warband:
+        """The engine's warband, each miniature repeated by its count (check first)."""
+        return Warband(self.name, tuple(m for m, count in self.entries for _ in range(count)))
 
 
 def load_warband(path: Path, catalog: Catalog) -> Warband:
@@ -32,20 +76,34 @@ def default_warbands(catalog: Catalog) -> tuple[Warband, Warband]:
 def parse_warband(text: str, where: str, catalog: Catalog) -> Warband:
     """The warband in the TOML ``text``; ``where`` names its file in errors.
 
-    Checks 600.1 (at most 16 miniatures) and 600.3 (at most three copies).
+    Refuses a warband that breaks 600.1 (at most 16 miniatures) or 600.3 (at most three
+    copies), naming the first breach.
     """
+    listed = parse_warband_list(text, where, catalog)
+    breaches = listed.breaches()
+    if breaches:
+        raise DataError(f"{where} (warband {listed.name!r})", str(breaches[0]))
+    return listed.to_warband()
+
+
+def read_warband_list(path: Path, catalog: Catalog) -> WarbandList:
+    """The list in the file ``path``, legal or not (``DataError`` if it is no warband)."""
+    return parse_warband_list(read_text(path), str(path), catalog)
+
+
+def parse_warband_list(text: str, where: str, catalog: Catalog) -> WarbandList:
+    """The list in the TOML ``text``, legal or not; a ``DataError`` naming the line (TOML
+    syntax), the entry and the field if the text is no warband."""
     document = parse_toml(text, where)
     check_fields(document, WARBAND_FIELDS, where)
     name = as_str(require(document, "name", where), "name", where).strip()
     items = as_list(require(document, "minis", where), "minis", where)
     if not items:
         raise DataError(where, "field 'minis' is empty; a warband needs at least one miniature")
-    minis: list[MiniatureDef] = []
-    for i, item in enumerate(items, 1):
-        mini, count = _parse_entry(item, f"{where}, minis entry {i}", catalog)
-        minis += [mini] * count
-    check_warband_size(f"{where} (warband {name!r})", minis)
-    return Warband(name, tuple(minis))
+    entries = tuple(
+        _parse_entry(item, f"{where}, minis entry {i}", catalog) for i, item in enumerate(items, 1)
+    )
+    return WarbandList(name, entries)
 
 
 def _parse_entry(item: object, where: str, catalog: Catalog) -> tuple[MiniatureDef, int]:
@@ -64,8 +122,71 @@ def _parse_entry(item: object, where: str, catalog: Catalog) -> tuple[MiniatureD
     mini = catalog.lookup(mini_name)
     if mini is None:
         raise DataError(where, catalog.unknown_name(mini_name))
-    if count > MAX_COPIES:  # refused here, before a huge count builds a huge list
-        raise DataError(
-            where, f"count {count} of {mini.name!r} is more than {MAX_COPIES} copies (600.3)"
-        )
     return mini, count
+
+
+# --- writing -----------------------------------------------------------------------------
+
+
+def format_warband(name: str, entries: Iterable[tuple[MiniatureDef, int]]) -> str:
+    """The TOML text of a warband file (the format ``parse_warband`` reads)."""
+    lines = [
+        "# Made with the dbnet warband builder: 'dbnet warband edit FILE' opens it again.",
+        "",
+        f"name = {_toml_string(name)}",
+        "minis = [",
+    ]
+    for mini, count in entries:
+        quoted = _toml_string(mini.name)
+        lines.append(f"  {quoted}," if count == 1 else f"  {{ name = {quoted}, count = {count} }},")
+    lines.append("]")
+    return "\n".join(lines) + "\n"
+
+
+def save_warband(path: Path, name: str, entries: Iterable[tuple[MiniatureDef, int]]) -> None:
+    """Write the warband file ``path`` atomically: a temporary file in the same folder,
+    flushed to disk, then renamed over ``path`` (a crash leaves the old file or the new
+    one, never half of one). Raises ``DataError`` naming the file if it cannot."""
+    text = format_warband(name, entries)
+    folder = path.parent if str(path.parent) else Path(".")
+    try:
+        fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise DataError(str(path), f"cannot be written: {exc.strerror or exc}") from exc
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temp, path)
+    except OSError as exc:
+        Path(temp).unlink(missing_ok=True)
+        raise DataError(str(path), f"cannot be written: {exc.strerror or exc}") from exc
+    _sync_folder(folder)
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make the rename itself durable, where the system allows opening a folder."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _toml_string(text: str) -> str:
+    """``text`` as a TOML basic string (quotes, backslashes and control characters escaped)."""
+    out = []
+    for ch in text:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'

@@ -43,6 +43,7 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         _add_selfplay,
         _add_scenario,
         _add_catalog,
+        _add_warband,
         _add_verify,
         _add_event,
         _add_replay,
@@ -250,6 +251,50 @@ def _add_catalog(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
     )
     keywords.add_argument("keyword", nargs="*", metavar="KEYWORD", help="only this keyword")
     parser.set_defaults(func=lazy("dbnet.commands.catalog", "run"))
+
+
+# --- dbnet warband -------------------------------------------------------------------------
+
+
+def _add_warband(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "warband",
+        help="check, show, make and edit warband files",
+        description="Check warband files against rule 600, show one with its costs, or make "
+        "and edit one in the full-screen warband builder. Exit codes: 0 legal, 1 a warband "
+        "breaks a rule (one line each, quoting the rule), 2 a file that is not a warband or "
+        "bad arguments.",
+    )
+    parser.add_argument(
+        "--catalog",
+        dest="catalog_files",
+        action="append",
+        type=Path,
+        metavar="FILE",
+        help="read this catalog file instead of the shipped catalog (repeatable)",
+    )
+    actions = parser.add_subparsers(dest="warband_action", metavar="ACTION", required=True)
+    check = actions.add_parser(
+        "check",
+        help="every rule of 600 each warband breaks: at most 16 miniatures (600.1), at most "
+        "3 copies (600.3), names in the catalog",
+    )
+    check.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    show = actions.add_parser(
+        "show", help="the miniatures with cost, aspects and stats, and the aspect costs (600.2)"
+    )
+    show.add_argument("file", type=Path, metavar="FILE")
+    new = actions.add_parser("new", help="make a new warband in the full-screen builder")
+    new.add_argument("name", nargs="+", metavar="NAME", help="the warband's name")
+    new.add_argument(
+        "--file",
+        type=Path,
+        metavar="PATH",
+        help="save it here (default: the name as a slug, .toml, in this folder)",
+    )
+    edit = actions.add_parser("edit", help="open a warband file in the full-screen builder")
+    edit.add_argument("file", type=Path, metavar="FILE")
+    parser.set_defaults(func=lazy("dbnet.commands.warband", "run"))
 
 
 # --- dbnet verify -------------------------------------------------------------------------

@@ -14,6 +14,7 @@ import textwrap
 from collections.abc import Sequence
 
 from dbnet.catalog import Catalog, Match, load_catalog
+from dbnet.catalog.construction import cost_label
 from dbnet.engine.keywords import (
     BLADES,
     CUSTOM,
@@ -30,7 +31,6 @@ from dbnet.errors import DataError
 
 WIDTH = 80
 MIN_NAME_WIDTH = 12  # names are cut to fit 80 columns, never below this
-ASPECT_SYMBOLS = "VMFP"  # by Aspect value: Valor, Madness, Fear, Passion
 ACTIVATION_LABELS = {
     Activation.ALWAYS: "always",
     Activation.BLADE: "blade",
@@ -79,12 +79,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 # --- labels ------------------------------------------------------------------------------
-
-
-def cost_label(mini: MiniatureDef) -> str:
-    """Spawn cost then one symbol per aspect symbol (300.1): ``'9 MMM'``."""
-    symbols = "".join(ASPECT_SYMBOLS[a] for a in mini.aspects)
-    return f"{mini.spawn_cost} {symbols}".rstrip()
 
 
 def stats_label(mini: MiniatureDef) -> str:

@@ -29,7 +29,6 @@ from dbnet.engine import (
     Mini,
     Phase,
     Player,
-    Stat,
     Zone,
     format_choice,
 )
@@ -279,13 +278,21 @@ def decision_text(session: Session) -> str:
 @dataclass(frozen=True, slots=True)
 class ReserveEntry:
     handle: str
-    cost: int  # now, aspect shortfall included (801.4)
-    base: int  # printed spawn cost after modifiers
+    cost: int  # now: base + shortfall - reduction, at least 0 (801.4, Channel, 900.8)
+    base: int  # the printed spawn cost
     affordable: bool  # the spawning player can pay it now
+    shortfall: int = 0  # one point per miniature an aspect is short (801.4)
+    reduction: int = 0  # Channel's
 
     @property
-    def shortfall(self) -> int:
-        return self.cost - self.base
+    def parts(self) -> str:
+        """``'5+2-1'``: the spawn cost, the aspect shortfall, Channel's reduction ('' when
+        the cost is just the spawn cost)."""
+        if not self.shortfall and not self.reduction:
+            return ""
+        short = f"+{self.shortfall}" if self.shortfall else ""
+        less = f"-{self.reduction}" if self.reduction else ""
+        return f"{self.base}{short}{less}"
 
 
 def reserve_entries(game: Game, player: Player) -> list[ReserveEntry]:
@@ -294,10 +301,10 @@ def reserve_entries(game: Game, player: Player) -> list[ReserveEntry]:
     entries = []
     for m in game.minis:
         if m.owner is player and m.zone is Zone.RESERVES:
-            cost, base = game.spawn_cost(m), game.stat(m, Stat.COST)
-            entries.append(
-                ReserveEntry(m.handle, cost, base, spawning and cost <= game.spawn_points)
-            )
+            cost = game.spawn_cost(m)
+            base, shortfall, reduction = game.spawn_cost_parts(m)
+            affordable = spawning and cost <= game.spawn_points
+            entries.append(ReserveEntry(m.handle, cost, base, affordable, shortfall, reduction))
     entries.sort(key=lambda e: (e.cost, e.handle))
     return entries
 
@@ -325,17 +332,17 @@ def reserve_lines(game: Game, width: int, first: Player = Player.A) -> list[Line
         for e in entries:
             mark = "*" if e.affordable else " "
             if wide:
-                extra = f" ({e.base}+{e.shortfall})" if e.shortfall else ""
+                extra = f" ({e.parts})" if e.parts else ""
                 text = f"{mark}{e.cost:>2} {e.handle}{extra}"
             else:
-                text = f"{mark}{e.cost:>2}{'+' if e.shortfall else ' '} {e.handle}"
+                text = f"{mark}{e.cost:>2}{'+' if e.parts else ' '} {e.handle}"
             style = "class:affordable" if e.affordable else ""
             lines.append([(style, _fit(text, width))])
         lines.append([])
     legend = (
-        "Spawn cost now (base+missing aspects); * = affordable now (rule 801.4)"
+        "Spawn cost now (base+missing aspects-Channel); * = affordable now (rule 801.4)"
         if wide
-        else "Spawn cost now; + = with missing aspects; * = affordable now (rule 801.4)"
+        else "Spawn cost now; + = missing aspects or Channel; * = affordable now (rule 801.4)"
     )
     lines += wrap(legend, width, "class:dim")
     return lines

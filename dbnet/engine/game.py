@@ -57,10 +57,13 @@ from dbnet.engine.rules import (
     INERT,
     MAX_COPIES,
     MAX_WARBAND,
+    MAX_WARBAND_POWER,
+    Breach,
     Rules,
     check_warband_size,
     make_handles,
     playable_abilities,
+    warband_breaches,
 )
 from dbnet.engine.state import Frame, Mini, State, sync
 from dbnet.engine.statehash import HASH_VERSION
@@ -74,6 +77,8 @@ __all__ = [
     "INERT",
     "MAX_COPIES",
     "MAX_WARBAND",
+    "MAX_WARBAND_POWER",
+    "Breach",
     "EndReason",
     "Frame",
     "Game",
@@ -87,6 +92,7 @@ __all__ = [
     "dice_damage",
     "make_handles",
     "playable_abilities",
+    "warband_breaches",
 ]
 
 
@@ -256,8 +262,13 @@ class Game(State):
 
     def spawn_cost(self, m: Mini) -> int:
         """What spawning ``m`` costs its owner now: spawn cost (Respawn's cost from the
-        graveyard) after Channel, plus aspect shortfall (801.4)."""
+        graveyard) plus aspect shortfall (801.4), less Channel, at least 0 (900.8)."""
         return legality.spawn_cost(self, m, self.aspect_counts[m.owner])
+
+    def spawn_cost_parts(self, m: Mini) -> tuple[int, int, int]:
+        """``spawn_cost`` in parts, before the 900.8 floor: (spawn cost, aspect
+        shortfall, Channel's reduction)."""
+        return legality.spawn_cost_parts(self, m, self.aspect_counts[m.owner])
 
     def claimed_points(self, player: Player) -> int:
         """803.1: the value of the scoring cells ``player`` claims now (Dominate claims a

@@ -735,25 +735,36 @@ def may_still_spawn(game: Game) -> bool:
 
 def spawn_cost(game: Game, m: Mini, counts: list[int]) -> int:
     """What spawning ``m`` costs when its owner has ``counts`` miniatures of each aspect
-    (``Game.spawn_cost``)."""
-    # The COST stat (as stat() has it, but Respawn's cost in the graveyard), then the
-    # aspect shortfall.
+    (``Game.spawn_cost``).
+
+    The glossary's *cost* is "the spawn cost plus the aspect cost", one extra point for
+    each miniature an aspect is short (801.4); Channel makes miniatures "cost X less to
+    spawn", so it reduces that whole amount, and 900.8 floors the result at 0 after all
+    modifiers: a 1VV miniature with both Valor short under Channel 2 costs 1 + 2 - 2 = 1.
+    """
+    base, shortfall, reduction = spawn_cost_parts(game, m, counts)
+    return apply_minimum(Stat.COST, base + shortfall - reduction)
+
+
+def spawn_cost_parts(game: Game, m: Mini, counts: list[int]) -> tuple[int, int, int]:
+    """The three parts of ``spawn_cost``: the spawn cost (Respawn's cost from the
+    graveyard), the aspect shortfall (801.4) and Channel's reduction, before the 900.8
+    floor."""
     cost = m.defn.spawn_cost
     itself = 0  # a miniature in the graveyard counts towards its own aspects there
     if m.zone is Zone.GRAVEYARD:
-        # Respawn: "as if it were in your reserves", so it does not count for itgame.
+        # Respawn: "as if it were in your reserves", so it does not count for itself.
         respawn = _respawn(game, m)
         if respawn is not None:
             cost = respawn.x or 0
         itself = 1
-    if game.rules.statics.channels:
-        cost += cost_modifier(game, m)
-    cost = apply_minimum(Stat.COST, cost)
+    shortfall = 0
     for aspect, needed in m.needs:
         have = counts[aspect] - itself
         if have < needed:
-            cost += needed - have
-    return cost
+            shortfall += needed - have
+    reduction = -cost_modifier(game, m) if game.rules.statics.channels else 0
+    return cost, shortfall, reduction
 
 
 def _respawn(game: Game, m: Mini) -> AbilityDef | None:

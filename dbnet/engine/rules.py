@@ -9,7 +9,7 @@ of the game, and every copy of one, shares the same ``Rules`` by reference.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Final
@@ -23,8 +23,9 @@ from dbnet.errors import DataError
 if TYPE_CHECKING:
     from _hashlib import HASH
 
-MAX_WARBAND = 16
-MAX_COPIES = 3
+MAX_WARBAND = 16  # 600.1
+MAX_COPIES = 3  # 600.3
+MAX_WARBAND_POWER: Final = 1000  # bounds any roll's dice; real warbands have well under 200
 CREATURES_PER_PLAYER_PER_CELL: Final = 4  # 301.1a
 
 INERT = AbilityDef("(not played)", Activation.UNKNOWN)
@@ -103,16 +104,59 @@ def make_handles(minis: Sequence[MiniatureDef]) -> list[str]:
     return handles
 
 
-def check_warband_size(name: str, minis: Sequence[MiniatureDef]) -> None:
-    """Rule 600.1 and 600.3: at most 16 miniatures, at most three copies of one."""
-    if len(minis) > MAX_WARBAND:
-        raise DataError(name, f"has {len(minis)} miniatures; a warband holds at most 16 (600.1)")
-    counts: dict[str, int] = {}
-    for d in minis:
-        counts[d.slug] = counts.get(d.slug, 0) + 1
-    for slug, n in counts.items():
+@dataclass(frozen=True, slots=True)
+class Breach:
+    """One way a warband breaks a rule of its construction: the rule and what is wrong."""
+
+    rule: str
+    """The rule's number (``'600.3'``), or ``'dbnet'`` for a limit of this program."""
+    problem: str
+
+    def __str__(self) -> str:
+        return f"{self.rule}: {self.problem}"
+
+
+def warband_breaches(entries: Iterable[tuple[MiniatureDef, int]]) -> list[Breach]:
+    """Every rule of 600 a warband of ``entries`` (a miniature and its number of copies;
+    a miniature may come in several entries) breaks, in rule order: 600.1 (at most 16
+    miniatures), 600.3 (at most three copies of one), then dbnet's bound on the power of
+    a whole warband. An empty list: the warband may be played.
+
+    600.2 (any aspect combination), 600.4 and 600.5 (advice) and 600.7 (etiquette)
+    forbid nothing; 600.6 (limited play) is a way of choosing the miniatures.
+    """
+    copies: dict[str, int] = {}
+    names: dict[str, str] = {}
+    total = power = 0
+    for mini, count in entries:
+        copies[mini.slug] = copies.get(mini.slug, 0) + count
+        names.setdefault(mini.slug, mini.name)
+        total += count
+        power += mini.power * count
+    breaches = []
+    if total > MAX_WARBAND:
+        breaches.append(Breach("600.1", f"{total} miniatures (at most {MAX_WARBAND})"))
+    for slug, n in copies.items():
         if n > MAX_COPIES:
-            raise DataError(name, f"has {n} copies of {slug!r}; at most 3 are allowed (600.3)")
+            breaches.append(
+                Breach("600.3", f"{n} copies of {names[slug]!r} (at most {MAX_COPIES})")
+            )
+    if power > MAX_WARBAND_POWER:
+        breaches.append(
+            Breach(
+                "dbnet",
+                f"{power} power in all (at most {MAX_WARBAND_POWER}: it bounds the dice of a roll)",
+            )
+        )
+    return breaches
+
+
+def check_warband_size(name: str, minis: Sequence[MiniatureDef]) -> None:
+    """Refuse a warband that breaks a rule of 600 (``warband_breaches``: 600.1, 600.3)
+    with a ``DataError`` naming the first breach."""
+    breaches = warband_breaches((mini, 1) for mini in minis)
+    if breaches:
+        raise DataError(name, str(breaches[0]))
 
 
 def playable_abilities(defn: MiniatureDef) -> tuple[AbilityDef, ...]:

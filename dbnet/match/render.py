@@ -33,7 +33,6 @@ from dbnet.engine import (
     Phase,
     Player,
     RerollChoice,
-    Stat,
     TargetChoice,
     Zone,
     format_choice,
@@ -279,14 +278,17 @@ def render_reserves(game: Game, player: Player) -> list[str]:
     entries = []
     for m in game.minis:
         if m.owner is player and m.zone is Zone.RESERVES:
-            cost, base = game.spawn_cost(m), game.stat(m, Stat.COST)
-            price = f"{cost}" if cost == base else f"{cost}({base}+{cost - base})"  # 801.4
+            cost = game.spawn_cost(m)
+            base, shortfall, reduction = game.spawn_cost_parts(m)  # 801.4, Channel, 900.8
+            short = f"+{shortfall}" if shortfall else ""
+            less = f"-{reduction}" if reduction else ""
+            price = f"{cost}({base}{short}{less})" if short or less else f"{cost}"
             mark = "*" if spawning and cost <= game.spawn_points else ""
             entries.append((cost, m.handle, f"{m.handle} {price}{mark}"))
     entries.sort()
     points = game.spawn_points
     note = f"; * = affordable ({points} point{'' if points == 1 else 's'})" if spawning else ""
-    head = f"{player.name} reserves, spawn cost now = base(+aspect shortfall){note}:"
+    head = f"{player.name} reserves, spawn cost now = base(+aspect shortfall-Channel){note}:"
     return _wrap(head, [e[2] for e in entries])
 
 

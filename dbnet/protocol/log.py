@@ -39,6 +39,7 @@ from dbnet.engine import (
     Player,
     parse_choice,
 )
+from dbnet.engine.game import warband_breaches
 from dbnet.errors import DbnetError
 from dbnet.protocol import dice
 from dbnet.protocol.errors import InvalidEntryError
@@ -62,7 +63,6 @@ RULES_VERSION = "dbnet-rules-2"
 """The rules this engine plays; a game recorded under other rules can't be re-simulated."""
 ZERO_HASH = bytes(32)
 MAX_DICE = 1000  # no real roll comes near; a hostile setup must not exhaust memory
-MAX_WARBAND_POWER: Final = 1000  # bounds any roll's dice; real warbands have well under 200
 GAME_ID_PERSONS: Final = {1: b"dbnet/game/v1", 2: b"dbnet/game/v2"}
 """The game id's BLAKE2b personalisation, by protocol version."""
 _CHANCE_NAMES: Final = {kind: kind.value for kind in ChanceKind}  # ``.value`` is slow on 3.11
@@ -140,14 +140,11 @@ def check_offered_setup(setup: GameSetup, record: bytes = b"") -> None:
     and the map's values included, or whose warbands break the limits every peer and
     verifier keeps: a peer's cards are checked, never taken on trust."""
     for player, warband in zip(PLAYERS, setup.warbands, strict=True):
-        total = sum(m.power for m in warband.minis)
-        if total > MAX_WARBAND_POWER:
-            raise InvalidEntryError(
-                0,
-                f"{player.name}'s warband has {total} power in all, more than the limit of "
-                f"{MAX_WARBAND_POWER} (it bounds the dice of a roll)",
-                record,
-            )
+        # The one check of rule 600 (and the power bound) that `dbnet warband check` and
+        # the warband builder make too.
+        breaches = warband_breaches((mini, 1) for mini in warband.minis)
+        if breaches:
+            raise InvalidEntryError(0, f"{player.name}'s warband breaks {breaches[0]}", record)
     try:
         check_setup(setup)
     except DbnetError as exc:

@@ -74,7 +74,7 @@ class Level:
 
 
 LEVELS: Final = {
-    "easy": Level("easy", 0.25, 1.0),
+    "easy": Level("easy", 0.25, 0.5),
     "normal": Level("normal", 0.7, 0.0),
     "hard": Level("hard", 2.0, 0.0),
 }

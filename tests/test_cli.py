@@ -114,7 +114,7 @@ USAGE_ERRORS = [
     (["play", "--bot-delay", "99"], "dbnet play: error: argument --bot-delay: '99': give "
                                     "0 to 60 seconds"),
     (["selfplay", "--a", "x"], "dbnet selfplay: error: argument --a: invalid choice: 'x' "
-                               "(choose from 'random', 'greedy')"),
+                               "(choose from 'random', 'greedy', 'easy', 'normal', 'hard')"),
     (["replay", "f", "--at", "0"], "dbnet replay: error: argument --at: '0': turns are "
                                    "numbered from 1"),
     (["export", "f", "--at", "-1"], "dbnet export: error: argument --at: '-1': entries are "
@@ -125,8 +125,6 @@ USAGE_ERRORS = [
                      "192.0.2.7:7117"),
     (["host", "--name", "bad name"], "dbnet host: error: argument --name: 'bad name': a name "
                                      "is 1-32 letters"),
-    (["selfplay", "--a", "expert"], "dbnet selfplay: error: argument --a: invalid choice: "
-                                    "'expert'"),
     (["play", "--bot", "expert"], "dbnet play: error: argument --bot: invalid choice: 'expert'"),
     (["selfplay", "--think", "0"], "dbnet selfplay: error: argument --think: '0': give more "
                                    "than 0"),

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from dbnet import cli
-from dbnet.bots import BOT_NAMES
+from dbnet.bots import BOT_NAMES, LEVELS
 from dbnet.bots.match import DEFAULT_MAX_TURNS
 from dbnet.commands import arguments, verify
 from dbnet.engine import Options
@@ -115,7 +115,7 @@ USAGE_ERRORS = [
     (["play", "--bot-delay", "99"], "dbnet play: error: argument --bot-delay: '99': give "
                                     "0 to 60 seconds"),
     (["selfplay", "--a", "x"], "dbnet selfplay: error: argument --a: invalid choice: 'x' "
-                               "(choose from 'random', 'greedy')"),
+                               "(choose from 'random', 'greedy', 'easy', 'normal', 'hard')"),
     (["replay", "f", "--at", "0"], "dbnet replay: error: argument --at: '0': turns are "
                                    "numbered from 1"),
     (["export", "f", "--at", "-1"], "dbnet export: error: argument --at: '-1': entries are "
@@ -126,6 +126,13 @@ USAGE_ERRORS = [
                      "192.0.2.7:7117"),
     (["host", "--name", "bad name"], "dbnet host: error: argument --name: 'bad name': a name "
                                      "is 1-32 letters"),
+    (["play", "--bot", "expert"], "dbnet play: error: argument --bot: invalid choice: 'expert'"),
+    (["selfplay", "--think", "0"], "dbnet selfplay: error: argument --think: '0': give more "
+                                   "than 0"),
+    (["play", "--think", "soon"], "dbnet play: error: argument --think: 'soon' is not a number "
+                                  "of seconds"),
+    (["join", "--bot", "hard", "--playouts", "0"], "dbnet join: error: argument --playouts: '0' "
+                                                   "must be 1 or more"),
 ]  # fmt: skip
 
 
@@ -154,6 +161,7 @@ def test_a_command_imports_its_module_when_it_runs() -> None:
 def test_the_values_the_help_repeats_agree_with_their_modules() -> None:
     """``dbnet.commands.arguments`` repeats a few values so as not to import their modules."""
     assert BOT_NAMES == arguments.BOT_NAMES
+    assert {name: level.seconds for name, level in LEVELS.items()} == arguments.LEVEL_SECONDS
     assert DEFAULT_MAX_TURNS == arguments.MAX_TURNS
     assert Options().turns_to_win == arguments.TURNS_TO_WIN
     assert EXTENSION == arguments.EXTENSION

@@ -9,10 +9,16 @@ seeded bot plays the same game twice.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Protocol
 
 from dbnet.engine import Choice, DamageChoice, Decision, Game
 from dbnet.errors import IllegalChoiceError
+
+Progress = Callable[[float], None]
+"""Told the share of its budget a thinking bot has spent (0 to 1), now and then."""
+Stop = Callable[[], bool]
+"""Asked now and then while a bot thinks: True ends its search early."""
 
 
 class Bot(Protocol):

@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 Run = Callable[[argparse.Namespace], int]
 """A command: the parsed arguments in, the exit code out."""
 
-BOT_NAMES: Final = ("random", "greedy")  # dbnet.bots.BOT_NAMES
+BOT_NAMES: Final = ("random", "greedy", "easy", "normal", "hard")  # dbnet.bots.BOT_NAMES
+LEVEL_SECONDS: Final = {"easy": 0.25, "normal": 0.7, "hard": 2.0}  # dbnet.bots.LEVELS
 MAX_TURNS: Final = 500  # dbnet.bots.match.DEFAULT_MAX_TURNS
 TURNS_TO_WIN: Final = 6  # dbnet.engine.Options().turns_to_win
 EXTENSION: Final = ".dbnr"  # dbnet.replay.file.EXTENSION
@@ -83,8 +84,13 @@ def _add_play(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "--opponent", type=Path, metavar="FILE", help="the bot's warband file (default: shipped)"
     )
     parser.add_argument(
-        "--bot", choices=BOT_NAMES, default="greedy", help="the opponent (default: greedy)"
+        "--bot",
+        choices=BOT_NAMES,
+        default="greedy",
+        help="the opponent: random, greedy, or the search levels easy, normal, hard "
+        "(default: greedy)",
     )
+    _add_budget(parser)
     parser.add_argument(
         "--side",
         choices=("A", "B"),
@@ -170,6 +176,34 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _think(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value <= 600:
+        raise argparse.ArgumentTypeError(f"{text!r}: give more than 0 and at most 600 seconds")
+    return value
+
+
+def _add_budget(parser: argparse.ArgumentParser) -> None:
+    """``--think`` and ``--playouts``: the search bots' budget per decision."""
+    defaults = ", ".join(f"{name} {seconds:g}" for name, seconds in LEVEL_SECONDS.items())
+    parser.add_argument(
+        "--think",
+        type=_think,
+        metavar="SECONDS",
+        help=f"the search bot's time per decision (default: {defaults})",
+    )
+    parser.add_argument(
+        "--playouts",
+        type=_positive,
+        metavar="N",
+        help="the search bot's playouts per decision: a budget independent of the machine, "
+        "reproducible with --seed (with --think too, whichever ends first)",
+    )
+
+
 # --- dbnet selfplay -----------------------------------------------------------------------
 
 
@@ -183,6 +217,7 @@ def _add_selfplay(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
     parser.add_argument("--seed", type=int, metavar="S", help="seed of the run (default: random)")
     parser.add_argument("--a", choices=BOT_NAMES, default="greedy", help="bot in seat A")
     parser.add_argument("--b", choices=BOT_NAMES, default="random", help="bot in seat B")
+    _add_budget(parser)
     parser.add_argument("--warband", type=Path, metavar="FILE", help="A's warband file")
     parser.add_argument("--opponent", type=Path, metavar="FILE", help="B's warband file")
     parser.add_argument(
@@ -560,6 +595,7 @@ def _common(parser: argparse.ArgumentParser, *, new_game: bool = True) -> None:
     parser.add_argument(
         "--bot", choices=BOT_NAMES, help="let a bot play this side (default: you, at the prompt)"
     )
+    _add_budget(parser)
     parser.add_argument(
         "--plain",
         action="store_true",

@@ -25,11 +25,12 @@ import getpass
 import random
 import socket
 import sys
+import threading
 from collections.abc import Awaitable, Callable
 
 import trio
 
-from dbnet.bots import make_bot
+from dbnet.bots import make_bot, think
 from dbnet.catalog import default_warbands, load_catalog, load_warband
 from dbnet.engine import Game, Options, Warband, format_choice, read_choice
 from dbnet.errors import DbnetError, InvalidChoiceError
@@ -96,11 +97,23 @@ def _show_events(events: list[Event]) -> None:
 # --- choosers ----------------------------------------------------------------------------
 
 
-def bot_chooser(name: str, rng: random.Random) -> Chooser:
-    bot = make_bot(name, rng)
+def bot_chooser(
+    name: str, rng: random.Random, *, seconds: float | None = None, playouts: int | None = None
+) -> Chooser:
+    """The bot called ``name`` deciding in a worker thread; cancelled (the game ends, the
+    connection fails, Ctrl-C), it stops searching at once and its choice is dropped."""
+    bot = make_bot(name, rng, seconds=seconds, playouts=playouts)
 
     async def choose(view: Game) -> str:
-        return await trio.to_thread.run_sync(lambda: format_choice(view, bot.choose(view)))
+        stopped = threading.Event()
+
+        def decide() -> str:
+            return format_choice(view, think(bot, view, stop=stopped.is_set))
+
+        try:
+            return await trio.to_thread.run_sync(decide, abandon_on_cancel=True)
+        finally:
+            stopped.set()
 
     return choose
 
@@ -151,7 +164,12 @@ def _seat(args: argparse.Namespace, identity: Identity, invite: Invite | None = 
     seed = getattr(args, "seed", None)
     if args.bot is not None:
         rng = random.Random() if seed is None else random.Random(f"dbnet-net-bot:{seed}")
-        choose = bot_chooser(args.bot, rng)
+        choose = bot_chooser(
+            args.bot,
+            rng,
+            seconds=getattr(args, "think", None),
+            playouts=getattr(args, "playouts", None),
+        )
     else:
         choose = line_chooser()
     return Seat(

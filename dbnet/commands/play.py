@@ -106,6 +106,8 @@ def run(args: argparse.Namespace) -> int:
         return run_local(
             None if args.resume else load_setup(args.warband, args.opponent, side),
             bot=args.bot,
+            think=args.think,
+            playouts=args.playouts,
             side=side,
             seed=args.seed,
             hotseat=args.hotseat,
@@ -176,7 +178,11 @@ class Session:
     ) -> Session:
         side = Player[args.side]
         if args.resume is not None:
-            make_seats = seats_with(make_bot(args.bot, bot_random(args.seed)))
+            make_seats = seats_with(
+                make_bot(
+                    args.bot, bot_random(args.seed), seconds=args.think, playouts=args.playouts
+                )
+            )
             saved = resume_saved(args.resume, make_seats, seed=args.seed, seat=side)
             if saved.local.hotseat:
                 saved.writer.close()
@@ -186,7 +192,9 @@ class Session:
         else:
             keys, bot_rng = local_keys(args.seed, side)
             setup = load_setup(args.warband, args.opponent, side)
-            seats = bot_seats(side, make_bot(args.bot, bot_rng))
+            seats = bot_seats(
+                side, make_bot(args.bot, bot_rng, seconds=args.think, playouts=args.playouts)
+            )
             saved = start_saved(setup, seats, keys, args.replay)
         local, replay, path = saved.local, saved.writer, saved.path
         me = next(p for p in (Player.A, Player.B) if isinstance(local.seats[p], Human))

@@ -39,15 +39,24 @@ def play_one(
     index: int,
     max_turns: int,
     on_record: RecordSink | None = None,
+    *,
+    think: float | None = None,
+    playouts: int | None = None,
 ) -> MatchResult:
     """Game ``index`` of the run seeded ``seed``, through the signed log; every record goes
-    to ``on_record``."""
-    bots = (
-        make_bot(names[0], random.Random(f"dbnet-selfplay:{seed}:{index}:A")),
-        make_bot(names[1], random.Random(f"dbnet-selfplay:{seed}:{index}:B")),
+    to ``on_record``. ``think`` and ``playouts`` are the search bots' budget per decision."""
+    bots = tuple(
+        make_bot(
+            name,
+            random.Random(f"dbnet-selfplay:{seed}:{index}:{seat}"),
+            seconds=think,
+            playouts=playouts,
+        )
+        for name, seat in zip(names, "AB", strict=True)
     )
+    assert len(bots) == 2
     match = Match(setup, game_keys(seed, index), on_record=on_record)
-    choose = bot_chooser(bots)
+    choose = bot_chooser((bots[0], bots[1]))
     game = match.log.game
     while not match.is_closed and (game.is_over or game.turn <= max_turns):
         match.step(choose)
@@ -73,6 +82,7 @@ def run(args: argparse.Namespace) -> int:
     seed: int = args.seed if args.seed is not None else secrets.randbelow(2**31)
     names: tuple[str, str] = (args.a, args.b)
     setup = load_setup(args.warband, args.opponent, Player.A)
+    budget = {"think": args.think, "playouts": args.playouts}
     print(f"selfplay: {args.games} games, A = {names[0]}, B = {names[1]}, seed {seed}")
     wins = [0, 0]
     unfinished = decisions = 0
@@ -80,11 +90,11 @@ def run(args: argparse.Namespace) -> int:
     for i in range(1, args.games + 1):
         start = time.perf_counter()
         if args.replays is None:
-            result = play_one(setup, names, seed, i, args.max_turns)
+            result = play_one(setup, names, seed, i, args.max_turns, **budget)
         else:
             header = replay_header(game_keys(seed, i), setup, now_utc())
             with start_replay(replay_path(args.replays, seed, i), header) as writer:
-                result = play_one(setup, names, seed, i, args.max_turns, writer.append)
+                result = play_one(setup, names, seed, i, args.max_turns, writer.append, **budget)
         elapsed += time.perf_counter() - start
         decisions += result.decisions
         if result.winner is None:

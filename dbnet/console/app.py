@@ -790,6 +790,8 @@ def run_local(
     setup: GameSetup | None = None,
     *,
     bot: str = "greedy",
+    think: float | None = None,
+    playouts: int | None = None,
     side: Player = Player.A,
     seed: int | None = None,
     hotseat: bool = False,
@@ -798,7 +800,8 @@ def run_local(
     resume: Path | None = None,
 ) -> int:
     """Play a local game full screen: a person in ``side``'s seat against ``bot``, or two
-    people at this keyboard (``hotseat``; ``side`` and ``bot`` are then unused).
+    people at this keyboard (``hotseat``; ``side`` and ``bot`` are then unused). ``think``
+    and ``playouts`` are a search bot's budget per decision (``dbnet.bots.make_bot``).
 
     ``setup`` defaults to the standard map and the shipped warbands (the first in
     ``side``'s seat). ``seed`` makes the keys, dice and bot repeatable. The game is saved
@@ -813,7 +816,15 @@ def run_local(
         DbnetError: the replay file cannot be created or resumed (before the screen opens).
     """
     if resume is not None:
-        session = LocalSession.resume(resume, bot=bot, seed=seed, side=side, bot_delay=bot_delay)
+        session = LocalSession.resume(
+            resume,
+            bot=bot,
+            think=think,
+            playouts=playouts,
+            seed=seed,
+            side=side,
+            bot_delay=bot_delay,
+        )
         return run_session(session)
     if setup is None:
         setup = default_setup(side)
@@ -821,7 +832,14 @@ def run_local(
         session = LocalSession.hotseat_game(setup, seed=seed, replay=replay)
     else:
         session = LocalSession.against_bot(
-            setup, bot=bot, side=side, seed=seed, bot_delay=bot_delay, replay=replay
+            setup,
+            bot=bot,
+            think=think,
+            playouts=playouts,
+            side=side,
+            seed=seed,
+            bot_delay=bot_delay,
+            replay=replay,
         )
     return run_session(session)
 

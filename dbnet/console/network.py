@@ -128,6 +128,10 @@ class NetworkSession:
         """The connection's state, for the top of the screen."""
         return self._state
 
+    @property
+    def thinking(self) -> float | None:
+        return None  # the person at this keyboard plays; a --bot game has no screen
+
     def seat_label(self, player: Player) -> str:
         """ "you", or the opponent's name and key fingerprint."""
         if self.is_local(player):

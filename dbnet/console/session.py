@@ -24,12 +24,13 @@ from __future__ import annotations
 import asyncio
 import enum
 import shlex
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from dbnet.bots import Bot, make_bot
+from dbnet.bots import Bot, Progress, Stop, make_bot, think
 from dbnet.engine import Choice, Decision, Game, GameSetup, Player, format_choice, read_choice
 from dbnet.errors import IllegalChoiceError
 from dbnet.match.keys import bot_random, local_keys
@@ -110,6 +111,12 @@ class Session(Protocol):
         for a game on this machine."""
         ...
 
+    @property
+    def thinking(self) -> float | None:
+        """While a bot of this session thinks: the share of its budget spent (0 to 1);
+        None otherwise."""
+        ...
+
     def seat_label(self, player: Player) -> str:
         """Who sits in ``player``'s seat: ``'you'``, ``'greedy bot'``, ``'player B'``."""
         ...
@@ -180,6 +187,8 @@ class LocalSession:
         self._resigning: Player | None = None
         self._sealed = False
         self._closed = False
+        self._thinking: float | None = None
+        self._stop = threading.Event()  # set: the bot thinking now stops at once
         self._introduce()
         self._sync()
 
@@ -189,6 +198,8 @@ class LocalSession:
         setup: GameSetup,
         *,
         bot: str = "greedy",
+        think: float | None = None,
+        playouts: int | None = None,
         side: Player = Player.A,
         seed: int | None = None,
         replay: Path | None = None,
@@ -205,7 +216,7 @@ class LocalSession:
             ReplayError: the replay file exists already or cannot be written.
         """
         keys, bot_rng = local_keys(seed, side)
-        seats = bot_seats(side, make_bot(bot, bot_rng))
+        seats = bot_seats(side, make_bot(bot, bot_rng, seconds=think, playouts=playouts))
         saved = start_saved(setup, seats, keys, replay)
         return cls.saved(saved, bot_delay=bot_delay, seed=seed)
 
@@ -224,6 +235,8 @@ class LocalSession:
         path: Path,
         *,
         bot: str = "greedy",
+        think: float | None = None,
+        playouts: int | None = None,
         seed: int | None = None,
         side: Player | None = Player.A,
         bot_delay: float = DEFAULT_BOT_DELAY,
@@ -235,7 +248,7 @@ class LocalSession:
         Raises:
             ReplayError: the file cannot be resumed.
         """
-        seats = seats_with(make_bot(bot, bot_random(seed)))
+        seats = seats_with(make_bot(bot, bot_random(seed), seconds=think, playouts=playouts))
         saved = resume_saved(path, seats, seed=seed, seat=side)
         return cls.saved(saved, bot_delay=0.0 if saved.local.hotseat else bot_delay, seed=seed)
 
@@ -275,6 +288,10 @@ class LocalSession:
     @property
     def connection(self) -> str | None:
         return None
+
+    @property
+    def thinking(self) -> float | None:
+        return self._thinking
 
     def seat_label(self, player: Player) -> str:
         seat = self.seats[player]
@@ -329,7 +346,7 @@ class LocalSession:
             else:
                 # The bot thinks on its own copy in a worker thread; the entry is written here.
                 bot, view = due
-                decision = await asyncio.to_thread(_think, bot, view)
+                decision = await self._think(bot, view, changed)
                 if self._closed:
                     return
                 local.step(decision)
@@ -339,7 +356,34 @@ class LocalSession:
             if self.bot_delay > 0 and self.local_player() is None and not self.game.is_over:
                 await asyncio.sleep(self.bot_delay)
 
+    async def _think(self, bot: Bot, view: Game, changed: Callable[[], None]) -> str:
+        """The bot's decision, thought in a worker thread on its own copy of the game while
+        ``thinking`` follows its progress. Cancelled (the screen closes) or closed, the
+        search is told to stop at once and its choice is dropped."""
+        loop = asyncio.get_running_loop()
+        stop = self._stop = threading.Event()
+        shown = [-1]  # the progress last shown, in steps of 5%
+
+        def progress(share: float) -> None:  # in the worker thread
+            step = int(share * 20)
+            if step != shown[0]:
+                shown[0] = step
+                loop.call_soon_threadsafe(self._progress, step * 5 / 100, changed)
+
+        self._thinking = 0.0
+        try:
+            return await asyncio.to_thread(_think, bot, view, progress, stop.is_set)
+        finally:
+            stop.set()
+            self._thinking = None
+
+    def _progress(self, share: float, changed: Callable[[], None]) -> None:
+        if self._thinking is not None and not self._stop.is_set():
+            self._thinking = share
+            changed()
+
     def close(self) -> None:
+        self._stop.set()
         if self._closed:
             return
         self._closed = True
@@ -414,8 +458,8 @@ class LocalSession:
         self._log.append(LogLine(LogKind.NOTE, None, "", words))
 
 
-def _think(bot: Bot, view: Game) -> str:
+def _think(bot: Bot, view: Game, progress: Progress, stop: Stop) -> str:
     """The bot's decision on ``view`` (its own copy), in notation."""
     pending = view.pending
     assert isinstance(pending, Decision)
-    return format_choice(view, bot.choose(view))
+    return format_choice(view, think(bot, view, progress, stop))

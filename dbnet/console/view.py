@@ -268,7 +268,13 @@ def decision_text(session: Session) -> str:
         if session.is_local(who):
             head = f"{who.name}, your decision: " if session.hotseat else "Your decision: "
             return head + describe_pending(game)
-        return f"{who.name} ({session.seat_label(who)}) is deciding: {describe_pending(game)}"
+        label = session.seat_label(who)
+        thinking = session.thinking
+        if thinking is not None:
+            return (
+                f"{who.name} ({label}): computer thinking… {thinking:.0%}. {describe_pending(game)}"
+            )
+        return f"{who.name} ({label}) is deciding: {describe_pending(game)}"
     return describe_pending(game)
 
 

@@ -103,6 +103,21 @@ def test_resign_ends_the_game_with_the_bot_winning(tmp_path: Path) -> None:
     assert "Score by turn" in result.stdout
 
 
+def test_a_search_level_plays_first_with_a_playout_budget(tmp_path: Path) -> None:
+    """The hard bot seated A with --playouts decides its spawns before B is asked; the same
+    seed and budget give the same game."""
+    args = ("--seed", "7", "--side", "B", "--bot", "hard", "--playouts", "20")
+    (tmp_path / "1").mkdir()
+    (tmp_path / "2").mkdir()
+    first = run_play(tmp_path / "1", *args, stdin="resign\n")
+    again = run_play(tmp_path / "2", *args, stdin="resign\n")
+    assert first.returncode == 0, first.stderr
+    assert "against the hard bot as A" in first.stdout
+    assert "A wins: B resigned." in first.stdout
+    assert "A (hard): spawn " in first.stdout
+    assert without_replay_lines(first.stdout) == without_replay_lines(again.stdout)
+
+
 def test_end_of_input_ends_cleanly(tmp_path: Path) -> None:
     result = run_play(tmp_path, "--seed", "1", stdin="")
     assert result.returncode == 1

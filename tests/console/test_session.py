@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from dbnet.bots import Bot, GreedyBot, make_bot
+from dbnet.bots import Bot, GreedyBot, SearchBot, make_bot
 from dbnet.console.app import default_setup
 from dbnet.console.session import LocalSession, LogKind
-from dbnet.console.view import choice_items, log_text
+from dbnet.console.view import choice_items, decision_text, log_text
 from dbnet.engine import Choice, Game, Player, SpawnChoice
 from dbnet.errors import IllegalChoiceError
 from dbnet.match.keys import MatchKeys
@@ -304,3 +304,38 @@ def test_a_bot_game_resumes_with_the_person_in_their_seat(dbnet_home: Path) -> N
     assert verdict_of(path).status is VerdictStatus.COMPLETE
     with pytest.raises(ReplayError, match="closed already"):
         LocalSession.resume(path)
+
+
+def test_a_search_bot_shows_its_progress_and_stops_when_cancelled() -> None:
+    """The search runs in a worker thread: the screen's loop hears its progress (the
+    decision line says the computer is thinking), and cancelling the session's task stops
+    the search at once instead of letting it spend its budget."""
+    search = SearchBot(random.Random(1), "hard", playouts=5_000)
+    seats: tuple[Bot, Bot] = (search, make_bot("random", random.Random(2)))
+    local = LocalGame(default_setup(), seats, MatchKeys.from_seed(b"thinking"))
+    session = LocalSession(local, bot_delay=0)
+    seen: list[str] = []
+
+    async def scenario() -> None:
+        task = asyncio.create_task(session.advance(lambda: None))
+        for _ in range(2000):
+            thinking = session.thinking
+            if thinking is not None and thinking > 0:
+                seen.append(decision_text(session))
+                break
+            await asyncio.sleep(0.005)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert session.thinking is None
+        for _ in range(2000):  # the worker notices the stop within a few playouts
+            if search.report.playouts:
+                break
+            await asyncio.sleep(0.005)
+
+    asyncio.run(scenario())
+    assert seen
+    assert "computer thinking… " in seen[0]
+    assert seen[0].count("%") == 1
+    assert 0 < search.report.playouts < 5_000
+    session.close()

@@ -9,8 +9,6 @@ that a game's start, the signed log, ``dbnet warband check`` and the builder all
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +19,7 @@ from dbnet.catalog.index import Catalog
 from dbnet.engine.game import Breach, warband_breaches
 from dbnet.engine.model import MiniatureDef, Warband
 from dbnet.errors import DataError
+from dbnet.files import replace_atomically
 
 WARBAND_FIELDS = ("name", "minis")
 ENTRY_FIELDS = ("name", "count")
@@ -148,35 +147,10 @@ def save_warband(path: Path, name: str, entries: Iterable[tuple[MiniatureDef, in
     flushed to disk, then renamed over ``path`` (a crash leaves the old file or the new
     one, never half of one). Raises ``DataError`` naming the file if it cannot."""
     text = format_warband(name, entries)
-    folder = path.parent if str(path.parent) else Path(".")
     try:
-        fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+        replace_atomically(path, text.encode("utf-8"))
     except OSError as exc:
         raise DataError(str(path), f"cannot be written: {exc.strerror or exc}") from exc
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temp, path)
-    except OSError as exc:
-        Path(temp).unlink(missing_ok=True)
-        raise DataError(str(path), f"cannot be written: {exc.strerror or exc}") from exc
-    _sync_folder(folder)
-
-
-def _sync_folder(folder: Path) -> None:
-    """Make the rename itself durable, where the system allows opening a folder."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def _toml_string(text: str) -> str:

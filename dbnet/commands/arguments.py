@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
@@ -520,9 +520,11 @@ def _add_network(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
     )
     join.add_argument(
         "address",
-        type=_address_or_invite,
+        nargs="+",
+        action=_AddressOrInvite,
         metavar="INVITE|HOST:PORT",
-        help="the host's invite (the line it printed), or its address",
+        help="the host's invite (the line it printed; pasted wrapped over several lines "
+        "is fine), or its address",
     )
     _common(join)
     join.set_defaults(func=lazy("dbnet.commands.net", "run_join"))
@@ -539,8 +541,8 @@ def _add_network(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
     resume.add_argument("file", type=Path, metavar="FILE", help="this side's replay file")
     resume.add_argument(
         "address",
-        type=_address_or_invite,
-        nargs="?",
+        nargs="*",
+        action=_AddressOrInvite,
         metavar="INVITE|HOST:PORT",
         help="connect through the host's invite (a fresh one: it prints one when it "
         "resumes), or to its address; without it, host again",
@@ -665,6 +667,31 @@ def _ip_address(text: str) -> str:
         return str(ipaddress.ip_address(text.strip("[]")))
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an IPv4 or IPv6 address") from None
+
+
+class _AddressOrInvite(argparse.Action):
+    """The host's INVITE, its words joined (an invite copied from a wrapped line comes
+    as several), or one HOST:PORT; None when no word is given."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[object] | None,
+        option_string: str | None = None,
+    ) -> None:
+        words = [str(value) for value in values or ()]
+        value: tuple[str, int] | Invite | None = None
+        if len(words) > 1 and not _looks_like_invite(words[0]):
+            raise argparse.ArgumentError(
+                self, f"expected one HOST:PORT or an invite, got {len(words)} words"
+            )
+        if words:
+            try:
+                value = _address_or_invite("".join(words))
+            except argparse.ArgumentTypeError as exc:
+                raise argparse.ArgumentError(self, str(exc)) from None
+        setattr(namespace, self.dest, value)
 
 
 def _address_or_invite(text: str) -> tuple[str, int] | Invite:

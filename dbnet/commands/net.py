@@ -27,6 +27,7 @@ import socket
 import sys
 import threading
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 import trio
 
@@ -34,6 +35,7 @@ from dbnet.bots import make_bot, think
 from dbnet.catalog import default_warbands, load_catalog, load_warband
 from dbnet.engine import Game, Options, Warband, format_choice, read_choice
 from dbnet.errors import DbnetError, InvalidChoiceError
+from dbnet.files import replace_atomically
 from dbnet.match.keys import derive
 from dbnet.match.render import choice_lines, describe_result, explain_pending, render_position
 from dbnet.match.story import Event
@@ -64,7 +66,7 @@ from dbnet.net.session import (
     withheld_result,
 )
 from dbnet.net.stream import SecureStream
-from dbnet.protocol.identity import Identity, KnownPeers, fingerprint
+from dbnet.protocol.identity import Identity, KnownPeers, config_dir, fingerprint
 from dbnet.protocol.remote import RemoteGame
 from dbnet.replay.errors import DiskFullError, ReplayError
 from dbnet.replay.file import ReplayWriter, load_replay
@@ -73,6 +75,8 @@ from dbnet.text import printable
 EXIT_COMPLETE = 0
 EXIT_FAILED = 1
 EXIT_ADJOURNED = 3
+INVITE_FILE = "invite.txt"
+"""Where the host's last invite is saved in its dbnet folder."""
 
 
 def _default_name() -> str:
@@ -361,11 +365,26 @@ async def _host(
             invite = Invite(session.seat.identity.fingerprint, secret, candidates, relay)
             say("send your opponent this line (it names your key and carries a one-game secret):")
             say(f"  dbnet join {invite.text()}")
+            saved = _save_invite(f"dbnet join {invite.text()}\n")
+            if saved is not None:
+                say(f"  (it is also in {saved}, to copy whole)")
             _show_addresses(say, listeners)
             if relay is not None:
                 say(f"also waiting at the relay {with_port(*relay)}")
             doors = [] if relay is None else [relay_door(relay, secret, say)]
             return await session.host(listeners, doors)
+
+
+def _save_invite(line: str) -> Path | None:
+    """The invite's line in ``<config dir>/invite.txt`` (mode 0600: it holds the game's
+    secret), where a long line is copied whole rather than off a wrapped screen; None if
+    it cannot be written (the printed line is enough)."""
+    path = config_dir() / INVITE_FILE
+    try:
+        replace_atomically(path, line.encode("ascii"), 0o600)
+    except OSError:
+        return None
+    return path
 
 
 def _dialer(

@@ -6,7 +6,8 @@ relay. The format is specified in ``docs/network.md`` ("The invite"); in short:
 
 - the text is ``DB`` and a format version (``1``), then Crockford base32 symbols
   (``0-9 A-Z`` without ``I L O U``; any case; ``O`` reads as ``0``, ``I`` and ``L`` as
-  ``1``; ``-`` is ignored);
+  ``1``; ``-`` and whitespace are ignored, so an invite copied from a wrapped line
+  still reads);
 - after the prefix come the token's length (2 symbols) and the payload with a 3-byte
   checksum (the first bytes of its SHA-256), in base32;
 - every 29 of those symbols are followed by 2 check symbols, a Reed-Solomon code over
@@ -206,7 +207,8 @@ class Invite:
 
     @classmethod
     def parse(cls, text: str) -> Invite:
-        """The invite of a token (``text()``'s, in any case, dashes ignored).
+        """The invite of a token (``text()``'s, in any case, dashes and whitespace ignored:
+        an invite copied from a wrapped line still reads).
 
         Raises:
             InviteError: the token is mistyped (the message names the character, or the
@@ -417,7 +419,7 @@ def _symbols(text: str) -> _Symbols:
     places: list[int] = []
     bad: list[str] = []
     for place, char in enumerate(text, 1):
-        if char == "-":
+        if char == "-" or char.isspace():  # an invite wrapped, or spaced for reading
             continue
         value = _VALUES.get(char.upper())
         if value is None:
@@ -430,7 +432,8 @@ def _symbols(text: str) -> _Symbols:
         raise InviteError(
             f"the invite's {bad[0]} is not in its alphabet (0-9 and A-Z but I, L, O, U){more}"
         )
-    return _Symbols(text, values, places, "-" in text, bool(bad))
+    spaced = any(char == "-" or char.isspace() for char in text)
+    return _Symbols(text, values, places, spaced, bool(bad))
 
 
 def _version(values: Sequence[int]) -> int | None:
@@ -468,7 +471,7 @@ def _min_length() -> int:
 def _read_v1(symbols: _Symbols) -> bytes:
     values = symbols.values
     have = len(values)
-    dashes = " (dashes not counted)" if symbols.dashes else ""
+    dashes = " (dashes and spaces not counted)" if symbols.dashes else ""
     if have < _min_length():
         raise InviteError(
             f"the invite is cut short: it has {have} characters{dashes}, an invite has at "

@@ -14,12 +14,10 @@ moved into place, so a crash leaves either the old file or the new one.
 from __future__ import annotations
 
 import base64
-import contextlib
 import functools
 import hashlib
 import os
 import re
-import secrets
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +28,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from dbnet.errors import IdentityError, KnownPeerMismatchError, WeakKeyError
+from dbnet.files import replace_atomically, sync_folder, write_temp
 from dbnet.wire.keys import PUBLIC_KEY_SIZE, public_key_problem
 
 __all__ = [
@@ -378,41 +377,18 @@ def _digest(public_key: bytes) -> str:
 
 
 def _write_temp(path: Path, data: bytes, mode: int) -> Path:
-    """``data`` in a new temporary file beside ``path``, flushed to disk."""
-    temp = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
     try:
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+        return write_temp(path, data, mode)
     except OSError as exc:
         raise IdentityError(f"{path}: cannot write: {exc.strerror}") from exc
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-    except OSError as exc:
-        temp.unlink(missing_ok=True)
-        raise IdentityError(f"{path}: cannot write: {exc.strerror}") from exc
-    return temp
-
-
-def _sync_dir(directory: Path) -> None:
-    with contextlib.suppress(OSError):  # not every platform can open a directory
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 def _write_replace(path: Path, data: bytes, mode: int) -> None:
-    """Replace ``path`` by a file holding ``data``, atomically (temp file + os.replace)."""
-    temp = _write_temp(path, data, mode)
+    """Replace ``path`` by a file holding ``data``, atomically (``dbnet.files``)."""
     try:
-        os.replace(temp, path)
+        replace_atomically(path, data, mode)
     except OSError as exc:
-        temp.unlink(missing_ok=True)
         raise IdentityError(f"{path}: cannot write: {exc.strerror}") from exc
-    _sync_dir(path.parent)
 
 
 def _write_new(path: Path, data: bytes) -> bool:
@@ -432,5 +408,5 @@ def _write_new(path: Path, data: bytes) -> bool:
             raise IdentityError(f"{path}: cannot write: {exc.strerror}") from exc
     finally:
         temp.unlink(missing_ok=True)
-    _sync_dir(path.parent)
+    sync_folder(path.parent)
     return True

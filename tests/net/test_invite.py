@@ -191,7 +191,7 @@ def test_a_block_moved_elsewhere_is_caught_by_the_checksum() -> None:
 
 @pytest.mark.parametrize(
     ("index", "char", "shown"),
-    [(36, "U", "'U'"), (0, "!", "'!'"), (100, " ", "' '"), (167, "é", "'é'")],
+    [(36, "U", "'U'"), (0, "!", "'!'"), (100, "#", "'#'"), (167, "é", "'é'")],
 )
 def test_a_character_outside_the_alphabet_is_named_with_its_position(
     index: int, char: str, shown: str
@@ -207,6 +207,14 @@ def test_a_character_outside_the_alphabet_is_named_with_its_position(
         f"the invite's character {index + 1}, {shown}, is not in its alphabet "
         "(0-9 and A-Z but I, L, O, U)"
     )
+
+
+def test_an_invite_copied_from_wrapped_lines_still_reads() -> None:
+    """The full-screen client wraps a long invite over several indented lines: copied
+    with its line breaks and indentation (or pasted as several words), it is the same."""
+    wrapped = "\n        ".join(TOKEN[i : i + 40] for i in range(0, len(TOKEN), 40))
+    assert Invite.parse(wrapped) == Invite.parse(TOKEN)
+    assert Invite.parse(" ".join([TOKEN[:50], TOKEN[50:]])) == Invite.parse(TOKEN)
 
 
 def test_several_foreign_characters_name_the_first_and_count_the_rest() -> None:
@@ -232,7 +240,7 @@ def test_a_cut_short_invite_says_how_much_and_from_where() -> None:
     )
     assert "a character is missing after character 31" in error_of(TOKEN[:40] + TOKEN[41:])
     assert error_of(TOKEN[:40] + "-" + TOKEN[41:]).startswith(
-        "the invite is cut short: it has 167 characters (dashes not counted)"
+        "the invite is cut short: it has 167 characters (dashes and spaces not counted)"
     )
 
 

@@ -107,6 +107,12 @@ async def test_join_with_the_invite_plays_over_the_direct_path(
     connected = r"connected to alice \([A-Z2-7-]{19}\) via direct \(LAN\)"
     assert re.fullmatch(connected, connected_line(game.joiner))
     assert game.joiner.saw("the invite lists 2 paths to the host: direct (LAN) 127.0.0.1:")
+    saved = homes / "alice" / "invite.txt"  # to copy whole, where the screen wraps it
+    assert game.host.saw(f"  (it is also in {saved}, to copy whole)")
+    assert Invite.parse(saved.read_text().removeprefix("dbnet join ")) == Invite.parse(
+        next(m.group(1) for line in game.host.lines if (m := INVITE.match(line)))
+    )
+    assert saved.stat().st_mode & 0o777 == 0o600  # it holds the game's secret
     assert not game.joiner.saw("path failed")
 
 

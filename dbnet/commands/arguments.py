@@ -263,14 +263,7 @@ def _add_catalog(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         description="List the miniatures in the catalog, search them, show one in full, or "
         "list the ability keywords with the miniatures that carry them.",
     )
-    parser.add_argument(
-        "--catalog",
-        dest="catalog_files",
-        action="append",
-        type=Path,
-        metavar="FILE",
-        help="read this catalog file instead of the shipped catalog (repeatable)",
-    )
+    _catalog_option(parser)
     actions = parser.add_subparsers(dest="catalog_action", metavar="ACTION")
     actions.add_parser("list", help="list every miniature (the default)")
     search = actions.add_parser(
@@ -288,6 +281,17 @@ def _add_catalog(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
     parser.set_defaults(func=lazy("dbnet.commands.catalog", "run"))
 
 
+def _catalog_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--catalog",
+        dest="catalog_files",
+        action="append",
+        type=Path,
+        metavar="FILE",
+        help="read this catalog file instead of the shipped catalog (repeatable)",
+    )
+
+
 # --- dbnet warband -------------------------------------------------------------------------
 
 
@@ -300,14 +304,7 @@ def _add_warband(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         "breaks a rule (one line each, quoting the rule), 2 a file that is not a warband or "
         "bad arguments.",
     )
-    parser.add_argument(
-        "--catalog",
-        dest="catalog_files",
-        action="append",
-        type=Path,
-        metavar="FILE",
-        help="read this catalog file instead of the shipped catalog (repeatable)",
-    )
+    _catalog_option(parser)
     actions = parser.add_subparsers(dest="warband_action", metavar="ACTION", required=True)
     check = actions.add_parser(
         "check",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -30,3 +32,15 @@ def write(tmp_path: Path, name: str, text: str) -> Path:
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def dbnet(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``python -m dbnet ARGV`` in ``cwd``, as a person runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "dbnet", *argv],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=60,
+        check=False,
+    )

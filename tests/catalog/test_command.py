@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,7 +14,7 @@ from dbnet.engine.keywords import CUSTOM, KEYWORDS, explain
 from dbnet.engine.model import AbilityDef, Activation, MiniatureDef
 from dbnet.errors import DataError
 
-from .helpers import write
+from .helpers import dbnet, write
 
 
 def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -25,17 +23,6 @@ def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
     code = args.func(args)
     out, err = capsys.readouterr()
     return code, out, err
-
-
-def dbnet(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "dbnet", *argv],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=60,
-        check=False,
-    )
 
 
 def test_list_shows_every_miniature_in_80_columns(

@@ -3,8 +3,6 @@ quoting the rule; exit 0 legal, 1 a breach, 2 not a warband."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,18 +10,7 @@ import pytest
 from dbnet.catalog import load_catalog
 from dbnet.cli import main
 
-from .helpers import EXAMPLE_WARBANDS, write
-
-
-def dbnet(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "dbnet", *argv],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=60,
-        check=False,
-    )
+from .helpers import EXAMPLE_WARBANDS, dbnet, write
 
 
 def test_every_example_is_legal(capsys: pytest.CaptureFixture[str]) -> None:

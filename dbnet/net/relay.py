@@ -40,6 +40,7 @@ __all__ = [
     "DEFAULT_RELAY",
     "RELAY_ENV",
     "AnswerReader",
+    "NoPeerError",
     "RelayError",
     "RelayRole",
     "RelaySettingError",
@@ -94,6 +95,11 @@ class RelayError(NetError):
 class RelayTimeoutError(RelayError):
     """The relay did not answer in time: while connecting, or no peer with the same token
     came within the wait."""
+
+
+class NoPeerError(RelayTimeoutError):
+    """The relay answered, but no peer came with the same token in time (not a fault of
+    the relay: a host waiting there simply waits anew)."""
 
 
 class RelaySettingError(NetError, ValueError):
@@ -259,7 +265,7 @@ async def open_relayed(
         with trio.move_on_after(pairing) as pairing_scope:
             await receive_ok(stream, name)
         if pairing_scope.cancelled_caught:
-            raise RelayTimeoutError(name, f"no peer came with the same token within {pairing:g} s")
+            raise NoPeerError(name, f"no peer came with the same token within {pairing:g} s")
     except BaseException:
         if stream is not None:
             await trio.aclose_forcefully(stream)

@@ -22,7 +22,7 @@ from dbnet.net.errors import AuthenticationError
 from dbnet.net.hosting import with_port
 from dbnet.net.invite import MAX_CANDIDATES, Candidate, Invite, PathKind
 from dbnet.net.race import ROUTE_TIMEOUT, Route, race
-from dbnet.net.relay import RelayError, RelayTimeoutError, open_relayed, relay_side, relay_token
+from dbnet.net.relay import NoPeerError, RelayError, open_relayed, relay_side, relay_token
 from dbnet.net.stream import RELAY, SecureStream, open_channel
 from dbnet.protocol.identity import Identity, fingerprint
 from dbnet.text import printable
@@ -79,10 +79,8 @@ def relay_door(
                 stream = await open_relayed(
                     relay, token, side, timeout=_CONNECT_TIMEOUT, wait=refresh
                 )
-            except RelayTimeoutError as exc:
-                if "no peer came" in str(exc):
-                    continue  # nobody came this long: wait anew on a fresh connection
-                error: RelayError = exc
+            except NoPeerError:
+                continue  # nobody came this long: wait anew on a fresh connection
             except RelayError as exc:
                 error = exc
             else:

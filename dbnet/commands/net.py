@@ -66,7 +66,13 @@ from dbnet.net.session import (
     withheld_result,
 )
 from dbnet.net.stream import SecureStream
-from dbnet.protocol.identity import Identity, KnownPeers, config_dir, fingerprint
+from dbnet.protocol.identity import (
+    Identity,
+    KnownPeers,
+    config_dir,
+    fingerprint,
+    same_fingerprint,
+)
 from dbnet.protocol.remote import RemoteGame
 from dbnet.replay.errors import DiskFullError, ReplayError
 from dbnet.replay.file import ReplayWriter, load_replay
@@ -159,7 +165,7 @@ def _seat(args: argparse.Namespace, identity: Identity, invite: Invite | None = 
     must name the same)."""
     expect = args.expect
     if invite is not None:
-        if expect is not None and _normal(expect) != _normal(invite.fingerprint):
+        if expect is not None and not same_fingerprint(expect, invite.fingerprint):
             raise InviteError(
                 f"--expect {expect} and the invite's host key {invite.fingerprint} differ: "
                 "which one is your opponent?"
@@ -186,10 +192,6 @@ def _seat(args: argparse.Namespace, identity: Identity, invite: Invite | None = 
         on_events=_show_events,
         played=PlayedGames.in_dir(),
     )
-
-
-def _normal(fingerprint_text: str) -> str:
-    return fingerprint_text.replace("-", "").replace(" ", "").upper()
 
 
 def _warband(args: argparse.Namespace, default: int) -> Warband:

@@ -20,6 +20,7 @@ from typing import Final, Generic, TypeVar
 import trio
 
 from dbnet.net.errors import NetError
+from dbnet.net.stream import RELAY
 from dbnet.text import os_error_words, printable
 
 __all__ = ["RELAY_STAGGER", "ROUTE_TIMEOUT", "NoRouteError", "Route", "race"]
@@ -41,7 +42,11 @@ class Route:
     path: str
     where: str
     open: Callable[[], Awaitable[trio.abc.Stream]] = field(repr=False, compare=False)
-    relayed: bool = False
+
+    @property
+    def relayed(self) -> bool:
+        """Whether the route goes through a relay (it waits for the direct ones)."""
+        return self.path == RELAY
 
 
 class NoRouteError(NetError):

@@ -133,7 +133,6 @@ def invite_routes(invite: Invite, *, relay: bool = True) -> list[Route]:
                 RELAY,
                 with_port(*invite.relay),
                 partial(open_relayed, invite.relay, token, side, timeout=ROUTE_TIMEOUT),
-                relayed=True,
             )
         )
     return routes

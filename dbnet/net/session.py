@@ -65,7 +65,7 @@ from dbnet.net.proof import invite_secret, proof, proof_matches
 from dbnet.net.rendezvous import Door
 from dbnet.net.stream import RELAY, SecureStream, open_channel
 from dbnet.protocol.errors import InvalidEntryError, ProtocolError
-from dbnet.protocol.identity import Identity, KnownPeers, fingerprint
+from dbnet.protocol.identity import Identity, KnownPeers, fingerprint, same_fingerprint
 from dbnet.protocol.log import Status
 from dbnet.protocol.peer import RULES_VERSION
 from dbnet.protocol.remote import EquivocationError, RemoteGame
@@ -651,7 +651,7 @@ class GameSession:
                 "...), or they share one identity",
                 to_peer="you have my own key: give each player a DBNET_HOME of their own",
             )
-        if seat.expect is not None and _normal(seat.expect) != _normal(print_key):
+        if seat.expect is not None and not same_fingerprint(seat.expect, print_key):
             raise GameSessionError(
                 f"the peer's key fingerprint is {print_key}, not the expected {seat.expect}: "
                 "refusing to play (check the fingerprint with your opponent)",
@@ -1080,10 +1080,6 @@ def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
 
 def _reason(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
-
-
-def _normal(text: str) -> str:
-    return "".join(ch for ch in text.upper() if ch.isalnum())
 
 
 def _in_trio() -> bool:

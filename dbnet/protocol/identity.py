@@ -38,6 +38,7 @@ __all__ = [
     "config_dir",
     "fingerprint",
     "public_key_problem",
+    "same_fingerprint",
     "verify",
 ]
 
@@ -88,6 +89,16 @@ def fingerprint(public_key: bytes) -> str:
     if type(public_key) is not bytes or len(public_key) != PUBLIC_KEY_SIZE:
         raise IdentityError(f"an Ed25519 public key is 32 bytes, got {public_key!r}")
     return _fingerprint_of_digest(hashlib.sha256(public_key).digest())
+
+
+def same_fingerprint(one: str, other: str) -> bool:
+    """Whether two fingerprints as people write them are the same: case, dashes and
+    spaces do not count (``kq3x 7zbd-m2la-qx4p`` is ``KQ3X-7ZBD-M2LA-QX4P``)."""
+
+    def plain(text: str) -> str:
+        return "".join(ch for ch in text.upper() if ch.isalnum())
+
+    return plain(one) == plain(other)
 
 
 def _fingerprint_of_digest(digest: bytes) -> str:

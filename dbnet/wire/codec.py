@@ -23,7 +23,7 @@ from __future__ import annotations
 import enum
 import hashlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Final, Generic, Literal, TypeVar, cast
 
@@ -469,6 +469,17 @@ def _inner_problem(value: Any, kind: mi.Type, path: str) -> tuple[str, str] | No
 Hash = Annotated[bytes, Meta(min_length=HASH_SIZE, max_length=HASH_SIZE)]
 """32 bytes: a hash, a nonce, a chain link or anchor, a public key."""
 Signature = Annotated[bytes, Meta(min_length=SIGNATURE_SIZE, max_length=SIGNATURE_SIZE)]
+def _supported(versions: Collection[int], what: str) -> Meta:
+    """A version number this dbnet reads (``versions``, consecutive), else ``unsupported
+    WHAT N (this dbnet reads ...)``."""
+    known = ", ".join(str(v) for v in versions)
+    return Meta(
+        ge=min(versions),
+        le=max(versions),
+        extra=refuse(f"unsupported {what} {{value}} (this dbnet reads {known})"),
+    )
+
+
 Count = Annotated[int, Meta(ge=0, le=MAX_INT)]
 """Every integer of the format that has no other limit: 0 to 2^63 - 1."""
 Side = Annotated[int, Meta(ge=0, le=1)]
@@ -948,17 +959,7 @@ class _Entry(Shape, array_like=True):
     """``[v, game_id, seq, author, prev_hash, kind, body]``; the body is read by its kind's
     schema once the version and the kind are known."""
 
-    v: Annotated[
-        int,
-        Meta(
-            ge=min(PROTOCOL_VERSIONS),
-            le=max(PROTOCOL_VERSIONS),
-            extra=refuse(
-                "unsupported protocol version {value} (this dbnet reads "
-                f"{', '.join(str(v) for v in PROTOCOL_VERSIONS)})"
-            ),
-        ),
-    ]
+    v: Annotated[int, _supported(PROTOCOL_VERSIONS, "protocol version")]
     game_id: Hash
     seq: Count
     author: Side
@@ -1110,17 +1111,7 @@ class ReplayHeader:
 
 
 class _Header(Shape):
-    format: Annotated[
-        int,
-        Meta(
-            ge=min(REPLAY_FORMATS),
-            le=max(REPLAY_FORMATS),
-            extra=refuse(
-                "unsupported replay format {value} (this dbnet reads "
-                f"{', '.join(str(v) for v in REPLAY_FORMATS)})"
-            ),
-        ),
-    ]
+    format: Annotated[int, _supported(REPLAY_FORMATS, "replay format")]
     protocol: Count
     rules: Annotated[str, Meta(max_length=MAX_RULES_LEN)]
     game_id: Hash

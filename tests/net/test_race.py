@@ -47,7 +47,6 @@ class Log:
         *,
         connect: float = 0.0,
         fail: BaseException | None = None,
-        relayed: bool = False,
     ) -> Route:
         async def open_stream() -> trio.abc.Stream:
             self.opened[path] = trio.current_time()
@@ -57,7 +56,7 @@ class Log:
             stream = self.streams[path] = Stream()
             return stream
 
-        return Route(path, f"{path}.example:7117", open_stream, relayed=relayed)
+        return Route(path, f"{path}.example:7117", open_stream)
 
     def closed(self, path: str) -> bool:
         return self.streams[path].closed
@@ -90,7 +89,7 @@ async def test_the_first_route_to_authenticate_wins_and_the_others_are_closed(
 
 async def test_the_relay_waits_for_the_stagger(autojump_clock: trio.testing.MockClock) -> None:
     log = Log()
-    routes = [log.route("direct (LAN)", connect=30.0), log.route("relay", relayed=True)]
+    routes = [log.route("direct (LAN)", connect=30.0), log.route("relay")]
     won = await race(routes, handshakes({}), timeout=60.0)
     assert won is log.streams["relay"]
     assert log.opened["relay"] - log.opened["direct (LAN)"] == pytest.approx(RELAY_STAGGER)
@@ -101,7 +100,7 @@ async def test_the_relay_goes_at_once_when_every_direct_route_failed(
 ) -> None:
     log = Log()
     refused = ConnectionRefusedError(111, "Connection refused")
-    routes = [log.route("direct (LAN)", fail=refused), log.route("relay", relayed=True)]
+    routes = [log.route("direct (LAN)", fail=refused), log.route("relay")]
     start = trio.current_time()
     won = await race(routes, handshakes({}))
     assert won is log.streams["relay"]
@@ -114,7 +113,7 @@ async def test_a_direct_route_in_its_handshake_holds_the_relay_back(
     """A slow but working direct path is not beaten by the relay: the label the player
     sees is the path that works directly, whatever the delay."""
     log = Log()
-    routes = [log.route("direct (IPv6)", connect=0.1), log.route("relay", relayed=True)]
+    routes = [log.route("direct (IPv6)", connect=0.1), log.route("relay")]
     won = await race(routes, handshakes({"direct (IPv6)": 3.0}))
     assert won is log.streams["direct (IPv6)"]
     assert "relay" not in log.opened
@@ -125,7 +124,7 @@ async def test_a_failed_handshake_ends_only_its_route(
 ) -> None:
     log = Log()
     reports: list[str] = []
-    routes = [log.route("direct (LAN)"), log.route("relay", relayed=True)]
+    routes = [log.route("direct (LAN)"), log.route("relay")]
     won = await race(
         routes, handshakes({}, refuse=frozenset({"direct (LAN)"})), report=reports.append
     )
@@ -145,7 +144,7 @@ async def test_every_route_failing_lists_each_reason(
     routes = [
         log.route("direct (LAN)", fail=ConnectionRefusedError(111, "Connection refused")),
         log.route("direct (port mapping)", connect=100.0),
-        log.route("relay", relayed=True, fail=OSError(101, "Network is unreachable")),
+        log.route("relay", fail=OSError(101, "Network is unreachable")),
     ]
     start = trio.current_time()
     with pytest.raises(NoRouteError) as info:

@@ -469,6 +469,8 @@ def _inner_problem(value: Any, kind: mi.Type, path: str) -> tuple[str, str] | No
 Hash = Annotated[bytes, Meta(min_length=HASH_SIZE, max_length=HASH_SIZE)]
 """32 bytes: a hash, a nonce, a chain link or anchor, a public key."""
 Signature = Annotated[bytes, Meta(min_length=SIGNATURE_SIZE, max_length=SIGNATURE_SIZE)]
+
+
 def _supported(versions: Collection[int], what: str) -> Meta:
     """A version number this dbnet reads (``versions``, consecutive), else ``unsupported
     WHAT N (this dbnet reads ...)``."""

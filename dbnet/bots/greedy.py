@@ -210,7 +210,7 @@ class GreedyBot:
             if not (sketch.count[me][cell] and sketch.count[me.other][cell]):
                 continue
             dice = sum(game.power(m) for m in game.creatures_in(cell, me))
-            targets = _targets(game, [m.id for m in game.creatures_in(cell, me.other)])
+            targets = combat_targets(game, [m.id for m in game.creatures_in(cell, me.other)])
             plans = all_plans(targets, CLEAR_SHARE * sketch.values[me][cell])
             out[cell] = expected_value(plans, dice)
         return out
@@ -226,7 +226,7 @@ class GreedyBot:
         return choice
 
     def _plan_damage(self, game: Game, decision: Decision, among: Sequence[int]) -> DamageChoice:
-        targets = _targets(game, among)
+        targets = combat_targets(game, among)
         sketch_values = Sketch(game, decision.player).values[decision.player]
         plans = all_plans(targets, CLEAR_SHARE * sketch_values[decision.cell])
         plan = best_plan(plans, decision.total)
@@ -350,7 +350,8 @@ def _moves_value(
     return value
 
 
-def _targets(game: Game, minis: Sequence[int]) -> list[Target]:
+def combat_targets(game: Game, minis: Sequence[int]) -> list[Target]:
+    """The enemies ``minis`` as damage targets (greedy's and the search bot's plans)."""
     out = []
     for mini in minis:
         m = game.minis[mini]

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from dbnet.bots.base import Bot, Progress, Stop, pending_decision
-from dbnet.bots.greedy import CLEAR_SHARE, GreedyBot, _targets
+from dbnet.bots.greedy import CLEAR_SHARE, GreedyBot, combat_targets
 from dbnet.bots.odds import all_plans, assign
 from dbnet.bots.sketch import Sketch, piece_of
 from dbnet.engine import (
@@ -320,7 +320,7 @@ class SearchBot:
         greedy bot's split first."""
         first = self.greedy.choose(game)
         out: list[Choice] = [first]
-        targets = _targets(game, decision.targets)
+        targets = combat_targets(game, decision.targets)
         bonus = CLEAR_SHARE * Sketch(game, decision.player).values[decision.player][decision.cell]
         plans = [p for p in all_plans(targets, bonus) if p.need <= decision.total]
         plans.sort(key=lambda p: -p.value)

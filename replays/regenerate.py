@@ -6,7 +6,8 @@ writes every game of ``GAMES`` to DIR (default: this folder), replacing files
 of the same name. Each game is a real game through the signed log of two
 in-process peers, bot against bot. Everything that would otherwise vary is
 fixed: both identity keys, both chain secrets and the nonce (derived from the
-game's name), the bots' random generators and the header's ``created`` time,
+game's name), the players' names (each bot's with the game's number and seat, since
+every game has its own keys), the bots' random generators and the header's ``created`` time,
 so the same dbnet writes the same bytes; ``tests/commands/test_recorded_replays.py``
 checks that it does.
 """
@@ -95,7 +96,13 @@ def record(game: Recording, directory: Path) -> Path:
     choose = bot_chooser(bots)
     path = directory / f"{game.name}{EXTENSION}"
     with ReplayWriter.create(path, replay_header(keys, setup, CREATED)) as writer:
-        match = Match(setup, keys, chain_length=game.chain_length, on_record=writer.append)
+        match = Match(
+            setup,
+            keys,
+            chain_length=game.chain_length,
+            on_record=writer.append,
+            names=(f"{game.bots[0]}-{game.name[:2]}A", f"{game.bots[1]}-{game.name[:2]}B"),
+        )
         while not match.is_closed:
             if game.resign is not None and _may_resign(match, game.resign):
                 match.resign(game.resign)

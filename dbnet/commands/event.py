@@ -81,12 +81,16 @@ def text_lines(event: Report, folder: str) -> Iterator[str]:
     if not event.standings:
         yield "  (no complete, verified game)"
     else:
-        yield f"  {'rank':>4}  {'player':<19}  played  won  drawn  lost  points  opp. win rate"
+        yield (
+            f"  {'rank':>4}  {'player':<19}  played  won  drawn  lost  points  opp. win rate  names"
+        )
         for s in event.standings:
             unsigned = f"  ({s.unsigned} not counter-signed)" if s.unsigned else ""
+            names = ", ".join(s.names) or "-"
             yield (
                 f"  {s.rank:>4}  {s.fingerprint:<19}  {s.played:>6}  {s.wins:>3}  {s.draws:>5}  "
-                f"{s.losses:>4}  {s.points:>6}  {float(s.opponents_win_rate):>13.1%}{unsigned}"
+                f"{s.losses:>4}  {s.points:>6}  {float(s.opponents_win_rate):>13.1%}  "
+                f"{names}{unsigned}"
             )
     yield ""
     yield "Roster (players by key fingerprint):"
@@ -94,8 +98,9 @@ def text_lines(event: Report, folder: str) -> Iterator[str]:
         yield f"  {note}"
     for e in event.roster:
         warbands = ", ".join(repr(w) for w in e.warbands)
+        names = ", ".join(repr(n) for n in e.names) or "no name recorded"
         games = f"{_count(e.games, 'game')} in {_count(e.files, 'file')}"
-        yield f"  {e.fingerprint}  {games}; warbands {warbands}"
+        yield f"  {e.fingerprint}  {names}; {games}; warbands {warbands}"
     yield ""
     yield "Flags:"
     if not event.flags:
@@ -116,11 +121,19 @@ def _games(games: tuple[EventGame, ...]) -> Iterator[str]:
     if not games:
         yield "  (none)"
     for game in games:
-        a, b = game.players or ("?", "?")
+        a, b = (
+            (_named(p, n) for p, n in zip(game.players, game.names, strict=True))
+            if game.players is not None
+            else ("?", "?")
+        )
         short = (game.game_id or "-")[:16]
         yield f"  {short:<16}  A {a}  B {b}  {game.result()}"
         for name in game.files:
             yield f"    {name}"
+
+
+def _named(player: str, name: str | None) -> str:
+    return player if name is None else f"{player} ({name})"
 
 
 def _count(n: int, what: str) -> str:

@@ -21,7 +21,6 @@ FILE``); 130 Ctrl-C.
 from __future__ import annotations
 
 import argparse
-import getpass
 import random
 import socket
 import sys
@@ -36,7 +35,7 @@ from dbnet.catalog import default_warbands, load_catalog, load_warband
 from dbnet.engine import Game, Options, Warband, format_choice, read_choice
 from dbnet.errors import DbnetError, InvalidChoiceError
 from dbnet.files import replace_atomically
-from dbnet.match.keys import derive
+from dbnet.match.keys import derive, login_name
 from dbnet.match.render import choice_lines, describe_result, explain_pending, render_position
 from dbnet.match.story import Event
 from dbnet.net.hosting import (
@@ -83,15 +82,6 @@ EXIT_FAILED = 1
 EXIT_ADJOURNED = 3
 INVITE_FILE = "invite.txt"
 """Where the host's last invite is saved in its dbnet folder."""
-
-
-def _default_name() -> str:
-    try:
-        login = getpass.getuser()
-    except (KeyError, OSError):
-        login = "player"
-    cleaned = "".join(ch for ch in login if ch.isalnum() or ch in "_.-")[:32]
-    return cleaned if cleaned and cleaned[0].isalnum() else "player"
 
 
 def _say(text: str) -> None:
@@ -184,7 +174,7 @@ def _seat(args: argparse.Namespace, identity: Identity, invite: Invite | None = 
         choose = line_chooser()
     return Seat(
         identity=identity,
-        name=args.name or _default_name(),
+        name=args.name or login_name(),
         choose=choose,
         say=_say,
         known_peers=KnownPeers.in_dir(),

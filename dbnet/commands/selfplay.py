@@ -20,7 +20,7 @@ from pathlib import Path
 from dbnet.bots import make_bot
 from dbnet.bots.match import MatchResult
 from dbnet.engine import EndReason, GameSetup, Player
-from dbnet.match.keys import MatchKeys, replay_header
+from dbnet.match.keys import MatchKeys, as_name, replay_header
 from dbnet.match.local import Match, bot_chooser, load_setup, match_result
 from dbnet.match.peers import RecordSink
 from dbnet.replay.file import EXTENSION
@@ -55,7 +55,8 @@ def play_one(
         for name, seat in zip(names, "AB", strict=True)
     )
     assert len(bots) == 2
-    match = Match(setup, game_keys(seed, index), on_record=on_record)
+    signed = (as_name(names[0], "A"), as_name(names[1], "B"))
+    match = Match(setup, game_keys(seed, index), on_record=on_record, names=signed)
     choose = bot_chooser((bots[0], bots[1]))
     game = match.log.game
     while not match.is_closed and (game.is_over or game.turn <= max_turns):

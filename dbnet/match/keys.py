@@ -6,6 +6,7 @@ game id and replay header they make with a setup."""
 from __future__ import annotations
 
 import datetime
+import getpass
 import hashlib
 import random
 import secrets
@@ -23,6 +24,23 @@ from dbnet.wire.codec import ReplayHeader
 _DERIVE_PERSON: Final = b"dbnet/localplay"
 _SEAT_TAG: Final = b"dbnet/local-seat/v1\0"
 _SEAT_PERSON: Final = b"dbnet/localseat"
+
+
+def as_name(text: str, fallback: str) -> str:
+    """``text`` as a player's name (``codec.NAME_PATTERN``): only its ASCII letters, digits,
+    '_', '.' and '-', at most 32; ``fallback`` when nothing usable is left."""
+    kept = "".join(ch for ch in text if ch.isascii() and (ch.isalnum() or ch in "_.-"))[:32]
+    return kept if codec.NAME_PATTERN.fullmatch(kept) else fallback
+
+
+def login_name() -> str:
+    """This machine's user as a player's name (``player`` when the login is unknown or has
+    nothing usable): the default name a player signs and is known by."""
+    try:
+        login = getpass.getuser()
+    except (KeyError, OSError):
+        login = ""
+    return as_name(login, "player")
 
 
 def derive(seed: bytes, what: str) -> bytes:

@@ -28,7 +28,7 @@ from dbnet.engine import (
     read_choice,
 )
 from dbnet.errors import IllegalChoiceError
-from dbnet.match.keys import MatchKeys
+from dbnet.match.keys import MatchKeys, as_name, login_name
 from dbnet.match.peers import LocalMatch, RecordSink
 from dbnet.match.story import Event, EventKind, Narrator
 from dbnet.protocol.errors import LocalProtocolError
@@ -60,6 +60,7 @@ class Match(LocalMatch):
         *,
         chain_length: int | None = None,
         on_record: RecordSink | None = None,
+        names: tuple[str, str] = ("A", "B"),
     ) -> None:
         super().__init__(
             setup,
@@ -69,6 +70,7 @@ class Match(LocalMatch):
             joiner_nonce=keys.joiner_nonce,
             chain_length=chain_length,
             on_record=on_record,
+            names=names,
         )
 
 
@@ -137,6 +139,14 @@ def seat_name(seat: Seat) -> str:
     return seat.name
 
 
+def signed_name(seat: Seat, player: Player) -> str:
+    """The name ``seat`` signs in its OFFER or ACCEPT: the login of the person at a bot
+    game, ``player-A`` or ``player-B`` at one keyboard, ``greedy-bot`` for a bot."""
+    if isinstance(seat, Human):
+        return login_name() if seat.name == "you" else f"player-{player.name}"
+    return as_name(f"{seat.name}-bot", "bot")
+
+
 # --- a game with seats ------------------------------------------------------------------------
 
 
@@ -162,7 +172,10 @@ class LocalGame:
         if keys is None:
             keys = MatchKeys.for_owner(Identity.generate(), None)
         self._begin(setup, seats, keys, on_record)
-        self._match = Match(setup, keys, chain_length=chain_length, on_record=self._record)
+        names = (signed_name(seats[0], Player.A), signed_name(seats[1], Player.B))
+        self._match = Match(
+            setup, keys, chain_length=chain_length, on_record=self._record, names=names
+        )
 
     @classmethod
     def resume(

@@ -42,9 +42,11 @@ class LocalMatch(Driver):
         joiner_nonce: bytes | None = None,
         chain_length: int | None = None,
         on_record: RecordSink | None = None,
+        names: tuple[str, str] = ("A", "B"),
     ) -> None:
         """``secrets`` (the players' chain secrets) and the nonces (A's and B's) fix the dice
-        and the game id; fresh random ones are drawn when they are not given."""
+        and the game id; fresh random ones are drawn when they are not given. ``names``
+        (A's, B's) are signed in the OFFER and the ACCEPT."""
         if secrets is None:
             secrets = (random_bytes.token_bytes(32), random_bytes.token_bytes(32))
         a = RemoteGame.offer(
@@ -56,8 +58,11 @@ class LocalMatch(Driver):
             joiner_nonce=random_bytes.token_bytes(32) if joiner_nonce is None else joiner_nonce,
             chain_length=dice.DEFAULT_CHAIN_LENGTH if chain_length is None else chain_length,
             secret=secrets[0],
+            name=names[0],
         )
-        b = RemoteGame.accept(identities[1], a.records[0], _keep_nothing, secret=secrets[1])
+        b = RemoteGame.accept(
+            identities[1], a.records[0], _keep_nothing, secret=secrets[1], name=names[1]
+        )
         a.receive(b.records[1])
         super().__init__((a, b))
 

@@ -34,7 +34,7 @@ from dbnet.wire import codec
 MAX_NAME_LEN: Final = 32
 MAX_REASON_LEN: Final = 200
 MAX_ENTRIES: Final = 2**31
-NAME_PATTERN: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}")
+NAME_PATTERN: Final = codec.NAME_PATTERN
 """A player's name: what the other side pins their key under in known_peers."""
 CREATED_PATTERN: Final = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", re.ASCII)
 """A replay header's creation time, in UTC to the second (``2026-05-01T12:00:00Z``)."""
@@ -116,13 +116,7 @@ _Count = Annotated[int, codec.Meta(ge=0, le=MAX_ENTRIES - 1)]
 
 class _Hello(codec.Shape, array_like=True, tag=MessageType.HELLO.value):
     WHERE: ClassVar[str] = "hello"
-    name: Annotated[
-        str,
-        codec.Meta(
-            pattern=rf"^(?:{NAME_PATTERN.pattern})\Z",
-            extra=codec.refuse("expected a name of 1-32 letters, digits, '_', '.', '-': {value}"),
-        ),
-    ]
+    name: codec.Name
     game_id: codec.Hash | None
     have: _Count
     warband: codec.WarbandShape | None

@@ -797,6 +797,7 @@ class GameSession:
             holder.append,
             nonce=self._nonce,
             joiner_nonce=joiner_nonce,
+            name=self.seat.name,
         )
         self._check_fresh(game.game_id)
         self._open_replay(game, holder)
@@ -838,9 +839,12 @@ class GameSession:
         setup = _offered_setup(
             message.record, self.seat.identity, link.peer_key, new.warband, self._nonce
         )
+        _check_signed_name(message.record, hello.name)
         holder: list[bytes] = []
         try:
-            game = RemoteGame.accept(self.seat.identity, message.record, holder.append)
+            game = RemoteGame.accept(
+                self.seat.identity, message.record, holder.append, name=self.seat.name
+            )
         except ProtocolError as exc:
             raise GameSessionError(
                 f"the host's OFFER is refused: {exc}", to_peer=f"your OFFER is refused: {exc}"
@@ -993,6 +997,8 @@ class GameSession:
                 raise
             self._last_contact = trio.current_time()
             if isinstance(message, Entry):
+                if len(game.records) == 1 and self.peer_name is not None:
+                    _check_signed_name(message.record, self.peer_name)
                 if Driver((game,)).receive(message.record):
                     exchange.peer_has = max(exchange.peer_has, len(game.records))
                     self._remember_peer(game, link.peer_key)
@@ -1050,6 +1056,22 @@ def _offered_setup(
     if body.setup.warbands[1] != warband:
         raise GameSessionError("the host's OFFER does not give you your own warband")
     return body.setup
+
+
+def _check_signed_name(record: bytes, said: str) -> None:
+    """Refuse a genesis entry (OFFER or ACCEPT) that signs another name than the one its
+    author ``said`` in HELLO: the name the replay keeps is the one the player is known by
+    here. Any other entry, or one that does not decode, is left to the log to judge."""
+    try:
+        body = codec.decode_signed_entry(record)[1].body
+    except DbnetError:
+        return
+    if isinstance(body, codec.OfferBody | codec.AcceptBody) and body.name not in (None, said):
+        raise GameSessionError(
+            f"the peer said its name is {printable(said)!r} but signs {printable(body.name)!r} "
+            f"in its {'OFFER' if isinstance(body, codec.OfferBody) else 'ACCEPT'}: refusing it",
+            to_peer="the name you sign is not the name you said in HELLO",
+        )
 
 
 def _admit(

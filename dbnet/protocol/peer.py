@@ -80,11 +80,13 @@ class Peer:
         nonce: bytes | None = None,
         joiner_nonce: bytes | None = None,
         rules: str = RULES_VERSION,
+        name: str = "A",
     ) -> tuple[Peer, bytes]:
         """A, offering a game to the holder of ``peer_key``: the peer and the OFFER record.
 
         ``nonce`` is A's and ``joiner_nonce`` B's (each fresh from ``secrets`` when not
-        given): over the network B sends its own in HELLO and checks it in the OFFER."""
+        given): over the network B sends its own in HELLO and checks it in the OFFER.
+        ``name`` is A's name, signed in the OFFER (``codec.NAME_PATTERN``)."""
         if chain_length < 2:
             raise LocalProtocolError(f"chains have at least 2 links, not {chain_length}")
         keys = (identity.public_key, peer_key)
@@ -106,6 +108,7 @@ class Peer:
             anchor=chain.anchor(0),
             state=ZERO_HASH,  # the log fills in the initial state's hash
             joiner_nonce=joiner_nonce,
+            name=name,
         )
         entry = Entry(
             version=PROTOCOL_VERSION,
@@ -121,9 +124,15 @@ class Peer:
 
     @classmethod
     def accept(
-        cls, identity: Identity, offer_record: bytes, *, secret: bytes | None = None
+        cls,
+        identity: Identity,
+        offer_record: bytes,
+        *,
+        secret: bytes | None = None,
+        name: str = "B",
     ) -> tuple[Peer, bytes]:
-        """B, accepting an OFFER made to its key: the peer and the ACCEPT record."""
+        """B, accepting an OFFER made to its key: the peer and the ACCEPT record, which
+        carries ``name`` (B's, signed) in a game of protocol version 3 or later."""
         log = GameLog.start(offer_record)
         if log.keys[Player.B] != identity.public_key:
             raise LocalProtocolError("this offer is made to another player's key")
@@ -133,7 +142,7 @@ class Peer:
             log.chain_length,
         )
         peer = cls(identity, Player.B, log, chain)
-        return peer, peer._write_play(None, accept=True)
+        return peer, peer._write_accept(name if log.version >= 3 else None)
 
     @classmethod
     def restore(cls, identity: Identity, log: GameLog, secret: bytes) -> Peer:
@@ -239,25 +248,26 @@ class Peer:
             who = "nobody" if expected is None else expected.name
             raise LocalProtocolError(f"not {self.me.name}'s entry to write: {who} writes next")
 
-    def _write_play(
-        self, decision: str | None, *, accept: bool = False, choice: Choice | None = None
-    ) -> bytes:
-        """Our PLAY (or ACCEPT) entry: the log applies it, taking our links as the rolls
-        fall due, and then it carries those links and the state after it."""
+    def _write_accept(self, name: str | None) -> bytes:
+        """Our ACCEPT: our anchor, our links for any roll already due, and our name."""
         links = OwnLinks(self.chain, self.log.chain_length)
-        if accept:
-            anchor = self.chain.anchor(0)
+        anchor = self.chain.anchor(0)
 
-            def accepted(state: bytes) -> Body:
-                return AcceptBody(anchor=anchor, links=tuple(links.links), state=state)
+        def accepted(state: bytes) -> Body:
+            return AcceptBody(anchor, tuple(links.links), state, name)
 
-            draft: Body = AcceptBody(anchor=anchor, links=(), state=ZERO_HASH)
-            return self._write(draft, links=links, complete=accepted)
+        draft = AcceptBody(anchor=anchor, links=(), state=ZERO_HASH, name=name)
+        return self._write(draft, links=links, complete=accepted)
+
+    def _write_play(self, decision: str | None, *, choice: Choice | None = None) -> bytes:
+        """Our PLAY entry: the log applies it, taking our links as the rolls fall due, and
+        then it carries those links and the state after it."""
+        links = OwnLinks(self.chain, self.log.chain_length)
 
         def played(state: bytes) -> Body:
             return PlayBody(decision, tuple(links.links), links.anchor, state)
 
-        draft = PlayBody(decision=decision, links=(), anchor=None, state=ZERO_HASH)
+        draft: Body = PlayBody(decision=decision, links=(), anchor=None, state=ZERO_HASH)
         return self._write(draft, links=links, complete=played, choice=choice)
 
     def _write(

@@ -99,10 +99,12 @@ class RemoteGame:
         joiner_nonce: bytes,
         chain_length: int = dice.DEFAULT_CHAIN_LENGTH,
         secret: bytes | None = None,
+        name: str = "A",
     ) -> RemoteGame:
         """A (the host) offers a game; the OFFER is saved, to be sent. ``nonce`` is A's
         fresh nonce, ``joiner_nonce`` the one B sent: the game id, and so A's chain secret
-        (derived from it unless ``secret`` is given), is fresh whatever B chose."""
+        (derived from it unless ``secret`` is given), is fresh whatever B chose. ``name``
+        is A's, signed in the OFFER."""
         keys = (identity.public_key, peer_key)
         setup_bytes = codec.encode(codec.setup_to_wire(setup))
         game_id = game_id_for(RULES_VERSION, keys, nonce, setup_bytes, joiner_nonce)
@@ -114,20 +116,28 @@ class RemoteGame:
             secret=chain_secret(identity, game_id) if secret is None else secret,
             nonce=nonce,
             joiner_nonce=joiner_nonce,
+            name=name,
         )
         save(offer)
         return cls(peer, [offer], save)
 
     @classmethod
     def accept(
-        cls, identity: Identity, offer: bytes, save: Save, *, secret: bytes | None = None
+        cls,
+        identity: Identity,
+        offer: bytes,
+        save: Save,
+        *,
+        secret: bytes | None = None,
+        name: str = "B",
     ) -> RemoteGame:
         """B (the joiner) accepts an OFFER (check ``offered_setup`` first); the OFFER and the
         ACCEPT are saved, the ACCEPT to be sent. The chain secret is derived from the
-        identity and the game id unless ``secret`` is given."""
+        identity and the game id unless ``secret`` is given; ``name`` is B's, signed in the
+        ACCEPT."""
         if secret is None:
             secret = chain_secret(identity, GameLog.start(offer).game_id)
-        peer, accept = Peer.accept(identity, offer, secret=secret)
+        peer, accept = Peer.accept(identity, offer, secret=secret, name=name)
         save(offer)
         save(accept)
         return cls(peer, [offer, accept], save)

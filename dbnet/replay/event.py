@@ -15,10 +15,12 @@ From the facts of every file (``replay.gamefile``):
   games played, won, drawn and lost, match points (``Points``, 3-1-0 by default), and
   the tie-break: the opponents' win rate, the mean over the player's games of each
   opponent's share of games won.
-- **Roster.** Players are their keys, shown by fingerprint, with the warbands they
-  played and their files and games. Replays record no player names, so the roster
-  says so, and the flags about names (one key under several names, one name with
-  several keys) cannot be raised.
+- **Roster.** Players are their keys, shown by fingerprint, with the names they signed
+  (A's in the OFFER, B's in the ACCEPT: protocol version 3 and later), the warbands
+  they played and their files and games. One key under several names and one name
+  with several keys are flagged (a player's fingerprint is who they are; a name is only
+  what they called themselves). Files of earlier versions record no names: the roster
+  says how many.
 """
 
 from __future__ import annotations
@@ -47,9 +49,8 @@ __all__ = [
 ]
 
 NO_NAMES: Final = (
-    "Replays record no player names: players are known by their key fingerprints (the "
-    "warbands each played are listed to help tell them apart), so one key under several "
-    "names and one name with several keys cannot be checked."
+    "{files} record no player names (replays before protocol version 3): their players "
+    "are known by key fingerprint alone."
 )
 COUNTED: Final = (VerdictStatus.COMPLETE, VerdictStatus.DECIDED)
 
@@ -71,6 +72,8 @@ class FlagKind(enum.Enum):
     CLAIM = "game closed by a timeout claim"
     DECIDED = "win not counter-signed"
     ONE_KEY = "one key on both seats"
+    KEY_NAMES = "one key under several names"
+    NAME_KEYS = "one name with several keys"
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +105,7 @@ class EventGame:
     warbands: tuple[str, str] | None
     counted: bool
     flags: tuple[FlagKind, ...]
+    names: tuple[str | None, str | None] = (None, None)
 
     @property
     def winner(self) -> int | None:
@@ -127,6 +131,7 @@ class EventGame:
             "game_id": self.game_id,
             "files": list(self.files),
             "players": None if self.players is None else dict(zip("AB", self.players, strict=True)),
+            "names": dict(zip("AB", self.names, strict=True)),
             "warbands": None
             if self.warbands is None
             else dict(zip("AB", self.warbands, strict=True)),
@@ -142,7 +147,7 @@ class EventGame:
 @dataclass(frozen=True, slots=True)
 class Entrant:
     """A player of the roster: a key, by fingerprint; the warbands it played; its files
-    and its games (counted or not); and its names (none: replays record none)."""
+    and its games (counted or not); and the names it signed (sorted)."""
 
     fingerprint: str
     key: str
@@ -176,11 +181,13 @@ class Standing:
     points: int
     opponents_win_rate: Fraction
     unsigned: int
+    names: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, object]:
         return {
             "rank": self.rank,
             "fingerprint": self.fingerprint,
+            "names": list(self.names),
             "played": self.played,
             "wins": self.wins,
             "draws": self.draws,
@@ -233,15 +240,18 @@ def report(
 ) -> Report:
     """The event of ``files`` (each file once, in the order given)."""
     games = _games(files, hashes)
-    flags = tuple(_flags(games))
+    flags = (*_flags(games), *_name_flags(files))
+    roster = tuple(_roster(files, games))
+    unnamed = sum(1 for f in files if f.players is not None and None in f.names)
+    noun = "1 file" if unnamed == 1 else f"{unnamed} files"
     return Report(
         files=len(files),
         points=points,
-        roster=tuple(_roster(files, games)),
-        standings=tuple(_standings(games, points)),
+        roster=roster,
+        standings=tuple(_standings(games, points, {e.fingerprint: e.names for e in roster})),
         games=tuple(games),
         flags=flags,
-        notes=(NO_NAMES,),
+        notes=(NO_NAMES.format(files=noun),) if unnamed else (),
     )
 
 
@@ -314,6 +324,7 @@ def _game(copies: list[GameFile], *, counted: bool, flags: tuple[FlagKind, ...])
         warbands=best.warbands,
         counted=counted,
         flags=flags,
+        names=best.names,
     )
 
 
@@ -340,10 +351,47 @@ def _flag_text(kind: FlagKind, game: EventGame) -> str:
 # --- the roster and the standings ---------------------------------------------------------
 
 
+def _signed_names(files: Sequence[GameFile]) -> Iterable[tuple[str, str, str]]:
+    """Every (fingerprint, name, file) that a file's valid entries sign."""
+    for f in files:
+        if f.players is None:
+            continue
+        for player, name in zip(f.players, f.names, strict=True):
+            if name is not None:
+                yield player, name, f.where
+
+
+def _name_flags(files: Sequence[GameFile]) -> Iterable[Flag]:
+    """A key that signed several names, and a name that several keys signed."""
+    by_key: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    by_name: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for player, name, where in _signed_names(files):
+        by_key[player][name].append(where)
+        by_name[name][player].append(where)
+    for player in sorted(by_key):
+        names = by_key[player]
+        if len(names) > 1:
+            listed = ", ".join(repr(n) for n in sorted(names))
+            yield Flag(FlagKind.KEY_NAMES, f"key {player} signed as {listed}", _files(names))
+    for name in sorted(by_name):
+        players = by_name[name]
+        if len(players) > 1:
+            listed = ", ".join(sorted(players))
+            yield Flag(FlagKind.NAME_KEYS, f"{name!r} signed by keys {listed}", _files(players))
+
+
+def _files(groups: dict[str, list[str]]) -> tuple[str, ...]:
+    """The files of every group, each once, in order."""
+    return tuple(dict.fromkeys(where for key in sorted(groups) for where in groups[key]))
+
+
 def _roster(files: Sequence[GameFile], games: Sequence[EventGame]) -> Iterable[Entrant]:
     keys: dict[str, str] = {}
     warbands: dict[str, set[str]] = defaultdict(set)
+    names: dict[str, set[str]] = defaultdict(set)
     file_count: dict[str, int] = defaultdict(int)
+    for player, name, _ in _signed_names(files):
+        names[player].add(name)
     for f in files:
         if f.players is None or f.keys is None or f.warbands is None:
             continue
@@ -364,10 +412,13 @@ def _roster(files: Sequence[GameFile], games: Sequence[EventGame]) -> Iterable[E
             tuple(sorted(warbands[player])),
             file_count[player],
             game_count[player],
+            tuple(sorted(names[player])),
         )
 
 
-def _standings(games: Sequence[EventGame], points: Points) -> Iterable[Standing]:
+def _standings(
+    games: Sequence[EventGame], points: Points, names: dict[str, tuple[str, ...]]
+) -> Iterable[Standing]:
     played: dict[str, list[tuple[str, int]]] = defaultdict(list)  # (opponent, 1 win 0 draw -1)
     unsigned: dict[str, int] = defaultdict(int)
     for game in games:
@@ -395,4 +446,15 @@ def _standings(games: Sequence[EventGame], points: Points) -> Iterable[Standing]
     for index, (player, n, wins, draws, losses, total, opponents) in enumerate(rows, start=1):
         if (total, opponents) != previous:
             rank, previous = index, (total, opponents)
-        yield Standing(rank, player, n, wins, draws, losses, total, opponents, unsigned[player])
+        yield Standing(
+            rank,
+            player,
+            n,
+            wins,
+            draws,
+            losses,
+            total,
+            opponents,
+            unsigned[player],
+            names.get(player, ()),
+        )

@@ -31,6 +31,7 @@ def event_page(report: Report, *, version: str, folder: str) -> str:
             (
                 "Rank",
                 "Player (key fingerprint)",
+                "Names",
                 "Played",
                 "Won",
                 "Drawn",
@@ -43,6 +44,7 @@ def event_page(report: Report, *, version: str, folder: str) -> str:
                 (
                     str(s.rank),
                     s.fingerprint,
+                    ", ".join(s.names) or "(not recorded)",
                     str(s.played),
                     str(s.wins),
                     str(s.draws),

@@ -32,7 +32,9 @@ def preamble_lines(story: Story) -> Iterator[str]:
     if story.setup is not None and story.keys is not None:
         for player in (Player.A, Player.B):
             warband = story.setup.warbands[player].name
-            yield f"{player.name}: {warband!r}, key {fingerprint(story.keys[player])}"
+            name = story.names[player]
+            signed = "" if name is None else f"{name!r}, "
+            yield f"{player.name}: {signed}{warband!r}, key {fingerprint(story.keys[player])}"
         options = story.setup.options
         yield f"Map {story.setup.map.name!r}; first to win {options.turns_to_win} turns wins."
 
@@ -113,6 +115,7 @@ def _players(story: Story) -> dict[str, object] | None:
         return None
     return {
         p.name: {
+            "name": story.names[p],
             "fingerprint": fingerprint(story.keys[p]),
             "key": story.keys[p].hex(),
             "warband": story.setup.warbands[p].name,
@@ -171,10 +174,12 @@ def export_text(story: Story) -> Iterator[str]:
     players = _players(story)
     if players is not None and story.keys is not None and story.setup is not None:
         for p in (Player.A, Player.B):
+            name = story.names[p]
             yield (
-                f"player {p.name}: key {story.keys[p].hex()} "
-                f"(fingerprint {fingerprint(story.keys[p])}), warband "
-                f"{story.setup.warbands[p].name!r}"
+                f"player {p.name}: "
+                + ("" if name is None else f"name {name!r}, ")
+                + f"key {story.keys[p].hex()} (fingerprint {fingerprint(story.keys[p])}), "
+                f"warband {story.setup.warbands[p].name!r}"
             )
     for told in story.entries:
         data = _entry_json(told)

@@ -18,7 +18,7 @@ from dbnet.replay.checked import read_checked
 from dbnet.replay.errors import ReplayError
 from dbnet.replay.verify import Verdict, VerdictStatus
 from dbnet.wire import codec
-from dbnet.wire.codec import OfferBody
+from dbnet.wire.codec import AcceptBody, OfferBody
 
 __all__ = ["GameFile", "entry_hashes", "examine"]
 
@@ -27,8 +27,9 @@ __all__ = ["GameFile", "entry_hashes", "examine"]
 class GameFile:
     """One file's facts. ``game_id`` (full, hex), ``keys`` (A's and B's public keys, hex),
     ``players`` (their fingerprints) and ``warbands`` are None when not even the OFFER is
-    valid; ``head`` is the hash of the last valid entry (hex), ``entries`` how many there
-    are."""
+    valid; ``names`` are the names A signed in the OFFER and B in the ACCEPT (each None
+    when its entry is missing, invalid or of a protocol version before 3); ``head`` is the
+    hash of the last valid entry (hex), ``entries`` how many there are."""
 
     where: str
     verdict: Verdict
@@ -38,6 +39,7 @@ class GameFile:
     warbands: tuple[str, str] | None = None
     head: str | None = None
     entries: int = 0
+    names: tuple[str | None, str | None] = (None, None)
 
 
 def examine(path: str) -> GameFile:
@@ -52,11 +54,14 @@ def examine(path: str) -> GameFile:
         return GameFile(path, checked.verdict)
     try:
         offer = codec.decode_signed_entry(records[1])[1]
+        accept = codec.decode_signed_entry(records[2])[1] if len(records) > 2 else None
         last = codec.decode_signed_entry(records[-1])[0]
     except DbnetError:  # cannot happen for records the verifier accepted
         return GameFile(path, checked.verdict)
     body = offer.body
     assert isinstance(body, OfferBody)
+    b_body = accept.body if accept is not None else None
+    b_name = b_body.name if isinstance(b_body, AcceptBody) else None
     a, b = body.keys
     return GameFile(
         where=path,
@@ -67,6 +72,7 @@ def examine(path: str) -> GameFile:
         warbands=(body.setup.warbands[0].name, body.setup.warbands[1].name),
         head=codec.entry_hash(last.signed).hex(),
         entries=len(records) - 1,
+        names=(body.name, b_name),
     )
 
 

@@ -108,7 +108,11 @@ def _header(story: Story, checked: Checked, title: str) -> str:
     if story.keys is not None:
         for p in (Player.A, Player.B):
             warband = setup.warbands[p].name
-            facts.append((f"Player {p.name}", f"key {fingerprint(story.keys[p])}, {warband!r}"))
+            name = story.names[p]
+            signed = "" if name is None else f"{name}, "
+            facts.append(
+                (f"Player {p.name}", f"{signed}key {fingerprint(story.keys[p])}, {warband!r}")
+            )
     facts.append(("File", story.where))
     facts.append(("SHA-256", checked.sha256))
     if header is not None:

@@ -18,6 +18,7 @@ from dbnet.replay.file import decode_header
 from dbnet.replay.verify import Verdict, VerdictStatus
 from dbnet.wire import codec
 from dbnet.wire.codec import (
+    AcceptBody,
     Entry,
     OfferBody,
     ReplayHeader,
@@ -58,6 +59,15 @@ class Story:
     @property
     def game(self) -> Game | None:
         return None if self.narrator is None else self.narrator.game
+
+    @property
+    def names(self) -> tuple[str | None, str | None]:
+        """The names A signed in the OFFER and B in the ACCEPT (None where the entry is
+        missing or of a protocol version before 3, which had no names)."""
+        bodies = [told.entry.body for told in self.entries[:2]]
+        a = bodies[0] if bodies and isinstance(bodies[0], OfferBody) else None
+        b = bodies[1] if len(bodies) > 1 and isinstance(bodies[1], AcceptBody) else None
+        return (None if a is None else a.name, None if b is None else b.name)
 
 
 def read_story(data: bytes, *, where: str) -> Story:

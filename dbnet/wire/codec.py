@@ -50,24 +50,27 @@ from dbnet.errors import DataError, DecodeError
 from dbnet.wire.keys import public_key_problem
 
 __all__ = [
-    "HASH_SIZE", "MAX_ENTRY_SIZE", "MAX_MESSAGE_SIZE", "PROTOCOL_VERSION", "PROTOCOL_VERSIONS",
+    "HASH_SIZE", "MAX_ENTRY_SIZE", "MAX_MESSAGE_SIZE", "NAME_PATTERN", "PROTOCOL_VERSION",
+    "PROTOCOL_VERSIONS",
     "REPLAY_FORMAT", "REPLAY_FORMATS",
     "SIGNATURE_SIZE", "ZERO_HASH", "AcceptBody", "Body", "ClaimBody", "CosignBody", "Entry",
-    "EntryKind", "FinalBody", "Hash", "Meta", "OfferBody", "PlayBody", "ReplayHeader",
+    "EntryKind", "FinalBody", "Hash", "Meta", "Name", "OfferBody", "PlayBody", "ReplayHeader",
     "ResignBody", "Schema", "Shape", "SignedEntry", "WarbandShape", "decode", "decode_entry",
     "decode_replay_header", "decode_signed_entry", "encode", "encode_entry",
     "encode_replay_header", "encode_signed_entry", "entry_hash", "refuse", "setup_from_wire",
     "setup_to_wire", "sign_entry", "signing_message",
 ]  # fmt: skip
 
-PROTOCOL_VERSION: Final = 2
+PROTOCOL_VERSION: Final = 3
 """The protocol version this dbnet writes. Version 2 (2026-11) adds the joiner's nonce to
-the OFFER and the game id (docs/entries.md, section 7); version 1 is still read."""
-PROTOCOL_VERSIONS: Final = (1, 2)
+the OFFER and the game id; version 3 (2026-11) each player's name, signed by that player,
+in the OFFER (A's) and the ACCEPT (B's) (docs/entries.md, section 7). Versions 1 and 2 are
+still read."""
+PROTOCOL_VERSIONS: Final = (1, 2, 3)
 """Every protocol version this dbnet reads (and so verifies)."""
-REPLAY_FORMAT: Final = 2
+REPLAY_FORMAT: Final = 3
 """The replay format this dbnet writes: format N holds entries of protocol version N."""
-REPLAY_FORMATS: Final = {1: 1, 2: 2}
+REPLAY_FORMATS: Final = {1: 1, 2: 2, 3: 3}
 """Every replay format this dbnet reads, with the protocol version of its entries."""
 MAX_MESSAGE_SIZE: Final = 65536
 # A signed entry record is [signed (bin16), signature (bin8, 64 bytes)]: 70 bytes of framing.
@@ -82,6 +85,10 @@ SIGNING_TAG: Final = b"dbnet/entry/v1\x00"
 HASH_PERSON: Final = b"dbnet/entry/v1"
 
 MAX_RULES_LEN: Final = 64
+NAME_PATTERN: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}")
+"""A player's name (1-32 letters, digits, '_', '.' or '-', starting with a letter or a
+digit): in HELLO, where the other side pins the key under it, and in the player's own
+OFFER or ACCEPT (version 3 and later), where it is signed."""
 MAX_DECISION_LEN: Final = 512
 MAX_CREATED_LEN: Final = 64
 MAX_LINKS: Final = 64
@@ -733,7 +740,8 @@ class OfferBody(_WireBody):
 
     ``joiner_nonce`` is B's fresh nonce (version 2 and later), None in a version-1 OFFER:
     with it the game id, and so every chain secret derived from it, is fresh as long as
-    either player is honest (docs/protocol.md, "Genesis")."""
+    either player is honest (docs/protocol.md, "Genesis"). ``name`` is A's name (version 3
+    and later), None before."""
 
     KIND: ClassVar[EntryKind] = EntryKind.OFFER
     rules: str
@@ -744,6 +752,7 @@ class OfferBody(_WireBody):
     anchor: bytes
     state: bytes
     joiner_nonce: bytes | None = None
+    name: str | None = None
 
     @classmethod
     def from_wire(cls, obj: object, path: str, version: int = PROTOCOL_VERSION) -> OfferBody:
@@ -752,8 +761,38 @@ class OfferBody(_WireBody):
         return body
 
 
+Name = Annotated[
+    str,
+    Meta(
+        pattern=rf"^(?:{NAME_PATTERN.pattern})\Z",
+        extra=refuse("expected a name of 1-32 letters, digits, '_', '.', '-': {value}"),
+    ),
+]
+
+
+class _OfferV3(Shape):
+    """An OFFER of protocol version 3 and later: both nonces and A's name."""
+
+    rules: Annotated[str, Meta(max_length=MAX_RULES_LEN)]
+    keys: tuple[Hash, Hash]
+    nonces: tuple[Hash, Hash]
+    setup: _Setup
+    chain: Annotated[int, Meta(ge=2, le=MAX_CHAIN)]
+    anchor: Hash
+    state: Hash
+    name: Name
+
+    def value(self, path: str) -> OfferBody:
+        _key_problem(self.keys, f"{path}.keys")
+        setup = self.setup.value(f"{path}.setup")
+        a, b = self.nonces
+        return OfferBody(
+            self.rules, self.keys, a, setup, self.chain, self.anchor, self.state, b, self.name
+        )
+
+
 class _Offer(Shape):
-    """An OFFER of protocol version 2 and later: both nonces."""
+    """An OFFER of protocol version 2: both nonces."""
 
     rules: Annotated[str, Meta(max_length=MAX_RULES_LEN)]
     keys: tuple[Hash, Hash]
@@ -791,21 +830,37 @@ class _OfferV1(Shape):
 
 @dataclass(frozen=True, slots=True)
 class AcceptBody(_WireBody):
-    """Entry 1: B's chain anchor and B's links for any roll already waiting."""
+    """Entry 1: B's chain anchor, B's links for any roll already waiting, and B's name
+    (version 3 and later; None before)."""
 
     KIND: ClassVar[EntryKind] = EntryKind.ACCEPT
     anchor: bytes
     links: tuple[tuple[int, bytes], ...]
     state: bytes
+    name: str | None = None
 
 
 class _Accept(Shape):
+    """An ACCEPT of protocol versions 1 and 2."""
+
     anchor: Hash
     links: Links
     state: Hash
 
     def value(self, path: str) -> AcceptBody:
         return AcceptBody(self.anchor, self.links, self.state)
+
+
+class _AcceptV3(Shape):
+    """An ACCEPT of protocol version 3 and later: B's name too."""
+
+    anchor: Hash
+    links: Links
+    state: Hash
+    name: Name
+
+    def value(self, path: str) -> AcceptBody:
+        return AcceptBody(self.anchor, self.links, self.state, self.name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -914,22 +969,27 @@ class _Cosign(Shape):
 
 
 Body = OfferBody | AcceptBody | PlayBody | ResignBody | ClaimBody | FinalBody | CosignBody
-_BodyShape = _Offer | _OfferV1 | _Accept | _Play | _Resign | _Claim | _Final | _Cosign
+_BodyShape = (
+    _OfferV3 | _Offer | _OfferV1 | _AcceptV3 | _Accept | _Play | _Resign | _Claim | _Final | _Cosign
+)
 
-_BODY_SHAPES: Final = (_Offer, _Accept, _Play, _Resign, _Claim, _Final, _Cosign)
-"""The shape of each kind's body, by kind number (version 1 has its own OFFER)."""
+_LATER_SHAPES: Final = (_Play, _Resign, _Claim, _Final, _Cosign)
+_BODY_SHAPES: Final[dict[int, tuple[type[_BodyShape], ...]]] = {
+    1: (_OfferV1, _Accept, *_LATER_SHAPES),
+    2: (_Offer, _Accept, *_LATER_SHAPES),
+    3: (_OfferV3, _AcceptV3, *_LATER_SHAPES),
+}
+"""The shape of each kind's body, by kind number, for each protocol version."""
 _BODIES: Final[dict[int, tuple[Schema[_BodyShape], ...]]] = {
-    version: tuple(
-        Schema[_BodyShape](_OfferV1 if shape is _Offer and version == 1 else shape, "entry.body")
-        for shape in _BODY_SHAPES
-    )
-    for version in PROTOCOL_VERSIONS
+    version: tuple(Schema[_BodyShape](shape, "entry.body") for shape in shapes)
+    for version, shapes in _BODY_SHAPES.items()
 }
 """The schema of each kind's body (by kind number), for each protocol version."""
 
 
 def _body_shape(body: Body) -> _BodyShape:
-    """The body's wire shape (an OFFER with a joiner's nonce is written as version 2)."""
+    """The body's wire shape: an OFFER or an ACCEPT with a name is written as version 3, an
+    OFFER with a joiner's nonce and no name as version 2."""
     if isinstance(body, PlayBody):
         return _Play(
             decision=UNSET if body.decision is None else body.decision,
@@ -939,6 +999,10 @@ def _body_shape(body: Body) -> _BodyShape:
         )
     if isinstance(body, OfferBody):
         setup = _Setup.of(body.setup)
+        name, b = body.name, body
+        if name is not None and b.joiner_nonce is not None:
+            nonces = (b.nonce, b.joiner_nonce)
+            return _OfferV3(b.rules, b.keys, nonces, setup, b.chain, b.anchor, b.state, name)
         if body.joiner_nonce is None:
             return _OfferV1(
                 body.rules, body.keys, body.nonce, setup, body.chain, body.anchor, body.state
@@ -946,6 +1010,8 @@ def _body_shape(body: Body) -> _BodyShape:
         nonces = (body.nonce, body.joiner_nonce)
         return _Offer(body.rules, body.keys, nonces, setup, body.chain, body.anchor, body.state)
     if isinstance(body, AcceptBody):
+        if body.name is not None:
+            return _AcceptV3(body.anchor, body.links, body.state, body.name)
         return _Accept(body.anchor, body.links, body.state)
     if isinstance(body, ResignBody):
         return _Resign(body.state)

@@ -40,15 +40,18 @@ def play(
     seed: int,
     *,
     nonces: tuple[bytes, bytes] | None = None,
+    names: tuple[str, str] = ("A", "B"),
 ) -> Played:
-    """A random-against-random game of one turn to win between ``players`` (A, B); the
-    same ``nonces`` give the same game id whatever the seed."""
+    """A random-against-random game of one turn to win between ``players`` (A, B), who
+    sign ``names``; the same ``nonces`` give the same game id whatever the seed."""
     catalog = load_catalog()
     setup = GameSetup(load_map(), default_warbands(catalog), Options(turns_to_win=1))
     rng = random.Random(seed)
     secrets = (rng.randbytes(32), rng.randbytes(32))
     nonce, joiner = nonces or (rng.randbytes(32), rng.randbytes(32))
-    match = LocalMatch(setup, players, secrets=secrets, nonce=nonce, joiner_nonce=joiner)
+    match = LocalMatch(
+        setup, players, secrets=secrets, nonce=nonce, joiner_nonce=joiner, names=names
+    )
     bots = {p: make_bot("random", random.Random(f"{seed}:{p.name}")) for p in Player}
 
     def choose(view: Game) -> str:

@@ -51,7 +51,10 @@ class Event:
 def event(tmp_path_factory: pytest.TempPathFactory) -> Event:
     folder = tmp_path_factory.mktemp("event")
     p, q, r = (Identity.generate() for _ in range(3))
-    g1, g2, g3, g4 = play((p, q), 1), play((q, r), 2), play((r, p), 3), play((p, r), 4)
+    g1 = play((p, q), 1, names=("petra", "quinn"))
+    g2 = play((q, r), 2, names=("quinn", "rosa"))
+    g3 = play((r, p), 3, names=("rosa", "petra"))
+    g4 = play((p, r), 4, names=("petra", "rose"))  # r signs another name in its ACCEPT
     rounds = folder / "round-1"
     rounds.mkdir()
     one = g1.write(rounds / "g1-from-a.dbnr")
@@ -111,15 +114,21 @@ def test_the_standings_count_each_verified_game_once(event: Event) -> None:
     assert by_file["g3-not-cosigned.dbnr"]["counted"]
     assert not by_file["g4-unfinished.dbnr"]["counted"]
     flags = {f["kind"]: f for f in document["flags"]}
-    assert set(flags) == {"decided", "unfinished"}
+    assert set(flags) == {"decided", "unfinished", "key_names"}
+    p, q, r = event.players
+    assert flags["key_names"]["text"] == f"key {r} signed as 'rosa', 'rose'"
     unsigned = {s["fingerprint"]: s["not_counter_signed"] for s in document["standings"]}
     assert sum(unsigned.values()) == 2
     roster = {e["fingerprint"]: e for e in document["roster"]}
     assert set(roster) == set(event.players)
-    assert all(e["names"] == [] for e in roster.values())
-    p, q, r = event.players
+    assert {k: e["names"] for k, e in roster.items()} == {
+        p: ["petra"],
+        q: ["quinn"],
+        r: ["rosa", "rose"],
+    }
     assert {k: e["games"] for k, e in roster.items()} == {p: 3, q: 2, r: 3}
-    assert any("record no player names" in note for note in document["notes"])
+    assert document["notes"] == []  # every file is of protocol version 3: all names signed
+    assert {s["fingerprint"]: s["names"] for s in document["standings"]}[q] == ["quinn"]
 
 
 def test_the_text_says_the_same(event: Event) -> None:
@@ -135,7 +144,25 @@ def test_the_text_says_the_same(event: Event) -> None:
         ), player
     assert "win not counter-signed: game " in out
     assert "unfinished game: game " in out
-    assert "Replays record no player names" in out
+    _, q, r = event.players
+    assert f"one key under several names: key {r} signed as 'rosa', 'rose'" in out
+    assert f"  {q}  'quinn'; 2 games in 4 files;" in out
+    assert "record no player names" not in out
+
+
+def test_files_before_version_3_are_counted_in_a_note(tmp_path: Path) -> None:
+    fixtures = Path(__file__).parents[1] / "replay" / "fixtures" / "v2"
+    for path in sorted(fixtures.glob("*.dbnr"))[:3]:
+        (tmp_path / path.name).write_bytes(path.read_bytes())
+    done = dbnet(tmp_path, "event", ".", "--json")
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    assert document["notes"] == [
+        "3 files record no player names (replays before protocol version 3): their players "
+        "are known by key fingerprint alone."
+    ]
+    assert all(e["names"] == [] for e in document["roster"])
+    assert document["flags"] == []
 
 
 def test_other_points_and_an_html_page(event: Event) -> None:

@@ -101,6 +101,7 @@ def unplayable_offer(tmp_path_factory: pytest.TempPathFactory) -> Path:
         anchor=bytes(32),
         state=bytes(32),
         joiner_nonce=keys.joiner_nonce,
+        name="mallory",
     )
     entry = Entry(codec.PROTOCOL_VERSION, game_id, 0, 0, bytes(32), EntryKind.OFFER, body)
     signed = codec.encode_entry(entry)

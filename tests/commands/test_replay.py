@@ -37,7 +37,7 @@ from dbnet.protocol.log import GameLog
 from dbnet.replay.file import ReplayWriter, load_replay
 from dbnet.replay.paths import now_utc
 from dbnet.wire import codec
-from dbnet.wire.codec import ClaimBody, EntryKind, PlayBody
+from dbnet.wire.codec import AcceptBody, ClaimBody, EntryKind, OfferBody, PlayBody
 
 from .terminal import isolated_env
 
@@ -251,6 +251,13 @@ def test_export_json_holds_every_entry(tmp_path: Path, game_file: Path) -> None:
     assert doc["header"]["created"] == header.created
     assert doc["players"]["A"]["fingerprint"] == fingerprint(log.keys[0])
     assert doc["players"]["B"]["key"] == log.keys[1].hex()
+    offer, accept = log.decoded[0].body, log.decoded[1].body
+    assert isinstance(offer, OfferBody)
+    assert isinstance(accept, AcceptBody)
+    assert offer.name is not None
+    assert accept.name is not None
+    assert doc["players"]["A"]["name"] == offer.name
+    assert doc["players"]["B"]["name"] == accept.name
     assert doc["stopped_at_record"] is None
     entries = doc["entries"]
     assert [e["seq"] for e in entries] == list(range(len(log.entries)))

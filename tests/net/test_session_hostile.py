@@ -123,7 +123,7 @@ async def accept_offer(secure: SecureStream) -> RemoteGame:
     message = await receive(secure)
     while not isinstance(message, Entry):
         message = await receive(secure)
-    game = RemoteGame.accept(BOB, message.record, lambda record: None)
+    game = RemoteGame.accept(BOB, message.record, lambda record: None, name="bob")
     await send(secure, Entry(game.records[1]))
     return game
 
@@ -481,6 +481,32 @@ async def test_misbehaviour_before_the_accept_leaves_the_host_waiting(
     assert host.saw("the OFFER made before was not accepted: offering a new game")
 
 
+async def test_an_accept_signing_another_name_than_hello_is_refused(
+    autojump_clock: Clock, tmp_path: Path
+) -> None:
+    """Protocol version 3: B signs its name in the ACCEPT. A joiner who says 'bob' in HELLO
+    and signs 'carol' is refused before the game starts (the replay keeps the name the
+    player is known by here); the host waits on and plays the real Bob."""
+    host, network = new_host(tmp_path), Network()
+    told: list[Bye] = []
+
+    async def body() -> None:
+        secure = await secure_connection(network)
+        await send(secure, Hello("bob", None, 0, B_WARBAND, nonce=JOINER_NONCE))
+        message = await receive(secure)
+        while not isinstance(message, Entry):
+            message = await receive(secure)
+        game = RemoteGame.accept(BOB, message.record, lambda record: None, name="carol")
+        await send(secure, Entry(game.records[1]))
+        told.append(await receive_until_bye(secure))
+        await until(lambda: host.saw("still waiting"))
+        await then_bob_plays(tmp_path, host, network)
+
+    await with_host(host, network, body)
+    assert told[0].reason == "the name you sign is not the name you said in HELLO"
+    assert host.saw("the peer said its name is 'bob' but signs 'carol' in its ACCEPT")
+
+
 async def test_equivocation_is_caught_with_both_entries(
     autojump_clock: Clock, tmp_path: Path
 ) -> None:
@@ -496,8 +522,8 @@ async def test_equivocation_is_caught_with_both_entries(
             message = await receive(secure)
         offer = message.record
         game_id = Peer.accept(BOB, offer, secret=bytes(32))[0].log.game_id
-        _, honest = Peer.accept(BOB, offer, secret=chain_secret(BOB, game_id))
-        _, other = Peer.accept(BOB, offer, secret=bytes(range(32)))
+        _, honest = Peer.accept(BOB, offer, secret=chain_secret(BOB, game_id), name="bob")
+        _, other = Peer.accept(BOB, offer, secret=bytes(range(32)), name="bob")
         assert honest != other
         sent.extend((honest, other))
         await send(secure, Entry(honest))
@@ -861,6 +887,28 @@ async def joiner_against(
     return joiner, told
 
 
+async def test_an_offer_signing_another_name_than_hello_is_refused(
+    autojump_clock: Clock, tmp_path: Path
+) -> None:
+    """Protocol version 3: A signs its name in the OFFER. A host that says 'alice' in
+    HELLO and signs 'eve' is refused, and the joiner writes nothing."""
+
+    def renamed_offer(hello: Hello) -> bytes:
+        assert hello.warband is not None
+        setup = GameSetup(load_map(), (A_WARBAND, hello.warband))
+        _, record = Peer.offer(ALICE, BOB.public_key, setup, joiner_nonce=hello.nonce, name="eve")
+        return record
+
+    joiner, told = await joiner_against(tmp_path, ALICE, renamed_offer)
+    assert isinstance(joiner.outcome, GameSessionError)
+    assert str(joiner.outcome).startswith(
+        "the peer said its name is 'alice' but signs 'eve' in its OFFER: refusing it"
+    )
+    assert told[0] is not None
+    assert told[0].reason == "the name you sign is not the name you said in HELLO"
+    assert not joiner.path.exists()
+
+
 async def test_an_offer_relayed_by_a_man_in_the_middle_is_refused(
     autojump_clock: Clock, tmp_path: Path
 ) -> None:
@@ -945,7 +993,7 @@ async def test_a_false_timeout_claim_is_refused_by_the_live_player(
         while not isinstance(offer, Entry):
             offer = await receive(secure)
         holder: list[bytes] = []
-        game = RemoteGame.accept(BOB, offer.record, holder.append)
+        game = RemoteGame.accept(BOB, offer.record, holder.append, name="bob")
         await send(secure, Entry(game.records[1]))
 
         def a_decides() -> bool:

@@ -404,7 +404,7 @@ def test_identical_chain_anchors_in_accept_are_refused(setup: GameSetup) -> None
     b_identity = identity(1, "B")
     log = a.log
     copied = log.anchors[Player.A]
-    body = AcceptBody(anchor=copied, links=((0, bytes(32)),), state=log.game.state_hash())
+    body = AcceptBody(copied, ((0, bytes(32)),), log.game.state_hash(), name="B")
     record = forge(log, b_identity, Player.B, body)
     before = (log.head, log.next_seq, log.game.state_hash(), list(log.anchors))
     with pytest.raises(InvalidEntryError) as caught:

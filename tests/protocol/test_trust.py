@@ -13,12 +13,13 @@ import pytest
 
 from dbnet.catalog import default_warbands, load_catalog, load_map
 from dbnet.engine import GameSetup, MapDef, Player, Warband
+from dbnet.errors import DecodeError
 from dbnet.protocol.errors import InvalidEntryError
 from dbnet.protocol.log import RULES_VERSION, GameLog, game_id_for
 from dbnet.protocol.peer import Peer
 from dbnet.protocol.remote import RemoteGame
 from dbnet.wire import codec
-from dbnet.wire.codec import Entry, EntryKind, OfferBody
+from dbnet.wire.codec import AcceptBody, Entry, EntryKind, OfferBody
 
 from .helpers import bot_chooser, derive, identity, sign
 
@@ -60,20 +61,39 @@ def test_the_game_id_binds_both_nonces(setup: GameSetup) -> None:
     assert len(ids) == 4
 
 
-def test_a_version_2_offer_carries_both_nonces_and_entries_keep_its_version(
+def test_a_version_3_offer_carries_both_nonces_and_signed_names_and_entries_keep_its_version(
     setup: GameSetup,
 ) -> None:
-    a, offer = Peer.offer(ALICE, BOB.public_key, setup, nonce=NONCE, joiner_nonce=bytes(32))
+    a, offer = Peer.offer(
+        ALICE, BOB.public_key, setup, nonce=NONCE, joiner_nonce=bytes(32), name="alice"
+    )
     fields = codec.decode(codec.decode_signed_entry(offer)[0].signed)
     assert isinstance(fields, list)
-    assert fields[0] == 2
-    assert list(fields[6]) == ["rules", "keys", "nonces", "setup", "chain", "anchor", "state"]
+    assert fields[0] == 3
+    assert list(fields[6]) == [
+        "rules", "keys", "nonces", "setup", "chain", "anchor", "state", "name",
+    ]  # fmt: skip
     assert fields[6]["nonces"] == [NONCE, bytes(32)]
-    _, accept = Peer.accept(BOB, offer)
+    assert fields[6]["name"] == "alice"
+    _, accept = Peer.accept(BOB, offer, name="bob")
     entry = codec.decode_signed_entry(accept)[1]
-    downgraded = sign(BOB, dataclasses.replace(entry, version=1))
-    with pytest.raises(InvalidEntryError, match="protocol version 1 in a game of version 2"):
+    assert isinstance(entry.body, AcceptBody)
+    assert entry.body.name == "bob"
+    accept_fields = codec.decode(codec.decode_signed_entry(accept)[0].signed)
+    assert isinstance(accept_fields, list)
+    assert list(accept_fields[6]) == ["anchor", "links", "state", "name"]
+    unnamed = dataclasses.replace(entry.body, name=None)  # the version-2 ACCEPT's form
+    downgraded = sign(BOB, dataclasses.replace(entry, version=2, body=unnamed))
+    with pytest.raises(InvalidEntryError, match="protocol version 2 in a game of version 3"):
         a.receive(downgraded)
+
+
+def test_a_name_outside_the_pattern_is_never_signed(setup: GameSetup) -> None:
+    """A name is 1-32 letters, digits, '_', '.' or '-' (like HELLO's): a name with spaces,
+    controls or another script is refused before anything is signed."""
+    for bad in ("", "a b", "-lead", "x" * 33, "\u202eevil", "Jos\u00e9"):
+        with pytest.raises(DecodeError, match=r"entry\.body\.name: expected a name"):
+            Peer.offer(ALICE, BOB.public_key, setup, nonce=NONCE, joiner_nonce=bytes(32), name=bad)
 
 
 # --- hole 2: the cards are the catalog's -------------------------------------------------------

@@ -33,6 +33,7 @@ def fact(
     game_id: str | None = None,
     head: str | None = None,
     entries: int = 40,
+    names: tuple[str | None, str | None] = (None, None),
 ) -> GameFile:
     owed = None
     if status in (VerdictStatus.DECIDED, VerdictStatus.UNFINISHED, VerdictStatus.CLAIM):
@@ -58,6 +59,7 @@ def fact(
         warbands=(f"band {a[0]}", f"band {b[0]}"),
         head=head or f"head-{where}",
         entries=entries,
+        names=names,
     )
 
 
@@ -192,8 +194,39 @@ def test_what_counts_and_what_is_listed_apart() -> None:
         (Q, 0, 1),
     ]
     assert "bad magic" in next(f.text for f in event.flags if f.kind is FlagKind.INVALID)
-    assert event.notes == (NO_NAMES,)
+    # the four files with a valid OFFER (of facts made without names) record no names
+    assert event.notes == (NO_NAMES.format(files="4 files"),)
+    assert event.notes[0].startswith("4 files record no player names")
     assert {e.fingerprint for e in event.roster} == {P, Q, R, S}
+
+
+def test_the_roster_shows_the_signed_names_and_flags_a_key_or_a_name_used_twice() -> None:
+    files = [
+        fact("1", P, Q, "A", names=("ann", "bob")),
+        fact("2", P, R, "A", names=("annie", "cy")),  # P signed two names
+        fact("3", S, Q, "B", names=("cy", "bob")),  # 'cy' signed by two keys
+        fact("4", Q, R, "A", names=("bob", None)),  # R's ACCEPT is missing
+    ]
+    event = report(files, hashes=no_hashes)
+    roster = {e.fingerprint: e.names for e in event.roster}
+    assert roster == {P: ("ann", "annie"), Q: ("bob",), R: ("cy",), S: ("cy",)}
+    flags = [(f.kind, f.text, f.files) for f in event.flags]
+    assert flags == [
+        (FlagKind.KEY_NAMES, f"key {P} signed as 'ann', 'annie'", ("1", "2")),
+        (FlagKind.NAME_KEYS, f"'cy' signed by keys {R}, {S}", ("2", "3")),
+    ]
+    assert event.notes == (NO_NAMES.format(files="1 file"),)
+    assert {s.fingerprint: s.names for s in event.standings}[P] == ("ann", "annie")
+    games = event.to_json()["games"]
+    assert isinstance(games, list)
+    assert games[3]["names"] == {"A": "bob", "B": None}
+
+
+def test_a_roster_with_one_name_per_key_raises_no_flag_and_no_note() -> None:
+    files = [fact("1", P, Q, "A", names=("ann", "bob")), fact("2", Q, P, "B", names=("bob", "ann"))]
+    event = report(files, hashes=no_hashes)
+    assert event.flags == ()
+    assert event.notes == ()
 
 
 def test_the_json_document_has_roster_standings_and_games() -> None:
@@ -206,6 +239,7 @@ def test_the_json_document_has_roster_standings_and_games() -> None:
     assert standings[0] == {
         "rank": 1,
         "fingerprint": P,
+        "names": [],
         "played": 1,
         "wins": 1,
         "draws": 0,
@@ -248,6 +282,8 @@ def test_the_facts_of_a_shipped_replay() -> None:
     assert len(hashes) == facts.entries == facts.verdict.entries
     assert hashes[-1] == facts.head
     assert facts.warbands == ("Bulwark of Dawn", "Infernal Pyre")
+    # protocol version 3: A signed its name in the OFFER, B in the ACCEPT
+    assert facts.names == ("greedy-05A", "random-05B")
 
 
 def test_the_facts_of_a_cut_copy_and_of_files_that_are_not_games(

@@ -1,7 +1,8 @@
 """Format versions, and the verdict on a game whose loser withholds the result.
 
-Replay format 1 (protocol 1: A's nonce alone in the game id) is still verified: the
-replays shipped before version 2 are kept in ``fixtures/v1`` as they were recorded.
+Replay formats 1 (protocol 1: A's nonce alone in the game id) and 2 (protocol 2: no
+signed names) are still verified: the replays shipped before versions 2 and 3 are kept
+in ``fixtures/v1`` and ``fixtures/v2`` as they were recorded.
 Issue 19, hole 4: a finished game whose FINAL or COSIGN is withheld verifies as
 *decided* by re-simulation, so withholding a signature gains the loser nothing.
 """
@@ -25,6 +26,7 @@ from .helpers import chooser, header_for, new_match, play, write_replay
 
 FIXTURES = Path(__file__).parent / "fixtures"
 V1_REPLAYS = sorted((FIXTURES / "v1").glob("*.dbnr"))
+V2_REPLAYS = sorted((FIXTURES / "v2").glob("*.dbnr"))
 SHIPPED = sorted((Path(__file__).parents[2] / "replays").glob("*.dbnr"))
 
 
@@ -47,16 +49,39 @@ def test_a_version_1_replay_still_verifies_complete(path: Path) -> None:
     assert verdict.status is VerdictStatus.COMPLETE, verdict.summary()
 
 
-def test_the_shipped_replays_are_version_2() -> None:
-    for path in SHIPPED:
+def test_the_version_2_fixtures_are_the_eight_games_shipped_before_version_3() -> None:
+    assert [p.name for p in V2_REPLAYS] == [p.name for p in SHIPPED]
+
+
+@pytest.mark.parametrize("path", V2_REPLAYS, ids=lambda p: p.stem)
+def test_a_version_2_replay_still_verifies_complete(path: Path) -> None:
+    replay = load_replay(path)
+    assert (replay.header.format, replay.header.protocol) == (2, 2)
+    verdict = verify_replay(path.read_bytes(), where=str(path))
+    assert verdict.status is VerdictStatus.COMPLETE, verdict.summary()
+
+
+def test_the_shipped_replays_are_version_3_and_play_the_version_2_games_again() -> None:
+    """Version 3 adds the signed names and nothing else: the same keys, nonces and bots
+    give the same game id, dice and end as the version-2 recording of each game."""
+    for path, old in zip(SHIPPED, V2_REPLAYS, strict=True):
         header = load_replay(path).header
-        assert (header.format, header.protocol) == (codec.REPLAY_FORMAT, 2) == (2, 2)
+        assert (header.format, header.protocol) == (codec.REPLAY_FORMAT, 3) == (3, 3)
+        assert header.game_id == load_replay(old).header.game_id
+        new = verify_replay(path.read_bytes(), where=path.name)
+        before = verify_replay(old.read_bytes(), where=old.name)
+        assert (new.entries, new.winner, new.reason, new.turn) == (
+            before.entries,
+            before.winner,
+            before.reason,
+            before.turn,
+        )
 
 
-def test_dbnet_verify_takes_both_versions_in_one_run() -> None:
-    result = dbnet("verify", str(FIXTURES / "v1"), *map(str, SHIPPED))
+def test_dbnet_verify_takes_every_version_in_one_run() -> None:
+    result = dbnet("verify", str(FIXTURES / "v1"), str(FIXTURES / "v2"), *map(str, SHIPPED))
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "16 files: 16 complete" in result.stdout
+    assert "24 files: 24 complete" in result.stdout
 
 
 def test_an_unknown_format_is_named(tmp_path: Path) -> None:
@@ -65,7 +90,7 @@ def test_an_unknown_format_is_named(tmp_path: Path) -> None:
     at = data.index(header)
     fields = codec.decode(header)
     assert isinstance(fields, dict)
-    fields["format"] = 3
+    fields["format"] = 4
     changed = codec.encode(fields)
     assert len(changed) == len(header)
     data[at : at + len(header)] = changed
@@ -73,7 +98,7 @@ def test_an_unknown_format_is_named(tmp_path: Path) -> None:
     path.write_bytes(bytes(data))
     result = dbnet("verify", str(path))
     assert result.returncode == 1
-    assert "unsupported replay format 3 (this dbnet reads 1, 2)" in result.stdout + result.stderr
+    assert "unsupported replay format 4 (this dbnet reads 1, 2, 3)" in result.stdout + result.stderr
     assert "Traceback" not in result.stderr
 
 

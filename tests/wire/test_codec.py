@@ -182,8 +182,8 @@ def test_replay_header_round_trips() -> None:
     )
     data = codec.encode_replay_header(header)
     assert codec.decode(data) == {
-        "format": 2,
-        "protocol": 2,
+        "format": 3,
+        "protocol": 3,
         "rules": "dbnet-0.1",
         "game_id": h(1),
         "keys": [h(2), h(3)],
@@ -196,12 +196,12 @@ def test_replay_header_round_trips() -> None:
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ({"format": 3}, "header.format: unsupported replay format 3 (this dbnet reads 1, 2)"),
+        ({"format": 4}, "header.format: unsupported replay format 4 (this dbnet reads 1, 2, 3)"),
         (
-            {"protocol": 1},
-            "header.protocol: replay format 2 holds protocol version 2 entries, not 1",
+            {"protocol": 2},
+            "header.protocol: replay format 3 holds protocol version 3 entries, not 2",
         ),
-        ({"format": 1}, "header.protocol: replay format 1 holds protocol version 1 entries, not 2"),
+        ({"format": 1}, "header.protocol: replay format 1 holds protocol version 1 entries, not 3"),
         ({"keys": [h(2)]}, "header.keys: expected an array of 2 items, got 1"),
         ({"game_id": b"x"}, "header.game_id: expected 32 bytes, got 1"),
         ({"created": 5}, "header.created: expected a string, got 5"),
@@ -210,7 +210,7 @@ def test_replay_header_round_trips() -> None:
 )
 def test_replay_header_errors(change: dict[str, object], message: str) -> None:
     wire: dict[str, object] = {
-        "format": 2, "protocol": 2, "rules": "r", "game_id": h(1), "keys": [h(2), h(3)],
+        "format": 3, "protocol": 3, "rules": "r", "game_id": h(1), "keys": [h(2), h(3)],
         "created": "",
     }  # fmt: skip
     wire.update(change)
@@ -476,7 +476,11 @@ S = EntryKind
 SCHEMA_ERRORS: list[tuple[EntryKind, Callable[[Wire], None], str]] = [
     # the envelope
     (S.RESIGN, drop(6), "entry: expected an array of 7 items, got 6"),
-    (S.RESIGN, put(0, value=3), "entry.v: unsupported protocol version 3 (this dbnet reads 1, 2)"),
+    (
+        S.RESIGN,
+        put(0, value=4),
+        "entry.v: unsupported protocol version 4 (this dbnet reads 1, 2, 3)",
+    ),
     (S.RESIGN, put(1, value="g" * 32), "entry.game_id: expected 32 bytes, got 'gggggggg"),
     (S.RESIGN, put(2, value=True), "entry.seq: expected an integer, got True (a bool)"),
     (S.RESIGN, put(2, value=-1), "entry.seq: expected an integer at least 0, got -1"),

@@ -15,6 +15,8 @@ Entry     1     one signed entry record
 Ping      2     token
 Pong      3     the token of the Ping it answers
 Bye       4     done (true: the game's log is complete here), reason
+Watch     5     name, the proof of the spectator invite's secret (or nil): a
+                spectator's first message, instead of HELLO (``dbnet.net.spectators``)
 ========  ====  ===============================================================
 """
 
@@ -52,6 +54,7 @@ class MessageType(enum.IntEnum):
     PING = 2
     PONG = 3
     BYE = 4
+    WATCH = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,22 +110,35 @@ class Bye:
     reason: str
 
 
-Message = Hello | Entry | Ping | Pong | Bye
+@dataclass(frozen=True, slots=True)
+class Watch:
+    """A spectator's first message, sent instead of HELLO: it asks to watch the game,
+    never to play it. ``proof`` shows that it knows the secret of the host's spectator
+    invite (``dbnet.net.proof``, the watcher's role), else None."""
+
+    name: str
+    proof: bytes | None = None
+
+
+Message = Hello | Entry | Ping | Pong | Bye | Watch
 
 # --- the messages on the wire: one shape each (codec.Shape), the type first ---------------------
 
 _Count = Annotated[int, codec.Meta(ge=0, le=MAX_ENTRIES - 1)]
 
 
+_Name = Annotated[
+    str,
+    codec.Meta(
+        pattern=rf"^(?:{NAME_PATTERN.pattern})\Z",
+        extra=codec.refuse("expected a name of 1-32 letters, digits, '_', '.', '-': {value}"),
+    ),
+]
+
+
 class _Hello(codec.Shape, array_like=True, tag=MessageType.HELLO.value):
     WHERE: ClassVar[str] = "hello"
-    name: Annotated[
-        str,
-        codec.Meta(
-            pattern=rf"^(?:{NAME_PATTERN.pattern})\Z",
-            extra=codec.refuse("expected a name of 1-32 letters, digits, '_', '.', '-': {value}"),
-        ),
-    ]
+    name: _Name
     game_id: codec.Hash | None
     have: _Count
     warband: codec.WarbandShape | None
@@ -189,7 +205,16 @@ class _Bye(codec.Shape, array_like=True, tag=MessageType.BYE.value):
         return Bye(self.done, self.reason)
 
 
-_Shape = _Hello | _Entry | _Ping | _Pong | _Bye
+class _Watch(codec.Shape, array_like=True, tag=MessageType.WATCH.value):
+    WHERE: ClassVar[str] = "watch"
+    name: _Name
+    proof: codec.Hash | None
+
+    def value(self) -> Watch:
+        return Watch(self.name, self.proof)
+
+
+_Shape = _Hello | _Entry | _Ping | _Pong | _Bye | _Watch
 _MESSAGE: Final = codec.Schema[_Shape](
     Annotated[_Shape, codec.Meta(extra=codec.refuse("unknown message type {value}"))], "message"
 )
@@ -208,6 +233,8 @@ def encode_message(message: Message) -> bytes:
         shape = _Ping(message.token)
     elif isinstance(message, Pong):
         shape = _Pong(message.token)
+    elif isinstance(message, Watch):
+        shape = _Watch(message.name, message.proof)
     else:
         shape = _Bye(message.done, message.reason)
     return codec.encode(shape)

@@ -186,6 +186,7 @@ class SecureStream(trio.abc.AsyncResource):
         self._send_lock = trio.StrictFIFOLock()
         self._send_failure: str | None = None
         self._receiving = False
+        self._unread: bytes | None = None  # a message given back (``unread``)
 
     def __repr__(self) -> str:
         return f"<SecureStream {self._channel!r}>"
@@ -242,12 +243,23 @@ class SecureStream(trio.abc.AsyncResource):
         """
         if self._receiving:
             raise LocalNetError("receive(): another task is already receiving on this stream")
+        if self._unread is not None:
+            message, self._unread = self._unread, None
+            return message
         self._receiving = True
         try:
             payload = await self._receiver.next_payload(self._frame_timeout, "")
             return self._channel.decrypt(payload)
         finally:
             self._receiving = False
+
+    def unread(self, message: bytes) -> None:
+        """Give back ``message``, the last one received: the next ``receive`` returns it
+        again (a host reads a connection's first message to tell a player from a
+        spectator, then hands the stream on whole)."""
+        if self._unread is not None:
+            raise LocalNetError("unread(): a message was given back already")
+        self._unread = message
 
     async def aclose(self) -> None:
         """Close the underlying stream (the peer sees the connection closed)."""

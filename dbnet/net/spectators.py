@@ -91,7 +91,7 @@ class Spectating:
             raise ValueError("spectator places and delay are whole numbers from 0")
 
 
-@dataclass
+@dataclass(eq=False)
 class _Spectator:
     link: Link
     name: str
@@ -282,8 +282,7 @@ class Spectators:
         if self._closed:
             return "the game is over: there is nothing left to watch"
         if watch.proof is not None and (
-            secret is None
-            or not watch_proof_matches(secret, secure.transcript, watch.proof)
+            secret is None or not watch_proof_matches(secret, secure.transcript, watch.proof)
         ):
             return "your proof of the spectator invite's secret is wrong: ask for a fresh invite"
         if len(self._members) >= self.rules.places:

@@ -239,8 +239,7 @@ class Watching:
         verdict = verifier.verdict()
         if verdict.status is not VerdictStatus.COMPLETE:
             raise WatchError(
-                f"the host said the game is over, but it is not: {verdict.summary()}"
-                f"{self._saved()}"
+                f"the host said the game is over, but it is not: {verdict.summary()}{self._saved()}"
             )
         return verdict
 

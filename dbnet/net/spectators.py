@@ -34,7 +34,7 @@ from typing import Final
 import trio
 
 from dbnet.net.errors import NetError, VersionMismatchError
-from dbnet.net.link import FloodError, Link, Timing
+from dbnet.net.link import FloodError, Link, PeerSilentError, Timing
 from dbnet.net.messages import (
     MAX_REASON_LEN,
     Bye,
@@ -80,15 +80,17 @@ the end."""
 class Spectating:
     """How the host admits spectators: at most ``places`` at once, ``delay`` entries behind
     the game; ``secret`` is the spectator invite's (a WATCH that carries a proof must prove
-    it; one without a proof may still watch directly)."""
+    it; one without a proof may still watch directly); ``queue`` is the length of each
+    spectator's queue."""
 
     places: int
     delay: int = 0
     secret: bytes | None = field(default=None, repr=False)
+    queue: int = SPECTATOR_QUEUE
 
     def __post_init__(self) -> None:
-        if self.places < 0 or self.delay < 0:
-            raise ValueError("spectator places and delay are whole numbers from 0")
+        if self.places < 0 or self.delay < 0 or self.queue < 1:
+            raise ValueError("spectator places and delay are whole numbers from 0, queues from 1")
 
 
 @dataclass(eq=False)
@@ -96,6 +98,7 @@ class _Spectator:
     link: Link
     name: str
     target: int  # entries to send before the queue (the catch-up), grown by ``update``
+    base: int | None  # entries the game had when it came (None: not started yet)
     queue: trio.MemorySendChannel[_Item]
     inbox: trio.MemoryReceiveChannel[_Item]
     scope: trio.CancelScope = field(default_factory=trio.CancelScope)
@@ -169,7 +172,12 @@ class Spectators:
         end = closed and not self._closed
         for member in list(self._members):
             if not member.live:
-                member.target = visible  # still catching up: it reads the list itself
+                # Still catching up: it reads the list itself, and falls behind when more
+                # than a queue's worth of entries came since it did.
+                member.target = visible
+                base = member.base = visible if member.base is None else member.base
+                if visible - max(member.sent, base) > self.rules.queue:
+                    self._drop(member, self._behind())
                 continue
             for seq in range(self._visible, visible):
                 self._put(member, seq)
@@ -184,10 +192,10 @@ class Spectators:
         try:
             member.queue.send_nowait(item)
         except trio.WouldBlock:
-            self._drop(
-                member,
-                f"you fell behind the game ({SPECTATOR_QUEUE} messages waiting): dropped",
-            )
+            self._drop(member, self._behind())
+
+    def _behind(self) -> str:
+        return f"you fell behind the game ({self.rules.queue} messages waiting): dropped"
 
     def _drop(self, member: _Spectator, reason: str, *, quiet: bool = False) -> None:
         if member.dropped is None:
@@ -301,8 +309,10 @@ class Spectators:
             await _bye(secure, Bye(False, refusal))
             await trio.aclose_forcefully(secure)
             return
-        queue, inbox = trio.open_memory_channel[_Item](SPECTATOR_QUEUE)
-        member = _Spectator(Link(secure, self.timing), watch.name, self._visible, queue, inbox)
+        queue, inbox = trio.open_memory_channel[_Item](self.rules.queue)
+        base = None if self._game is None else self._visible
+        link = Link(secure, self.timing)
+        member = _Spectator(link, watch.name, self._visible, base, queue, inbox)
         self._members.add(member)
         self._empty = trio.Event()
         self.admitted += 1
@@ -400,6 +410,10 @@ class Spectators:
                 message = await link.receive()
             except MessageError as exc:
                 self._drop(member, f"a spectator may send only PING, PONG and BYE: {exc}")
+                return
+            except PeerSilentError as exc:
+                member.gone.set()
+                self._drop(member, f"{exc}: dropped")
                 return
             except NetError as exc:
                 member.gone.set()

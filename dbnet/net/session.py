@@ -320,13 +320,21 @@ class GameSession:
             self.spectating, self.seat.identity, self.seat.name, self.seat.say, self.timing
         )
         to_seat, seats = trio.open_memory_channel[SecureStream](ARRIVALS_QUEUED)
-        async with _nursery() as nursery:
-            nursery.start_soon(spectators.run, arrivals, to_seat)
-            nursery.start_soon(self._follow_for, spectators)
-            outcome = await self._serve(seats)
-            self._show(spectators)
-            await spectators.finish(f"the game is {outcome.value}: the host stops")
-            nursery.cancel_scope.cancel()
+        try:
+            async with _nursery() as nursery:
+                nursery.start_soon(spectators.run, arrivals, to_seat)
+                nursery.start_soon(self._follow_for, spectators)
+                outcome = await self._serve(seats)
+                self._show(spectators)
+                await spectators.finish(f"the game is {outcome.value}: the host stops")
+                nursery.cancel_scope.cancel()
+        finally:  # close the connections still waiting for the seat, also when cancelled
+            with trio.CancelScope(shield=True):
+                while True:
+                    try:
+                        await trio.aclose_forcefully(seats.receive_nowait())
+                    except (trio.WouldBlock, trio.EndOfChannel):
+                        break
         return outcome
 
     async def _follow_for(self, spectators: Spectators) -> None:

@@ -244,28 +244,34 @@ class Spectators:
     ) -> None:
         secure: SecureStream | None = None
         data: bytes | None = None
-        with scope:
-            try:
-                secure = stream if isinstance(stream, SecureStream) else await self._open(stream)
-                with trio.fail_after(self.timing.hello_timeout):
-                    data = await secure.receive()
-            except VersionMismatchError as exc:
-                self.say(f"refused a connection: {printable(str(exc))}")
-            except NetError as exc:
-                self.say(f"connection failed: {printable(str(exc))}")
-            except trio.TooSlowError:
-                self.say("connection failed: no HELLO or WATCH from the peer in time")
-        if scope in self._peeking:
-            self._peeking.remove(scope)
+        try:
+            with scope:
+                try:
+                    if isinstance(stream, SecureStream):
+                        secure = stream
+                    else:
+                        secure = await self._open(stream)
+                    with trio.fail_after(self.timing.hello_timeout):
+                        data = await secure.receive()
+                except VersionMismatchError as exc:
+                    self.say(f"refused a connection: {printable(str(exc))}")
+                except NetError as exc:
+                    self.say(f"connection failed: {printable(str(exc))}")
+                except trio.TooSlowError:
+                    self.say("connection failed: no HELLO or WATCH from the peer in time")
+        finally:
+            if scope in self._peeking:
+                self._peeking.remove(scope)
+            if secure is None or data is None:  # failed, dropped for a newer one, or cancelled
+                await trio.aclose_forcefully(secure or stream)
         if secure is None or data is None:
-            await trio.aclose_forcefully(secure or stream)
             return
         try:
             message: Message | None = decode_message(data)
         except MessageError:
             message = None  # the seat's session says what is wrong with it
         if isinstance(message, Watch):
-            await self._spectate(secure, message)
+            await self._spectate(secure, message)  # it closes the stream
             return
         secure.unread(data)
         try:
@@ -306,8 +312,9 @@ class Spectators:
         if refusal is not None:
             self.refused += 1
             self.say(f"refused a spectator, {who}: {refusal}")
-            await _bye(secure, Bye(False, refusal))
-            await trio.aclose_forcefully(secure)
+            with trio.CancelScope(shield=True):
+                await _bye(secure, Bye(False, refusal))
+                await trio.aclose_forcefully(secure)
             return
         queue, inbox = trio.open_memory_channel[_Item](self.rules.queue)
         base = None if self._game is None else self._visible

@@ -68,6 +68,11 @@ PEEKING: Final = 16
 oldest (as the gate does with handshakes)."""
 GRACE: Final = 5.0
 """Seconds after the game for the spectators to receive the rest of it."""
+GATHER: Final = 0.1
+"""Seconds a spectator's task waits after an entry for the ones that follow it, to send
+them in one write: the writes (and the wake-ups) are what spectators cost the host."""
+BATCH: Final = 64
+"""The most entries sent to a spectator in one write."""
 _CLOSE_TIMEOUT: Final = 1.0
 _END: Final = None  # the queue's last item: the log is complete and all of it was queued
 
@@ -108,6 +113,7 @@ class _Spectator:
     dropped: str | None = None  # why the host dropped it (said to it in BYE)
     quiet: bool = False  # ...and whether that needs no BYE (it left, or the link broke)
     gone: trio.Event = field(default_factory=trio.Event)  # it closed its end
+    hurry: trio.Event = field(default_factory=trio.Event)  # its queue is half full
 
 
 @dataclass
@@ -193,6 +199,9 @@ class Spectators:
             member.queue.send_nowait(item)
         except trio.WouldBlock:
             self._drop(member, self._behind())
+            return
+        if member.queue.statistics().current_buffer_used * 2 >= self.rules.queue:
+            member.hurry.set()  # no more gathering: send what is there
 
     def _behind(self) -> str:
         return f"you fell behind the game ({self.rules.queue} messages waiting): dropped"
@@ -380,24 +389,38 @@ class Spectators:
             timing.dead_after,
         )
         while member.sent < member.target:
-            await _send(link, Entry(game.records[member.sent]), timing.dead_after)
-            member.sent += 1
+            end = min(member.target, member.sent + BATCH)
+            await _send_all(link, [Entry(r) for r in game.records[member.sent : end]], timing)
+            member.sent = end
         if self._closed:  # caught up with a complete log
             await self._end(member)
             return
         member.live = True
         while True:
-            item: _Item | Ping = Ping(0)
+            first: _Item | Ping = Ping(0)
             with trio.move_on_after(timing.ping_after):
-                item = await member.inbox.receive()
-            if item is _END:
+                first = await member.inbox.receive()
+            items = [first]
+            if isinstance(first, int):
+                with trio.move_on_after(GATHER):  # the entries of this burst come meanwhile
+                    await member.hurry.wait()
+                member.hurry = trio.Event()
+                while len(items) < BATCH:
+                    try:
+                        items.append(member.inbox.receive_nowait())
+                    except trio.WouldBlock:
+                        break
+            ended = _END in items
+            messages = [
+                Entry(game.records[item]) if isinstance(item, int) else item
+                for item in items
+                if item is not _END
+            ]
+            member.sent = max([member.sent, *(i + 1 for i in items if isinstance(i, int))])
+            await _send_all(link, messages, timing)
+            if ended:
                 await self._end(member)
                 return
-            if isinstance(item, int):
-                await _send(link, Entry(game.records[item]), timing.dead_after)
-                member.sent = item + 1
-            else:
-                await _send(link, item, timing.dead_after)
 
     async def _end(self, member: _Spectator) -> None:
         """BYE (done), then wait for the spectator to close first (at most
@@ -449,6 +472,13 @@ async def _send(link: Link, message: Message, timeout: float) -> None:
     the send off (the host drops a spectator at once, whatever it was sending)."""
     with trio.fail_after(timeout):
         await link.stream.send(encode_message(message))
+
+
+async def _send_all(link: Link, messages: Sequence[Message], timing: Timing) -> None:
+    """``_send`` several messages in one write (within ``dead_after``)."""
+    if messages:
+        with trio.fail_after(timing.dead_after):
+            await link.stream.send_many([encode_message(m) for m in messages])
 
 
 async def _bye(secure: SecureStream, message: Bye) -> None:

@@ -229,6 +229,22 @@ class SecureStream(trio.abc.AsyncResource):
                 )
                 raise
 
+    async def send_many(self, payloads: Sequence[bytes]) -> None:
+        """Send each of ``payloads`` as a frame of its own, all in one write to the
+        stream (cheaper than one write each); fails as ``send`` does."""
+        async with self._send_lock:
+            if self._send_failure is not None:
+                raise ConnectionClosedError(f"cannot send: {self._send_failure}")
+            data = b"".join(frame(self._channel.encrypt(payload)) for payload in payloads)
+            try:
+                await _send(self._stream, data, "cannot send")
+            except BaseException as exc:
+                self._send_failure = (
+                    f"an earlier send failed part way ({exc or 'it was interrupted'}); "
+                    "the stream is out of step and must be closed"
+                )
+                raise
+
     async def receive(self) -> bytes:
         """The next message. Waits as long as it takes for a frame to start.
 

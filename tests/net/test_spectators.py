@@ -29,6 +29,7 @@ from .sessions import GAME_LIMIT, JOINER_NONCE, Network, Side, make_side, refere
 from .test_session_hostile import B_WARBAND, receive, send
 
 Clock = trio.testing.MockClock
+CREATED = "2026-05-01T12:00:00Z"
 EVE = Identity.from_private_bytes(bytes(range(96, 128)))
 CAROL = Identity.from_private_bytes(bytes(range(128, 160)))
 
@@ -347,7 +348,7 @@ async def test_a_spectator_of_a_finished_game_is_refused(autojump_clock: Clock) 
     """Once the log is complete the host refuses new spectators: the game is over."""
     said: list[str] = []
     spectators = Spectators(Spectating(1), ALICE, "alice", said.append, Timing())
-    spectators.update([b"offer", b"accept"], closed=True, game_id=bytes(32), created="x")
+    spectators.update([b"offer", b"accept"], closed=True, game_id=bytes(32), created=CREATED)
     to_host, arrivals = trio.open_memory_channel[trio.abc.Stream](1)
     to_seat, _ = trio.open_memory_channel[SecureStream](1)
     async with trio.open_nursery() as nursery:
@@ -362,3 +363,50 @@ async def test_a_spectator_of_a_finished_game_is_refused(autojump_clock: Clock) 
     assert "the game is over" in bye.reason
     assert spectators.refused == 1
     assert any("refused a spectator, mallory" in line for line in said), said
+
+
+async def test_a_long_game_so_far_is_caught_up_beyond_the_queue(autojump_clock: Clock) -> None:
+    """A resumed host starts with its whole log so far: a spectator catches up on far more
+    entries than its queue holds, then follows the new ones and gets BYE (done). (The
+    host only passes bytes on: these records are not checked here.)"""
+    records = [b"entry %d" % k for k in range(300)]
+    spectators = Spectators(Spectating(1, queue=8), ALICE, "alice", print, Timing())
+    to_host, arrivals = trio.open_memory_channel[trio.abc.Stream](1)
+    to_seat, _ = trio.open_memory_channel[SecureStream](1)
+    received: list[bytes] = []
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(spectators.run, arrivals, to_seat)
+        ours, theirs = trio.testing.memory_stream_pair()
+        await to_host.send(theirs)
+        secure = await open_channel(ours, MALLORY, initiator=True)
+        await send(secure, Watch("mallory"))
+        await trio.sleep(1)
+        spectators.update(records, closed=False, game_id=bytes(32), created=CREATED)
+        hello = await receive(secure)
+        assert isinstance(hello, Hello)
+        assert hello.have == 300
+        while len(received) < 300:
+            message = await receive(secure)
+            if isinstance(message, Entry):
+                received.append(message.record)
+        for k in range(300, 320):
+            records.append(b"entry %d" % k)
+            spectators.update(records, closed=k == 319, game_id=bytes(32), created=CREATED)
+            await trio.sleep(0.01)
+        bye = await until_bye_collecting(secure, received)
+        nursery.cancel_scope.cancel()
+    assert received == records
+    assert bye is not None
+    assert bye.done
+    assert spectators.dropped == 0
+
+
+async def until_bye_collecting(secure: SecureStream, received: list[bytes]) -> Bye | None:
+    with suppress(NetError):
+        while True:
+            message = await receive(secure)
+            if isinstance(message, Entry):
+                received.append(message.record)
+            if isinstance(message, Bye):
+                return message
+    return None

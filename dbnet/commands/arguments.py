@@ -563,11 +563,11 @@ def _add_network(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         description="Follow a game live as a spectator of a host started with --spectators: "
         "with the spectator INVITE the host printed (dbnet watch INVITE), or with HOST:PORT "
         "and --expect FINGERPRINT. Every entry is verified as it arrives with the checks of "
-        "dbnet verify (signatures, hash chain, dice, re-simulation); joining in the middle "
-        "of a game catches up from its start. A spectator never takes a seat. The last line "
-        "names the winner. Exit codes: 0 the game was watched to its end, 1 refused (no "
-        "place left, a wrong key, the game over) or the watch broke off, 2 bad arguments, "
-        "130 Ctrl-C.",
+        "dbnet verify (signatures, hash chain, dice, re-simulation), full screen or in lines "
+        "(--plain); joining in the middle of a game catches up from its start. A spectator "
+        "never takes a seat. The last line names the winner. Exit codes: 0 the game was "
+        "watched to its end, 1 refused (no place left, a wrong key, the game over) or the "
+        "watch broke off, 2 bad arguments, 130 Ctrl-C.",
         epilog=HOME_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -596,8 +596,8 @@ def _add_network(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
     watch.add_argument(
         "--plain",
         action="store_true",
-        help="the line-based output (the only one for now: the full-screen spectator view "
-        "is not written yet)",
+        help="the line-based output (for scripts and screen readers) instead of the "
+        "full-screen client; it is also used when stdin or stdout is not a terminal",
     )
     watch.set_defaults(func=lazy("dbnet.commands.watch", "run_watch"))
 

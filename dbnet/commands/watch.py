@@ -2,8 +2,10 @@
 
 ``dbnet watch INVITE`` (the host's spectator invite: it names the host's key and
 carries the spectator secret) or ``dbnet watch HOST:PORT --expect FINGERPRINT``. The
-game is told in lines as it is played, each entry checked first with the checks of
-``dbnet verify``; ``--replay PATH`` saves it. The last line names the winner.
+game is shown as it is played, each entry checked first with the checks of ``dbnet
+verify``: in the full-screen client at a terminal (``dbnet.console.watch``), else (or
+with ``--plain``) told in lines, the last of which names the winner. ``--replay PATH``
+saves it.
 
 Exit codes: 0 the game was watched to its end; 1 the host refused this spectator (no
 place left, a wrong key or proof, the game over), dropped it, sent something invalid,
@@ -91,6 +93,10 @@ def run_watch(args: argparse.Namespace) -> int:
         secret=secret,
         replay_path=args.replay,
     )
+    if not args.plain and sys.stdin.isatty() and sys.stdout.isatty():
+        from dbnet.console.watch import run_watch_screen
+
+        return run_watch_screen(watching, connect)
     _say(f"watching {target}; your key fingerprint is {identity.fingerprint}")
     try:
         trio.run(watching.run, connect)

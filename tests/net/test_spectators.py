@@ -13,6 +13,8 @@ import pytest
 import trio
 import trio.testing
 
+from dbnet.engine import Player
+from dbnet.errors import DbnetError
 from dbnet.net.errors import NetError
 from dbnet.net.link import Timing
 from dbnet.net.messages import Bye, Entry, Hello, Message, Ping, Pong, Watch
@@ -410,3 +412,35 @@ async def until_bye_collecting(secure: SecureStream, received: list[bytes]) -> B
             if isinstance(message, Bye):
                 return message
     return None
+
+
+async def test_the_full_screen_watch_session_follows_the_game(
+    autojump_clock: Clock, tmp_path: Path
+) -> None:
+    """The full-screen client's session of a spectator (``console.watch``): the story in
+    its log, the position of the verified game, no seat of its own."""
+    from dbnet.console.watch import WatchSession
+
+    host = host_side(tmp_path, Spectating(1))
+    network = Network()
+    watching, _ = watcher(tmp_path)
+    session = WatchSession(watching, network.connect)
+
+    async def spectate() -> None:
+        await session._main()
+        session.watching.close()
+
+    joiner = await game_with(tmp_path, host, network, spectate, joiner_after=1.0)
+    await the_game_is_unaffected(tmp_path, host, joiner)
+    assert session.exit_code() == 0
+    assert session.is_closed
+    assert session.game.is_over
+    assert session.local_player() is None
+    assert not session.is_local(Player.A)
+    assert not session.is_local(Player.B)
+    assert session.seat_label(Player.A).startswith("alice ")
+    assert any(line.words.startswith("A:") for line in session.log), session.log
+    assert session.log[-1].words.startswith("The game is complete")
+    with pytest.raises(DbnetError, match="a spectator does not play"):
+        session.submit("done")
+    assert (tmp_path / "eve.dbnr").read_bytes() == host.path.read_bytes()

@@ -26,8 +26,17 @@ from dbnet.net.watch import WatchError, Watching, WatchRefusedError
 from dbnet.protocol.identity import Identity
 from dbnet.replay.verify import VerdictStatus, verify_replay
 
-from .helpers import ALICE, BOB, MALLORY
-from .sessions import GAME_LIMIT, JOINER_NONCE, Network, Side, make_side, reference, run_side
+from .helpers import ALICE, BOB, MALLORY, Meter
+from .sessions import (
+    GAME_LIMIT,
+    JOINER_NONCE,
+    Network,
+    Side,
+    make_side,
+    reference,
+    resume_side,
+    run_side,
+)
 from .test_session_hostile import B_WARBAND, receive, send
 
 Clock = trio.testing.MockClock
@@ -444,3 +453,67 @@ async def test_the_full_screen_watch_session_follows_the_game(
     with pytest.raises(DbnetError, match="a spectator does not play"):
         session.submit("done")
     assert (tmp_path / "eve.dbnr").read_bytes() == host.path.read_bytes()
+
+
+async def test_an_adjourned_game_tells_its_spectators_and_a_resumed_host_serves_them(
+    autojump_clock: Clock, tmp_path: Path
+) -> None:
+    """The joiner's network goes away for good mid-game: the spectator is told that the
+    game is adjourned. Resumed from its replay (``dbnet resume``), the host serves
+    spectators again: a new one catches up on the whole log and sees the end."""
+    cut = len(await reference(tmp_path / "reference")) // 3
+    network = Network()
+
+    def wrap(n: int, a: trio.abc.Stream, b: trio.abc.Stream) -> tuple[trio.abc.Stream, ...]:
+        if n != 1:  # the spectator's connection comes first; the joiner's first is cut
+            return a, b
+        meter = Meter(entry=cut)
+        original = meter.sever
+
+        def sever() -> None:
+            network.refuse = True
+            original()
+
+        meter.sever = sever  # type: ignore[method-assign]
+        return meter.pair(a, b)
+
+    network.wrap = wrap  # type: ignore[assignment]
+    host = host_side(tmp_path, Spectating(1))
+    first, _ = watcher(tmp_path)
+    results: list[object] = []
+
+    async def spectate() -> None:
+        await trio.sleep(0.5)  # before the joiner's first connection
+        results.append(await watch(first, network))
+
+    joiner = await game_with(tmp_path, host, network, spectate, joiner_after=1.0)
+    assert host.outcome is Outcome.ADJOURNED, host.said
+    assert joiner.outcome is Outcome.ADJOURNED, joiner.said
+    [stopped] = results
+    assert isinstance(stopped, WatchRefusedError), stopped
+    assert "the game is adjourned" in str(stopped)
+    # later: both resume; the host admits spectators again
+    host2 = resume_side(host, seed="later A")
+    host2.session.spectating = Spectating(1)
+    joiner2 = resume_side(joiner, seed="later B")
+    network2 = Network()
+    second, _ = watcher(tmp_path / "later")
+    (tmp_path / "later").mkdir()
+    results.clear()
+
+    async def spectate_again() -> None:
+        results.append(await watch(second, network2))
+
+    with trio.fail_after(GAME_LIMIT):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(run_side, host2, lambda: host2.session.serve(network2.arrivals))
+            nursery.start_soon(spectate_again)
+            await trio.sleep(1.0)
+            await run_side(joiner2, lambda: joiner2.session.join(network2.connect))
+    for side in (host2, joiner2):
+        if side.session.writer is not None:
+            side.session.writer.close()
+    assert host2.outcome is joiner2.outcome is Outcome.COMPLETE
+    [verdict] = results
+    assert not isinstance(verdict, Exception), verdict
+    assert (tmp_path / "later" / "eve.dbnr").read_bytes() == host2.path.read_bytes()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import os
 import sys
 
 import trio
@@ -28,6 +29,7 @@ from dbnet.net.rendezvous import invite_connector
 from dbnet.net.stream import SecureStream
 from dbnet.net.watch import Connect, WatchError, Watching
 from dbnet.protocol.identity import Identity, same_fingerprint
+from dbnet.replay.errors import ReplayError
 from dbnet.text import printable
 
 EXIT_WATCHED = 0
@@ -53,7 +55,8 @@ def _default_name() -> str:
 
 
 def run_watch(args: argparse.Namespace) -> int:
-    identity = Identity.load_or_create()
+    if args.replay is not None and os.path.lexists(args.replay):
+        raise ReplayError(str(args.replay), "already exists; a replay file is never overwritten")
     expect: str | None = args.expect
     secret: bytes | None = None
     connect: Connect
@@ -69,6 +72,7 @@ def run_watch(args: argparse.Namespace) -> int:
                 f"--expect {expect} and the invite's host key {invite.fingerprint} differ"
             )
         expect, secret = invite.fingerprint, invite.secret
+        identity = Identity.load_or_create()
         connect = invite_connector(invite, identity, relay=False)
         target = f"the host {invite.fingerprint} through its spectator invite"
     else:
@@ -78,6 +82,7 @@ def run_watch(args: argparse.Namespace) -> int:
                 "which it prints), or use the host's spectator invite"
             )
         host, port = args.address
+        identity = Identity.load_or_create()
 
         async def connect_direct() -> trio.abc.Stream | SecureStream:
             return await trio.open_tcp_stream(host, port)

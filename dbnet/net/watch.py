@@ -126,6 +126,8 @@ class Watching:
             raise WatchError(f"the host broke the protocol: {group.exceptions[0]}") from None
         except* NetError as group:
             raise WatchError(f"the connection broke: {group.exceptions[0]}") from None
+        except* DbnetError as group:  # the replay file: a full disk, say
+            raise group.exceptions[0] from None
         finally:
             await link.close()
         return verdict

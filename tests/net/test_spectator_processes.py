@@ -75,6 +75,10 @@ async def test_a_loopback_game_watched_by_a_spectator(tmp_path: Path, homes: Pat
                 nursery, "watch", carol, watch_args(port, expect, tmp_path / "carol.dbnr")
             )
             assert await extra.wait() == 1, extra.output()
+            wrong = await Dbnet.start(
+                nursery, "watch", carol, watch_args(port, "AAAA-AAAA-AAAA-AAAA", tmp_path / "x")
+            )
+            assert await wrong.wait() == 1, wrong.output()
             joiner = await Dbnet.start(
                 nursery, "join", homes / "bob", join_args(replays["bob"], port)
             )
@@ -85,6 +89,10 @@ async def test_a_loopback_game_watched_by_a_spectator(tmp_path: Path, homes: Pat
     refusals = [line for line in extra.lines if line.startswith("dbnet watch:")]
     assert len(refusals) == 1, extra.output()
     assert "the game is full" in refusals[0]
+    refusals = [line for line in wrong.lines if line.startswith("dbnet watch:")]
+    assert len(refusals) == 1, wrong.output()
+    assert "not the expected AAAA-AAAA-AAAA-AAAA" in refusals[0]
+    assert "wrong key" in refusals[0]
     # the watcher's output ends with the winner, the same as the players'
     assert WINNER.match(watcher.lines[-1]), watcher.output()
     assert watcher.lines[-1] in host.lines

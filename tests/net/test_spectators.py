@@ -16,6 +16,7 @@ import trio.testing
 from dbnet.engine import Player
 from dbnet.errors import DbnetError
 from dbnet.net.errors import NetError
+from dbnet.net.gate import PER_ADDRESS
 from dbnet.net.link import Timing
 from dbnet.net.messages import Bye, Entry, Hello, Message, Ping, Pong, Watch
 from dbnet.net.proof import proof, watch_proof, watch_secret
@@ -517,3 +518,41 @@ async def test_an_adjourned_game_tells_its_spectators_and_a_resumed_host_serves_
     [verdict] = results
     assert not isinstance(verdict, Exception), verdict
     assert (tmp_path / "later" / "eve.dbnr").read_bytes() == host2.path.read_bytes()
+
+
+async def test_spectators_from_one_address_are_not_held_to_its_handshake_cap(
+    tmp_path: Path,
+) -> None:
+    """Through the host's real door on loopback (``GameSession.host``: the gate allows
+    ``PER_ADDRESS`` handshakes at a time from one address): once authenticated,
+    spectators no longer count there, so more of them than that from 127.0.0.1 watch at
+    once, and the opponent from the same address still gets in and plays. (Real time:
+    a couple of seconds.)"""
+    count = PER_ADDRESS + 2
+    host = host_side(tmp_path, Spectating(count))
+    joiner = make_side(tmp_path, "bob", identity=BOB, host=False)
+    results: list[object] = []
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    async with trio.open_nursery() as nursery:
+
+        async def connect() -> trio.abc.Stream:
+            return await trio.open_tcp_stream("127.0.0.1", port)
+
+        nursery.start_soon(run_side, host, lambda: host.session.host(listeners))
+        with trio.fail_after(30):
+            for k in range(count):  # one after another: each handshake is done when it is in
+                identity = Identity.from_private_bytes(bytes([200 + k]) * 32)
+                watching = Watching(identity, f"w{k}", say=print, expect=ALICE.fingerprint)
+                nursery.start_soon(_append, results, watching.run(connect))
+                while host.session.spectators is None or host.session.spectators.watching <= k:
+                    await trio.sleep(0.01)
+            await run_side(joiner, lambda: joiner.session.join(connect))
+    for listener in listeners:
+        await listener.aclose()
+    for side in (host, joiner):
+        if side.session.writer is not None:
+            side.session.writer.close()
+    await the_game_is_unaffected(tmp_path, host, joiner)
+    assert len(results) == count
+    assert all(getattr(r, "status", None) is VerdictStatus.COMPLETE for r in results), results

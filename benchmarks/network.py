@@ -27,7 +27,18 @@ relay wall time / direct wall time against that goal, and the time from ``dbnet 
 INVITE`` to the first prompt (the host's OFFER shown) on each path against 2 s plus the
 path's round trips (TCP, the handshake, HELLO and OFFER: 4).
 
+Then spectators (``dbnet host --spectators N``, ``dbnet watch``): the same loopback game
+with 0, 2 and 8 ``dbnet watch`` processes following it (connected to the host directly,
+started before the joiner, so they watch the whole game; they stand for spectators on
+other machines, so they run at the lowest CPU priority, ``nice 19``, and do not take the
+players' CPU on this one), each setting played
+``--rounds`` times, the best kept. The host only sends spectators bytes it holds, so
+with 8 of them its CPU time for the game (user + system, from ``getrusage``) must stay
+within 1.1 times that with none, and with 2 the game's wall time within 5% (1.05 times)
+of none. Prints both ratios.
+
     python benchmarks/network.py [--delay MS] [--turns N] [--seed S] [--no-lab]
+                                 [--rounds R] [--no-spectators]
 """
 
 from __future__ import annotations
@@ -37,6 +48,7 @@ import ipaddress
 import itertools
 import os
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -361,6 +373,154 @@ def print_lab(delay: float, turns: int, seed: int) -> None:
     )
 
 
+SPECTATOR_COUNTS = (0, 2, 8)
+CPU_TARGET = 1.1  # the host's CPU time with 8 spectators / with none
+WALL_TARGET = 1.05  # the game's wall time with 2 spectators / with none
+
+
+@dataclass
+class Output:
+    """A process's output lines as they come."""
+
+    lines: list[str] = field(default_factory=list)
+
+    async def read(self, process: trio.Process, path: Path) -> None:
+        assert process.stdout is not None
+        pending = b""
+        async with process.stdout:
+            while chunk := await process.stdout.receive_some(65536):
+                pending += chunk
+                *done, pending = pending.split(b"\n")
+                self.lines += [line.decode("utf-8", "replace") for line in done]
+        path.write_text("\n".join(self.lines), encoding="utf-8")
+
+    def count(self, pattern: str) -> int:
+        return sum(1 for line in self.lines if re.search(pattern, line))
+
+
+async def start(
+    nursery: trio.Nursery, home: Path, args: list[str], *, nice: bool = False
+) -> tuple[trio.Process, Output]:
+    """``python -m dbnet ARGS`` in ``home``; with ``nice``, at the lowest CPU priority."""
+    process = await trio.lowlevel.open_process(
+        [sys.executable, "-m", "dbnet", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, "DBNET_HOME": str(home)},
+        preexec_fn=(lambda: os.nice(19)) if nice else None,
+    )
+    output = Output()
+    nursery.start_soon(output.read, process, home / "output.txt")
+    return process, output
+
+
+async def until(output: Output, pattern: str, count: int = 1) -> None:
+    while output.count(pattern) < count:
+        await trio.sleep(0.02)
+
+
+@dataclass(frozen=True, slots=True)
+class Watched:
+    spectators: int
+    wall: float  # the game, from the joiner's connection to the last entry delivered
+    host_cpu: float  # the host process's user + system seconds, start to exit
+
+
+async def watched_game(root: Path, delay: float, turns: int, seed: int, watchers: int) -> Watched:
+    """One game through the delaying proxy with ``watchers`` spectators (see the module's
+    docstring); the host's CPU time is its ``getrusage`` as a reaped child: nothing else is
+    reaped while it is measured."""
+    alice, bob = make_home(root, "alice", 1), make_home(root, "bob", 2)
+    common = ["--bot", "greedy", "--seed", str(seed), "--adjourn-after", "60", "--plain"]
+    with trio.fail_after(TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            host, said = await start(
+                nursery,
+                alice,
+                [
+                    *("host", "--port", "0", "--address", "127.0.0.1", "--name", "alice"),
+                    *("--turns-to-win", str(turns), "--spectators", str(max(watchers, 1))),
+                    *("--replay", str(root / "alice.dbnr"), *common),
+                ],
+            )
+            await until(said, r"listening on port \d+")
+            port = int(next(m.group(1) for m in map(PORT_LINE.search, said.lines) if m))
+            found = next(m for m in map(FINGERPRINT.search, said.lines) if m)
+            spectators = []
+            for k in range(watchers):
+                home = root / f"watcher{k}"
+                home.mkdir()
+                spectators.append(
+                    await start(
+                        nursery,
+                        home,
+                        ["watch", f"127.0.0.1:{port}", "--expect", found.group(1), "--plain"],
+                        nice=True,
+                    )
+                )
+            await until(said, r"^spectator .* is watching", watchers)
+            proxy = DelayProxy(port, delay)
+            await nursery.start(proxy.run)
+            joiner, _ = await start(
+                nursery,
+                bob,
+                [
+                    *("join", f"127.0.0.1:{proxy.port}", "--name", "bob"),
+                    *("--replay", str(root / "bob.dbnr"), *common),
+                ],
+            )
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            host_code = await host.wait()
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            codes = [host_code, await joiner.wait()]
+            codes += [await process.wait() for process, _ in spectators]
+            nursery.cancel_scope.cancel()
+    if any(codes) or proxy.started is None or proxy.last_entry is None:
+        raise SystemExit(f"the watched game did not complete (exit codes {codes}); see {root}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return Watched(watchers, proxy.last_entry - proxy.started, cpu)
+
+
+PORT_LINE = re.compile(r"listening on port (\d+)")
+FINGERPRINT = re.compile(r"your key fingerprint is ([A-Z2-7-]+)")
+
+
+def print_spectators(delay: float, turns: int, seed: int, rounds: int) -> None:
+    best: dict[int, Watched] = {}
+    for _ in range(rounds):
+        for watchers in SPECTATOR_COUNTS:
+            with tempfile.TemporaryDirectory() as tmp:
+                run = trio.run(watched_game, Path(tmp), delay, turns, seed, watchers)
+            kept = best.get(watchers)
+            best[watchers] = Watched(
+                watchers,
+                min(run.wall, kept.wall) if kept else run.wall,
+                min(run.host_cpu, kept.host_cpu) if kept else run.host_cpu,
+            )
+    print(
+        f"spectators: the same game with {', '.join(map(str, SPECTATOR_COUNTS))} dbnet watch "
+        f"processes on loopback (the joiner through the {delay * 1000:g} ms proxy), best of "
+        f"{rounds}"
+    )
+    for run in best.values():
+        print(
+            f"  {run.spectators} spectators: wall time {run.wall:.2f} s, host CPU time "
+            f"{run.host_cpu:.2f} s"
+        )
+    none = best[0]
+    cpu = best[8].host_cpu / none.host_cpu
+    wall = best[2].wall / none.wall
+    print(
+        f"  host CPU time with 8 spectators / with none: {cpu:.3f} "
+        f"({'meets' if cpu <= CPU_TARGET else 'MISSES'} the target of at most {CPU_TARGET})"
+    )
+    print(
+        f"  wall time with 2 spectators / with none: {wall:.3f} "
+        f"({'meets' if wall <= WALL_TARGET else 'MISSES'} the target of at most {WALL_TARGET})"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--delay", type=float, default=25.0, help="one-way delay in ms (25)")
@@ -368,6 +528,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1, help="the bots' and the game's seed (1)")
     parser.add_argument(
         "--no-lab", action="store_true", help="only the loopback game, not the lab's paths"
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=2, help="plays of each spectator setting, best kept (2)"
+    )
+    parser.add_argument(
+        "--no-spectators", action="store_true", help="leave out the spectators' part"
     )
     args = parser.parse_args()
     os.environ.setdefault("DBNET_RELAY", "off")  # outside the lab, nothing leaves loopback
@@ -415,6 +581,8 @@ def main() -> None:
         f"  wall time {figures.wall:.2f} s; hops x one-way delay {ideal:.2f} s; "
         f"ratio {ratio:.3f} ({verdict} the target of at most {TARGET_RATIO})"
     )
+    if not args.no_spectators:
+        print_spectators(args.delay / 1000, args.turns, args.seed, args.rounds)
     if not args.no_lab:
         print_lab(args.delay / 1000, args.turns, args.seed)
 

@@ -38,7 +38,7 @@ def test_an_error_quoting_hostile_text_is_printed_escaped(
 # --- starting fast: the parser imports nothing heavy ---------------------------------------
 
 COMMANDS = ("play", "selfplay", "scenario", "catalog", "warband", "verify", "event", "replay",
-            "export", "host", "join", "resume")  # fmt: skip
+            "export", "host", "join", "resume", "watch")  # fmt: skip
 LIGHT = frozenset(
     {
         "dbnet",
@@ -133,6 +133,9 @@ USAGE_ERRORS = [
                                   "of seconds"),
     (["join", "--bot", "hard", "--playouts", "0"], "dbnet join: error: argument --playouts: '0' "
                                                    "must be 1 or more"),
+    (["host", "--spectators", "-1"], "dbnet host: error: argument --spectators: '-1' must be 0 "
+                                     "or more"),
+    (["watch", ":5"], "dbnet watch: error: argument INVITE|HOST:PORT: ':5': expected HOST:PORT"),
 ]  # fmt: skip
 
 

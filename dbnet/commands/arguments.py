@@ -162,6 +162,7 @@ def _whole_number(low: int, what: str, too_low: str) -> Callable[[str], int]:
 
 
 _positive = _whole_number(1, "a whole number", " must be 1 or more")
+_count = _whole_number(0, "a whole number", " must be 0 or more")
 _entry = _whole_number(0, "an entry number", ": entries are numbered from 0")
 _turn = _whole_number(1, "a turn number", ": turns are numbered from 1")
 
@@ -556,6 +557,50 @@ def _add_network(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
     _common(resume, new_game=False)
     resume.set_defaults(func=lazy("dbnet.commands.net", "run_resume"))
 
+    watch = subparsers.add_parser(
+        "watch",
+        help="watch a game hosted over the network (read-only)",
+        description="Follow a game live as a spectator of a host started with --spectators: "
+        "with the spectator INVITE the host printed (dbnet watch INVITE), or with HOST:PORT "
+        "and --expect FINGERPRINT. Every entry is verified as it arrives with the checks of "
+        "dbnet verify (signatures, hash chain, dice, re-simulation), full screen or in lines "
+        "(--plain); joining in the middle of a game catches up from its start. A spectator "
+        "never takes a seat. The last line names the winner. Exit codes: 0 the game was "
+        "watched to its end, 1 refused (no place left, a wrong key, the game over) or the "
+        "watch broke off, 2 bad arguments, 130 Ctrl-C.",
+        epilog=HOME_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    watch.add_argument(
+        "address",
+        nargs="+",
+        action=_AddressOrInvite,
+        metavar="INVITE|HOST:PORT",
+        help="the host's spectator invite (the 'dbnet watch' line it printed), or its address "
+        "(then give --expect)",
+    )
+    watch.add_argument(
+        "--expect",
+        metavar="FINGERPRINT",
+        help="refuse to watch unless the host's key has this fingerprint (the invite names it)",
+    )
+    watch.add_argument(
+        "--replay", type=Path, metavar="PATH", help="save the verified game here (a new file)"
+    )
+    watch.add_argument(
+        "--name",
+        type=_name,
+        default=None,
+        help="your name as the host sees it (default: your login)",
+    )
+    watch.add_argument(
+        "--plain",
+        action="store_true",
+        help="the line-based output (for scripts and screen readers) instead of the "
+        "full-screen client; it is also used when stdin or stdout is not a terminal",
+    )
+    watch.set_defaults(func=lazy("dbnet.commands.watch", "run_watch"))
+
 
 def _hosting(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
@@ -572,6 +617,21 @@ def _hosting(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="do not ask the router for a port mapping (UPnP IGD, NAT-PMP, PCP); also "
         "DBNET_PORT_MAPPING=off in the environment",
+    )
+    parser.add_argument(
+        "--spectators",
+        type=_count,
+        default=0,
+        metavar="N",
+        help="admit up to N spectators (dbnet watch), apart from the opponent's place; "
+        "prints a spectator invite, which never takes a seat (default 0: none)",
+    )
+    parser.add_argument(
+        "--spectator-delay",
+        type=_count,
+        default=0,
+        metavar="N",
+        help="spectators see the game N entries late, until it ends (default 0)",
     )
 
 

@@ -46,7 +46,7 @@ from dbnet.net.hosting import (
     reachable_addresses,
     with_port,
 )
-from dbnet.net.invite import Invite, InviteError
+from dbnet.net.invite import Candidate, Invite, InviteError
 from dbnet.net.played import PlayedGames
 from dbnet.net.portmap import port_mapping, port_mapping_enabled
 from dbnet.net.relay import relay_setting
@@ -64,6 +64,7 @@ from dbnet.net.session import (
     resume_command,
     withheld_result,
 )
+from dbnet.net.spectators import Spectating
 from dbnet.net.stream import SecureStream
 from dbnet.protocol.identity import (
     Identity,
@@ -253,7 +254,7 @@ def run_join(args: argparse.Namespace) -> int:
     use_relay = relay_setting(args.relay) is not None
     identity = Identity.load_or_create()
     new, timing = NewGame(_warband(args, 1), nonce=_nonce(args, "joiner")), _timing(args)
-    invite = args.address if isinstance(args.address, Invite) else None
+    invite = _seat_invite(args.address)
     seat = _seat(args, identity, invite)
 
     def make(seat: Seat) -> GameSession:
@@ -304,7 +305,7 @@ def run_resume(args: argparse.Namespace) -> int:
         return EXIT_COMPLETE
     peer_key = game.log.keys[game.me.other]
     timing = _timing(args)
-    invite = args.address if isinstance(args.address, Invite) else None
+    invite = _seat_invite(args.address)
     relay = relay_setting(args.relay)
     if invite is not None and invite.fingerprint != fingerprint(peer_key):
         raise InviteError(
@@ -336,6 +337,18 @@ def run_resume(args: argparse.Namespace) -> int:
         writer.close()
 
 
+def _seat_invite(address: object) -> Invite | None:
+    """The invite given to join with, if any; a spectator invite never takes a seat."""
+    if not isinstance(address, Invite):
+        return None
+    if address.watch:
+        raise InviteError(
+            "this is a spectator invite (for dbnet watch): it never takes a seat; ask the "
+            "host for the line it printed for its opponent (dbnet join INVITE)"
+        )
+    return address
+
+
 async def _host(
     args: argparse.Namespace, session: GameSession, relay: tuple[str, int] | None
 ) -> Outcome:
@@ -360,11 +373,29 @@ async def _host(
             saved = _save_invite(f"dbnet join {invite.text()}\n")
             if saved is not None:
                 say(f"  (it is also in {saved}, to copy whole)")
+            if args.spectators:
+                _admit_spectators(args, session, candidates)
             _show_addresses(say, listeners)
             if relay is not None:
                 say(f"also waiting at the relay {with_port(*relay)}")
             doors = [] if relay is None else [relay_door(relay, secret, say)]
             return await session.host(listeners, doors)
+
+
+def _admit_spectators(
+    args: argparse.Namespace, session: GameSession, candidates: tuple[Candidate, ...]
+) -> None:
+    """Admit ``--spectators`` (``--spectator-delay`` entries behind) and print their
+    invite: its own secret, marked as a spectator's (no relay: they come directly)."""
+    secret = session.own_watch_secret()
+    session.spectating = Spectating(args.spectators, args.spectator_delay, secret)
+    fp = session.seat.identity.fingerprint
+    invite = Invite(fp, secret, candidates, None, watch=True)
+    say = session.seat.say
+    delay = f", {args.spectator_delay} entries behind" if args.spectator_delay else ""
+    say(f"up to {args.spectators} spectators may watch{delay} (this line never takes a seat):")
+    say(f"  dbnet watch {invite.text()}")
+    say(f"  (or dbnet watch HOST:PORT --expect {fp})")
 
 
 def _save_invite(line: str) -> Path | None:

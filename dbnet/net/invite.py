@@ -95,6 +95,7 @@ _FAMILIES: Final = {PathKind.LAN: (4,), PathKind.IPV6: (6,), PathKind.MAPPING: (
 _TAG_IPV6: Final = 0x04
 _TAG_SAME_PORT: Final = 0x08
 _COUNTS_RELAY: Final = 0x10
+_COUNTS_WATCH: Final = 0x20
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,13 +128,15 @@ class Invite:
     ``fingerprint`` is the host's key fingerprint as ``identity.fingerprint`` prints it;
     ``secret`` is 16 fresh bytes for this game; ``direct`` the addresses to try;
     ``relay`` a relay's host (a lower-case DNS name or an IP address in its canonical
-    form) and port. ``InviteError`` if any of them cannot be in an invite.
+    form) and port; ``watch`` marks a spectator invite (``dbnet watch INVITE``), which
+    never takes a seat. ``InviteError`` if any of them cannot be in an invite.
     """
 
     fingerprint: str
     secret: bytes = field(repr=False)
     direct: tuple[Candidate, ...]
     relay: tuple[str, int] | None
+    watch: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.fingerprint, str) or not _FINGERPRINT.fullmatch(self.fingerprint):
@@ -180,7 +183,8 @@ class Invite:
     def payload(self) -> bytes:
         """The invite's bytes, as ``docs/network.md`` lays them out (without checksum)."""
         out = bytearray(self.fingerprint_bytes + self.secret)
-        out.append(len(self.direct) | (_COUNTS_RELAY if self.relay is not None else 0))
+        counts = len(self.direct) | (_COUNTS_RELAY if self.relay is not None else 0)
+        out.append(counts | (_COUNTS_WATCH if self.watch else 0))
         previous_port: int | None = None
         for candidate in self.direct:
             tag = _KIND_CODES[candidate.kind]
@@ -683,9 +687,9 @@ def _payload_invite(payload: bytes) -> Invite:
     secret = reader.take(SECRET_SIZE, "the secret")
     counts = reader.byte("the counts")
     count, has_relay = counts & 0x0F, bool(counts & _COUNTS_RELAY)
-    if counts & 0xE0:
+    if counts & 0xC0:
         raise InviteError(
-            f"the invite's counts byte (byte 26) is {counts:#04x}: its bits 5-7 must be 0"
+            f"the invite's counts byte (byte 26) is {counts:#04x}: its bits 6-7 must be 0"
         )
     if count > MAX_CANDIDATES:
         raise InviteError(
@@ -752,7 +756,11 @@ def _payload_invite(payload: bytes) -> Invite:
         )
     fingerprint = base64.b32encode(fingerprint_bytes).decode("ascii")
     invite = Invite(
-        "-".join(fingerprint[i : i + 4] for i in range(0, 16, 4)), secret, tuple(direct), relay
+        "-".join(fingerprint[i : i + 4] for i in range(0, 16, 4)),
+        secret,
+        tuple(direct),
+        relay,
+        watch=bool(counts & _COUNTS_WATCH),
     )
     if invite.payload() != payload:
         raise InviteError(

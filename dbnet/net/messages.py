@@ -15,6 +15,8 @@ Entry     1     one signed entry record
 Ping      2     token
 Pong      3     the token of the Ping it answers
 Bye       4     done (true: the game's log is complete here), reason
+Watch     5     name, the proof of the spectator invite's secret (or nil): a
+                spectator's first message, instead of HELLO (``dbnet.net.spectators``)
 ========  ====  ===============================================================
 """
 
@@ -52,6 +54,7 @@ class MessageType(enum.IntEnum):
     PING = 2
     PONG = 3
     BYE = 4
+    WATCH = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +110,17 @@ class Bye:
     reason: str
 
 
-Message = Hello | Entry | Ping | Pong | Bye
+@dataclass(frozen=True, slots=True)
+class Watch:
+    """A spectator's first message, sent instead of HELLO: it asks to watch the game,
+    never to play it. ``proof`` shows that it knows the secret of the host's spectator
+    invite (``dbnet.net.proof``, the watcher's role), else None."""
+
+    name: str
+    proof: bytes | None = None
+
+
+Message = Hello | Entry | Ping | Pong | Bye | Watch
 
 # --- the messages on the wire: one shape each (codec.Shape), the type first ---------------------
 
@@ -183,7 +196,16 @@ class _Bye(codec.Shape, array_like=True, tag=MessageType.BYE.value):
         return Bye(self.done, self.reason)
 
 
-_Shape = _Hello | _Entry | _Ping | _Pong | _Bye
+class _Watch(codec.Shape, array_like=True, tag=MessageType.WATCH.value):
+    WHERE: ClassVar[str] = "watch"
+    name: codec.Name
+    proof: codec.Hash | None
+
+    def value(self) -> Watch:
+        return Watch(self.name, self.proof)
+
+
+_Shape = _Hello | _Entry | _Ping | _Pong | _Bye | _Watch
 _MESSAGE: Final = codec.Schema[_Shape](
     Annotated[_Shape, codec.Meta(extra=codec.refuse("unknown message type {value}"))], "message"
 )
@@ -202,6 +224,8 @@ def encode_message(message: Message) -> bytes:
         shape = _Ping(message.token)
     elif isinstance(message, Pong):
         shape = _Pong(message.token)
+    elif isinstance(message, Watch):
+        shape = _Watch(message.name, message.proof)
     else:
         shape = _Bye(message.done, message.reason)
     return codec.encode(shape)

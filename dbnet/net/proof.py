@@ -19,12 +19,23 @@ from typing import Final
 
 from dbnet.protocol.identity import Identity
 
-__all__ = ["PROOF_SIZE", "SECRET_SIZE", "invite_secret", "proof", "proof_matches"]
+__all__ = [
+    "PROOF_SIZE",
+    "SECRET_SIZE",
+    "invite_secret",
+    "proof",
+    "proof_matches",
+    "watch_proof",
+    "watch_proof_matches",
+    "watch_secret",
+]
 
 PROOF_SIZE: Final = 32
 SECRET_SIZE: Final = 16  # dbnet.net.invite.SECRET_SIZE
 _LABEL: Final = b"dbnet invite proof 1\x00"
 _SECRET_LABEL: Final = b"dbnet invite secret 1\x00"
+_WATCH_SECRET_LABEL: Final = b"dbnet watch secret 1\x00"
+_WATCHER: Final = b"watcher"
 _ROLES: Final = {True: b"joiner", False: b"host"}
 
 
@@ -36,6 +47,29 @@ def invite_secret(identity: Identity, nonce: bytes) -> bytes:
     first one at the same relay token."""
     signature = identity.sign(_SECRET_LABEL + nonce)
     return hashlib.sha256(_SECRET_LABEL + signature).digest()[:SECRET_SIZE]
+
+
+def watch_secret(identity: Identity, nonce: bytes) -> bytes:
+    """The secret of the spectator invites a host prints for the game it plays with
+    ``nonce``: made like ``invite_secret`` but under another label, so it is never the
+    seat's secret, and a proof made with it never takes a seat."""
+    signature = identity.sign(_WATCH_SECRET_LABEL + nonce)
+    return hashlib.sha256(_WATCH_SECRET_LABEL + signature).digest()[:SECRET_SIZE]
+
+
+def watch_proof(secret: bytes, transcript: bytes) -> bytes:
+    """What a spectator sends in its WATCH on the connection whose handshake ended with
+    ``transcript`` (the role ``watcher``: neither a joiner's nor a host's proof)."""
+    message = _LABEL + _WATCHER + b"\x00" + transcript
+    return hmac.new(secret, message, hashlib.sha256).digest()
+
+
+def watch_proof_matches(secret: bytes, transcript: bytes, received: bytes | None) -> bool:
+    """Whether ``received`` is the spectator's proof of ``secret`` on this connection;
+    compared in constant time."""
+    if received is None:
+        return False
+    return hmac.compare_digest(watch_proof(secret, transcript), received)
 
 
 def proof(secret: bytes, transcript: bytes, *, joiner: bool) -> bytes:

@@ -61,8 +61,9 @@ from dbnet.net.gate import Gate
 from dbnet.net.link import FloodError, Link, Timing
 from dbnet.net.messages import Bye, Entry, Hello, Message, MessageError, Ping, Pong
 from dbnet.net.played import PlayedGames
-from dbnet.net.proof import invite_secret, proof, proof_matches
+from dbnet.net.proof import invite_secret, proof, proof_matches, watch_secret
 from dbnet.net.rendezvous import Door
+from dbnet.net.spectators import Spectating, Spectators
 from dbnet.net.stream import RELAY, SecureStream, open_channel
 from dbnet.protocol.errors import InvalidEntryError, ProtocolError
 from dbnet.protocol.identity import Identity, KnownPeers, fingerprint, same_fingerprint
@@ -225,6 +226,7 @@ class GameSession:
         replay_path: Path | None = None,
         timing: Timing | None = None,
         invite_secret: bytes | None = None,
+        spectating: Spectating | None = None,
     ) -> None:
         if (game is None) == (new_game is None):
             raise ValueError("give either a game to resume or a new game's warband")
@@ -239,6 +241,11 @@ class GameSession:
         """The secret of the invite this side made (host) or was given (joiner), if any:
         each side proves it knows it (``dbnet.net.proof``), and a joiner that comes
         through the relay must."""
+        self.spectating = spectating
+        """Whether a host admits spectators, how many and how far behind the game
+        (``dbnet.net.spectators``); None: none (every connection is for the seat)."""
+        self.spectators: Spectators | None = None
+        """The spectators of the game served now (``serve``), if admitted."""
         self.narrator: Narrator | None = None
         self.peer_name: str | None = None
         self.connected = False
@@ -304,7 +311,52 @@ class GameSession:
     ) -> Outcome:
         """Take connections from ``arrivals`` (this side answers the handshake) until the
         game is complete or adjourned; ``host`` feeds it from TCP listeners. Before the
-        game has started it waits for an opponent as long as it takes."""
+        game has started it waits for an opponent as long as it takes. With
+        ``spectating``, spectators are told apart from the opponent by their first
+        message and served beside the game (``dbnet.net.spectators``)."""
+        if self.spectating is None:
+            return await self._serve(arrivals)
+        spectators = self.spectators = Spectators(
+            self.spectating, self.seat.identity, self.seat.name, self.seat.say, self.timing
+        )
+        to_seat, seats = trio.open_memory_channel[SecureStream](ARRIVALS_QUEUED)
+        try:
+            async with _nursery() as nursery:
+                nursery.start_soon(spectators.run, arrivals, to_seat)
+                nursery.start_soon(self._follow_for, spectators)
+                outcome = await self._serve(seats)
+                self._show(spectators)
+                await spectators.finish(f"the game is {outcome.value}: the host stops")
+                nursery.cancel_scope.cancel()
+        finally:  # close the connections still waiting for the seat, also when cancelled
+            with trio.CancelScope(shield=True):
+                while True:
+                    try:
+                        await trio.aclose_forcefully(seats.receive_nowait())
+                    except (trio.WouldBlock, trio.EndOfChannel):
+                        break
+        return outcome
+
+    async def _follow_for(self, spectators: Spectators) -> None:
+        """Show the spectators each change of the game (they never hold it up)."""
+        while True:
+            changed = self._changed.event
+            self._show(spectators)
+            await changed.wait()
+
+    def _show(self, spectators: Spectators) -> None:
+        game = self.game
+        if game is not None and self._started(game):
+            spectators.update(
+                game.records, closed=game.is_closed, game_id=game.game_id, created=self._created()
+            )
+
+    async def _serve(
+        self,
+        arrivals: trio.MemoryReceiveChannel[trio.abc.Stream]
+        | trio.MemoryReceiveChannel[trio.abc.Stream | SecureStream]
+        | trio.MemoryReceiveChannel[SecureStream],
+    ) -> Outcome:
         self._hosting = True
         self._last_contact = trio.current_time()
         async with self._playing():
@@ -632,6 +684,15 @@ class GameSession:
     def own_invite_secret(self) -> bytes:
         """The secret of the invites this side prints as host (``proof.invite_secret``):
         of its nonce in this game, the same when the game is resumed."""
+        return invite_secret(self.seat.identity, self._own_nonce())
+
+    def own_watch_secret(self) -> bytes:
+        """The secret of the spectator invites this side prints as host
+        (``proof.watch_secret``): never the seat's."""
+        return watch_secret(self.seat.identity, self._own_nonce())
+
+    def _own_nonce(self) -> bytes:
+        """This side's nonce in this game (the game id if it has none)."""
         game = self.game
         nonce = self._nonce
         if game is not None:
@@ -639,7 +700,7 @@ class GameSession:
             assert isinstance(body, codec.OfferBody)
             mine = body.nonce if game.me is Player.A else body.joiner_nonce
             nonce = game.game_id if mine is None else mine
-        return invite_secret(self.seat.identity, nonce)
+        return nonce
 
     def _check_peer(self, key: bytes, hello: Hello) -> None:
         seat = self.seat

@@ -291,7 +291,7 @@ def payload_error(payload: bytes) -> str:
     ("payload", "message"),
     [
         (HEAD, "the invite is cut short: it has 56 characters, an invite has at least 57"),
-        (HEAD + b"\x20", "the invite's counts byte (byte 26) is 0x20: its bits 5-7 must be 0"),
+        (HEAD + b"\x40", "the invite's counts byte (byte 26) is 0x40: its bits 6-7 must be 0"),
         (
             HEAD + b"\x09",
             "the invite's counts byte (byte 26) says 9 direct candidates, at most 8 are allowed",
@@ -572,3 +572,13 @@ def test_the_command_lines_light_check_agrees_with_the_invites(text: str) -> Non
     from dbnet.commands.arguments import _looks_like_invite
 
     assert _looks_like_invite(text) == looks_like_invite(text)
+
+
+def test_a_spectator_invite_is_marked_and_reads_back() -> None:
+    """Bit 5 of the counts byte marks a spectator invite (dbnet watch INVITE)."""
+    lan = Candidate(PathKind.LAN, ipaddress.ip_address("127.0.0.1"), 7117)
+    watch = Invite("MZUH-VLPY-MK6X-O3EP", bytes(range(16)), (lan,), None, watch=True)
+    assert watch.payload()[26] == 0x21
+    assert Invite.parse(watch.text()) == watch
+    seat = Invite("MZUH-VLPY-MK6X-O3EP", bytes(range(16)), (lan,), None)
+    assert not Invite.parse(seat.text()).watch

@@ -17,6 +17,7 @@ from dbnet.net.messages import (
     MessageError,
     Ping,
     Pong,
+    Watch,
     decode_message,
     encode_message,
 )
@@ -33,6 +34,8 @@ GOOD: list[Message] = [
     Pong(7),
     Bye(True, ""),
     Bye(False, "r" * 200),
+    Watch("eve"),
+    Watch("eve.b-2_", bytes(range(32))),
 ]
 
 
@@ -101,7 +104,9 @@ def test_a_bad_hello_field_is_a_precise_message_error(field: str, value: object,
         ([4, 1, ""], "bye.done: expected true or false"),
         ([4, False, "r" * 201], "bye.reason: expected at most 200 characters, got 201"),
         ([4, False, b"reason"], "bye.reason: expected a string"),
-        ([5], "message[0]: unknown message type 5"),
+        ([6], "message[0]: unknown message type 6"),
+        ([5, "eve", b"short"], "watch.proof: expected 32 bytes, got 5"),
+        ([5, "-eve", None], "watch.name: expected a name of 1-32 letters"),
         ([True, 1], "message[0]: unknown message type True"),
         ([2], "message: expected an array of 2 items, got 1"),
         ([], "message: expected an array [type, ...]"),

@@ -1,0 +1,235 @@
+"""A spectator's watch in the full-screen client: ``WatchSession``.
+
+The watch is a ``dbnet.net.watch.Watching`` run by trio in guest mode on
+prompt-toolkit's asyncio loop, as ``console.network`` runs a player's game: trio's
+tasks and the screen take turns on one thread, so nothing the screen reads changes
+while it is drawn. Each verified entry is told in the log and the board shows the
+position after it; nobody at this keyboard plays (every seat is remote), so the prompt
+only takes the screen's own commands (tabs, the log, quit).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from contextlib import suppress
+from pathlib import Path
+
+import trio
+
+from dbnet.console.session import LogKind, LogLine, log_line
+from dbnet.engine import Choice, Game, GameSetup, Player
+from dbnet.errors import DbnetError, IllegalChoiceError
+from dbnet.match.story import Event, EventKind
+from dbnet.net.watch import Connect, WatchError, Watching
+from dbnet.protocol.identity import fingerprint
+from dbnet.text import printable
+
+EXIT_WATCHED = 0
+EXIT_FAILED = 1
+CLOSE_TIMEOUT = 10.0
+
+
+class WatchSession:
+    """The console's ``Session`` for a game watched as a spectator."""
+
+    def __init__(self, watching: Watching, connect: Connect) -> None:
+        watching.say = self._note
+        watching.on_events = self._on_events
+        self.watching = watching
+        self._connect = connect
+        self._log: list[LogLine] = []
+        self._numbered = 0
+        self._state = "connecting..."
+        self._failure: str | None = None
+        self._watched = False
+        self._closed = False
+        self._done: asyncio.Future[object] | None = None
+        self._token: trio.lowlevel.TrioToken | None = None
+        self._cancel: trio.CancelScope | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._wake = asyncio.Event()
+        self._on_change: object = None
+        self._view = _placeholder()
+
+    # --- the Session interface -----------------------------------------------------
+
+    @property
+    def game(self) -> Game:
+        return self._view
+
+    @property
+    def log(self) -> Sequence[LogLine]:
+        return self._log
+
+    @property
+    def hotseat(self) -> bool:
+        return False
+
+    @property
+    def is_closed(self) -> bool:
+        return self._closed or self._watched or self._failure is not None
+
+    @property
+    def replay_path(self) -> Path | None:
+        return self.watching.replay_path if self.watching.writer is not None else None
+
+    @property
+    def connection(self) -> str:
+        return self._state
+
+    @property
+    def thinking(self) -> float | None:
+        return None
+
+    def seat_label(self, player: Player) -> str:
+        log = self.watching.log
+        key = "" if log is None else f" {fingerprint(log.keys[player])}"
+        if player is Player.A and self.watching.host_name is not None:
+            return f"{printable(self.watching.host_name)}{key}"
+        return f"player {player.name}{key}"
+
+    def is_local(self, player: Player) -> bool:
+        return False
+
+    def local_player(self) -> Player | None:
+        return None
+
+    def submit(self, text: str) -> Choice:
+        raise IllegalChoiceError(f"a spectator does not play; {text!r} not played")
+
+    def resign(self, player: Player) -> bool:
+        raise IllegalChoiceError("a spectator does not play: nobody here can resign")
+
+    async def advance(self, changed: object) -> None:
+        self._on_change = changed
+        if self._done is None:
+            self._start()
+        while not self.is_closed:
+            await self._wake.wait()
+            self._wake.clear()
+            _call(changed)
+        _call(changed)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        token, scope = self._token, self._cancel
+        if token is not None and scope is not None and not self._finished():
+            with suppress(trio.RunFinishedError):
+                token.run_sync_soon(scope.cancel)
+
+    async def aclose(self) -> None:
+        self.close()
+        if self._done is not None and not self._done.done():
+            with suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self._done), CLOSE_TIMEOUT)
+        self.watching.close()
+
+    @property
+    def resumable(self) -> bool:
+        return False
+
+    def farewell(self) -> list[str]:
+        lines: list[str] = []
+        if self._failure is not None:
+            lines.append(f"dbnet watch: {self._failure}")
+        path = self.replay_path
+        if path is not None:
+            lines.append(f"Replay saved ({'complete' if self._watched else 'unfinished'}): {path}")
+        return lines
+
+    def exit_code(self) -> int:
+        return EXIT_WATCHED if self._watched else EXIT_FAILED
+
+    # --- the watch, run by trio in guest mode on the screen's loop ----------------------
+
+    def _finished(self) -> bool:
+        return self._done is not None and self._done.done()
+
+    def _start(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._loop = loop
+        finished = self._done = loop.create_future()
+
+        def done(outcome: object) -> None:
+            if not finished.done():
+                finished.set_result(outcome)
+            self._woken()
+
+        trio.lowlevel.start_guest_run(
+            self._main,
+            run_sync_soon_threadsafe=loop.call_soon_threadsafe,
+            done_callback=done,
+            host_uses_signal_set_wakeup_fd=True,
+        )
+
+    async def _main(self) -> None:
+        self._token = trio.lowlevel.current_trio_token()
+        with trio.CancelScope() as scope:
+            self._cancel = scope
+            if self._closed:
+                scope.cancel()
+            try:
+                await self.watching.run(self._connect)
+                self._watched = True
+                self._state = "game over"
+                self._note("The game is complete; every entry was verified as it came.")
+            except (WatchError, DbnetError) as exc:
+                self._failure = str(exc)
+                self._state = "stopped"
+                self._note(f"The watch cannot go on: {exc}")
+        if scope.cancelled_caught:
+            self._state = "closed"
+        self._publish()
+
+    def _note(self, words: str) -> None:
+        if words.startswith("watching the game"):
+            self._state = "watching " + printable(self.watching.host_name or "the host")
+        self._log.append(LogLine(LogKind.NOTE, None, "", printable(words)))
+        self._publish()
+
+    def _on_events(self, events: list[Event]) -> None:
+        for event in events:
+            number = 0
+            if event.kind is not EventKind.TURN:
+                self._numbered += 1
+                number = self._numbered
+            self._log.append(log_line(event, number))
+        self._publish()
+
+    def _publish(self) -> None:
+        log = self.watching.log
+        if log is not None:
+            self._view = log.game.copy()
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon(self._woken)
+
+    def _woken(self) -> None:
+        self._wake.set()
+        _call(self._on_change)
+
+
+def _call(callback: object) -> None:
+    if callable(callback):
+        callback()
+
+
+def _placeholder() -> Game:
+    """What to draw before the game's OFFER arrives: the standard map and warbands."""
+    from dbnet.catalog import default_warbands, load_catalog, load_map
+
+    warbands = default_warbands(load_catalog())
+    return Game(GameSetup(load_map(), (warbands[0], warbands[1])))
+
+
+def run_watch_screen(watching: Watching, connect: Connect) -> int:
+    """Watch full screen; the exit code of ``dbnet watch`` (1 after an internal error,
+    130 on Ctrl-C)."""
+    from dbnet.console.app import EXIT_DONE, run_session
+
+    session = WatchSession(watching, connect)
+    code = run_session(session)
+    return session.exit_code() if code == EXIT_DONE else code

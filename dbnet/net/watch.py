@@ -1,0 +1,250 @@
+"""Watching a game as a spectator (the thin trio layer; docs/network.md, section 11).
+
+``Watching.run`` connects to the host (the same handshake as a joiner's: the host's key
+is checked against ``expect``, the fingerprint given by hand or by the spectator
+invite), sends WATCH (with the proof of the spectator invite's secret when it has one)
+and follows the game: the host's HELLO names the game once it has started, then come
+the entry records from the start. Each record is checked as it arrives with the checks
+of ``dbnet verify`` (``dbnet.replay.verify.ReplayVerifier``: framing, signatures, the
+hash chain, the dice links and the arming rule, the re-simulation and every state
+hash), so what is shown is a verified game; it is then saved (``ReplayWriter``: one
+fsync per record) and told (``match.story.Narrator``). BYE (done) ends the watch once
+the log is complete; any refusal or failure is a ``WatchError`` in one line.
+
+A spectator never writes an entry: it sends WATCH, then only PINGs and PONGs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import trio
+
+from dbnet.errors import DbnetError
+from dbnet.match.story import Event, Narrator
+from dbnet.net.errors import NetError
+from dbnet.net.link import FloodError, Link, Timing
+from dbnet.net.messages import Bye, Entry, Hello, MessageError, Ping, Pong, Watch
+from dbnet.net.proof import proof_matches, watch_proof
+from dbnet.net.stream import SecureStream, open_channel
+from dbnet.protocol.identity import Identity, fingerprint, same_fingerprint
+from dbnet.protocol.log import GameLog
+from dbnet.replay.file import ReplayWriter
+from dbnet.replay.paths import now_utc, start_replay
+from dbnet.replay.verify import ReplayVerifier, Verdict, VerdictStatus
+from dbnet.text import printable
+from dbnet.wire import codec
+
+__all__ = ["WatchError", "WatchRefusedError", "Watching"]
+
+Connect = Callable[[], Awaitable[trio.abc.Stream | SecureStream]]
+
+
+class WatchError(NetError):
+    """The watch cannot go on: the host is not the expected one, it sent something a
+    spectator must not accept (an invalid entry), or the connection broke."""
+
+
+class WatchRefusedError(WatchError):
+    """The host refused this spectator or stopped serving it (BYE): full, the game
+    over, a wrong proof, fallen behind."""
+
+
+class Watching:
+    """One spectator's watch of one game."""
+
+    def __init__(
+        self,
+        identity: Identity,
+        name: str,
+        *,
+        say: Callable[[str], None],
+        on_events: Callable[[list[Event]], None] | None = None,
+        expect: str | None = None,
+        secret: bytes | None = None,
+        replay_path: Path | None = None,
+        timing: Timing | None = None,
+    ) -> None:
+        self.identity = identity
+        self.name = name
+        self.say = say
+        self.on_events = on_events
+        self.expect = expect
+        self.secret = secret
+        """The spectator invite's secret: this side proves it, and the host must too."""
+        self.replay_path = replay_path
+        self.timing = timing or Timing()
+        self.host_name: str | None = None
+        self.verifier: ReplayVerifier | None = None
+        self.writer: ReplayWriter | None = None
+        self.narrator: Narrator | None = None
+        self._created: str | None = None
+
+    @property
+    def log(self) -> GameLog | None:
+        """The game so far, every entry of it verified."""
+        return None if self.verifier is None else self.verifier.log
+
+    async def run(self, connect: Connect) -> Verdict:
+        """Watch the game to its end: the verdict on it (complete, with the winner).
+
+        Raises:
+            WatchRefusedError: the host refused this spectator or dropped it.
+            WatchError: the host's key is not the expected one, it broke the protocol or
+                sent an invalid entry, or the connection broke.
+        """
+        try:
+            stream = await connect()
+            secure = (
+                stream
+                if isinstance(stream, SecureStream)
+                else await open_channel(
+                    stream,
+                    self.identity,
+                    initiator=True,
+                    handshake_timeout=self.timing.handshake_timeout,
+                    frame_timeout=self.timing.frame_timeout,
+                )
+            )
+        except OSError as exc:
+            raise WatchError(f"cannot reach the host: {exc.strerror or exc}") from exc
+        except NetError as exc:
+            raise WatchError(f"cannot reach the host: {printable(str(exc))}") from exc
+        link = Link(secure, self.timing)
+        try:
+            self._check_key(secure.peer_key)
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(link.heartbeat)
+                proof = None if self.secret is None else watch_proof(self.secret, secure.transcript)
+                await link.send(Watch(self.name, proof))
+                verdict = await self._follow(link)
+                nursery.cancel_scope.cancel()
+        except* WatchError as group:
+            raise group.exceptions[0] from None
+        except* MessageError as group:
+            raise WatchError(f"the host broke the protocol: {group.exceptions[0]}") from None
+        except* NetError as group:
+            raise WatchError(f"the connection broke: {group.exceptions[0]}") from None
+        except* DbnetError as group:  # the replay file: a full disk, say
+            raise group.exceptions[0] from None
+        finally:
+            await link.close()
+        return verdict
+
+    def _check_key(self, key: bytes) -> None:
+        found = fingerprint(key)
+        if self.expect is not None and not same_fingerprint(self.expect, found):
+            raise WatchError(
+                f"the host's key fingerprint is {found}, not the expected {self.expect}: "
+                "refusing to watch (wrong key)"
+            )
+
+    async def _follow(self, link: Link) -> Verdict:
+        while True:
+            message = await link.receive()
+            if isinstance(message, Bye):
+                return self._end(message)
+            if isinstance(message, Hello):
+                self._hello(link, message)
+            elif isinstance(message, Entry):
+                if self.host_name is None:
+                    raise WatchError("the host sent an entry before its HELLO")
+                self._entry(message.record)
+            elif isinstance(message, Ping | Pong):
+                try:
+                    link.charge()
+                except FloodError as exc:
+                    raise WatchError(f"the host broke the protocol: {exc}") from exc
+                if isinstance(message, Ping):
+                    await link.send(Pong(message.token))
+            else:
+                raise WatchError("the host sent WATCH: it is not a host")
+
+    def _hello(self, link: Link, hello: Hello) -> None:
+        if self.host_name is not None:
+            raise WatchError("the host sent HELLO twice")
+        if hello.game_id is None:
+            raise WatchError("the host's HELLO names no game")
+        if self.secret is not None and not proof_matches(
+            self.secret, link.stream.transcript, hello.proof, joiner=False
+        ):
+            raise WatchError(
+                "the host did not prove that it made the spectator invite: refusing to watch"
+            )
+        self.host_name = hello.name
+        self._created = hello.created
+        self.say(
+            f"watching the game {hello.game_id.hex()[:16]} of {printable(hello.name)} "
+            f"({fingerprint(link.peer_key)}); {hello.have} entries so far"
+        )
+
+    def _entry(self, record: bytes) -> None:
+        """Verify the next record as ``dbnet verify`` would, save it, tell it."""
+        verifier = self.verifier
+        try:
+            if verifier is None:
+                verifier = self._start(record)
+            else:
+                verifier.add(record)
+        except DbnetError as exc:
+            seq = 0 if verifier is None or verifier.log is None else len(verifier.log.entries)
+            raise WatchError(
+                f"the host sent an invalid entry {seq}: {printable(str(exc))}{self._saved()}"
+            ) from exc
+        if self.writer is not None:
+            self.writer.append(record)
+        log = verifier.log
+        assert log is not None
+        if self.narrator is None:
+            self.narrator = Narrator(log.game.setup)
+        events = self.narrator.follow(log)
+        if events and self.on_events is not None:
+            self.on_events(events)
+
+    def _start(self, record: bytes) -> ReplayVerifier:
+        """The verifier (and the replay file) of the game whose OFFER is ``record``."""
+        _, entry = codec.decode_signed_entry(record)
+        body = entry.body
+        if not isinstance(body, codec.OfferBody):
+            raise WatchError(f"the host's first entry is {entry.kind.name}, not an OFFER")
+        created = self._created or now_utc().isoformat().replace("+00:00", "Z")
+        header = codec.ReplayHeader(
+            protocol=entry.version,
+            rules=body.rules,
+            game_id=entry.game_id,
+            keys=(body.keys[0], body.keys[1]),
+            created=created,
+        )
+        where = str(self.replay_path) if self.replay_path is not None else "the watched game"
+        verifier = ReplayVerifier(where)
+        verifier.add(codec.encode_replay_header(header))
+        verifier.add(record)
+        self.verifier = verifier
+        if self.replay_path is not None:
+            self.writer = start_replay(self.replay_path, header)
+            self.say(f"replay: {self.replay_path}")
+        return verifier
+
+    def _saved(self) -> str:
+        if self.writer is None or not self.writer.entries:
+            return ""
+        return f"; the verified entries before it are saved in {self.writer.path}"
+
+    def _end(self, bye: Bye) -> Verdict:
+        if not bye.done:
+            what = "refused this spectator" if self.host_name is None else "stopped the watch"
+            raise WatchRefusedError(f"the host {what}: {printable(bye.reason)}")
+        verifier = self.verifier
+        if verifier is None:
+            raise WatchError("the host said the game is over, but sent none of it")
+        verdict = verifier.verdict()
+        if verdict.status is not VerdictStatus.COMPLETE:
+            raise WatchError(
+                f"the host said the game is over, but it is not: {verdict.summary()}{self._saved()}"
+            )
+        return verdict
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()

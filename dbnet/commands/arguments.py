@@ -561,11 +561,13 @@ def _add_network(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         "watch",
         help="watch a game hosted over the network (read-only)",
         description="Follow a game live as a spectator of a host started with --spectators: "
-        "with the spectator INVITE the host printed (dbnet watch INVITE), or with HOST:PORT "
-        "and --expect FINGERPRINT. Every entry is verified as it arrives with the checks of "
+        "with the spectator INVITE the host printed (dbnet watch INVITE: its direct paths and "
+        "its relay are raced, as dbnet join does), or with HOST:PORT and --expect "
+        "FINGERPRINT. Every entry is verified as it arrives with the checks of "
         "dbnet verify (signatures, hash chain, dice, re-simulation), full screen or in lines "
         "(--plain); joining in the middle of a game catches up from its start. A spectator "
-        "never takes a seat. The last line names the winner. Exit codes: 0 the game was "
+        "never takes a seat. The players are called by the names they signed (alice (A)); the "
+        "last line names the winner. Exit codes: 0 the game was "
         "watched to its end, 1 refused (no place left, a wrong key, the game over) or the "
         "watch broke off, 2 bad arguments, 130 Ctrl-C.",
         epilog=HOME_HELP,
@@ -592,6 +594,18 @@ def _add_network(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         type=_name,
         default=None,
         help="your name as the host sees it (default: your login)",
+    )
+    watch.add_argument(
+        "--relay",
+        metavar="HOST:PORT|off",
+        help="with an invite, also try the invite's relay when no direct path works "
+        "(default: on, unless DBNET_RELAY or 'relay' in config.toml in your dbnet home says "
+        "off); off: the direct paths only",
+    )
+    watch.add_argument(
+        "--verbose",
+        action="store_true",
+        help="say each path to the host that failed, and why",
     )
     watch.add_argument(
         "--plain",

@@ -7,7 +7,10 @@ every authenticated connection (``Spectators.run``, side by side, at most ``PEEK
 once): a WATCH goes to a spectator's place, anything else is given back to the stream
 (``SecureStream.unread``) and the stream goes on to the seat, exactly as before. So
 spectators never take one of the players' connection slots, and once authenticated they
-are not counted among the handshakes of their address either.
+are not counted among the handshakes of their address either. Spectators come directly
+or through the relay (the host's second door there, with the watch secret's token:
+``dbnet.commands.net``); a WATCH through the relay must carry the proof of the watch
+secret, as a relayed joiner must prove the player's.
 
 What the host does for a spectator is cheap: it sends bytes it holds already. Once the
 game has started (OFFER and ACCEPT signed) it sends HELLO (the game id, the replay

@@ -638,7 +638,8 @@ def _hosting(parser: argparse.ArgumentParser) -> None:
         default=0,
         metavar="N",
         help="admit up to N spectators (dbnet watch), apart from the opponent's place; "
-        "prints a spectator invite, which never takes a seat (default 0: none)",
+        "prints a spectator invite (the same paths as the player's, relay included), which "
+        "never takes a seat (default 0: none)",
     )
     parser.add_argument(
         "--spectator-delay",

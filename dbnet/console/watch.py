@@ -183,7 +183,8 @@ class WatchSession:
                 self._state = "game over"
                 log = self.watching.log
                 result = "" if log is None else describe_result(log.game, self.watching.labels)
-                self._note(f"The game is complete; every entry was verified as it came. {result}")
+                done = "The game is complete; every entry was verified as it came."
+                self._note(f"{done} {result}".rstrip())
             except (WatchError, DbnetError) as exc:
                 self._failure = str(exc)
                 self._state = "stopped"

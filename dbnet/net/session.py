@@ -860,7 +860,12 @@ class GameSession:
         log = game.log
         created = self._created()
         header = codec.ReplayHeader(
-            rules=log.rules, game_id=log.game_id, keys=log.keys, created=created
+            format=log.version,  # format N holds entries of protocol version N
+            protocol=log.version,
+            rules=log.rules,
+            game_id=log.game_id,
+            keys=log.keys,
+            created=created,
         )
         when = datetime.datetime.fromisoformat(created.replace("Z", "+00:00"))
         mine = self.seat.identity.public_key

@@ -20,6 +20,7 @@ module raise anything else.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import hashlib
 import re
@@ -63,12 +64,22 @@ __all__ = [
 PROTOCOL_VERSION: Final = 2
 """The protocol version this dbnet writes. Version 2 (2026-11) adds the joiner's nonce to
 the OFFER and the game id (docs/entries.md, section 7); version 1 is still read."""
-PROTOCOL_VERSIONS: Final = (1, 2)
+PROTOCOL_VERSIONS: Final = (1, 2, 3)
 """Every protocol version this dbnet reads (and so verifies)."""
 REPLAY_FORMAT: Final = 2
 """The replay format this dbnet writes: format N holds entries of protocol version N."""
-REPLAY_FORMATS: Final = {1: 1, 2: 2}
+REPLAY_FORMATS: Final = {1: 1, 2: 2, 3: 3}
 """Every replay format this dbnet reads, with the protocol version of its entries."""
+# --- protocol version 3: clocks (docs/entries.md section 7) ---------------------------------
+# A game with a clock is written as version 3: its setup holds the clock, and every entry after
+# the OFFER its author's reading of both clocks. A game without a clock is still version 2.
+CLOCK_VERSION: Final = 3
+"""The protocol version (and replay format) of a game with a clock."""
+MAX_CLOCK_MS: Final = 100 * 3_600_000
+"""The longest base time of a clock: 100 hours, in milliseconds."""
+MAX_INCREMENT_MS: Final = 3_600_000
+"""The longest increment of a clock: an hour, in milliseconds."""
+# --- end of protocol version 3 ---------------------------------------------------------------
 MAX_MESSAGE_SIZE: Final = 65536
 # A signed entry record is [signed (bin16), signature (bin8, 64 bytes)]: 70 bytes of framing.
 MAX_ENTRY_SIZE: Final = MAX_MESSAGE_SIZE - 70
@@ -680,9 +691,13 @@ class _Setup(Shape):
 _SETUP: Final = Schema[_Setup](_Setup, "setup")
 
 
-def setup_to_wire(setup: GameSetup) -> dict[str, object]:
-    """The setup as a plain value (the map's ``note`` is informative and not sent)."""
-    wire: dict[str, object] = _plain(_Setup.of(setup))
+def setup_to_wire(setup: GameSetup, clock: tuple[int, int] | None = None) -> dict[str, object]:
+    """The setup as a plain value (the map's ``note`` is informative and not sent), with
+    the ``clock`` setting ``(base, increment)`` in ms if given (protocol version 3)."""
+    shape = _Setup.of(setup)
+    if clock is not None:
+        shape = _SetupV3(shape.map, shape.options, shape.warbands, clock)
+    wire: dict[str, object] = _plain(shape)
     return wire
 
 
@@ -744,6 +759,8 @@ class OfferBody(_WireBody):
     anchor: bytes
     state: bytes
     joiner_nonce: bytes | None = None
+    clock: tuple[int, int] | None = None
+    """The clock (version 3): ``(base, increment)`` in milliseconds; None: no clock."""
 
     @classmethod
     def from_wire(cls, obj: object, path: str, version: int = PROTOCOL_VERSION) -> OfferBody:
@@ -797,6 +814,7 @@ class AcceptBody(_WireBody):
     anchor: bytes
     links: tuple[tuple[int, bytes], ...]
     state: bytes
+    clock: tuple[int, int] | None = None  # see PlayBody
 
 
 class _Accept(Shape):
@@ -818,6 +836,9 @@ class PlayBody(_WireBody):
     links: tuple[tuple[int, bytes], ...]
     anchor: bytes | None
     state: bytes
+    clock: tuple[int, int] | None = None
+    """In a game with a clock (version 3): the author's reading of A's and B's remaining
+    time when it signed, in milliseconds; None in a game without one."""
 
 
 class _Play(Shape, kw_only=True):
@@ -842,6 +863,7 @@ class _Play(Shape, kw_only=True):
 class ResignBody(_WireBody):
     KIND: ClassVar[EntryKind] = EntryKind.RESIGN
     state: bytes
+    clock: tuple[int, int] | None = None  # see PlayBody
 
 
 class _Resign(Shape):
@@ -853,11 +875,13 @@ class _Resign(Shape):
 
 @dataclass(frozen=True, slots=True)
 class ClaimBody(_WireBody):
-    """A unilateral claim that the entry ``waiting_for`` never came."""
+    """A unilateral claim: the entry ``waiting_for`` never came (``timeout``), or the other
+    player's clock ran out before its entry ``waiting_for`` came (``clock``, version 3)."""
 
     KIND: ClassVar[EntryKind] = EntryKind.CLAIM
     reason: str
     waiting_for: int
+    clock: tuple[int, int] | None = None  # see PlayBody
 
 
 class _Claim(Shape):
@@ -877,6 +901,7 @@ class FinalBody(_WireBody):
     reason: str
     turns: tuple[tuple[int, int], ...]
     state: bytes
+    clock: tuple[int, int] | None = None  # see PlayBody
 
 
 class _EndReason(enum.Enum):
@@ -903,6 +928,7 @@ class CosignBody(_WireBody):
     KIND: ClassVar[EntryKind] = EntryKind.COSIGN
     head: bytes
     winner: int
+    clock: tuple[int, int] | None = None  # see PlayBody
 
 
 class _Cosign(Shape):
@@ -913,23 +939,105 @@ class _Cosign(Shape):
         return CosignBody(self.head, self.winner)
 
 
+# --- protocol version 3: clocks ---------------------------------------------------------------
+# Version 3 is version 2 with two optional keys, each the last of its map: the setup's
+# ``clock`` ([base, increment] in ms) and, in every other body, ``clock``: its author's reading
+# of both clocks ([A, B] in ms). Without a clock a version-3 body has the bytes of version 2.
+
+ClockSetting = tuple[
+    Annotated[int, Meta(ge=1, le=MAX_CLOCK_MS)], Annotated[int, Meta(ge=0, le=MAX_INCREMENT_MS)]
+]
+"""``[base, increment]``: the time each player starts with and gains per move, in ms."""
+Reading = tuple[Count, Count]
+"""``[A, B]``: an author's reading of both players' remaining time, in milliseconds."""
+
+
+class _SetupV3(_Setup):
+    clock: ClockSetting | UnsetType = UNSET
+
+
+class _OfferV3(_Offer):
+    setup: _SetupV3
+
+    def value(self, path: str) -> OfferBody:
+        clock = self.setup.clock
+        body = super().value(path)
+        return body if clock is UNSET else dataclasses.replace(body, clock=clock)
+
+
+class _AcceptV3(_Accept):
+    clock: Reading | UnsetType = UNSET
+
+    def value(self, path: str) -> AcceptBody:
+        return AcceptBody(self.anchor, self.links, self.state, _unset(self.clock))
+
+
+class _PlayV3(_Play, kw_only=True):
+    clock: Reading | UnsetType = UNSET
+
+    def value(self, path: str) -> PlayBody:
+        return dataclasses.replace(super().value(path), clock=_unset(self.clock))
+
+
+class _ResignV3(_Resign):
+    clock: Reading | UnsetType = UNSET
+
+    def value(self, path: str) -> ResignBody:
+        return ResignBody(self.state, _unset(self.clock))
+
+
+class _ClaimV3(_Claim):
+    reason: Literal["timeout", "clock"]  # type: ignore[assignment]
+    clock: Reading | UnsetType = UNSET
+
+    def value(self, path: str) -> ClaimBody:
+        return ClaimBody(self.reason, self.waiting_for, _unset(self.clock))
+
+
+class _FinalV3(_Final):
+    clock: Reading | UnsetType = UNSET
+
+    def value(self, path: str) -> FinalBody:
+        return dataclasses.replace(super().value(path), clock=_unset(self.clock))
+
+
+class _CosignV3(_Cosign):
+    clock: Reading | UnsetType = UNSET
+
+    def value(self, path: str) -> CosignBody:
+        return CosignBody(self.head, self.winner, _unset(self.clock))
+
+
+def _unset(value: tuple[int, int] | UnsetType) -> tuple[int, int] | None:
+    return None if isinstance(value, UnsetType) else value
+
+
+_CLOCK_SHAPES: Final = (_OfferV3, _AcceptV3, _PlayV3, _ResignV3, _ClaimV3, _FinalV3, _CosignV3)
+"""The shape of each kind's body in version 3, by kind number."""
+# --- end of protocol version 3 ----------------------------------------------------------------
+
 Body = OfferBody | AcceptBody | PlayBody | ResignBody | ClaimBody | FinalBody | CosignBody
 _BodyShape = _Offer | _OfferV1 | _Accept | _Play | _Resign | _Claim | _Final | _Cosign
 
 _BODY_SHAPES: Final = (_Offer, _Accept, _Play, _Resign, _Claim, _Final, _Cosign)
 """The shape of each kind's body, by kind number (version 1 has its own OFFER)."""
+_SHAPES_BY_VERSION: Final[dict[int, tuple[type[_BodyShape], ...]]] = {
+    1: (_OfferV1, *_BODY_SHAPES[1:]),
+    2: _BODY_SHAPES,
+    3: _CLOCK_SHAPES,
+}
 _BODIES: Final[dict[int, tuple[Schema[_BodyShape], ...]]] = {
-    version: tuple(
-        Schema[_BodyShape](_OfferV1 if shape is _Offer and version == 1 else shape, "entry.body")
-        for shape in _BODY_SHAPES
-    )
-    for version in PROTOCOL_VERSIONS
+    version: tuple(Schema[_BodyShape](shape, "entry.body") for shape in shapes)
+    for version, shapes in _SHAPES_BY_VERSION.items()
 }
 """The schema of each kind's body (by kind number), for each protocol version."""
 
 
 def _body_shape(body: Body) -> _BodyShape:
-    """The body's wire shape (an OFFER with a joiner's nonce is written as version 2)."""
+    """The body's wire shape (an OFFER with a joiner's nonce is written as version 2, a body
+    with a clock as version 3)."""
+    if body.clock is not None:
+        return _clock_shape(body)
     if isinstance(body, PlayBody):
         return _Play(
             decision=UNSET if body.decision is None else body.decision,
@@ -955,6 +1063,36 @@ def _body_shape(body: Body) -> _BodyShape:
         # any text: the reason is written as it is, and decoding names a wrong one
         return _Final(body.winner, body.reason, body.turns, body.state)  # type: ignore[arg-type]
     return _Cosign(body.head, body.winner)
+
+
+def _clock_shape(body: Body) -> _BodyShape:
+    """The version-3 shape of a body with a clock (a setting in an OFFER, else a reading)."""
+    clock = body.clock
+    assert clock is not None
+    if isinstance(body, OfferBody):
+        b = body
+        assert b.joiner_nonce is not None  # a version-3 OFFER has both nonces
+        setup = _Setup.of(b.setup)
+        setup3 = _SetupV3(setup.map, setup.options, setup.warbands, clock)
+        nonces = (b.nonce, b.joiner_nonce)
+        return _OfferV3(b.rules, b.keys, nonces, setup3, b.chain, b.anchor, b.state)
+    if isinstance(body, PlayBody):
+        return _PlayV3(
+            decision=UNSET if body.decision is None else body.decision,
+            links=body.links,
+            anchor=UNSET if body.anchor is None else body.anchor,
+            state=body.state,
+            clock=clock,
+        )
+    if isinstance(body, AcceptBody):
+        return _AcceptV3(body.anchor, body.links, body.state, clock)
+    if isinstance(body, ResignBody):
+        return _ResignV3(body.state, clock)
+    if isinstance(body, ClaimBody):
+        return _ClaimV3(body.reason, body.waiting_for, clock)  # type: ignore[arg-type]
+    if isinstance(body, FinalBody):
+        return _FinalV3(body.winner, body.reason, body.turns, body.state, clock)  # type: ignore[arg-type]
+    return _CosignV3(body.head, body.winner, clock)
 
 
 class _Entry(Shape, array_like=True):

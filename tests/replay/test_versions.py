@@ -65,7 +65,7 @@ def test_an_unknown_format_is_named(tmp_path: Path) -> None:
     at = data.index(header)
     fields = codec.decode(header)
     assert isinstance(fields, dict)
-    fields["format"] = 3
+    fields["format"] = 4
     changed = codec.encode(fields)
     assert len(changed) == len(header)
     data[at : at + len(header)] = changed
@@ -73,7 +73,7 @@ def test_an_unknown_format_is_named(tmp_path: Path) -> None:
     path.write_bytes(bytes(data))
     result = dbnet("verify", str(path))
     assert result.returncode == 1
-    assert "unsupported replay format 3 (this dbnet reads 1, 2)" in result.stdout + result.stderr
+    assert "unsupported replay format 4 (this dbnet reads 1, 2, 3)" in result.stdout + result.stderr
     assert "Traceback" not in result.stderr
 
 

@@ -196,7 +196,7 @@ def test_replay_header_round_trips() -> None:
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ({"format": 3}, "header.format: unsupported replay format 3 (this dbnet reads 1, 2)"),
+        ({"format": 4}, "header.format: unsupported replay format 4 (this dbnet reads 1, 2, 3)"),
         (
             {"protocol": 1},
             "header.protocol: replay format 2 holds protocol version 2 entries, not 1",
@@ -476,7 +476,11 @@ S = EntryKind
 SCHEMA_ERRORS: list[tuple[EntryKind, Callable[[Wire], None], str]] = [
     # the envelope
     (S.RESIGN, drop(6), "entry: expected an array of 7 items, got 6"),
-    (S.RESIGN, put(0, value=3), "entry.v: unsupported protocol version 3 (this dbnet reads 1, 2)"),
+    (
+        S.RESIGN,
+        put(0, value=4),
+        "entry.v: unsupported protocol version 4 (this dbnet reads 1, 2, 3)",
+    ),
     (S.RESIGN, put(1, value="g" * 32), "entry.game_id: expected 32 bytes, got 'gggggggg"),
     (S.RESIGN, put(2, value=True), "entry.seq: expected an integer, got True (a bool)"),
     (S.RESIGN, put(2, value=-1), "entry.seq: expected an integer at least 0, got -1"),

@@ -24,6 +24,7 @@ from dbnet.commands.helptext import HOME_HELP
 
 if TYPE_CHECKING:
     from dbnet.net.invite import Invite
+    from dbnet.protocol.clock import ClockSetting
 
 Run = Callable[[argparse.Namespace], int]
 """A command: the parsed arguments in, the exit code out."""
@@ -164,6 +165,16 @@ def _whole_number(low: int, what: str, too_low: str) -> Callable[[str], int]:
 _positive = _whole_number(1, "a whole number", " must be 1 or more")
 _entry = _whole_number(0, "an entry number", ": entries are numbered from 0")
 _turn = _whole_number(1, "a turn number", ": turns are numbered from 1")
+
+
+def _clock(text: str) -> ClockSetting:
+    """``--clock MINUTES[+SECONDS]``; a malformed one is a usage error with an example."""
+    from dbnet.protocol.clock import ClockSetting
+
+    try:
+        return ClockSetting.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _seconds(text: str) -> float:
@@ -501,6 +512,14 @@ def _add_network(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         "--turns-to-win", type=int, default=TURNS_TO_WIN, metavar="N",
         help=f"turns a player must win (default {TURNS_TO_WIN})",
     )  # fmt: skip
+    host.add_argument(
+        "--clock",
+        type=_clock,
+        metavar="MINUTES[+SECONDS]",
+        help="a chess clock for each player: MINUTES to start with, and SECONDS more for "
+        "each move handed over, e.g. --clock 10 or --clock 25+10 (default: no clock). A "
+        "player whose clock runs out may lose on time: the other claims it (docs/protocol.md)",
+    )
     _hosting(host)
     _common(host)
     host.set_defaults(func=lazy("dbnet.commands.net", "run_host"))

@@ -61,6 +61,7 @@ from dbnet.net.session import (
     Outcome,
     Seat,
     Timing,
+    clock_claim_result,
     disk_full_advice,
     resume_command,
     withheld_result,
@@ -246,6 +247,7 @@ def run_host(args: argparse.Namespace) -> int:
         _warband(args, 0),
         options=Options(turns_to_win=args.turns_to_win),
         nonce=_nonce(args, "host"),
+        clock=args.clock,
     )
     timing = _timing(args)
 
@@ -505,6 +507,6 @@ def _finish(session: GameSession, run: Callable[[], Outcome]) -> int:
         return EXIT_ADJOURNED
     game = session.game
     assert game is not None
-    _say(describe_result(game.log.game))
+    _say(clock_claim_result(game) or describe_result(game.log.game))
     _say(f"replay: {where}")
     return EXIT_COMPLETE

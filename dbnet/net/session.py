@@ -55,7 +55,7 @@ import trio
 from dbnet.engine import ChanceRequest, Game, GameSetup, MapDef, Options, Player, Warband
 from dbnet.errors import DbnetError, KnownPeerMismatchError
 from dbnet.match.driver import Driver
-from dbnet.match.story import Event, Narrator
+from dbnet.match.story import Event, EventKind, Narrator
 from dbnet.net.errors import NetError, VersionMismatchError
 from dbnet.net.gate import Gate
 from dbnet.net.link import FloodError, Link, Timing
@@ -64,6 +64,7 @@ from dbnet.net.played import PlayedGames
 from dbnet.net.proof import invite_secret, proof, proof_matches
 from dbnet.net.rendezvous import Door
 from dbnet.net.stream import RELAY, SecureStream, open_channel
+from dbnet.protocol.clock import ClockSetting, ClockView, format_clock
 from dbnet.protocol.errors import InvalidEntryError, ProtocolError
 from dbnet.protocol.identity import Identity, KnownPeers, fingerprint, same_fingerprint
 from dbnet.protocol.log import Status
@@ -86,6 +87,7 @@ __all__ = [
     "PeerLeftError",
     "Seat",
     "Timing",
+    "clock_claim_result",
     "disk_full_advice",
 ]
 
@@ -94,6 +96,10 @@ RESIGN: Final = "resign"
 
 ARRIVALS_QUEUED: Final = 8
 """Connections the host keeps waiting while it serves one; more are closed at once."""
+
+MAX_TRANSIT_CREDIT_MS: Final = 2_000
+"""The most a move of the peer is not charged for as transit (its estimated round trip,
+which a peer can make longer by answering PINGs late, is capped at this)."""
 
 Chooser = Callable[[Game], Awaitable[str]]
 """Given this player's view of the game, a decision in notation (or ``RESIGN``)."""
@@ -157,6 +163,22 @@ def withheld_result(game: RemoteGame | None) -> str | None:
     )
 
 
+def clock_claim_result(game: RemoteGame | None) -> str | None:
+    """When the log ends with a clock claim: who won on time, and that it is a claim."""
+    if game is None or not game.records:
+        return None
+    last = game.log.decoded[-1]
+    body = last.body
+    if not (isinstance(body, codec.ClaimBody) and body.reason == "clock"):
+        return None
+    winner = Player(last.author)
+    who = "you" if winner is game.me else "the opponent"
+    return (
+        f"{winner.name} ({who}) won on time: {winner.other.name}'s clock ran out (a clock "
+        f"claim signed by {winner.name}; dbnet verify shows it as such)"
+    )
+
+
 class _AdjournedError(Exception):
     """The peer, connected, did not write the entry it owes for ``adjourn_after``."""
 
@@ -173,6 +195,7 @@ class NewGame:
     options: Options = field(default_factory=Options)
     game_map: MapDef | None = None  # the host's map; None: the standard one
     nonce: bytes | None = None  # this side's game nonce (A's or B's); None: a fresh one
+    clock: ClockSetting | None = None  # the host's clock; None: no clock
 
 
 @dataclass
@@ -256,6 +279,8 @@ class GameSession:
         self._peer_remembered = False  # the peer's key is in known_peers (or needs not be)
         self._changed = _Signal()
         self._last_contact = trio.current_time() if _in_trio() else 0.0
+        self.clocks: ClockView | None = None
+        """This side's view of both clocks, in a game with a clock (once playing)."""
         if game is not None:
             if writer is not None:
                 self._save_with(game, writer)
@@ -400,7 +425,10 @@ class GameSession:
     async def _playing(self) -> AsyncIterator[None]:
         """The player's task, alive across connections, while the body runs."""
         async with _nursery() as nursery:
+            if self.game is not None:
+                self._keep_time(self.game)
             nursery.start_soon(self._player)
+            nursery.start_soon(self._watch_clock)
             yield
             nursery.cancel_scope.cancel()
 
@@ -441,6 +469,7 @@ class GameSession:
                 except InvalidEntryError as exc:
                     self.seat.say(f"illegal: {exc.reason}")
                     return
+        self._follow_clock(game)
         self._changed.notify()  # the send loop sends it, then tells the story
         if not self.connected:
             self._narrate(game)
@@ -797,6 +826,7 @@ class GameSession:
             holder.append,
             nonce=self._nonce,
             joiner_nonce=joiner_nonce,
+            clock=None if new.clock is None else new.clock.wire,
         )
         self._check_fresh(game.game_id)
         self._open_replay(game, holder)
@@ -846,9 +876,11 @@ class GameSession:
                 f"the host's OFFER is refused: {exc}", to_peer=f"your OFFER is refused: {exc}"
             ) from exc
         self._check_fresh(game.game_id)
+        clock = game.log.clock
+        timed = "" if clock is None else f", a clock of {ClockSetting.from_wire(clock).describe()}"
         self.seat.say(
             f"the host offers: {printable(setup.map.name)}, {setup.options.turns_to_win} turns "
-            f"to win; you play B with {printable(new.warband.name)}"
+            f"to win{timed}; you play B with {printable(new.warband.name)}"
         )
         if hello.created is not None:
             self._created_at = hello.created  # the same header as the host's
@@ -883,6 +915,7 @@ class GameSession:
         self.writer = writer
         self.replay_path = path
         self.game = game
+        self._keep_time(game)
         self.seat.say(f"replay: {path}")
         self._start_narrator(game)
         self._changed.notify()
@@ -907,6 +940,9 @@ class GameSession:
         events = narrator.follow(game.log) + narrator.catch_up(game.peer)
         if events and self.seat.on_events is not None:
             self.seat.on_events(events)
+        line = self.clock_line()
+        if line is not None and any(e.kind is EventKind.TURN for e in events):
+            self.seat.say(line)  # the clocks at every turn
 
     # --- the game over one connection --------------------------------------------------
 
@@ -916,6 +952,8 @@ class GameSession:
             if self._hosting and not self._started(game):
                 nursery.start_soon(self._accept_in_time, game)
             nursery.start_soon(self._watch_progress, game)
+            if game.log.clock is not None:
+                nursery.start_soon(link.ping)  # a first round trip for the clocks
             await self._send_loop(link, game, exchange)
             nursery.cancel_scope.cancel()
         return True
@@ -998,9 +1036,14 @@ class GameSession:
                 raise
             self._last_contact = trio.current_time()
             if isinstance(message, Entry):
+                if self._after_own_claim(game, message.record):
+                    link.charge()  # the peer's entry crossed our clock claim: too late
+                    continue
+                self._check_disputed(game, message.record)
                 if Driver((game,)).receive(message.record):
                     exchange.peer_has = max(exchange.peer_has, len(game.records))
                     self._remember_peer(game, link.peer_key)
+                    self._follow_clock(game)
                     self._changed.notify()  # the player answers; the send loop narrates
                 else:
                     link.charge()  # an entry we hold
@@ -1015,6 +1058,113 @@ class GameSession:
                 link.charge()
                 if isinstance(message, Ping):
                     await link.send(Pong(message.token))
+                elif isinstance(message, Pong):
+                    link.pong(message.token)
+                    if self.clocks is not None:
+                        self.clocks.round_trip = min(link.round_trip_ms, MAX_TRANSIT_CREDIT_MS)
+
+    # --- clocks ------------------------------------------------------------------------
+
+    def _keep_time(self, game: RemoteGame) -> None:
+        """In a game with a clock: this side's view of the clocks, from now, and the
+        readings its entries carry."""
+        if game.log.clock is None or self.clocks is not None:
+            return
+        self.clocks = view = ClockView(game.log, game.me, _now_ms())
+        game.peer.reading = lambda: view.reading(_now_ms())
+
+    def _follow_clock(self, game: RemoteGame) -> None:
+        """After an entry: the clocks switch; an entry of the peer's that came after its
+        flag fell (by this side's view) is claimed on time at once."""
+        view = self.clocks
+        if view is None:
+            return
+        view.follow(game.log, _now_ms())
+        if view.late is not None and view.flagged is game.me.other and not game.is_closed:
+            self._claim_on_time(game, view.late)
+
+    async def _watch_clock(self) -> None:
+        """Claim the game on time when the peer's clock runs out while this side waits."""
+        while True:
+            changed = self._changed.event
+            game, view = self.game, self.clocks
+            due = None if game is None or view is None or game.is_closed else view.flag_at()
+            if due is None:
+                await changed.wait()
+                continue
+            with trio.move_on_at(due / 1000):
+                await changed.wait()
+                continue
+            assert game is not None
+            self._claim_on_time(game, None)
+
+    def _claim_on_time(self, game: RemoteGame, waiting_for: int | None) -> None:
+        view = self.clocks
+        assert view is not None
+        reading = view.reading(_now_ms())
+        other = game.me.other
+        if reading[other] != 0:
+            return  # not yet: woken early
+        game.claim_on_time(reading, waiting_for)
+        view.follow(game.log, _now_ms())
+        self.seat.say(
+            f"the opponent's clock ran out ({other.name}): you win on time; your signed "
+            "clock claim is sent and saved"
+        )
+        self._changed.notify()
+
+    def _after_own_claim(self, game: RemoteGame, record: bytes) -> bool:
+        """Whether ``record`` is an entry of the peer's that comes after this side's clock
+        claim closed the log (they crossed): it came too late, and is dropped."""
+        if not game.is_closed or not game.records:
+            return False
+        last = codec.decode_signed_entry(game.records[-1])[1]
+        if not (isinstance(last.body, codec.ClaimBody) and last.body.reason == "clock"):
+            return False
+        if last.author != game.me:
+            return False
+        try:
+            entry = codec.decode_signed_entry(record)[1]
+        except DbnetError:
+            return False
+        return entry.author != game.me and entry.seq >= last.body.waiting_for
+
+    def _check_disputed(self, game: RemoteGame, record: bytes) -> None:
+        """A clock claim by the peer for an entry this side wrote already (they crossed):
+        the game cannot go on; the claim is kept beside the replay."""
+        seq = game.claim_conflict(record)
+        if seq is None:
+            return
+        kept = ""
+        if self.replay_path is not None:
+            path = self.replay_path.with_name(self.replay_path.name + f".clock-claim-{seq}")
+            try:
+                path.write_bytes(record)
+                kept = f"; the claim is kept in {path}"
+            except OSError as exc:
+                kept = f"; the claim could not be kept: {os_error_words(exc)}"
+        raise GameSessionError(
+            f"the opponent claims the game on time before your entry {seq}, which was "
+            f'already sent: a disputed flag (docs/protocol.md, "Clocks"){kept}',
+            to_peer=f"your clock claim crossed my entry {seq}",
+        )
+
+    def clock_line(self) -> str | None:
+        """Both clocks now, as this side sees them (None without a clock):
+        ``clocks: A 9:58  B 10:00 (B's runs)``."""
+        view = self.clocks
+        if view is None:
+            return None
+        now = _now_ms()
+        running = view.running
+        a, b = (format_clock(view.left(p, now)) for p in (Player.A, Player.B))
+        runs = f" ({running.name}'s runs)" if running is not None else ""
+        return f"clocks: A {a}  B {b}{runs}"
+
+
+def _now_ms() -> int:
+    """Trio's clock in milliseconds: what clocks are measured with."""
+    return int(trio.current_time() * 1000)
 
 
 def _offered_setup(

@@ -67,6 +67,7 @@ from dbnet.net.session import (
     withheld_result,
 )
 from dbnet.net.stream import SecureStream
+from dbnet.protocol.clock import paused_reading
 from dbnet.protocol.identity import (
     Identity,
     KnownPeers,
@@ -304,6 +305,8 @@ def run_resume(args: argparse.Namespace) -> int:
         writer.close()
         raise
     if args.claim_timeout:
+        if game.log.clock is not None:  # the clocks stood still while the game was adjourned
+            game.peer.reading = paused_reading(game.log, game.me)
         try:
             game.claim_timeout()
         finally:

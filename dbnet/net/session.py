@@ -281,6 +281,7 @@ class GameSession:
         self._last_contact = trio.current_time() if _in_trio() else 0.0
         self.clocks: ClockView | None = None
         """This side's view of both clocks, in a game with a clock (once playing)."""
+        self._claim_refused = False  # a claim on time this side's own log refused
         if game is not None:
             if writer is not None:
                 self._save_with(game, writer)
@@ -1088,30 +1089,40 @@ class GameSession:
         while True:
             changed = self._changed.event
             game, view = self.game, self.clocks
-            due = None if game is None or view is None or game.is_closed else view.flag_at()
+            due = None
+            if game is not None and view is not None and not game.is_closed:
+                due = None if self._claim_refused else view.flag_at()
             if due is None:
                 await changed.wait()
                 continue
-            with trio.move_on_at(due / 1000):
+            with trio.move_on_at((due + 1) / 1000):
                 await changed.wait()
                 continue
             assert game is not None
-            self._claim_on_time(game, None)
+            if not self._claim_on_time(game, None):
+                await trio.sleep(0.001)  # not quite yet (the clock's rounding)
 
-    def _claim_on_time(self, game: RemoteGame, waiting_for: int | None) -> None:
+    def _claim_on_time(self, game: RemoteGame, waiting_for: int | None) -> bool:
+        """Claim the game on time if the peer's clock reads 0; whether it was claimed."""
         view = self.clocks
         assert view is not None
         reading = view.reading(_now_ms())
         other = game.me.other
-        if reading[other] != 0:
-            return  # not yet: woken early
-        game.claim_on_time(reading, waiting_for)
+        if reading[other] != 0 or self._claim_refused:
+            return False
+        try:
+            game.claim_on_time(reading, waiting_for)
+        except ProtocolError as exc:  # not expected: this side's own view broke a rule
+            self._claim_refused = True
+            self.seat.say(f"the opponent's clock ran out, but no claim could be made: {exc}")
+            return False
         view.follow(game.log, _now_ms())
         self.seat.say(
             f"the opponent's clock ran out ({other.name}): you win on time; your signed "
             "clock claim is sent and saved"
         )
         self._changed.notify()
+        return True
 
     def _after_own_claim(self, game: RemoteGame, record: bytes) -> bool:
         """Whether ``record`` is an entry of the peer's that comes after this side's clock

@@ -19,6 +19,7 @@ in ``dbnet.protocol.log``; this module is how an honest peer keeps time:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Final
@@ -27,7 +28,14 @@ from dbnet.engine import Player
 from dbnet.protocol.log import GameLog, Status
 from dbnet.wire.codec import MAX_CLOCK_MS, MAX_INCREMENT_MS
 
-__all__ = ["CLOCK_EXAMPLE", "ClockSetting", "ClockView", "format_clock", "running_player"]
+__all__ = [
+    "CLOCK_EXAMPLE",
+    "ClockSetting",
+    "ClockView",
+    "format_clock",
+    "paused_reading",
+    "running_player",
+]
 
 CLOCK_EXAMPLE: Final = "--clock 10 (10 minutes each) or --clock 25+10 (25 minutes, +10 s a move)"
 _CLOCK_TEXT: Final = re.compile(r"(\d+(?:\.\d+)?)(?:\+(\d+(?:\.\d+)?))?")
@@ -105,6 +113,14 @@ def format_clock(ms: int) -> str:
     return text
 
 
+def paused_reading(log: GameLog, me: Player) -> Callable[[], tuple[int, int]]:
+    """``me``'s reading of the clocks of an adjourned game (they do not run while it is):
+    for an entry written without a connection, such as a timeout claim from ``dbnet
+    resume --claim-timeout``."""
+    view = ClockView(log, me, 0)
+    return lambda: view.reading(0)
+
+
 def running_player(log: GameLog) -> Player | None:
     """Whose clock runs now: the next author while the game is played (from the first
     entry after the ACCEPT); nobody's in a game without a clock, before, or once over."""
@@ -116,9 +132,10 @@ def running_player(log: GameLog) -> Player | None:
 class ClockView:
     """One peer's view of both clocks in a game with a clock (see the module docstring).
 
-    Made from the log (a resumed game goes on from this peer's last signed reading: time
-    does not run while a game is adjourned); ``follow(log, now)`` after every entry added
-    to the log, this peer's own or the other's.
+    Made from the log: a resumed game goes on from this peer's last signed reading of its
+    own clock, and for the other's the lower of this peer's and the other's own last
+    readings (time does not run while a game is adjourned). ``follow(log, now)`` after
+    every entry added to the log, this peer's own or the other's.
     """
 
     def __init__(self, log: GameLog, me: Player, now: int) -> None:
@@ -132,15 +149,17 @@ class ClockView:
         """The seq of the other player's entry that came after its flag fell, if one did."""
         self.round_trip = 0
         """The estimated round trip (ms) a move of the other player is not charged for."""
-        start = 0
-        for seq in range(len(log.decoded) - 1, 0, -1):
-            entry = log.decoded[seq]
-            if entry.author == me and entry.body.clock is not None:
-                self.remaining = list(entry.body.clock)
-                start = seq
-                break
-        for seq in range(max(start, 1), len(log.decoded)):
-            self._increment(log, seq)
+        mine = self._resumed(log, me, me)
+        if mine is not None:
+            self.remaining[me] = mine
+        other = me.other
+        theirs = [
+            t
+            for t in (self._resumed(log, me, other), self._resumed(log, other, other))
+            if t is not None
+        ]
+        if theirs:
+            self.remaining[other] = min(theirs)
         for player in (Player.A, Player.B):
             if self.remaining[player] == 0 and self.flagged is None:
                 self.flagged = player
@@ -160,10 +179,10 @@ class ClockView:
         return self.left(Player.A, now), self.left(Player.B, now)
 
     def flag_at(self) -> int | None:
-        """When the other player's clock reaches 0 if it keeps running (None: it does not
-        run, or has reached 0 already)."""
+        """When the other player's clock reaches (or reached) 0 if it keeps running (None:
+        it does not run)."""
         other = self.me.other
-        if self.running is not other or self.flagged is not None:
+        if self.running is not other:
             return None
         return self.since + self.remaining[other]
 
@@ -189,14 +208,33 @@ class ClockView:
         self.running = running_player(log)
         self.since = now if self.running is self.me else now + self.round_trip
 
-    def _increment(self, log: GameLog, seq: int) -> None:
-        """The increment for entry ``seq`` if it handed the move over (and its author's
-        flag has not fallen)."""
+    def _resumed(self, log: GameLog, reader: Player, player: Player) -> int | None:
+        """``player``'s time by ``reader``'s last signed reading in ``log``, with the
+        increments ``player`` gained after it; None if ``reader`` signed no reading."""
+        for seq in range(len(log.decoded) - 1, 0, -1):
+            entry = log.decoded[seq]
+            if entry.author == reader and entry.body.clock is not None:
+                left = entry.body.clock[player]
+                for later in range(seq, len(log.decoded)):
+                    if self._hands_over(log, later) is player:
+                        left += self.setting.increment_ms
+                return left
+        return None
+
+    def _hands_over(self, log: GameLog, seq: int) -> Player | None:
+        """The author of entry ``seq`` if it handed the move over to the other player."""
         author = Player(log.decoded[seq].author)
         if seq + 1 < len(log.decoded):
             following: Player | None = Player(log.decoded[seq + 1].author)
         else:
             following = running_player(log)
-        if seq < 2 or following is None or following is author or author is self.flagged:
-            return
-        self.remaining[author] += self.setting.increment_ms
+        if seq < 2 or following is None or following is author:
+            return None
+        return author
+
+    def _increment(self, log: GameLog, seq: int) -> None:
+        """The increment for entry ``seq`` if it handed the move over (and its author's
+        flag has not fallen)."""
+        author = self._hands_over(log, seq)
+        if author is not None and author is not self.flagged:
+            self.remaining[author] += self.setting.increment_ms

@@ -10,10 +10,17 @@ import pytest
 
 from dbnet.engine import GameSetup, Player
 from dbnet.errors import DecodeError
-from dbnet.protocol.clock import ClockSetting, ClockView, format_clock, running_player
+from dbnet.protocol.clock import (
+    ClockSetting,
+    ClockView,
+    format_clock,
+    paused_reading,
+    running_player,
+)
 from dbnet.protocol.errors import InvalidEntryError, LocalProtocolError
 from dbnet.protocol.log import GameLog, Status
 from dbnet.protocol.peer import Peer
+from dbnet.protocol.remote import RemoteGame
 from dbnet.replay.file import ReplayWriter
 from dbnet.replay.verify import VerdictStatus, verify_replay
 from dbnet.wire import codec
@@ -331,3 +338,26 @@ def test_a_clockless_game_has_no_clock_claims(setup: GameSetup) -> None:
     assert a.log.version == codec.PROTOCOL_VERSION == 2
     with pytest.raises(LocalProtocolError, match="no clock"):
         a.claim_on_time((1, 0))
+
+
+def test_an_adjourned_clocked_game_can_be_claimed_timed_out_with_paused_clocks(
+    setup: GameSetup, tmp_path: Path
+) -> None:
+    """``dbnet resume --claim-timeout`` of a game with a clock: the claim carries the
+    claimant's reading of the clocks as they stood when the game was adjourned."""
+    game = Clocked(setup)
+    game.until_owes(Player.B)
+    saved: list[bytes] = []
+    remote = RemoteGame.restore(
+        identity(7, "A"), list(game.records), saved.append, secret=derive(7, "secret A")
+    )
+    remote.peer.reading = paused_reading(remote.log, Player.A)
+    claim = remote.claim_timeout()
+    assert saved == [claim]
+    body = remote.log.decoded[-1].body
+    assert isinstance(body, ClaimBody)
+    assert body.reason == "timeout"
+    assert body.clock == game.views[Player.A].reading(game.now)
+    verdict = verify_replay(game.save(tmp_path / "t.dbnr", [*game.records, claim]), where="t")
+    assert verdict.status is VerdictStatus.CLAIM
+    assert verdict.reason is None

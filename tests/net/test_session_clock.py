@@ -1,0 +1,66 @@
+"""Clocks between two live ``GameSession``s on trio's mock clock: a slow joiner's clock
+runs out and the host claims the game on time (both logs close with the claim, and both
+replays verify as a clock claim); quick players finish within their clocks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import trio.testing
+
+from dbnet.engine import Player
+from dbnet.net.session import Outcome, clock_claim_result
+from dbnet.protocol.clock import ClockSetting
+from dbnet.replay.verify import VerdictStatus
+
+from .helpers import ALICE, BOB
+from .sessions import Network, make_side, play
+
+
+async def test_a_slow_joiner_loses_on_time(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    clock = ClockSetting(30_000, 1_000)
+    host = make_side(tmp_path, "alice", identity=ALICE, host=True, clock=clock)
+    joiner = make_side(tmp_path, "bob", identity=BOB, host=False, think=4.0, clock=clock)
+    await play(host, joiner, Network())
+    assert host.outcome is Outcome.COMPLETE, host.said
+    assert joiner.outcome is Outcome.COMPLETE, joiner.said
+    assert host.records == joiner.records
+    assert host.saw("the opponent's clock ran out (B): you win on time")
+    for side in (host, joiner):
+        verdict = side.verdict()
+        assert verdict.status is VerdictStatus.CLAIM, verdict
+        assert (verdict.reason, verdict.winner, verdict.claimant) == ("clock", "A", "A")
+    game = host.session.game
+    assert game is not None
+    claim = game.log.decoded[-1]
+    assert claim.author == Player.A
+    assert claim.body.clock is not None
+    assert claim.body.clock[Player.B] == 0
+    assert claim.body.clock[Player.A] > 0
+    result = clock_claim_result(joiner.session.game)
+    assert result is not None
+    assert result.startswith("A (the opponent) won on time")
+
+
+async def test_quick_players_finish_within_their_clocks(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    clock = ClockSetting(600_000)
+    host = make_side(tmp_path, "alice", identity=ALICE, host=True, clock=clock, think=0.5)
+    joiner = make_side(tmp_path, "bob", identity=BOB, host=False, clock=clock, think=0.5)
+    await play(host, joiner, Network())
+    assert host.outcome is Outcome.COMPLETE, host.said
+    assert host.records == joiner.records
+    assert host.verdict().status is VerdictStatus.COMPLETE
+    # each side's readings of its own clock: what its view measured (0.5 s a decision)
+    game = host.session.game
+    assert game is not None
+    for player in (Player.A, Player.B):
+        entries = [e for e in game.log.decoded[2:] if e.author == player]
+        own = [e.body.clock[player] for e in entries if e.body.clock is not None]
+        assert len(own) == len(entries)
+        assert own == sorted(own, reverse=True)
+        assert 500_000 < own[-1] < 600_000
+    assert host.saw("clocks: A ")

@@ -1080,9 +1080,19 @@ class GameSession:
         view = self.clocks
         if view is None:
             return
-        view.follow(game.log, _now_ms())
+        now = _now_ms()
+        view.follow(game.log, now)
         if view.late is not None and view.flagged is game.me.other and not game.is_closed:
             self._claim_on_time(game, view.late)
+        last = game.log.decoded[-1]
+        body = last.body
+        if isinstance(body, codec.ClaimBody) and body.reason == "clock" and last.author != game.me:
+            mine = format_clock(view.left(game.me, now))
+            self.seat.say(
+                f"the opponent claims the game on time: by its clock yours ran out; by "
+                f"yours, {mine} was left. The claim is signed by the opponent alone, and "
+                "every verifier shows it as a clock claim"
+            )
 
     async def _watch_clock(self) -> None:
         """Claim the game on time when the peer's clock runs out while this side waits."""

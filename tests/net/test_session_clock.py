@@ -28,6 +28,7 @@ async def test_a_slow_joiner_loses_on_time(
     assert joiner.outcome is Outcome.COMPLETE, joiner.said
     assert host.records == joiner.records
     assert host.saw("the opponent's clock ran out (B): you win on time")
+    assert joiner.saw("the opponent claims the game on time: by its clock yours ran out")
     for side in (host, joiner):
         verdict = side.verdict()
         assert verdict.status is VerdictStatus.CLAIM, verdict

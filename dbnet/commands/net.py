@@ -67,7 +67,7 @@ from dbnet.net.session import (
     withheld_result,
 )
 from dbnet.net.stream import SecureStream
-from dbnet.protocol.clock import paused_reading
+from dbnet.protocol.clock import ClockSetting, paused_reading
 from dbnet.protocol.identity import (
     Identity,
     KnownPeers,
@@ -248,7 +248,7 @@ def run_host(args: argparse.Namespace) -> int:
         _warband(args, 0),
         options=Options(turns_to_win=args.turns_to_win),
         nonce=_nonce(args, "host"),
-        clock=args.clock,
+        clock=None if args.clock is None else ClockSetting(*args.clock),
     )
     timing = _timing(args)
 

@@ -38,7 +38,7 @@ __all__ = [
 ]
 
 CLOCK_EXAMPLE: Final = "--clock 10 (10 minutes each) or --clock 25+10 (25 minutes, +10 s a move)"
-_CLOCK_TEXT: Final = re.compile(r"(\d+(?:\.\d+)?)(?:\+(\d+(?:\.\d+)?))?")
+_CLOCK_TEXT: Final = re.compile(r"(\d{1,9}(?:\.\d{1,3})?)(?:\+(\d{1,9}(?:\.\d{1,3})?))?")
 
 
 @dataclass(frozen=True, slots=True)

@@ -1050,7 +1050,11 @@ class GameSession:
                     link.charge()  # an entry we hold
             elif isinstance(message, Bye):
                 if not message.done:
-                    raise PeerLeftError(f"the peer left: {printable(message.reason)}")
+                    if self._own_clock_claim(game) is None:
+                        raise PeerLeftError(f"the peer left: {printable(message.reason)}")
+                    # it disputes our claim on time, which closed our log: we are done
+                    self.seat.say(f"the opponent left: {printable(message.reason)}")
+                    exchange.peer_gone.set()
                 exchange.peer_done = True
                 self._changed.notify()
             elif isinstance(message, Hello):
@@ -1134,21 +1138,28 @@ class GameSession:
         self._changed.notify()
         return True
 
+    @staticmethod
+    def _own_clock_claim(game: RemoteGame) -> int | None:
+        """If this side's clock claim closed the log: the entry it names, else None."""
+        if not game.is_closed or len(game.log.decoded) < 2:
+            return None
+        last = game.log.decoded[-1]
+        body = last.body
+        if isinstance(body, codec.ClaimBody) and body.reason == "clock" and last.author == game.me:
+            return body.waiting_for
+        return None
+
     def _after_own_claim(self, game: RemoteGame, record: bytes) -> bool:
         """Whether ``record`` is an entry of the peer's that comes after this side's clock
         claim closed the log (they crossed): it came too late, and is dropped."""
-        if not game.is_closed or not game.records:
-            return False
-        last = codec.decode_signed_entry(game.records[-1])[1]
-        if not (isinstance(last.body, codec.ClaimBody) and last.body.reason == "clock"):
-            return False
-        if last.author != game.me:
+        waited = self._own_clock_claim(game)
+        if waited is None:
             return False
         try:
             entry = codec.decode_signed_entry(record)[1]
         except DbnetError:
             return False
-        return entry.author != game.me and entry.seq >= last.body.waiting_for
+        return entry.author != game.me and entry.seq >= waited
 
     def _check_disputed(self, game: RemoteGame, record: bytes) -> None:
         """A clock claim by the peer for an entry this side wrote already (they crossed):

@@ -86,19 +86,14 @@ class ClockSetting:
         return self.base_ms, self.increment_ms
 
     def describe(self) -> str:
-        """``10 min``, ``25 min + 10 s a move``."""
-        base = f"{_number(self.base_ms, 60_000)} min"
+        """``10 min``, ``25 min + 10 s a move``, ``1:30 min + 0.5 s a move``."""
+        base = self.base_ms
+        text = f"{base // 60_000} min" if base % 60_000 == 0 else f"{format_clock(base)} min"
         if not self.increment_ms:
-            return base
-        return f"{base} + {_number(self.increment_ms, 1000)} s a move"
-
-
-def _number(ms: int, unit: int) -> str:
-    """``ms`` in ``unit``s, without trailing zeros: ``10``, ``0.5``."""
-    whole, rest = divmod(ms, unit)
-    if not rest:
-        return str(whole)
-    return f"{Decimal(ms) / unit:f}".rstrip("0")
+            return text
+        seconds, ms = divmod(self.increment_ms, 1000)
+        increment = str(seconds) if not ms else f"{seconds}.{ms:03}".rstrip("0")
+        return f"{text} + {increment} s a move"
 
 
 def format_clock(ms: int) -> str:

@@ -6,14 +6,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import trio
 import trio.testing
 
 from dbnet.engine import Player
-from dbnet.net.session import Outcome, clock_claim_result
+from dbnet.net.session import GameSessionError, Outcome, clock_claim_result
 from dbnet.protocol.clock import ClockSetting
 from dbnet.replay.verify import VerdictStatus
 
-from .helpers import ALICE, BOB
+from .helpers import ALICE, BOB, PassThroughStream
 from .sessions import Network, make_side, play
 
 
@@ -28,6 +29,7 @@ async def test_a_slow_joiner_loses_on_time(
     assert joiner.outcome is Outcome.COMPLETE, joiner.said
     assert host.records == joiner.records
     assert host.saw("the opponent's clock ran out (B): you win on time")
+    assert joiner.saw("a clock of 0:30 min + 1 s a move")
     assert joiner.saw("the opponent claims the game on time: by its clock yours ran out")
     for side in (host, joiner):
         verdict = side.verdict()
@@ -65,3 +67,49 @@ async def test_quick_players_finish_within_their_clocks(
         assert own == sorted(own, reverse=True)
         assert 500_000 < own[-1] < 600_000
     assert host.saw("clocks: A ")
+
+
+class Delayed(PassThroughStream):
+    """Everything sent through it arrives ``delay`` seconds late (a slow one-way link)."""
+
+    def __init__(self, inner: trio.abc.Stream, delay: float) -> None:
+        super().__init__(inner)
+        self.delay = delay
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        await trio.sleep(self.delay)
+        await self.inner.send_all(data)
+
+
+async def test_a_claim_that_crosses_the_flagged_players_entry(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    """The joiner's entries take 3 s to reach the host, which credits at most 2 s of
+    transit: by the host's clock the joiner's flag falls while, by the joiner's own, its
+    entry was written in time. The host's log ends with its claim on time, and it drops
+    the entry that comes after; the joiner's ends with its own entry: it stops, saying
+    the flag is disputed, and keeps the claim beside its replay. Both replays verify."""
+    clock = ClockSetting(20_000)
+    host = make_side(tmp_path, "alice", identity=ALICE, host=True, clock=clock)
+    joiner = make_side(tmp_path, "bob", identity=BOB, host=False, think=5.0, clock=clock)
+
+    def slow_joiner(
+        n: int, joiner_end: trio.abc.Stream, host_end: trio.abc.Stream
+    ) -> tuple[trio.abc.Stream, trio.abc.Stream]:
+        return Delayed(joiner_end, 3.0), host_end
+
+    await play(host, joiner, Network(slow_joiner))
+    assert host.outcome is Outcome.COMPLETE, host.said
+    host_verdict = host.verdict()
+    assert host_verdict.status is VerdictStatus.CLAIM
+    assert (host_verdict.reason, host_verdict.winner) == ("clock", "A")
+    claim_seq = len(host.records) - 1
+    if isinstance(joiner.outcome, GameSessionError):  # the claim and the entry crossed
+        assert "a disputed flag" in str(joiner.outcome)
+        kept = joiner.path.with_name(f"{joiner.path.name}.clock-claim-{claim_seq}")
+        assert kept.read_bytes() == host.records[-1]
+        assert joiner.records[:claim_seq] == host.records[:claim_seq]
+        assert joiner.verdict().status is VerdictStatus.UNFINISHED
+        assert host.saw("you win on time")  # and the joiner's entry came after: dropped
+    else:  # pragma: no cover - the mock clock makes it cross, at entry 4
+        raise AssertionError(f"they did not cross: {joiner.outcome}")

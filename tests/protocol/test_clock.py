@@ -144,6 +144,7 @@ def test_a_malformed_clock_is_refused_with_an_example(text: str) -> None:
 def test_clock_words() -> None:
     assert ClockSetting(600_000).describe() == "10 min"
     assert ClockSetting(1_500_000, 10_000).describe() == "25 min + 10 s a move"
+    assert ClockSetting(90_000, 500).describe() == "1:30 min + 0.5 s a move"
     assert [format_clock(ms) for ms in (0, 7_450, 65_000, 3_723_000)] == [
         "0:00.0", "0:07.4", "1:05", "1:02:03"
     ]  # fmt: skip

@@ -597,10 +597,11 @@ class GameLog:
 
         - the game has a clock, and the claim's reading shows the other player at 0;
         - ``waiting_for`` is the claim's own place (the entry never came, and the other
-          player owes it), or an earlier entry by the other player (it came late) after
-          which every entry is the other player's, or the claimant's with a reading that
-          shows the other player at 0 too: the claimant's own signed reading of the other
-          player's time after that entry, if it shows any time left, refutes the claim.
+          player owes it while the game is played: its clock runs), or an earlier PLAY or
+          RESIGN entry by the other player (it came late) after which every entry is the
+          other player's, or the claimant's with a reading that shows the other player at
+          0 too: the claimant's own signed reading of the other player's time after that
+          entry, if it shows any time left, refutes the claim.
 
         A reading by the flagged player never counts for or against it."""
         flagged = author.other
@@ -623,11 +624,23 @@ class GameLog:
                     seq, f"{author.name} claims {flagged.name}'s entry {seq} came too late, "
                     f"but {author.name} writes entry {seq}", record
                 )  # fmt: skip
+            if self.status is not _PLAYING:
+                raise InvalidEntryError(
+                    seq, f"no clock runs once the game is over: {flagged.name}'s "
+                    f"{self.status.value.split()[0].upper()} entry cannot be late", record
+                )  # fmt: skip
             return
-        if self.decoded[waited].author != flagged:
+        flagged_entry = self.decoded[waited]
+        if flagged_entry.author != flagged:
             raise InvalidEntryError(
                 seq, f"the clock claim names entry {waited}, which is {author.name}'s own, "
                 f"not {flagged.name}'s", record
+            )  # fmt: skip
+        if flagged_entry.kind is not _PLAY and flagged_entry.kind is not EntryKind.RESIGN:
+            raise InvalidEntryError(
+                seq, f"the clock claim names {flagged.name}'s {flagged_entry.kind.name} entry "
+                f"{waited}, written when no clock runs (only a PLAY or RESIGN entry can be "
+                "late)", record
             )  # fmt: skip
         for later in range(waited + 1, seq):
             entry = self.decoded[later]

@@ -362,3 +362,21 @@ def test_an_adjourned_clocked_game_can_be_claimed_timed_out_with_paused_clocks(
     verdict = verify_replay(game.save(tmp_path / "t.dbnr", [*game.records, claim]), where="t")
     assert verdict.status is VerdictStatus.CLAIM
     assert verdict.reason is None
+
+
+def test_no_flag_falls_once_the_game_is_over(setup: GameSetup) -> None:
+    """A resigning player may not claim that the winner's COSIGN (or a FINAL) came too
+    late: no clock runs once the game is over."""
+    game = Clocked(setup)
+    game.until_owes(Player.A)
+    a, b = game.peers
+    resign = a.resign()
+    game.deliver(Player.A, resign)
+    final = a.finish()
+    game.deliver(Player.A, final)
+    assert game.log.status is Status.COSIGN_DUE
+    with pytest.raises(InvalidEntryError, match="no clock runs once the game is over"):
+        a.claim_on_time((10_000, 0))
+    with pytest.raises(InvalidEntryError, match=r"FINAL entry .* written when no clock runs"):
+        b.claim_on_time((0, 10_000), len(game.records) - 1)
+    b.claim_on_time((0, 10_000), len(game.records) - 2)  # the resignation came late: valid

@@ -944,7 +944,7 @@ class _Cosign(Shape):
 # ``clock`` ([base, increment] in ms) and, in every other body, ``clock``: its author's reading
 # of both clocks ([A, B] in ms). Without a clock a version-3 body has the bytes of version 2.
 
-ClockSetting = tuple[
+SetupClock = tuple[
     Annotated[int, Meta(ge=1, le=MAX_CLOCK_MS)], Annotated[int, Meta(ge=0, le=MAX_INCREMENT_MS)]
 ]
 """``[base, increment]``: the time each player starts with and gains per move, in ms."""
@@ -953,7 +953,7 @@ Reading = tuple[Count, Count]
 
 
 class _SetupV3(_Setup):
-    clock: ClockSetting | UnsetType = UNSET
+    clock: SetupClock | UnsetType = UNSET
 
 
 class _OfferV3(_Offer):

@@ -380,3 +380,23 @@ def test_no_flag_falls_once_the_game_is_over(setup: GameSetup) -> None:
     with pytest.raises(InvalidEntryError, match=r"FINAL entry .* written when no clock runs"):
         b.claim_on_time((0, 10_000), len(game.records) - 1)
     b.claim_on_time((0, 10_000), len(game.records) - 2)  # the resignation came late: valid
+
+
+def test_a_clock_out_of_its_limits_is_refused_naming_the_field(setup: GameSetup) -> None:
+    game = Clocked(setup)
+    offer = codec.decode_signed_entry(game.records[0])[1]
+    wire = offer.to_wire()
+    body = wire[6]
+    assert isinstance(body, dict)
+    body["setup"]["clock"] = [0, 0]
+    with pytest.raises(DecodeError, match=r"entry\.body\.setup\.clock\[0\]: expected an integer"):
+        codec.decode_entry(codec.encode(wire))
+    body["setup"]["clock"] = [60_000, 3_600_001]
+    with pytest.raises(DecodeError, match=r"entry\.body\.setup\.clock\[1\]: expected an integer"):
+        codec.decode_entry(codec.encode(wire))
+    body["setup"]["clock"] = [60_000, 0]
+    wire[0] = 2  # a version-2 OFFER has no clock
+    with pytest.raises(DecodeError, match="unknown key 'clock'"):
+        codec.decode_entry(codec.encode(wire))
+    wire[0] = 3
+    assert codec.decode_entry(codec.encode(wire)).body.clock == (60_000, 0)

@@ -14,8 +14,8 @@ from dbnet.net.session import GameSessionError, Outcome, clock_claim_result
 from dbnet.protocol.clock import ClockSetting
 from dbnet.replay.verify import VerdictStatus
 
-from .helpers import ALICE, BOB, PassThroughStream
-from .sessions import Network, make_side, play
+from .helpers import ALICE, BOB, Meter, PassThroughStream
+from .sessions import Network, make_side, play, resume_side
 
 
 async def test_a_slow_joiner_loses_on_time(
@@ -113,3 +113,48 @@ async def test_a_claim_that_crosses_the_flagged_players_entry(
         assert host.saw("you win on time")  # and the joiner's entry came after: dropped
     else:  # pragma: no cover - the mock clock makes it cross, at entry 4
         raise AssertionError(f"they did not cross: {joiner.outcome}")
+
+
+async def test_the_clocks_stand_still_while_a_game_is_adjourned(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    """The connection is cut at entry 20 and the host cannot be reached: both sides wait
+    ``adjourn_after`` (300 s), during which the other's clock runs in each view, and
+    adjourn. Resumed, each side goes on from the last signed readings: the 300 s are
+    charged to nobody, and the game ends within its clocks."""
+    network = Network()
+
+    def wrap(
+        n: int, joiner_end: trio.abc.Stream, host_end: trio.abc.Stream
+    ) -> tuple[trio.abc.Stream, trio.abc.Stream]:
+        meter = Meter(entry=20)
+        original = meter.sever
+
+        def sever() -> None:
+            network.refuse = True
+            original()
+
+        meter.sever = sever  # type: ignore[method-assign]
+        ends: tuple[trio.abc.Stream, trio.abc.Stream] = meter.pair(joiner_end, host_end)
+        return ends
+
+    network.wrap = wrap
+    clock = ClockSetting(3_600_000)
+    host = make_side(tmp_path, "alice", identity=ALICE, host=True, clock=clock, think=1.0)
+    joiner = make_side(tmp_path, "bob", identity=BOB, host=False, clock=clock, think=1.0)
+    await play(host, joiner, network)
+    assert host.outcome is Outcome.ADJOURNED, host.said
+    assert joiner.outcome is Outcome.ADJOURNED, joiner.said
+    host2 = resume_side(host, seed="later A")
+    joiner2 = resume_side(joiner, seed="later B")
+    await play(host2, joiner2, Network())
+    assert host2.outcome is joiner2.outcome is Outcome.COMPLETE
+    assert host2.verdict().status is VerdictStatus.COMPLETE
+    game = host2.session.game
+    assert game is not None
+    for player in (Player.A, Player.B):
+        readings = [e.body.clock for e in game.log.decoded[1:] if e.author == player]
+        own = [r[player] for r in readings if r is not None]
+        assert len(own) == len(readings)
+        assert own == sorted(own, reverse=True)  # no clock went back up on resuming
+        assert 3_600_000 - 250_000 < own[-1] < 3_600_000 - 5_000  # thought, not adjourned

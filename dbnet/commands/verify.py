@@ -230,8 +230,8 @@ def result_text(verdict: Verdict) -> str:
         )
     if status is VerdictStatus.CLAIM and verdict.reason == "clock":
         return (
-            f"clock claim: {verdict.claimant} won on time ({owed.player}'s flag fell before "
-            f"entry {verdict.flagged_at})"
+            f"clock claim: {verdict.claimant} won on time ({verdict.flagged()}'s flag fell "
+            f"before entry {verdict.flagged_at})"
         )
     if status is VerdictStatus.CLAIM:
         return f"unilateral: {verdict.claimant} claims {owed.player} timed out (entry {owed.seq})"

@@ -139,6 +139,12 @@ class Verdict:
         state with the loser's (or winner's) signature withheld."""
         return self.status is VerdictStatus.COMPLETE or self.status is VerdictStatus.DECIDED
 
+    def flagged(self) -> str | None:
+        """A clock claim's flagged player ("A" or "B"): the claimant's opponent."""
+        if self.reason != "clock" or self.claimant is None:
+            return None
+        return "B" if self.claimant == "A" else "A"
+
     def score(self) -> str:
         """The conquest points of every turn, ``0-0 3-8`` (A's first)."""
         return " ".join(f"{a}-{b}" for a, b in self.turns)
@@ -176,10 +182,11 @@ class Verdict:
         assert owed is not None
         when = "" if self.turn is None else f", turn {self.turn}"
         if status is VerdictStatus.CLAIM and self.reason == "clock":
+            flagged = self.flagged()
             return (
                 f"clock claim: {self.claimant} won on time (a claim signed by {self.claimant} "
-                f"alone): by {self.claimant}'s signed reading {owed.player}'s clock ran out "
-                f"before {owed.player}'s entry {self.flagged_at}{when}"
+                f"alone): by {self.claimant}'s signed reading {flagged}'s clock ran out "
+                f"before {flagged}'s entry {self.flagged_at}{when}"
             )
         if status is VerdictStatus.CLAIM:
             return (

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from dbnet.commands.verify import result_text
 from dbnet.engine import GameSetup, Player
 from dbnet.errors import DecodeError
 from dbnet.protocol.clock import (
@@ -284,6 +285,11 @@ def test_an_entry_that_came_after_the_flag_is_claimed_and_verifies(
     verdict = verify_replay(game.save(tmp_path / "late.dbnr"), where="late")
     assert verdict.status is VerdictStatus.CLAIM
     assert (verdict.winner, verdict.flagged_at) == ("A", late_seq)
+    assert f"by A's signed reading B's clock ran out before B's entry {late_seq}" in (
+        verdict.summary()
+    )
+    table = result_text(verdict)
+    assert table == f"clock claim: A won on time (B's flag fell before entry {late_seq})"
 
 
 def test_a_false_claim_is_refuted_by_the_claimants_own_reading(

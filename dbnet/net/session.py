@@ -40,6 +40,7 @@ from __future__ import annotations
 import datetime
 import enum
 import functools
+import json
 import math
 import os
 import secrets
@@ -54,6 +55,7 @@ import trio
 
 from dbnet.engine import ChanceRequest, Game, GameSetup, MapDef, Options, Player, Warband
 from dbnet.errors import DbnetError, KnownPeerMismatchError
+from dbnet.files import replace_atomically
 from dbnet.match.driver import Driver
 from dbnet.match.story import Event, EventKind, Narrator
 from dbnet.net.errors import NetError, VersionMismatchError
@@ -96,6 +98,9 @@ RESIGN: Final = "resign"
 
 ARRIVALS_QUEUED: Final = 8
 """Connections the host keeps waiting while it serves one; more are closed at once."""
+
+CLOCKS_SUFFIX: Final = ".clocks"
+"""Beside a replay, this side's view of the clocks of its adjourned game (JSON)."""
 
 MAX_TRANSIT_CREDIT_MS: Final = 2_000
 """The most a move of the peer is not charged for as transit (its estimated round trip,
@@ -425,13 +430,16 @@ class GameSession:
     @asynccontextmanager
     async def _playing(self) -> AsyncIterator[None]:
         """The player's task, alive across connections, while the body runs."""
-        async with _nursery() as nursery:
-            if self.game is not None:
-                self._keep_time(self.game)
-            nursery.start_soon(self._player)
-            nursery.start_soon(self._watch_clock)
-            yield
-            nursery.cancel_scope.cancel()
+        try:
+            async with _nursery() as nursery:
+                if self.game is not None:
+                    self._keep_time(self.game)
+                nursery.start_soon(self._player)
+                nursery.start_soon(self._watch_clock)
+                yield
+                nursery.cancel_scope.cancel()
+        finally:
+            self._keep_clocks()
 
     # --- the player -------------------------------------------------------------------
 
@@ -1071,12 +1079,48 @@ class GameSession:
     # --- clocks ------------------------------------------------------------------------
 
     def _keep_time(self, game: RemoteGame) -> None:
-        """In a game with a clock: this side's view of the clocks, from now, and the
-        readings its entries carry."""
+        """In a game with a clock: this side's view of the clocks, from now (and from the
+        clocks it kept when the game was adjourned, ``_keep_clocks``), and the readings
+        its entries carry."""
         if game.log.clock is None or self.clocks is not None:
             return
         self.clocks = view = ClockView(game.log, game.me, _now_ms())
         game.peer.reading = lambda: view.reading(_now_ms())
+        kept = self._clock_file()
+        if kept is None:
+            return
+        try:
+            saved = json.loads(kept.read_text(encoding="utf-8"))
+            if saved["game_id"] == game.game_id.hex() and saved["entries"] == len(game.records):
+                clocks = saved["clocks"]
+                view.at_most((int(clocks[0]), int(clocks[1])))
+        except (OSError, ValueError, KeyError, TypeError, IndexError):
+            return  # none kept (or not readable): the signed readings alone
+
+    def _clock_file(self) -> Path | None:
+        """Where this side keeps its view of the clocks while the game is adjourned."""
+        path = self.replay_path
+        return None if path is None else path.with_name(path.name + CLOCKS_SUFFIX)
+
+    def _keep_clocks(self) -> None:
+        """When the session ends with the game open (adjourned, stopped): keep this side's
+        view of the clocks beside the replay, so that the time of the move in progress is
+        not forgotten when the game is resumed; once the log is closed, drop it."""
+        game, view, path = self.game, self.clocks, self._clock_file()
+        if game is None or view is None or path is None:
+            return
+        try:
+            if game.is_closed:
+                path.unlink(missing_ok=True)
+                return
+            kept = {
+                "game_id": game.game_id.hex(),
+                "entries": len(game.records),
+                "clocks": list(view.reading(_now_ms())),
+            }
+            replace_atomically(path, json.dumps(kept).encode())
+        except OSError as exc:
+            self.seat.say(f"the clocks could not be kept beside the replay: {os_error_words(exc)}")
 
     def _follow_clock(self, game: RemoteGame) -> None:
         """After an entry: the clocks switch; an entry of the peer's that came after its

@@ -162,6 +162,15 @@ class ClockView:
         self.since = now
         self.seen = len(log.entries)
 
+    def at_most(self, clocks: tuple[int, int]) -> None:
+        """Lower each clock to ``clocks`` (ms) where it is higher: this peer's own view when
+        the game adjourned (kept beside the replay), which the signed readings may not
+        show yet (the time of a move the adjournment interrupted)."""
+        for player in (Player.A, Player.B):
+            self.remaining[player] = min(self.remaining[player], max(clocks[player], 0))
+            if self.remaining[player] == 0 and self.flagged is None:
+                self.flagged = player
+
     def left(self, player: Player, now: int) -> int:
         """``player``'s remaining time at ``now`` in this view (ms, at least 0)."""
         left = self.remaining[player]

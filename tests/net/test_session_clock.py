@@ -4,13 +4,14 @@ replays verify as a clock claim); quick players finish within their clocks."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import trio
 import trio.testing
 
 from dbnet.engine import Player
-from dbnet.net.session import GameSessionError, Outcome, clock_claim_result
+from dbnet.net.session import CLOCKS_SUFFIX, GameSessionError, Outcome, clock_claim_result
 from dbnet.protocol.clock import ClockSetting
 from dbnet.replay.verify import VerdictStatus
 
@@ -119,9 +120,11 @@ async def test_the_clocks_stand_still_while_a_game_is_adjourned(
     autojump_clock: trio.testing.MockClock, tmp_path: Path
 ) -> None:
     """The connection is cut at entry 20 and the host cannot be reached: both sides wait
-    ``adjourn_after`` (300 s), during which the other's clock runs in each view, and
-    adjourn. Resumed, each side goes on from the last signed readings: the 300 s are
-    charged to nobody, and the game ends within its clocks."""
+    ``adjourn_after`` (300 s), during which the other's clock runs in each view (each
+    waits for the other: the entry cut off never came), and adjourn, keeping their views
+    of the clocks beside their replays. Later (hours, for all the clocks know) both
+    resume and go on from their own views: no clock went back up, the wait counted for
+    the player each side waited for, and nothing after the adjournment counted."""
     network = Network()
 
     def wrap(
@@ -145,6 +148,14 @@ async def test_the_clocks_stand_still_while_a_game_is_adjourned(
     await play(host, joiner, network)
     assert host.outcome is Outcome.ADJOURNED, host.said
     assert joiner.outcome is Outcome.ADJOURNED, joiner.said
+    for side, other in ((host, Player.B), (joiner, Player.A)):
+        # each side keeps its view of the clocks beside its replay: the other's clock ran
+        # while this side waited for it, until the game adjourned
+        path = side.path.with_name(side.path.name + CLOCKS_SUFFIX)
+        kept = json.loads(path.read_text())
+        assert kept["entries"] == len(side.records)
+        assert kept["clocks"][other] < 3_600_000 - 290_000
+    await trio.sleep(7_200)  # two hours later
     host2 = resume_side(host, seed="later A")
     joiner2 = resume_side(joiner, seed="later B")
     await play(host2, joiner2, Network())
@@ -157,4 +168,8 @@ async def test_the_clocks_stand_still_while_a_game_is_adjourned(
         own = [r[player] for r in readings if r is not None]
         assert len(own) == len(readings)
         assert own == sorted(own, reverse=True)  # no clock went back up on resuming
-        assert 3_600_000 - 250_000 < own[-1] < 3_600_000 - 5_000  # thought, not adjourned
+        assert 3_600_000 - 250_000 < own[-1] < 3_600_000 - 5_000  # its own: no waiting
+        last = [r for r in readings if r is not None][-1]
+        assert last[player.other] < 3_600_000 - 290_000  # the other's: the wait counted
+    for side in (host2, joiner2):  # the game is over: no clocks are kept any more
+        assert not side.path.with_name(side.path.name + CLOCKS_SUFFIX).exists()

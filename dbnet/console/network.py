@@ -384,7 +384,7 @@ class NetworkSession:
     def _take_clocks(self) -> bool:
         """Note the game's clocks as the run sees them now (in the run); whether it has any."""
         net = self.__dict__.get("net")
-        view = None if net is None else net.clocks
+        view = None if net is None else net.clocks.view
         if view is None:
             return False
         try:

@@ -40,7 +40,6 @@ from __future__ import annotations
 import datetime
 import enum
 import functools
-import json
 import math
 import os
 import secrets
@@ -55,9 +54,9 @@ import trio
 
 from dbnet.engine import ChanceRequest, Game, GameSetup, MapDef, Options, Player, Warband
 from dbnet.errors import DbnetError, KnownPeerMismatchError
-from dbnet.files import replace_atomically
 from dbnet.match.driver import Driver
 from dbnet.match.story import Event, EventKind, Narrator
+from dbnet.net.clocks import SessionClocks, clock_claim_result
 from dbnet.net.errors import NetError, VersionMismatchError
 from dbnet.net.gate import Gate
 from dbnet.net.link import FloodError, Link, Timing
@@ -66,7 +65,7 @@ from dbnet.net.played import PlayedGames
 from dbnet.net.proof import invite_secret, proof, proof_matches
 from dbnet.net.rendezvous import Door
 from dbnet.net.stream import RELAY, SecureStream, open_channel
-from dbnet.protocol.clock import ClockSetting, ClockView, format_clock
+from dbnet.protocol.clock import ClockSetting
 from dbnet.protocol.errors import InvalidEntryError, ProtocolError
 from dbnet.protocol.identity import Identity, KnownPeers, fingerprint, same_fingerprint
 from dbnet.protocol.log import Status
@@ -98,13 +97,6 @@ RESIGN: Final = "resign"
 
 ARRIVALS_QUEUED: Final = 8
 """Connections the host keeps waiting while it serves one; more are closed at once."""
-
-CLOCKS_SUFFIX: Final = ".clocks"
-"""Beside a replay, this side's view of the clocks of its adjourned game (JSON)."""
-
-MAX_TRANSIT_CREDIT_MS: Final = 2_000
-"""The most a move of the peer is not charged for as transit (its estimated round trip,
-which a peer can make longer by answering PINGs late, is capped at this)."""
 
 Chooser = Callable[[Game], Awaitable[str]]
 """Given this player's view of the game, a decision in notation (or ``RESIGN``)."""
@@ -165,22 +157,6 @@ def withheld_result(game: RemoteGame | None) -> str | None:
     return (
         f"the game is over: {who} ({winner.name}) won; the opponent did not sign the "
         "result, but the replay verifies as decided by the game's own state (dbnet verify)"
-    )
-
-
-def clock_claim_result(game: RemoteGame | None) -> str | None:
-    """When the log ends with a clock claim: who won on time, and that it is a claim."""
-    if game is None or not game.records:
-        return None
-    last = game.log.decoded[-1]
-    body = last.body
-    if not (isinstance(body, codec.ClaimBody) and body.reason == "clock"):
-        return None
-    winner = Player(last.author)
-    who = "you" if winner is game.me else "the opponent"
-    return (
-        f"{winner.name} ({who}) won on time: {winner.other.name}'s clock ran out (a clock "
-        f"claim signed by {winner.name}; dbnet verify shows it as such)"
     )
 
 
@@ -284,9 +260,8 @@ class GameSession:
         self._peer_remembered = False  # the peer's key is in known_peers (or needs not be)
         self._changed = _Signal()
         self._last_contact = trio.current_time() if _in_trio() else 0.0
-        self.clocks: ClockView | None = None
-        """This side's view of both clocks, in a game with a clock (once playing)."""
-        self._claim_refused = False  # a claim on time this side's own log refused
+        self.clocks = SessionClocks(lambda text: self.seat.say(text), self._changed.notify)
+        """This side's clocks, in a game with a clock (``dbnet.net.clocks``)."""
         if game is not None:
             if writer is not None:
                 self._save_with(game, writer)
@@ -433,13 +408,15 @@ class GameSession:
         try:
             async with _nursery() as nursery:
                 if self.game is not None:
-                    self._keep_time(self.game)
+                    self.clocks.start(self.game, self.replay_path)
                 nursery.start_soon(self._player)
-                nursery.start_soon(self._watch_clock)
+                nursery.start_soon(
+                    self.clocks.watch, lambda: self.game, lambda: self._changed.event
+                )
                 yield
                 nursery.cancel_scope.cancel()
         finally:
-            self._keep_clocks()
+            self.clocks.stop(self.game, self.replay_path)
 
     # --- the player -------------------------------------------------------------------
 
@@ -478,7 +455,7 @@ class GameSession:
                 except InvalidEntryError as exc:
                     self.seat.say(f"illegal: {exc.reason}")
                     return
-        self._follow_clock(game)
+        self.clocks.follow(game)
         self._changed.notify()  # the send loop sends it, then tells the story
         if not self.connected:
             self._narrate(game)
@@ -924,7 +901,7 @@ class GameSession:
         self.writer = writer
         self.replay_path = path
         self.game = game
-        self._keep_time(game)
+        self.clocks.start(game, path)
         self.seat.say(f"replay: {path}")
         self._start_narrator(game)
         self._changed.notify()
@@ -949,7 +926,7 @@ class GameSession:
         events = narrator.follow(game.log) + narrator.catch_up(game.peer)
         if events and self.seat.on_events is not None:
             self.seat.on_events(events)
-        line = self.clock_line()
+        line = self.clocks.line()
         if line is not None and any(e.kind is EventKind.TURN for e in events):
             self.seat.say(line)  # the clocks at every turn
 
@@ -1045,20 +1022,22 @@ class GameSession:
                 raise
             self._last_contact = trio.current_time()
             if isinstance(message, Entry):
-                if self._after_own_claim(game, message.record):
+                if self.clocks.too_late(game, message.record):
                     link.charge()  # the peer's entry crossed our clock claim: too late
                     continue
-                self._check_disputed(game, message.record)
+                disputed = self.clocks.disputed(game, message.record, self.replay_path)
+                if disputed is not None:
+                    raise GameSessionError(disputed, to_peer="your clock claim crossed my entry")
                 if Driver((game,)).receive(message.record):
                     exchange.peer_has = max(exchange.peer_has, len(game.records))
                     self._remember_peer(game, link.peer_key)
-                    self._follow_clock(game)
+                    self.clocks.follow(game)
                     self._changed.notify()  # the player answers; the send loop narrates
                 else:
                     link.charge()  # an entry we hold
             elif isinstance(message, Bye):
                 if not message.done:
-                    if self._own_clock_claim(game) is None:
+                    if self.clocks.own_claim(game) is None:
                         raise PeerLeftError(f"the peer left: {printable(message.reason)}")
                     # it disputes our claim on time, which closed our log: we are done
                     self.seat.say(f"the opponent left: {printable(message.reason)}")
@@ -1072,175 +1051,7 @@ class GameSession:
                 if isinstance(message, Ping):
                     await link.send(Pong(message.token))
                 elif isinstance(message, Pong):
-                    link.pong(message.token)
-                    if self.clocks is not None:
-                        self.clocks.round_trip = min(link.round_trip_ms, MAX_TRANSIT_CREDIT_MS)
-
-    # --- clocks ------------------------------------------------------------------------
-
-    def _keep_time(self, game: RemoteGame) -> None:
-        """In a game with a clock: this side's view of the clocks, from now (and from the
-        clocks it kept when the game was adjourned, ``_keep_clocks``), and the readings
-        its entries carry."""
-        if game.log.clock is None or self.clocks is not None:
-            return
-        self.clocks = view = ClockView(game.log, game.me, _now_ms())
-        game.peer.reading = lambda: view.reading(_now_ms())
-        kept = self._clock_file()
-        if kept is None:
-            return
-        try:
-            saved = json.loads(kept.read_text(encoding="utf-8"))
-            if saved["game_id"] == game.game_id.hex() and saved["entries"] == len(game.records):
-                clocks = saved["clocks"]
-                view.at_most((int(clocks[0]), int(clocks[1])))
-        except (OSError, ValueError, KeyError, TypeError, IndexError):
-            return  # none kept (or not readable): the signed readings alone
-
-    def _clock_file(self) -> Path | None:
-        """Where this side keeps its view of the clocks while the game is adjourned."""
-        path = self.replay_path
-        return None if path is None else path.with_name(path.name + CLOCKS_SUFFIX)
-
-    def _keep_clocks(self) -> None:
-        """When the session ends with the game open (adjourned, stopped): keep this side's
-        view of the clocks beside the replay, so that the time of the move in progress is
-        not forgotten when the game is resumed; once the log is closed, drop it."""
-        game, view, path = self.game, self.clocks, self._clock_file()
-        if game is None or view is None or path is None:
-            return
-        try:
-            if game.is_closed:
-                path.unlink(missing_ok=True)
-                return
-            kept = {
-                "game_id": game.game_id.hex(),
-                "entries": len(game.records),
-                "clocks": list(view.reading(_now_ms())),
-            }
-            replace_atomically(path, json.dumps(kept).encode())
-        except OSError as exc:
-            self.seat.say(f"the clocks could not be kept beside the replay: {os_error_words(exc)}")
-
-    def _follow_clock(self, game: RemoteGame) -> None:
-        """After an entry: the clocks switch; an entry of the peer's that came after its
-        flag fell (by this side's view) is claimed on time at once."""
-        view = self.clocks
-        if view is None:
-            return
-        now = _now_ms()
-        view.follow(game.log, now)
-        if view.late is not None and view.flagged is game.me.other and not game.is_closed:
-            self._claim_on_time(game, view.late)
-        last = game.log.decoded[-1]
-        body = last.body
-        if isinstance(body, codec.ClaimBody) and body.reason == "clock" and last.author != game.me:
-            mine = format_clock(view.left(game.me, now))
-            self.seat.say(
-                f"the opponent claims the game on time: by its clock yours ran out; by "
-                f"yours, {mine} was left. The claim is signed by the opponent alone, and "
-                "every verifier shows it as a clock claim"
-            )
-
-    async def _watch_clock(self) -> None:
-        """Claim the game on time when the peer's clock runs out while this side waits."""
-        while True:
-            changed = self._changed.event
-            game, view = self.game, self.clocks
-            due = None
-            if game is not None and view is not None and not game.is_closed:
-                due = None if self._claim_refused else view.flag_at()
-            if due is None:
-                await changed.wait()
-                continue
-            with trio.move_on_at((due + 1) / 1000):
-                await changed.wait()
-                continue
-            assert game is not None
-            if not self._claim_on_time(game, None):
-                await trio.sleep(0.001)  # not quite yet (the clock's rounding)
-
-    def _claim_on_time(self, game: RemoteGame, waiting_for: int | None) -> bool:
-        """Claim the game on time if the peer's clock reads 0; whether it was claimed."""
-        view = self.clocks
-        assert view is not None
-        reading = view.reading(_now_ms())
-        other = game.me.other
-        if reading[other] != 0 or self._claim_refused:
-            return False
-        try:
-            game.claim_on_time(reading, waiting_for)
-        except ProtocolError as exc:  # not expected: this side's own view broke a rule
-            self._claim_refused = True
-            self.seat.say(f"the opponent's clock ran out, but no claim could be made: {exc}")
-            return False
-        view.follow(game.log, _now_ms())
-        self.seat.say(
-            f"the opponent's clock ran out ({other.name}): you win on time; your signed "
-            "clock claim is sent and saved"
-        )
-        self._changed.notify()
-        return True
-
-    @staticmethod
-    def _own_clock_claim(game: RemoteGame) -> int | None:
-        """If this side's clock claim closed the log: the entry it names, else None."""
-        if not game.is_closed or len(game.log.decoded) < 2:
-            return None
-        last = game.log.decoded[-1]
-        body = last.body
-        if isinstance(body, codec.ClaimBody) and body.reason == "clock" and last.author == game.me:
-            return body.waiting_for
-        return None
-
-    def _after_own_claim(self, game: RemoteGame, record: bytes) -> bool:
-        """Whether ``record`` is an entry of the peer's that comes after this side's clock
-        claim closed the log (they crossed): it came too late, and is dropped."""
-        waited = self._own_clock_claim(game)
-        if waited is None:
-            return False
-        try:
-            entry = codec.decode_signed_entry(record)[1]
-        except DbnetError:
-            return False
-        return entry.author != game.me and entry.seq >= waited
-
-    def _check_disputed(self, game: RemoteGame, record: bytes) -> None:
-        """A clock claim by the peer for an entry this side wrote already (they crossed):
-        the game cannot go on; the claim is kept beside the replay."""
-        seq = game.claim_conflict(record)
-        if seq is None:
-            return
-        kept = ""
-        if self.replay_path is not None:
-            path = self.replay_path.with_name(self.replay_path.name + f".clock-claim-{seq}")
-            try:
-                path.write_bytes(record)
-                kept = f"; the claim is kept in {path}"
-            except OSError as exc:
-                kept = f"; the claim could not be kept: {os_error_words(exc)}"
-        raise GameSessionError(
-            f"the opponent claims the game on time before your entry {seq}, which was "
-            f'already sent: a disputed flag (docs/protocol.md, "Clocks"){kept}',
-            to_peer=f"your clock claim crossed my entry {seq}",
-        )
-
-    def clock_line(self) -> str | None:
-        """Both clocks now, as this side sees them (None without a clock):
-        ``clocks: A 9:58  B 10:00 (B's runs)``."""
-        view = self.clocks
-        if view is None:
-            return None
-        now = _now_ms()
-        running = view.running
-        a, b = (format_clock(view.left(p, now)) for p in (Player.A, Player.B))
-        runs = f" ({running.name}'s runs)" if running is not None else ""
-        return f"clocks: A {a}  B {b}{runs}"
-
-
-def _now_ms() -> int:
-    """Trio's clock in milliseconds: what clocks are measured with."""
-    return int(trio.current_time() * 1000)
+                    self.clocks.pong(link, message.token)
 
 
 def _offered_setup(

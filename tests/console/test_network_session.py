@@ -119,7 +119,7 @@ def test_the_top_line_shows_both_clocks_in_a_game_with_a_clock() -> None:
     a.receive(accept)
 
     async def run(session: GameSession) -> Outcome:
-        session.clocks = view = ClockView(a.log, Player.A, int(trio.current_time() * 1000))
+        session.clocks.view = view = ClockView(a.log, Player.A, int(trio.current_time() * 1000))
         view.follow(a.log, int(trio.current_time() * 1000))
         network._publish()
         await trio.sleep(1.5)  # the ticker notes the clocks again

@@ -11,7 +11,8 @@ import trio
 import trio.testing
 
 from dbnet.engine import Player
-from dbnet.net.session import CLOCKS_SUFFIX, GameSessionError, Outcome, clock_claim_result
+from dbnet.net.clocks import CLOCKS_SUFFIX, clock_claim_result
+from dbnet.net.session import GameSessionError, Outcome
 from dbnet.protocol.clock import ClockSetting
 from dbnet.replay.verify import VerdictStatus
 

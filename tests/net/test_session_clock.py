@@ -11,7 +11,7 @@ import trio
 import trio.testing
 
 from dbnet.engine import Player
-from dbnet.net.clocks import CLOCKS_SUFFIX, clock_claim_result
+from dbnet.net.clocks import CLOCKS_SUFFIX, MAX_TRANSIT_CREDIT_MS, clock_claim_result
 from dbnet.net.session import GameSessionError, Outcome
 from dbnet.protocol.clock import ClockSetting
 from dbnet.replay.verify import VerdictStatus
@@ -102,6 +102,9 @@ async def test_a_claim_that_crosses_the_flagged_players_entry(
 
     await play(host, joiner, Network(slow_joiner))
     assert host.outcome is Outcome.COMPLETE, host.said
+    view = host.session.clocks.view
+    assert view is not None
+    assert view.round_trip == MAX_TRANSIT_CREDIT_MS  # 3 s measured by PING, capped at 2 s
     host_verdict = host.verdict()
     assert host_verdict.status is VerdictStatus.CLAIM
     assert (host_verdict.reason, host_verdict.winner) == ("clock", "A")

@@ -66,12 +66,14 @@ from dbnet.net.session import (
     Outcome,
     Seat,
     Timing,
+    clock_claim_result,
     disk_full_advice,
     resume_command,
     withheld_result,
 )
 from dbnet.net.spectators import Spectating
 from dbnet.net.stream import SecureStream
+from dbnet.protocol.clock import ClockSetting, paused_reading
 from dbnet.protocol.identity import (
     Identity,
     KnownPeers,
@@ -243,6 +245,7 @@ def run_host(args: argparse.Namespace) -> int:
         _warband(args, 0),
         options=Options(turns_to_win=args.turns_to_win),
         nonce=_nonce(args, "host"),
+        clock=None if args.clock is None else ClockSetting(*args.clock),
     )
     timing = _timing(args)
 
@@ -299,6 +302,8 @@ def run_resume(args: argparse.Namespace) -> int:
         writer.close()
         raise
     if args.claim_timeout:
+        if game.log.clock is not None:  # the clocks stood still while the game was adjourned
+            game.peer.reading = paused_reading(game.log, game.me)
         try:
             game.claim_timeout()
         finally:
@@ -544,6 +549,6 @@ def _finish(session: GameSession, run: Callable[[], Outcome]) -> int:
         return EXIT_ADJOURNED
     game = session.game
     assert game is not None
-    _say(describe_result(game.log.game))
+    _say(clock_claim_result(game) or describe_result(game.log.game))
     _say(f"replay: {where}")
     return EXIT_COMPLETE

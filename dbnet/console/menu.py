@@ -13,7 +13,7 @@ from pathlib import Path
 from dbnet.catalog import Catalog
 from dbnet.console.builder import Draft
 from dbnet.console.outcomes import Back, Edit, NewWarband, Open, View
-from dbnet.console.picker import ListModel, Row
+from dbnet.console.picker import ListModel, Row, fit
 from dbnet.console.shelf import WarbandFile, list_replays, read_shelf, replay_folder, warband_folder
 
 
@@ -90,24 +90,28 @@ class MainMenu(ListModel):
 # --- warbands ------------------------------------------------------------------------------
 
 LABEL = 30
+VERDICT = len("NOT A WARBAND")
 
 
-def warband_row(item: WarbandFile, width: int = 76) -> Row:
-    """``'Bulwark of Dawn       yours: bulwark.toml     63 legal'``: the name, where it
-    is, its spawn costs added up, and whether it may be played."""
-    tail = f"{item.spawn_cost:>4} {item.verdict()}"
-    label = item.label()
-    name_room = max(12, width - LABEL - len(tail) - 2)
-    name = item.name if len(item.name) <= name_room else item.name[: name_room - 1] + "~"
-    label = label if len(label) <= LABEL else label[: LABEL - 1] + "~"
+def warband_row(item: WarbandFile, width: int = 78) -> Row:
+    """``'Bulwark of Dawn       yours bulwark.toml     63 legal'``: the name, where it is,
+    its spawn costs added up, and whether it may be played (``width`` with the cursor's
+    two columns)."""
+    name = fit(item.name, _name_room(width))
+    label = fit(item.label(), LABEL)
     style = "" if item.verdict() == "legal" else "error"
-    return Row(f"{name:<{name_room}} {label:<{LABEL}} {tail}", style)
+    return Row(
+        f"{name:<{_name_room(width)}} {label:<{LABEL}} {item.spawn_cost:>4} {item.verdict()}", style
+    )
 
 
-def warband_heading(width: int = 76) -> str:
+def warband_heading(width: int = 78) -> str:
     """The column names above ``warband_row``s."""
-    name_room = max(12, width - LABEL - len("  92 legal") - 2)
-    return f"{'WARBAND':<{name_room}} {'FILE':<{LABEL}} COST"
+    return f"{'WARBAND':<{_name_room(width)}} {'FILE':<{LABEL}} COST"
+
+
+def _name_room(width: int) -> int:
+    return max(12, width - 2 - LABEL - 1 - 4 - 1 - VERDICT - 1)
 
 
 def warband_details(item: WarbandFile, catalog: Catalog) -> list[str]:

@@ -167,7 +167,7 @@ class Picker:
                     ),
                     filter=asking,
                 ),
-                Window(FormattedTextControl(self._message_text), height=1),
+                Window(FormattedTextControl(self._message_text), height=Dimension(min=1, max=3)),
                 Window(FormattedTextControl(self._help_text), height=1),
             ]
         )
@@ -227,7 +227,8 @@ class Picker:
         return out
 
     def _message_text(self) -> StyleAndTextTuples:
-        return [("class:status.error", fit(self.model.message, self._width()))]
+        lines = textwrap.wrap(self.model.message, max(self._width() - 1, 20)) or [""]
+        return [("class:status.error", "\n".join(lines))]
 
     def _help_text(self) -> StyleAndTextTuples:
         return [("class:status.hint", fit(self.model.help(), self._width()))]

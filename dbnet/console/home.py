@@ -22,6 +22,7 @@ from dbnet.console.picker import Interrupted, ListModel, Picker, QuitAll
 from dbnet.console.pregame import Pregame
 from dbnet.console.shelf import ensure_folder, new_warband_path, warband_folder
 from dbnet.errors import DbnetError
+from dbnet.protocol.identity import config_dir
 
 EXIT_OK = 0
 EXIT_INTERRUPTED = 130
@@ -34,7 +35,7 @@ the main menu, None stays on the screen."""
 def run_home() -> int:
     """The main menu until the person quits; the exit code (130 after Ctrl-C)."""
     catalog = load_catalog()
-    menu = MainMenu()
+    menu = MainMenu(config_dir())
     while True:
         outcome = Picker(menu).run()
         if isinstance(outcome, Interrupted):

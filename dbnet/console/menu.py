@@ -58,15 +58,18 @@ MENU_KEYS = "Up/Down or j/k, Enter: choose  letters: shortcut  q/Esc: quit"
 class MainMenu(ListModel):
     title = "dbnet: Dreamblade"
 
-    def __init__(self, message: str = "") -> None:
+    def __init__(self, home: Path | None = None) -> None:
         super().__init__()
-        self.message = message
+        self.home = home
+        """The dbnet home (``config_dir()``), said under the menu."""
 
     def rows(self) -> Sequence[Row]:
         return [Row(f"{item.words}  ({item.key})") for item in MENU_ITEMS]
 
     def details(self) -> list[str]:
-        return [MENU_KEYS]
+        if self.home is None:
+            return [MENU_KEYS]
+        return [MENU_KEYS, f"Your warbands and replays: {self.home}/warbands, {self.home}/replays"]
 
     def help(self) -> str:
         return MENU_ITEMS[self.cursor].help

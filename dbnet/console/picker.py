@@ -152,7 +152,8 @@ class Picker:
                 Window(height=1, char="-", style="class:border"),
                 Window(
                     FormattedTextControl(self._details_text),
-                    height=Dimension(min=1, max=9, preferred=9),
+                    height=Dimension(min=1, max=9),
+                    dont_extend_height=True,
                 ),
                 ConditionalContainer(
                     VSplit(
@@ -167,7 +168,11 @@ class Picker:
                     ),
                     filter=asking,
                 ),
-                Window(FormattedTextControl(self._message_text), height=Dimension(min=1, max=3)),
+                Window(
+                    FormattedTextControl(self._message_text),
+                    height=Dimension(min=1, max=3),
+                    dont_extend_height=True,
+                ),
                 Window(FormattedTextControl(self._help_text), height=1),
             ]
         )

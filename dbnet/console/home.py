@@ -88,12 +88,12 @@ def _pregame(model: Pregame, outcome: object, catalog: Catalog) -> int | str | N
         if code == EXIT_INTERRUPTED:
             return code
         return f"Last game: dbnet {shlex.join(outcome.argv)} (exit code {code})"
-    model.reload(_build(outcome, catalog, model))
+    model.reload(open_builder(outcome, catalog, model))
     return None
 
 
 def _shelf(model: WarbandsScreen, outcome: object, catalog: Catalog) -> int | str | None:
-    model.reload(_build(outcome, catalog, model))
+    model.reload(open_builder(outcome, catalog, model))
     return None
 
 
@@ -105,7 +105,7 @@ def _replays(outcome: object) -> int | str | None:
     return None
 
 
-def _build(outcome: object, catalog: Catalog, model: ListModel) -> Path | None:
+def open_builder(outcome: object, catalog: Catalog, model: ListModel) -> Path | None:
     """Carry out ``Edit`` or ``NewWarband`` in the builder; the file it saved, if any."""
     if isinstance(outcome, Edit):
         item = outcome.warband

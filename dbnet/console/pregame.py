@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from dbnet.bots import BOT_NAMES, LEVELS
-from dbnet.catalog import Catalog
+from dbnet.catalog import Catalog, default_warbands
 from dbnet.console.menu import new_warband, warband_details, warband_heading, warband_row
 from dbnet.console.outcomes import Back, Edit, Start
 from dbnet.console.picker import ListModel, Row
@@ -23,7 +23,7 @@ from dbnet.console.shelf import WarbandFile, read_shelf
 DEFAULT_BOT = "greedy"
 SEATS = ("A", "B")
 PORTALS = {"A": "e1", "B": "a5"}
-PREGAME_KEYS = "Enter: play  b/<- ->: bot  s: seat  e: edit  n: new warband  Esc/q: back"
+PREGAME_KEYS = "Enter: play  b/<- ->: bot  o: its warband  s: seat  e: edit  n: new  q: back"
 
 
 def bot_words(name: str) -> str:
@@ -36,7 +36,7 @@ def bot_words(name: str) -> str:
 
 
 class Pregame(ListModel):
-    """Your warband (the rows), the bot and your seat."""
+    """Your warband (the rows), the bot, its warband and your seat."""
 
     title = "New game against the computer: choose your warband"
 
@@ -46,6 +46,9 @@ class Pregame(ListModel):
         self.items: list[WarbandFile] = []
         self.bot = DEFAULT_BOT
         self.seat = "A"
+        self.default_opponent = default_warbands(catalog)[1].name
+        self.opponent: WarbandFile | None = None
+        """The bot's warband: None for the default (``dbnet play`` without ``--opponent``)."""
         self.reload(select)
 
     def reload(self, select: Path | None = None) -> None:
@@ -55,6 +58,13 @@ class Pregame(ListModel):
         if select is not None and select in paths:
             self.cursor = paths.index(select)
         self.cursor = min(self.cursor, max(len(self.items) - 1, 0))
+        if self.opponent is not None:
+            same = [i for i in self.opponents() if i is not None and i.path == self.opponent.path]
+            self.opponent = same[0] if same else None
+
+    def opponents(self) -> list[WarbandFile | None]:
+        """The warbands the bot may play: the default (None), then every legal file."""
+        return [None, *(i for i in self.items if i.path is not None and not i.refusal)]
 
     @property
     def selected(self) -> WarbandFile | None:
@@ -70,7 +80,10 @@ class Pregame(ListModel):
         item = self.selected
         lines = warband_details(item, self.catalog) if item is not None else []
         lines = [line for line in lines if not line.startswith("Channel")]
-        lines.append(f"Opponent: the {self.bot} bot ({bot_words(self.bot)}), default warband")
+        theirs = (
+            f"{self.default_opponent} (default)" if self.opponent is None else self.opponent.name
+        )
+        lines.append(f"Opponent: the {self.bot} bot ({bot_words(self.bot)}), playing {theirs}")
         lines.append(f"Your seat: {self.seat} (portal {PORTALS[self.seat]})")
         return lines
 
@@ -83,6 +96,11 @@ class Pregame(ListModel):
         if key in ("b", "right", "left"):
             step = -1 if key == "left" else 1
             self.bot = BOT_NAMES[(BOT_NAMES.index(self.bot) + step) % len(BOT_NAMES)]
+        elif key == "o":
+            choices = self.opponents()
+            paths = [None if c is None else c.path for c in choices]
+            now = paths.index(None if self.opponent is None else self.opponent.path)
+            self.opponent = choices[(now + 1) % len(choices)]
         elif key == "s":
             self.seat = "B" if self.seat == "A" else "A"
         elif key == "e" and self.selected is not None:
@@ -108,11 +126,18 @@ class Pregame(ListModel):
         if item.refusal:
             self.message = f"Cannot start: {item.name} is {item.refusal}"
             return None
-        return Start(play_argv(item.path, self.bot, self.seat))
+        theirs = None if self.opponent is None else self.opponent.path
+        return Start(play_argv(item.path, self.bot, self.seat, theirs))
 
 
-def play_argv(warband: Path | None, bot: str, seat: str) -> tuple[str, ...]:
+def play_argv(
+    warband: Path | None, bot: str, seat: str, opponent: Path | None = None
+) -> tuple[str, ...]:
     """``('play', '--bot', 'greedy', '--side', 'A', '--warband', FILE)``: the command line
-    (after ``dbnet``) of the game; no ``--warband`` for the default warband."""
-    argv = ("play", "--bot", bot, "--side", seat)
-    return argv if warband is None else (*argv, "--warband", str(warband))
+    (after ``dbnet``) of the game; no ``--warband`` (``--opponent``) for the default."""
+    argv: tuple[str, ...] = ("play", "--bot", bot, "--side", seat)
+    if warband is not None:
+        argv += ("--warband", str(warband))
+    if opponent is not None:
+        argv += ("--opponent", str(opponent))
+    return argv

@@ -10,6 +10,8 @@ import pytest
 
 from dbnet import cli
 from dbnet.catalog import Catalog, load_catalog, save_warband
+from dbnet.console import home
+from dbnet.console.builder import Draft
 from dbnet.console.menu import (
     MENU_ITEMS,
     MainMenu,
@@ -270,3 +272,75 @@ def test_the_pregame_command_line_is_dbnet_plays_own(tmp_path: Path) -> None:
 def test_without_a_terminal_dbnet_prints_its_usage(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main([]) == cli.EXIT_USAGE
     assert capsys.readouterr().out.startswith("usage: dbnet [-h]")
+
+
+def test_the_bots_warband_is_the_default_or_a_legal_file(catalog: Catalog) -> None:
+    write_band(catalog, "Big", 4)  # not legal: never the bot's
+    pack = write_band(catalog, "Pack", 3)
+    pregame = Pregame(catalog)
+    assert pregame.details()[-2].endswith("playing Infernal Pyre (default)")
+    choices = pregame.opponents()
+    assert choices[0] is None
+    assert all(c is not None and c.refusal == "" for c in choices[1:])
+    assert [c.path for c in choices[1:2] if c is not None] == [pack]
+    pregame.press("o")
+    assert pregame.details()[-2].endswith("playing Pack")
+    start = pregame.press("enter")
+    assert start == Start(("play", "--bot", "greedy", "--side", "A", "--opponent", str(pack)))
+    pregame.reload()
+    assert pregame.opponent is not None
+    assert pregame.opponent.path == pack  # kept when the list is read again
+    for _ in range(len(choices) - 1):
+        pregame.press("o")
+    assert pregame.opponent is None  # round to the default
+    args = cli.build_parser().parse_args(play_argv(None, "random", "B", pack))
+    assert args.opponent == pack
+
+
+# --- what the menu does with the builder -----------------------------------------------------
+
+
+class FakeBuilder:
+    """Stands for ``Builder``: adds a Gorehound and saves, as Ctrl-S would."""
+
+    def __init__(self, draft: Draft) -> None:
+        self.draft = draft
+
+    def run(self) -> int:
+        self.draft.add(self.draft.catalog.get("Frenzied Gorehound"))
+        self.draft.save()
+        return 0
+
+
+def test_a_shipped_warband_is_edited_as_a_copy_in_your_folder(
+    catalog: Catalog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(home, "Builder", FakeBuilder)
+    screen = WarbandsScreen(catalog)
+    shipped = next(i for i in screen.items if i.origin is Origin.SHIPPED)
+    assert shipped.path is not None
+    before = shipped.path.read_bytes()
+    saved = home.open_builder(Edit(shipped), catalog, screen)
+    assert saved == warband_folder() / "bulwark-of-dawn.toml"
+    assert shipped.path.read_bytes() == before  # never written
+    assert screen.message == f"Bulwark of Dawn: {saved}"
+    screen.reload(saved)
+    assert screen.items[screen.cursor].path == saved
+    assert screen.items[screen.cursor].origin is Origin.YOURS
+    assert screen.items[screen.cursor].listed is not None
+    again = home.open_builder(NewWarband("Bulwark of Dawn"), catalog, screen)
+    assert again == warband_folder() / "bulwark-of-dawn-2.toml"  # never over another
+
+
+def test_a_warband_left_unsaved_is_said_so(
+    catalog: Catalog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    class Quitter(FakeBuilder):
+        def run(self) -> int:
+            self.draft.add(self.draft.catalog.get("Frenzied Gorehound"))
+            return 0
+
+    monkeypatch.setattr(home, "Builder", Quitter)
+    pregame = Pregame(catalog)
+    assert home.open_builder(NewWarband("Lost"), catalog, pregame) is None
+    assert pregame.message == f"Not saved: {warband_folder() / 'lost.toml'}"

@@ -116,8 +116,28 @@ def test_the_pregame_screen_refuses_mends_and_starts_a_game(tmux: Tmux, dbnet_ho
     tmux.keys("r")
     pane = tmux.wait_for("Replays in")
     assert ".dbnr" in pane
+    tmux.keys("Enter")  # the replay viewer on the game just left
+    pane = tmux.wait_for("PgUp PgDn turn")
+    assert "unfinished" in pane.splitlines()[0]
+    tmux.keys("q")
+    tmux.wait_for("Replays in")
     tmux.keys("Escape")
     tmux.wait_for(MENU)
     tmux.keys("q")
     pane = tmux.wait_for("EXIT=0")
     assert "Replay saved" in tmux.text()
+
+
+def test_the_menu_follows_the_terminal_size_and_ctrl_c_ends_it(tmux: Tmux) -> None:
+    open_menu(tmux)
+    tmux.keys("p")
+    tmux.wait_for("New game against the computer")
+    tmux.resize(120, 40)
+    pane = tmux.wait_for("Faceless Court")  # more rows shown
+    assert "Enter: play" in pane
+    tmux.resize(70, 20)
+    tmux.wait_for("dbnet needs at least 80x24")
+    tmux.resize(80, 24)
+    tmux.wait_for("Enter: play")
+    tmux.keys("C-c")
+    tmux.wait_for("EXIT=130")

@@ -30,7 +30,8 @@ EXIT_USAGE = 2
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="dbnet",
-        description="Play Dreamblade: against the computer, or replay and check games.",
+        description="Play Dreamblade: against the computer, or replay and check games.\n"
+        "With no command, at a terminal, dbnet opens its full-screen main menu.",
         epilog=HOME_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

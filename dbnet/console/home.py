@@ -26,6 +26,7 @@ from dbnet.protocol.identity import config_dir
 
 EXIT_OK = 0
 EXIT_INTERRUPTED = 130
+EXIT_CANNOT_VIEW = 2  # dbnet replay: the file cannot be read (1 is an invalid file, shown)
 
 Handler = Callable[[object], "int | str | None"]
 """What a screen does with an outcome: an exit code ends dbnet, a message goes back to
@@ -58,7 +59,8 @@ def open_screen(name: str, catalog: Catalog) -> int | str | None:
         shelf = WarbandsScreen(catalog)
         return browse(shelf, lambda o: _shelf(shelf, o, catalog))
     if name == "replays":
-        return browse(ReplaysScreen(), _replays)
+        replays = ReplaysScreen()
+        return browse(replays, lambda o: _replays(replays, o))
     return browse(NetworkScreen(), lambda o: None)
 
 
@@ -97,11 +99,13 @@ def _shelf(model: WarbandsScreen, outcome: object, catalog: Catalog) -> int | st
     return None
 
 
-def _replays(outcome: object) -> int | str | None:
+def _replays(model: ReplaysScreen, outcome: object) -> int | str | None:
     if isinstance(outcome, View):
         code = run_command(("replay", str(outcome.path)))
         if code == EXIT_INTERRUPTED:
             return code
+        if code == EXIT_CANNOT_VIEW:
+            model.message = f"{outcome.path.name} cannot be read: dbnet replay says why on exit"
     return None
 
 

@@ -112,6 +112,15 @@ def test_help_exits_0_and_imports_nothing_heavy(argv: list[str]) -> None:
     assert heavy(modules) == []
 
 
+def test_no_command_without_a_terminal_prints_the_usage_and_imports_nothing_heavy() -> None:
+    """At a terminal ``dbnet`` opens the main menu (``tests/console/test_menu_terminal.py``);
+    through pipes it prints the usage, exit code 2, as it always did."""
+    result, modules = probe()
+    assert result.returncode == 2
+    assert result.stdout.startswith("usage: dbnet [-h]"), result.stdout
+    assert heavy(modules) == []
+
+
 USAGE_ERRORS = [
     (["nosuch"], "dbnet: error: argument COMMAND: invalid choice: 'nosuch' (choose from "),
     (["play", "--bot-delay", "99"], "dbnet play: error: argument --bot-delay: '99': give "

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import trio
 
+from dbnet.console.guest import start_guest
 from dbnet.console.session import LogKind, LogLine, log_line
 from dbnet.engine import Choice, Game, GameSetup, Player
 from dbnet.errors import DbnetError, IllegalChoiceError
@@ -155,21 +156,7 @@ class WatchSession:
         return self._done is not None and self._done.done()
 
     def _start(self) -> None:
-        loop = asyncio.get_running_loop()
-        self._loop = loop
-        finished = self._done = loop.create_future()
-
-        def done(outcome: object) -> None:
-            if not finished.done():
-                finished.set_result(outcome)
-            self._woken()
-
-        trio.lowlevel.start_guest_run(
-            self._main,
-            run_sync_soon_threadsafe=loop.call_soon_threadsafe,
-            done_callback=done,
-            host_uses_signal_set_wakeup_fd=True,
-        )
+        self._loop, self._done = start_guest(self._main, self._woken)
 
     async def _main(self) -> None:
         self._token = trio.lowlevel.current_trio_token()

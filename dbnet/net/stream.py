@@ -215,19 +215,7 @@ class SecureStream(trio.abc.AsyncResource):
                 send was interrupted (the stream is out of step).
             ChannelError: the channel has used all its nonces.
         """
-        async with self._send_lock:
-            if self._send_failure is not None:
-                raise ConnectionClosedError(f"cannot send: {self._send_failure}")
-            data = frame(self._channel.encrypt(payload))
-            try:
-                await _send(self._stream, data, "cannot send")
-            except BaseException as exc:
-                # The frame's nonce is spent and part of it may be out: nothing can follow it.
-                self._send_failure = (
-                    f"an earlier send failed part way ({exc or 'it was interrupted'}); "
-                    "the stream is out of step and must be closed"
-                )
-                raise
+        await self.send_many((payload,))
 
     async def send_many(self, payloads: Sequence[bytes]) -> None:
         """Send each of ``payloads`` as a frame of its own, all in one write to the
@@ -239,6 +227,7 @@ class SecureStream(trio.abc.AsyncResource):
             try:
                 await _send(self._stream, data, "cannot send")
             except BaseException as exc:
+                # The frames' nonces are spent and part may be out: nothing can follow.
                 self._send_failure = (
                     f"an earlier send failed part way ({exc or 'it was interrupted'}); "
                     "the stream is out of step and must be closed"

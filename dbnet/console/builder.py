@@ -18,7 +18,6 @@ from pathlib import Path
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
-from prompt_toolkit.data_structures import Point
 from prompt_toolkit.filters import Condition, has_focus
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import Input
@@ -220,22 +219,8 @@ class Builder:
         self.quit_asked = False
         self.search_buffer = Buffer(multiline=False, name="search")
         self.search_buffer.on_text_changed += self._on_search
-        self.catalog_window = Window(
-            FormattedTextControl(
-                self._catalog_text,
-                focusable=True,
-                get_cursor_position=lambda: Point(0, self.catalog_cursor),
-            ),
-            wrap_lines=False,
-        )
-        self.warband_window = Window(
-            FormattedTextControl(
-                self._warband_text,
-                focusable=True,
-                get_cursor_position=lambda: Point(0, self.warband_cursor),
-            ),
-            wrap_lines=False,
-        )
+        self.catalog_window = screen.cursor_list(self._catalog_text, lambda: self.catalog_cursor)
+        self.warband_window = screen.cursor_list(self._warband_text, lambda: self.warband_cursor)
         colour = not screen.no_color() if colour is None else colour
         style, depth = screen.style(colour)
         body = HSplit(

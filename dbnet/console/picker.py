@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
-from prompt_toolkit.data_structures import Point
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import Input
@@ -130,14 +129,7 @@ class Picker:
         self.model = model
         self.entry = Buffer(multiline=False, name="entry")
         asking = Condition(lambda: bool(self.model.asking))
-        self.list_window = Window(
-            FormattedTextControl(
-                self._rows_text,
-                focusable=True,
-                get_cursor_position=lambda: Point(0, self.model.cursor),
-            ),
-            wrap_lines=False,
-        )
+        self.list_window = screen.cursor_list(self._rows_text, lambda: self.model.cursor)
         self.entry_window = Window(BufferControl(self.entry), height=1)
         colour = not screen.no_color() if colour is None else colour
         style, depth = screen.style(colour)

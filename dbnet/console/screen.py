@@ -17,6 +17,7 @@ from functools import partial
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.application.current import set_app
+from prompt_toolkit.data_structures import Point
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.layout import ConditionalContainer, FormattedTextControl, HSplit, Window
@@ -79,6 +80,15 @@ MONO_STYLE = {
     "scrollbar.background": "noinherit",
     "scrollbar.button": "noinherit reverse",
 }
+
+
+def cursor_list(text: Callable[[], StyleAndTextTuples], row: Callable[[], int]) -> Window:
+    """A focusable list of lines, unwrapped, with the cursor on line ``row()`` (the
+    terminal scrolls to keep it in view)."""
+    control = FormattedTextControl(
+        text, focusable=True, get_cursor_position=lambda: Point(0, row())
+    )
+    return Window(control, wrap_lines=False)
 
 
 def no_color() -> bool:

@@ -13,11 +13,29 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
-from dbnet.engine.model import Aspect, MiniatureDef, Player
-from dbnet.engine.rules import MAX_COPIES, MAX_WARBAND, Breach, warband_breaches
+from dbnet.engine.canonical import setup_bytes
+from dbnet.engine.choices import (
+    ChanceKind,
+    ChanceRequest,
+    CommitChoice,
+    Decision,
+    DecisionKind,
+    Pending,
+    RevealChoice,
+)
+from dbnet.engine.model import PLAYERS, Aspect, GameSetup, MiniatureDef, PackSet, Player, Warband
+from dbnet.engine.rules import (
+    INERT,
+    MAX_COPIES,
+    MAX_WARBAND,
+    Breach,
+    playable_abilities,
+    warband_breaches,
+)
+from dbnet.errors import DataError, IllegalChoiceError, InvalidChoiceError
 
 RARITIES: Final = ("rare", "uncommon", "common")
 """The rarities, in the order a pack draws them."""
@@ -40,44 +58,33 @@ PACK_DICE: Final = 48
 
 SALT_SIZE: Final = 32
 """The bytes of a warband commitment's salt."""
+COMMIT_SIZE: Final = 32
+"""The bytes of a warband commitment (a SHA-256)."""
 
 _SEED_TAG: Final = b"dbnet/limited/pools/v1"
 _STREAM_TAG: Final = b"dbnet/limited/stream/v1"
 _COMMIT_TAG: Final = b"dbnet/limited/warband/v1"
 
 
-@dataclass(frozen=True, slots=True)
-class PackSet:
-    """The miniatures packs are drawn from, by rarity, each tuple in a fixed order (the
-    catalog's): a draw picks an index into one of them."""
-
-    name: str
-    rare: tuple[MiniatureDef, ...]
-    uncommon: tuple[MiniatureDef, ...]
-    common: tuple[MiniatureDef, ...]
-
-    def of(self, rarity: int) -> tuple[MiniatureDef, ...]:
-        """The miniatures of rarity ``rarity`` (an index into ``RARITIES``)."""
-        return (self.rare, self.uncommon, self.common)[rarity]
-
-    def check(self) -> None:
-        """Refuse a set with a rarity that has no miniature (a pack could not be drawn)."""
-        for i, word in enumerate(RARITIES):
-            if not self.of(i):
-                raise ValueError(f"pack set {self.name!r} has no {word} miniature")
+def check_pack_set(packs: PackSet) -> None:
+    """Refuse a pack set with a rarity that has no miniature (no pack could be drawn)."""
+    for i, word in enumerate(RARITIES):
+        if not packs.of(i):
+            raise ValueError(f"the pack set has no {word} miniature")
 
 
 def _field(data: bytes) -> bytes:
     return len(data).to_bytes(4, "big") + data
 
 
-def pool_seed(fmt: str, game_id: bytes, dice: Sequence[int]) -> bytes:
-    """SHA-256 of the tag, the format, the game id and the pack dice (one byte each)."""
+def pool_seed(fmt: str, context: bytes, dice: Sequence[int]) -> bytes:
+    """SHA-256 of the tag, the format, the context (in a game: the SHA-256 of the offered
+    setup's canonical bytes, docs/state-hash.md) and the pack dice (one byte each)."""
     check_format(fmt)
     if len(dice) != PACK_DICE or any(type(d) is not int or not 1 <= d <= 6 for d in dice):
         raise ValueError(f"the pack roll is {PACK_DICE} dice from 1 to 6, got {tuple(dice)!r}")
     message = (
-        _field(_SEED_TAG) + _field(fmt.encode("ascii")) + _field(game_id) + _field(bytes(dice))
+        _field(_SEED_TAG) + _field(fmt.encode("ascii")) + _field(context) + _field(bytes(dice))
     )
     return hashlib.sha256(message).digest()
 
@@ -120,13 +127,13 @@ def check_format(fmt: str) -> None:
 
 
 def derive_pools(
-    fmt: str, pack_set: PackSet, game_id: bytes, dice: Sequence[int]
+    fmt: str, pack_set: PackSet, context: bytes, dice: Sequence[int]
 ) -> tuple[tuple[MiniatureDef, ...], tuple[MiniatureDef, ...]]:
     """Each player's pool: A opens its packs, then B; each pack draws its rares, then its
     uncommons, then its commons, each uniformly (with replacement) from the set's
     miniatures of that rarity. A pool lists its miniatures in the order drawn."""
-    pack_set.check()
-    stream = _Stream(pool_seed(fmt, game_id, dice))
+    check_pack_set(pack_set)
+    stream = _Stream(pool_seed(fmt, context, dice))
     pools: list[tuple[MiniatureDef, ...]] = []
     for _player in (Player.A, Player.B):
         pool: list[MiniatureDef] = []
@@ -211,3 +218,148 @@ def auto_build(pool: Sequence[MiniatureDef]) -> tuple[MiniatureDef, ...]:
         chosen.append(mini)
         copies[mini.slug] = copies.get(mini.slug, 0) + 1
     return tuple(chosen)
+
+
+# --- the build phase of a Limited game -------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Build:
+    """Where a Limited game's build phase is: the pools once the pack dice are rolled, the
+    commitments made (A's, then B's), the warbands revealed (A's, then B's). Immutable: each
+    step makes a new one."""
+
+    context: bytes
+    """The SHA-256 of the offered setup's canonical bytes: the pools' context."""
+    allow_unimplemented: bool = False
+    pools: tuple[tuple[MiniatureDef, ...], tuple[MiniatureDef, ...]] | None = None
+    commits: tuple[bytes, ...] = ()
+    warbands: tuple[tuple[MiniatureDef, ...], ...] = ()
+
+    def pending(self) -> Pending:
+        """The pack roll, then A's and B's commitments, then A's and B's reveals."""
+        if self.pools is None:
+            return ChanceRequest(ChanceKind.PACKS, PACK_DICE)
+        if len(self.commits) < 2:
+            return Decision(PLAYERS[len(self.commits)], DecisionKind.COMMIT)
+        return Decision(PLAYERS[len(self.warbands)], DecisionKind.REVEAL)
+
+    def hash_bytes(self) -> bytes:
+        """The build phase's part of the state hash (docs/limited.md): a tag, then each
+        pool's slugs, each commitment and each revealed warband's slugs, length-prefixed."""
+        parts = [_field(b"dbnet/limited/build/v1")]
+        pools = self.pools if self.pools is not None else ()
+        parts.append(len(pools).to_bytes(4, "big"))
+        for pool in pools:
+            parts.append(_slugs(pool))
+        parts.append(len(self.commits).to_bytes(4, "big"))
+        parts += [_field(c) for c in self.commits]
+        parts.append(len(self.warbands).to_bytes(4, "big"))
+        parts += [_slugs(w) for w in self.warbands]
+        return b"".join(parts)
+
+
+def _slugs(minis: Sequence[MiniatureDef]) -> bytes:
+    return len(minis).to_bytes(4, "big") + b"".join(_field(m.slug.encode()) for m in minis)
+
+
+def start_build(setup: GameSetup, allow_unimplemented: bool) -> Build:
+    """The build phase of a Limited setup, once the setup is checked: a known format, a
+    pack set with every rarity and unique slugs, every pack miniature playable (unless
+    ``allow_unimplemented``), and empty warbands (DataError naming what is wrong)."""
+    limited = setup.limited
+    assert limited is not None
+    where = "the Limited setup"
+    if limited.format not in FORMATS:
+        raise DataError(where, f"unknown format {limited.format!r}")
+    if limited.pools is not None:
+        raise DataError(where, "an offered Limited setup holds no pools")
+    for player, warband in zip(PLAYERS, setup.warbands, strict=True):
+        if warband.minis:
+            raise DataError(where, f"{player.name}'s warband must be empty until it is built")
+    slugs: set[str] = set()
+    for i, word in enumerate(RARITIES):
+        if not limited.packs.of(i):
+            raise DataError(where, f"the pack set has no {word} miniature")
+        for mini in limited.packs.of(i):
+            if mini.slug in slugs:
+                raise DataError(where, f"the pack set holds {mini.slug!r} twice")
+            slugs.add(mini.slug)
+            if not allow_unimplemented and any(a is INERT for a in playable_abilities(mini)):
+                raise DataError(where, f"the pack set's {mini.name} has an ability not played")
+    context = hashlib.sha256(setup_bytes(setup)).digest()
+    return Build(context, allow_unimplemented)
+
+
+def rolled(setup: GameSetup, build: Build, dice: Sequence[int]) -> Build:
+    """The build once the pack dice are in: each player's pool drawn."""
+    limited = setup.limited
+    assert limited is not None
+    assert build.pools is None
+    pools = derive_pools(limited.format, limited.packs, build.context, dice)
+    return replace(build, pools=pools)
+
+
+def check(setup: GameSetup, build: Build, choice: object) -> Build:
+    """The build after ``choice`` by the player who owes it; raise (and change nothing) if
+    it is not legal: a commitment must be 32 bytes; a reveal must name miniatures of the
+    player's pool (copies counted against it, 600.6), keep the rules of 600, and match
+    the player's commitment."""
+    pending = build.pending()
+    if not isinstance(pending, Decision):
+        raise IllegalChoiceError(f"the game waits for the {PACK_DICE} pack dice, not {choice!r}")
+    player = pending.player
+    if pending.kind is DecisionKind.COMMIT:
+        if not isinstance(choice, CommitChoice):
+            raise IllegalChoiceError(f"{player.name} owes a warband commitment, not {choice!r}")
+        if len(choice.digest) != COMMIT_SIZE:
+            raise InvalidChoiceError(f"a commitment is {COMMIT_SIZE} bytes")
+        return replace(build, commits=(*build.commits, choice.digest))
+    if not isinstance(choice, RevealChoice):
+        raise IllegalChoiceError(f"{player.name} owes the reveal of its warband, not {choice!r}")
+    assert build.pools is not None
+    minis = reveal_minis(setup, build.pools[player], choice.slugs, player)
+    breaches = limited_breaches(minis, build.pools[player])
+    if breaches:
+        raise IllegalChoiceError(f"{player.name}'s warband breaks {breaches[0]}")
+    if len(choice.salt) != SALT_SIZE:
+        raise InvalidChoiceError(f"a reveal's salt is {SALT_SIZE} bytes, got {len(choice.salt)}")
+    if warband_commitment(minis, choice.salt) != build.commits[player]:
+        raise IllegalChoiceError(
+            f"{player.name}'s warband and salt do not match {player.name}'s commitment"
+        )
+    return replace(build, warbands=(*build.warbands, minis))
+
+
+def reveal_minis(
+    setup: GameSetup, pool: Sequence[MiniatureDef], slugs: Sequence[str], player: Player
+) -> tuple[MiniatureDef, ...]:
+    """The miniatures ``slugs`` name: of ``pool`` where it has them, else of the pack set
+    (``check`` then refuses them, naming each), IllegalChoiceError for a slug of neither."""
+    limited = setup.limited
+    assert limited is not None
+    known = {m.slug: m for i in range(len(RARITIES)) for m in limited.packs.of(i)}
+    known.update((m.slug, m) for m in pool)
+    out = []
+    for slug in slugs:
+        mini = known.get(slug)
+        if mini is None:
+            raise IllegalChoiceError(
+                f"{player.name}'s warband names {slug!r}, which is no miniature of the pack set"
+            )
+        out.append(mini)
+    return tuple(out)
+
+
+def built_setup(setup: GameSetup, build: Build) -> GameSetup:
+    """The setup the game is played with once both warbands are revealed: the offered
+    setup's map, options and warband names, the revealed warbands, and the pools."""
+    limited = setup.limited
+    assert limited is not None
+    assert build.pools is not None
+    assert len(build.warbands) == 2
+    warbands = (
+        Warband(setup.warbands[0].name, build.warbands[0]),
+        Warband(setup.warbands[1].name, build.warbands[1]),
+    )
+    return replace(setup, warbands=warbands, limited=replace(limited, pools=build.pools))

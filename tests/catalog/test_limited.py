@@ -17,7 +17,6 @@ from dbnet.engine.limited import (
     PACK_DICE,
     RARITIES,
     STARTER,
-    PackSet,
     auto_build,
     derive_pools,
     limited_breaches,
@@ -25,7 +24,7 @@ from dbnet.engine.limited import (
     pool_seed,
     warband_commitment,
 )
-from dbnet.engine.model import MiniatureDef
+from dbnet.engine.model import MiniatureDef, PackSet
 from dbnet.engine.rules import warband_breaches
 from dbnet.errors import DataError
 
@@ -85,7 +84,7 @@ def test_a_bad_rarity_is_refused_naming_the_field() -> None:
 
 
 def test_a_set_without_a_rarity_cannot_make_packs(catalog: Catalog) -> None:
-    with pytest.raises(ValueError, match="no rare miniature"):
+    with pytest.raises(ValueError, match="has no rare miniature"):
         pack_set(catalog, "Dreamblade")
 
 

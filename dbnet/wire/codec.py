@@ -24,7 +24,7 @@ import enum
 import hashlib
 import re
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Annotated, Any, ClassVar, Final, Generic, Literal, TypeVar, cast
 
 import msgpack
@@ -40,10 +40,12 @@ from dbnet.engine.model import (
     Activation,
     Aspect,
     GameSetup,
+    Limited,
     MapDef,
     MiniatureDef,
     MiniKind,
     Options,
+    PackSet,
     Warband,
 )
 from dbnet.errors import DataError, DecodeError
@@ -99,6 +101,7 @@ MAX_TURNS_TO_WIN: Final = 99
 MAX_WARBAND: Final = 16
 MAX_ASPECTS: Final = 8
 MAX_ABILITIES: Final = 16
+MAX_PACK_RARITY: Final = 500  # the miniatures of one rarity in a Limited pack set
 
 # --- any msgpack value -----------------------------------------------------------------------
 
@@ -684,12 +687,88 @@ class _Setup(Shape):
         )
 
 
-_SETUP: Final = Schema[_Setup](_Setup, "setup")
+class _Packs(Shape):
+    """A Limited setup's pack set: the miniatures of each rarity, in order."""
+
+    rare: Annotated[tuple[_Mini, ...], Meta(min_length=1, max_length=MAX_PACK_RARITY)]
+    uncommon: Annotated[tuple[_Mini, ...], Meta(min_length=1, max_length=MAX_PACK_RARITY)]
+    common: Annotated[tuple[_Mini, ...], Meta(min_length=1, max_length=MAX_PACK_RARITY)]
+
+    def value(self, path: str) -> PackSet:
+        parts = []
+        slugs: set[str] = set()
+        for word in ("rare", "uncommon", "common"):
+            minis = getattr(self, word)
+            for i, m in enumerate(minis):
+                if m.slug in slugs:
+                    raise DecodeError(
+                        f"{path}.{word}[{i}].slug", f"{m.slug!r} is already in the pack set"
+                    )
+                slugs.add(m.slug)
+            parts.append(tuple(m.value(f"{path}.{word}[{i}]") for i, m in enumerate(minis)))
+        return PackSet(parts[0], parts[1], parts[2])
+
+    @classmethod
+    def of(cls, packs: PackSet) -> _Packs:
+        return cls(
+            *(
+                tuple(_Mini.of(d) for d in minis)
+                for minis in (packs.rare, packs.uncommon, packs.common)
+            )
+        )
+
+
+class _Limited(Shape):
+    """Limited play (docs/limited.md): the format and the pack set; never the pools, which
+    the game draws from its dice."""
+
+    format: Literal["3-boosters", "starter+booster"]
+    packs: _Packs
+
+    def value(self, path: str) -> Limited:
+        return Limited(self.format, self.packs.value(f"{path}.packs"))
+
+
+class _SetupV3(_Setup, kw_only=True):
+    """A setup of protocol version 3: ``limited`` makes it a Limited game, whose warbands
+    are empty (each is built in the game); left out for any other game, whose setup is
+    then exactly a version-2 setup."""
+
+    limited: _Limited | UnsetType = UNSET
+
+    def value(self, path: str) -> GameSetup:
+        setup = super().value(path)
+        if isinstance(self.limited, UnsetType):
+            return setup
+        for i, warband in enumerate(setup.warbands):
+            if warband.minis:
+                raise DecodeError(
+                    f"{path}.warbands[{i}].minis",
+                    "a Limited setup's warbands are empty: each is built from its pool in the game",
+                )
+        return replace(setup, limited=self.limited.value(f"{path}.limited"))
+
+    @classmethod
+    def of(cls, setup: GameSetup) -> _SetupV3:
+        m, o, limited = setup.map, setup.options, setup.limited
+        if limited is not None and limited.pools is not None:
+            raise ValueError("a setup with pools is a built game's, never sent")
+        return cls(
+            _Map(m.name, m.values, m.reconstructed),
+            _Options(o.tournament_initiative, o.turns_to_win),
+            (WarbandShape.of(setup.warbands[0]), WarbandShape.of(setup.warbands[1])),
+            limited=UNSET
+            if limited is None
+            else _Limited(limited.format, _Packs.of(limited.packs)),  # type: ignore[arg-type]
+        )
+
+
+_SETUP: Final = Schema[_SetupV3](_SetupV3, "setup")
 
 
 def setup_to_wire(setup: GameSetup) -> dict[str, object]:
     """The setup as a plain value (the map's ``note`` is informative and not sent)."""
-    wire: dict[str, object] = _plain(_Setup.of(setup))
+    wire: dict[str, object] = _plain(_SetupV3.of(setup))
     return wire
 
 
@@ -776,7 +855,7 @@ class _OfferV3(Shape):
     rules: Annotated[str, Meta(max_length=MAX_RULES_LEN)]
     keys: tuple[Hash, Hash]
     nonces: tuple[Hash, Hash]
-    setup: _Setup
+    setup: _SetupV3
     chain: Annotated[int, Meta(ge=2, le=MAX_CHAIN)]
     anchor: Hash
     state: Hash
@@ -998,11 +1077,14 @@ def _body_shape(body: Body) -> _BodyShape:
             state=body.state,
         )
     if isinstance(body, OfferBody):
-        setup = _Setup.of(body.setup)
         name, b = body.name, body
         if name is not None and b.joiner_nonce is not None:
             nonces = (b.nonce, b.joiner_nonce)
-            return _OfferV3(b.rules, b.keys, nonces, setup, b.chain, b.anchor, b.state, name)
+            setup3 = _SetupV3.of(body.setup)
+            return _OfferV3(b.rules, b.keys, nonces, setup3, b.chain, b.anchor, b.state, name)
+        if body.setup.limited is not None:
+            raise ValueError("a Limited setup is only written in protocol version 3")
+        setup = _Setup.of(body.setup)
         if body.joiner_nonce is None:
             return _OfferV1(
                 body.rules, body.keys, body.nonce, setup, body.chain, body.anchor, body.state

@@ -17,8 +17,8 @@ from typing import Final
 
 from dbnet.catalog.index import Catalog, load_catalog
 from dbnet.catalog.maps import load_map
-from dbnet.engine import board
 from dbnet.catalog.packs import LIMITED_SET, pack_set
+from dbnet.engine import board
 from dbnet.engine.limited import RARITIES
 from dbnet.engine.model import AbilityDef, GameSetup, MapDef, MiniatureDef, PackSet, Warband
 from dbnet.errors import DataError

@@ -33,8 +33,8 @@ from dbnet.engine.choices import (
     SpawnChoice,
     StrikeChoice,
 )
-from dbnet.engine.model import MiniatureDef
 from dbnet.engine.game import Mini, Zone, dice_damage
+from dbnet.engine.model import MiniatureDef
 from dbnet.errors import IllegalChoiceError
 from dbnet.match.render import dice_count, roller, special_target
 from dbnet.protocol import dice

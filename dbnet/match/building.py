@@ -92,3 +92,28 @@ class Builders:
         if pending is None:
             return None
         return self[pending.player].choice(view)
+
+
+def pick_from_pool(pool: Sequence[MiniatureDef], words: Sequence[str]) -> list[MiniatureDef]:
+    """The miniatures ``words`` name, each by its slug, or by the beginning of one slug or
+    name of the pool (case and ``-`` or spaces ignored); IllegalChoiceError naming a word
+    that names none or several."""
+    kinds: dict[str, MiniatureDef] = {}
+    for mini in pool:
+        kinds.setdefault(mini.slug, mini)
+    out = []
+    for word in words:
+        key = word.lower().replace(" ", "-")
+        found = kinds.get(key)
+        if found is None:
+            fits = [
+                m
+                for m in kinds.values()
+                if m.slug.startswith(key) or m.name.lower().replace(" ", "-").startswith(key)
+            ]
+            if len(fits) != 1:
+                what = "no miniature" if not fits else "several miniatures"
+                raise IllegalChoiceError(f"{word!r} names {what} of the pool")
+            found = fits[0]
+        out.append(found)
+    return out

@@ -84,7 +84,7 @@ async def test_a_limited_game_between_two_processes(tmp_path: Path, homes: Path)
     # B's revealed warband with a miniature outside B's pool, re-signed with B's key.
     pool = limited.pools[1]
     outsider = next(m for m in limited.packs.common if m not in pool)
-    signed, entry = codec.decode_signed_entry(records[reveal_seq])
+    _, entry = codec.decode_signed_entry(records[reveal_seq])
     body = entry.body
     assert isinstance(body, codec.PlayBody)
     assert body.decision is not None

@@ -542,8 +542,13 @@ def _show_addresses(say: Callable[[str], None], listeners: list[trio.SocketListe
 
 
 def _run(args: argparse.Namespace, seat: Seat, make: Make, play: Play) -> int:
-    """Play full screen when a person plays at a terminal (not ``--plain``), else in lines."""
+    """Play full screen when a person plays at a terminal (not ``--plain``), else in lines
+    (a person plays Limited in lines only, for now)."""
     if args.bot is None and not args.plain and sys.stdin.isatty() and sys.stdout.isatty():
+        if getattr(args, "limited", None) is not None:
+            raise InvalidChoiceError(
+                "--limited is played in the line interface for now: add --plain (or --bot)"
+            )
         from dbnet.console.network import run_network
 
         return run_network(make, play, seat)

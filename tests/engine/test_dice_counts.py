@@ -11,9 +11,9 @@ import pytest
 
 from dbnet.engine import procedure
 from dbnet.engine.choices import ChanceKind, ChanceRequest, DeathblowChoice, RerollChoice
-from dbnet.engine.limited import PACK_DICE
 from dbnet.engine.combat import Purpose
 from dbnet.engine.game import Game
+from dbnet.engine.limited import PACK_DICE
 
 from .ability_warbands import random_setup
 from .conftest import VANILLA_SETUP

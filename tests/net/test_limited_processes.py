@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+import pytest
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -119,3 +120,27 @@ def _verify(path: Path, original: Path, records: list[bytes]) -> Verdict:
         for record in records:
             writer.append(record)
     return verify_replay(path.read_bytes(), where=str(path))
+
+
+def test_the_host_and_the_joiner_agree_on_the_format() -> None:
+    """A Limited host refuses a joiner who brings a warband; a joiner refuses an OFFER of
+    another format than it asked for, or a Limited one when it asked for none."""
+    from dbnet.catalog import default_warbands, load_catalog, load_map
+    from dbnet.engine.model import GameSetup, Warband
+    from dbnet.net.session import GameSessionError, _check_limited_offer, _limited_offer
+
+    mine, theirs = default_warbands(load_catalog())
+    constructed = GameSetup(load_map(), (mine, theirs))
+    with pytest.raises(GameSessionError, match=r"brought a warband, but this game is Limited"):
+        _limited_offer(constructed, "3-boosters")
+    offer = _limited_offer(GameSetup(load_map(), (mine, Warband("x", ()))), "3-boosters")
+    assert offer.warbands[0].minis == ()
+    assert offer.limited is not None
+    _check_limited_offer(offer, "3-boosters")
+    with pytest.raises(GameSessionError, match="join with --limited 3-boosters"):
+        _check_limited_offer(offer, None)
+    with pytest.raises(GameSessionError, match="offers Limited 3-boosters, and this side asked"):
+        _check_limited_offer(offer, "starter+booster")
+    with pytest.raises(GameSessionError, match="offers a Constructed game"):
+        _check_limited_offer(constructed, "3-boosters")
+    _check_limited_offer(constructed, None)

@@ -239,3 +239,27 @@ def test_golden_commitment(packs: PackSet) -> None:
     """docs/limited.md: the first two miniatures of A's golden pool, salt bytes 0-31."""
     a, _ = derive_pools("3-boosters", packs, bytes(32), [1] * PACK_DICE)
     assert warband_commitment(a[:2], bytes(range(32))).hex() == GOLDEN_COMMITMENT
+
+
+def test_rules_600_4_and_600_5_are_advice_and_forbid_nothing(packs: PackSet) -> None:
+    """600.4 (miniatures of different costs) and 600.5 (mostly creatures) are advice: a
+    warband of locations only, or of one cost only, breaks no rule."""
+    locations = tuple(m for m in packs.common if m.is_location)[:3]
+    assert locations
+    assert limited_breaches(locations, locations) == []
+    same_cost = tuple(m for m in packs.common if m.spawn_cost == 3)[:5]
+    assert len({m.spawn_cost for m in same_cost}) == 1
+    assert limited_breaches(same_cost, same_cost) == []
+
+
+def test_a_pack_set_other_than_the_catalogs_is_refused(catalog: Catalog) -> None:
+    from dbnet.catalog.check import CatalogMismatchError, check_packs
+
+    ours = pack_set(catalog)
+    check_packs(ours, catalog)
+    fewer = PackSet(ours.rare[:1], ours.uncommon, ours.common)  # only the first rare
+    with pytest.raises(CatalogMismatchError, match="the pack set: it is not this dbnet's"):
+        check_packs(fewer, catalog)
+    moved = PackSet(ours.rare, ours.uncommon, (*ours.common, ours.rare[0]))
+    with pytest.raises(CatalogMismatchError, match="the pack set"):
+        check_packs(moved, catalog)

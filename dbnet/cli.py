@@ -7,6 +7,9 @@ and the others) when it is called, so ``dbnet --help``, a command's ``--help`` a
 usage error never import the engine, trio, cryptography or prompt-toolkit. Errors dbnet
 raises on purpose are printed as one line and give exit code 2 (usage or input) unless
 the command chose another; a traceback means a bug.
+
+``dbnet`` with no command opens the full-screen main menu (``dbnet.console.home``) when
+stdin and stdout are terminals; otherwise it prints the usage (exit code 2).
 """
 
 from __future__ import annotations
@@ -27,7 +30,8 @@ EXIT_USAGE = 2
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="dbnet",
-        description="Play Dreamblade: against the computer, or replay and check games.",
+        description="Play Dreamblade: against the computer, or replay and check games.\n"
+        "With no command, at a terminal, dbnet opens its full-screen main menu.",
         epilog=HOME_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -42,21 +46,38 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     func: Callable[[argparse.Namespace], int] | None = getattr(args, "func", None)
     if func is None:
-        parser.print_help()
-        return EXIT_USAGE
+        if not _at_terminal():
+            parser.print_help()
+            return EXIT_USAGE
+        func = _menu
     try:
         return func(args)
     except DbnetError as exc:
         # A message may quote a file's or the peer's text: every line of it is escaped
         # (a few messages have lines of their own, e.g. what to do about a changed key).
-        text = f"dbnet {args.command}: {exc}"
+        text = f"dbnet {args.command or 'menu'}: {exc}"
         print("\n".join(printable(line) for line in text.split("\n")), file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print(f"dbnet {args.command}: interrupted", file=sys.stderr)
+        print(f"dbnet {args.command or 'menu'}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0
+
+
+def _at_terminal() -> bool:
+    """Whether stdin and stdout are both terminals (the main menu needs them)."""
+    try:
+        return sys.stdin.isatty() and sys.stdout.isatty()
+    except (AttributeError, ValueError):  # replaced by None, or closed
+        return False
+
+
+def _menu(args: argparse.Namespace) -> int:
+    """``dbnet`` with no command at a terminal: the full-screen main menu."""
+    from dbnet.console.home import run_home  # prompt-toolkit only when it is wanted
+
+    return run_home()
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -15,7 +15,9 @@ from dbnet.commands import arguments, verify
 from dbnet.engine import Options
 from dbnet.errors import DbnetError
 from dbnet.net.messages import NAME_PATTERN
+from dbnet.protocol.clock import CLOCK_EXAMPLE, ClockSetting
 from dbnet.replay.file import EXTENSION
+from dbnet.wire import codec
 
 
 def test_an_error_quoting_hostile_text_is_printed_escaped(
@@ -110,6 +112,15 @@ def test_help_exits_0_and_imports_nothing_heavy(argv: list[str]) -> None:
     assert heavy(modules) == []
 
 
+def test_no_command_without_a_terminal_prints_the_usage_and_imports_nothing_heavy() -> None:
+    """At a terminal ``dbnet`` opens the main menu (``tests/console/test_menu_terminal.py``);
+    through pipes it prints the usage, exit code 2, as it always did."""
+    result, modules = probe()
+    assert result.returncode == 2
+    assert result.stdout.startswith("usage: dbnet [-h]"), result.stdout
+    assert heavy(modules) == []
+
+
 USAGE_ERRORS = [
     (["nosuch"], "dbnet: error: argument COMMAND: invalid choice: 'nosuch' (choose from "),
     (["play", "--bot-delay", "99"], "dbnet play: error: argument --bot-delay: '99': give "
@@ -136,6 +147,11 @@ USAGE_ERRORS = [
     (["host", "--spectators", "-1"], "dbnet host: error: argument --spectators: '-1' must be 0 "
                                      "or more"),
     (["watch", ":5"], "dbnet watch: error: argument INVITE|HOST:PORT: ':5': expected HOST:PORT"),
+    (["host", "--clock", "10:00"], "dbnet host: error: argument --clock: expected "
+                                   "MINUTES[+SECONDS], got '10:00'; e.g. --clock 10 (10 minutes "
+                                   "each) or --clock 25+10"),
+    (["host", "--clock", "0"], "dbnet host: error: argument --clock: the base time must be "
+                               "from 1 second to 6000 minutes, got '0'; e.g. --clock 10"),
 ]  # fmt: skip
 
 
@@ -169,3 +185,7 @@ def test_the_values_the_help_repeats_agree_with_their_modules() -> None:
     assert Options().turns_to_win == arguments.TURNS_TO_WIN
     assert EXTENSION == arguments.EXTENSION
     assert NAME_PATTERN.pattern == arguments.NAME_PATTERN.pattern
+    assert arguments.CLOCK_EXAMPLE == CLOCK_EXAMPLE
+    assert arguments.CLOCK_MS == (1_000, codec.MAX_CLOCK_MS, codec.MAX_INCREMENT_MS)
+    for text in ("10", "25+10", "0.5+2", "1.25", "10+0.5", "6000", "1+3600", "0.017"):
+        assert arguments._clock(text) == ClockSetting.parse(text).wire

@@ -198,6 +198,39 @@ _entry = _whole_number(0, "an entry number", ": entries are numbered from 0")
 _turn = _whole_number(1, "a turn number", ": turns are numbered from 1")
 
 
+CLOCK_EXAMPLE: Final = "--clock 10 (10 minutes each) or --clock 25+10 (25 minutes, +10 s a move)"
+"""As ``dbnet.protocol.clock.CLOCK_EXAMPLE``, repeated so as not to import it."""
+CLOCK_MS: Final = (1_000, 100 * 3_600_000, 3_600_000)
+"""The least and the most base time and the most increment of a clock, in ms (as
+``dbnet.wire.codec``'s)."""
+_CLOCK_TEXT: Final = re.compile(r"(\d{1,9})(?:\.(\d{1,3}))?(?:\+(\d{1,9})(?:\.(\d{1,3}))?)?")
+
+
+def _clock(text: str) -> tuple[int, int]:
+    """``--clock MINUTES[+SECONDS]``: ``(base, increment)`` in ms, as ``ClockSetting.parse``
+    reads it; a malformed one is a usage error with an example."""
+    match = _CLOCK_TEXT.fullmatch(text.strip())
+    if match is None:
+        raise argparse.ArgumentTypeError(
+            f"expected MINUTES[+SECONDS], got {text!r}; e.g. {CLOCK_EXAMPLE}"
+        )
+    minutes, minute_part, seconds, second_part = match.groups()
+    base = int(minutes) * 60_000 + int((minute_part or "0").ljust(3, "0")) * 60
+    increment = int(seconds or "0") * 1000 + int((second_part or "0").ljust(3, "0"))
+    least, most, most_increment = CLOCK_MS
+    if not least <= base <= most:
+        raise argparse.ArgumentTypeError(
+            f"the base time must be from 1 second to {most // 60_000} minutes, got {text!r}; "
+            f"e.g. {CLOCK_EXAMPLE}"
+        )
+    if increment > most_increment:
+        raise argparse.ArgumentTypeError(
+            f"the increment must be at most {most_increment // 1000} seconds, got {text!r}; "
+            f"e.g. {CLOCK_EXAMPLE}"
+        )
+    return base, increment
+
+
 def _seconds(text: str) -> float:
     try:
         value = float(text)
@@ -533,6 +566,14 @@ def _add_network(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         "--turns-to-win", type=int, default=TURNS_TO_WIN, metavar="N",
         help=f"turns a player must win (default {TURNS_TO_WIN})",
     )  # fmt: skip
+    host.add_argument(
+        "--clock",
+        type=_clock,
+        metavar="MINUTES[+SECONDS]",
+        help="a chess clock for each player: MINUTES to start with, and SECONDS more for "
+        "each move handed over, e.g. --clock 10 or --clock 25+10 (default: no clock). A "
+        "player whose clock runs out may lose on time: the other claims it (docs/protocol.md)",
+    )
     _hosting(host)
     _common(host)
     _add_limited(host)
@@ -594,11 +635,13 @@ def _add_network(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         "watch",
         help="watch a game hosted over the network (read-only)",
         description="Follow a game live as a spectator of a host started with --spectators: "
-        "with the spectator INVITE the host printed (dbnet watch INVITE), or with HOST:PORT "
-        "and --expect FINGERPRINT. Every entry is verified as it arrives with the checks of "
+        "with the spectator INVITE the host printed (dbnet watch INVITE: its direct paths and "
+        "its relay are raced, as dbnet join does), or with HOST:PORT and --expect "
+        "FINGERPRINT. Every entry is verified as it arrives with the checks of "
         "dbnet verify (signatures, hash chain, dice, re-simulation), full screen or in lines "
         "(--plain); joining in the middle of a game catches up from its start. A spectator "
-        "never takes a seat. The last line names the winner. Exit codes: 0 the game was "
+        "never takes a seat. The players are called by the names they signed (alice (A)); the "
+        "last line names the winner. Exit codes: 0 the game was "
         "watched to its end, 1 refused (no place left, a wrong key, the game over) or the "
         "watch broke off, 2 bad arguments, 130 Ctrl-C.",
         epilog=HOME_HELP,
@@ -625,6 +668,18 @@ def _add_network(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         type=_name,
         default=None,
         help="your name as the host sees it (default: your login)",
+    )
+    watch.add_argument(
+        "--relay",
+        metavar="HOST:PORT|off",
+        help="with an invite, also try the invite's relay when no direct path works "
+        "(default: on, unless DBNET_RELAY or 'relay' in config.toml in your dbnet home says "
+        "off); off: the direct paths only",
+    )
+    watch.add_argument(
+        "--verbose",
+        action="store_true",
+        help="say each path to the host that failed, and why",
     )
     watch.add_argument(
         "--plain",
@@ -657,7 +712,8 @@ def _hosting(parser: argparse.ArgumentParser) -> None:
         default=0,
         metavar="N",
         help="admit up to N spectators (dbnet watch), apart from the opponent's place; "
-        "prints a spectator invite, which never takes a seat (default 0: none)",
+        "prints a spectator invite (the same paths as the player's, relay included), which "
+        "never takes a seat (default 0: none)",
     )
     parser.add_argument(
         "--spectator-delay",

@@ -59,7 +59,13 @@ from dbnet.net.invite import Candidate, Invite, InviteError
 from dbnet.net.played import PlayedGames
 from dbnet.net.portmap import port_mapping, port_mapping_enabled
 from dbnet.net.relay import relay_setting
-from dbnet.net.rendezvous import host_candidates, invite_connector, invite_routes, relay_door
+from dbnet.net.rendezvous import (
+    Door,
+    host_candidates,
+    invite_connector,
+    invite_routes,
+    relay_door,
+)
 from dbnet.net.session import (
     RESIGN,
     Chooser,
@@ -69,12 +75,14 @@ from dbnet.net.session import (
     Outcome,
     Seat,
     Timing,
+    clock_claim_result,
     disk_full_advice,
     resume_command,
     withheld_result,
 )
 from dbnet.net.spectators import Spectating
 from dbnet.net.stream import SecureStream
+from dbnet.protocol.clock import ClockSetting, paused_reading
 from dbnet.protocol.identity import (
     Identity,
     KnownPeers,
@@ -307,6 +315,7 @@ def run_host(args: argparse.Namespace) -> int:
         _warband(args, 0),
         options=Options(turns_to_win=args.turns_to_win),
         nonce=_nonce(args, "host"),
+        clock=None if args.clock is None else ClockSetting(*args.clock),
         limited=args.limited,
     )
     timing = _timing(args)
@@ -365,6 +374,8 @@ def run_resume(args: argparse.Namespace) -> int:
         writer.close()
         raise
     if args.claim_timeout:
+        if game.log.clock is not None:  # the clocks stood still while the game was adjourned
+            game.peer.reading = paused_reading(game.log, game.me)
         try:
             game.claim_timeout()
         finally:
@@ -445,29 +456,41 @@ async def _host(
             saved = _save_invite(f"dbnet join {invite.text()}\n")
             if saved is not None:
                 say(f"  (it is also in {saved}, to copy whole)")
+            doors = [] if relay is None else [relay_door(relay, secret, say)]
             if args.spectators:
-                _admit_spectators(args, session, candidates)
+                doors += _admit_spectators(args, session, candidates, relay)
             _show_addresses(say, listeners)
             if relay is not None:
                 say(f"also waiting at the relay {with_port(*relay)}")
-            doors = [] if relay is None else [relay_door(relay, secret, say)]
             return await session.host(listeners, doors)
 
 
 def _admit_spectators(
-    args: argparse.Namespace, session: GameSession, candidates: tuple[Candidate, ...]
-) -> None:
+    args: argparse.Namespace,
+    session: GameSession,
+    candidates: tuple[Candidate, ...],
+    relay: tuple[str, int] | None,
+) -> list[Door]:
     """Admit ``--spectators`` (``--spectator-delay`` entries behind) and print their
-    invite: its own secret, marked as a spectator's (no relay: they come directly)."""
+    invite: its own secret, marked as a spectator's, with the same direct paths and
+    relay as the player's. The door at the relay for spectators (none without a relay):
+    its token is the watch secret's, so it never opens the seat's."""
     secret = session.own_watch_secret()
     session.spectating = Spectating(args.spectators, args.spectator_delay, secret)
     fp = session.seat.identity.fingerprint
-    invite = Invite(fp, secret, candidates, None, watch=True)
+    invite = Invite(fp, secret, candidates, relay, watch=True)
     say = session.seat.say
     delay = f", {args.spectator_delay} entries behind" if args.spectator_delay else ""
     say(f"up to {args.spectators} spectators may watch{delay} (this line never takes a seat):")
     say(f"  dbnet watch {invite.text()}")
     say(f"  (or dbnet watch HOST:PORT --expect {fp})")
+    if relay is None:
+        return []
+
+    def say_spectators(line: str) -> None:
+        say(f"spectators' door: {line}")
+
+    return [relay_door(relay, secret, say_spectators)]
 
 
 def _save_invite(line: str) -> Path | None:
@@ -603,6 +626,6 @@ def _finish(session: GameSession, run: Callable[[], Outcome]) -> int:
         return EXIT_ADJOURNED
     game = session.game
     assert game is not None
-    _say(describe_result(game.log.game))
+    _say(clock_claim_result(game) or describe_result(game.log.game))
     _say(f"replay: {where}")
     return EXIT_COMPLETE

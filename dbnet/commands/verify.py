@@ -228,6 +228,11 @@ def result_text(verdict: Verdict) -> str:
             f"{verdict.winner} won ({verdict.reason}), points {verdict.score()}; "
             f"{owed.player} did not sign it"
         )
+    if status is VerdictStatus.CLAIM and verdict.reason == "clock":
+        return (
+            f"clock claim: {verdict.claimant} won on time ({verdict.flagged()}'s flag fell "
+            f"before entry {verdict.flagged_at})"
+        )
     if status is VerdictStatus.CLAIM:
         return f"unilateral: {verdict.claimant} claims {owed.player} timed out (entry {owed.seq})"
     return f"{owed.player} owes entry {owed.seq}: {owed.describe()} (turn {verdict.turn})"

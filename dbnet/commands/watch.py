@@ -1,11 +1,14 @@
 """``dbnet watch``: follow a network game as a spectator, every entry verified.
 
 ``dbnet watch INVITE`` (the host's spectator invite: it names the host's key and
-carries the spectator secret) or ``dbnet watch HOST:PORT --expect FINGERPRINT``. The
-game is shown as it is played, each entry checked first with the checks of ``dbnet
-verify``: in the full-screen client at a terminal (``dbnet.console.watch``), else (or
-with ``--plain``) told in lines, the last of which names the winner. ``--replay PATH``
-saves it.
+carries the spectator secret) or ``dbnet watch HOST:PORT --expect FINGERPRINT``. With
+an invite the spectator races its direct paths and its relay, as ``dbnet join INVITE``
+does (``--relay off`` or ``DBNET_RELAY=off``: the direct paths only; ``--verbose`` says
+each path that failed). The game is shown as it is played, each entry checked first
+with the checks of ``dbnet verify``: in the full-screen client at a terminal
+(``dbnet.console.watch``), else (or with ``--plain``) told in lines, the players
+called by the names they signed (``alice (A)``), the last line naming the winner.
+``--replay PATH`` saves it.
 
 Exit codes: 0 the game was watched to its end; 1 the host refused this spectator (no
 place left, a wrong key or proof, the game over), dropped it, sent something invalid,
@@ -15,17 +18,18 @@ or the connection broke; 2 bad arguments; 130 Ctrl-C.
 from __future__ import annotations
 
 import argparse
-import getpass
 import os
 import sys
 
 import trio
 
+from dbnet.match.keys import login_name
 from dbnet.match.render import describe_result
 from dbnet.match.story import Event
 from dbnet.net.hosting import with_port
 from dbnet.net.invite import Invite, InviteError
-from dbnet.net.rendezvous import invite_connector
+from dbnet.net.relay import relay_setting
+from dbnet.net.rendezvous import invite_connector, invite_routes
 from dbnet.net.stream import SecureStream
 from dbnet.net.watch import Connect, WatchError, Watching
 from dbnet.protocol.identity import Identity, same_fingerprint
@@ -45,21 +49,14 @@ def _show_events(events: list[Event]) -> None:
         print(f"  {printable(str(event))}", flush=True)
 
 
-def _default_name() -> str:
-    try:
-        login = getpass.getuser()
-    except (KeyError, OSError):
-        login = "spectator"
-    cleaned = "".join(ch for ch in login if ch.isalnum() or ch in "_.-")[:32]
-    return cleaned if cleaned and cleaned[0].isalnum() else "spectator"
-
-
 def run_watch(args: argparse.Namespace) -> int:
     if args.replay is not None and os.path.lexists(args.replay):
         raise ReplayError(str(args.replay), "already exists; a replay file is never overwritten")
     expect: str | None = args.expect
     secret: bytes | None = None
     connect: Connect
+    notes: list[str] = []  # said through the watch's say, on whichever screen it is
+    watching: Watching
     if isinstance(args.address, Invite):
         invite = args.address
         if not invite.watch:
@@ -72,8 +69,13 @@ def run_watch(args: argparse.Namespace) -> int:
                 f"--expect {expect} and the invite's host key {invite.fingerprint} differ"
             )
         expect, secret = invite.fingerprint, invite.secret
+        use_relay = relay_setting(args.relay) is not None
         identity = Identity.load_or_create()
-        connect = invite_connector(invite, identity, relay=False)
+        routes = invite_routes(invite, relay=use_relay)
+        paths = ", ".join(f"{route.path} {route.where}" for route in routes) or "none"
+        notes.append(f"the invite lists {len(routes)} paths to the host: {paths}")
+        report = (lambda line: watching.say(f"path failed: {line}")) if args.verbose else None
+        connect = invite_connector(invite, identity, relay=use_relay, report=report)
         target = f"the host {invite.fingerprint} through its spectator invite"
     else:
         if expect is None:
@@ -91,13 +93,22 @@ def run_watch(args: argparse.Namespace) -> int:
         target = with_port(host, port)
     watching = Watching(
         identity,
-        args.name or _default_name(),
+        args.name or login_name("spectator"),
         say=_say,
         on_events=_show_events,
         expect=expect,
         secret=secret,
         replay_path=args.replay,
     )
+    if notes:
+        paths_known = connect
+
+        async def connect_noting() -> trio.abc.Stream | SecureStream:
+            for note in notes:
+                watching.say(note)
+            return await paths_known()
+
+        connect = connect_noting
     if not args.plain and sys.stdin.isatty() and sys.stdout.isatty():
         from dbnet.console.watch import run_watch_screen
 
@@ -115,5 +126,5 @@ def run_watch(args: argparse.Namespace) -> int:
     _say("every entry verified: signatures, hash chain, dice, re-simulation")
     if args.replay is not None:
         _say(f"replay: {args.replay}")
-    _say(describe_result(log.game))
+    _say(describe_result(log.game, watching.labels))
     return EXIT_WATCHED

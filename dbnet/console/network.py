@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import shlex
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import suppress
 from pathlib import Path
@@ -46,6 +47,7 @@ from dbnet.net.session import (
     resume_command,
     withheld_result,
 )
+from dbnet.protocol.clock import format_clock
 from dbnet.protocol.identity import fingerprint
 from dbnet.replay.errors import DiskFullError
 from dbnet.text import printable
@@ -98,6 +100,9 @@ class NetworkSession:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wake = asyncio.Event()
         self._on_change: Callable[[], None] | None = None  # the screen's redraw
+        self._clocks: tuple[tuple[int, int], Player | None, float] | None = None
+        """In a game with a clock: both clocks as the game's run last saw them, whose
+        runs, and when (``time.monotonic``): the screen counts the running one down."""
         self.net = make(seat)  # a resumed game tells its story to _on_events at once
         self._view: Game = _placeholder(self.net)
 
@@ -125,8 +130,20 @@ class NetworkSession:
 
     @property
     def connection(self) -> str:
-        """The connection's state, for the top of the screen."""
-        return self._state
+        """The connection's state, for the top of the screen, and both clocks in a game
+        with a clock (they stand still once the game's run is over: adjourned, closed)."""
+        clocks = self._clocks
+        if clocks is None:
+            return self._state
+        (a, b), running, at = clocks
+        if running is not None and self._done is not None and not self._done.done():
+            spent = int((time.monotonic() - at) * 1000)
+            a, b = (t - spent if p is running else t for p, t in zip(Player, (a, b), strict=True))
+        mark = {p: "*" if p is running else "" for p in Player}
+        return (
+            f"{self._state} | A {format_clock(a)}{mark[Player.A]} "
+            f"B {format_clock(b)}{mark[Player.B]}"
+        )
 
     @property
     def thinking(self) -> float | None:
@@ -258,7 +275,10 @@ class NetworkSession:
             if self._closed:  # closed before the run began
                 scope.cancel()
             try:
-                self._outcome = await self._run(self.net)
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(self._tick)
+                    self._outcome = await self._run(self.net)
+                    nursery.cancel_scope.cancel()
                 self._note(_ENDINGS[self._outcome])
             except GameSessionError as exc:
                 self._failure = str(exc)
@@ -346,9 +366,33 @@ class NetworkSession:
         net = self.__dict__.get("net")  # None while the game session is being made
         if net is not None and net.game is not None and not self._asking:
             self._view = net.game.peer.view()
+        if self._done is not None:  # in the game's run
+            self._take_clocks()
         loop = self._loop
         if loop is not None and not loop.is_closed():
             loop.call_soon(self._woken)
+
+    async def _tick(self) -> None:
+        """In a game with a clock, redraw the clocks every second."""
+        while True:
+            if self._take_clocks():
+                loop = self._loop
+                if loop is not None and not loop.is_closed():
+                    loop.call_soon(self._woken)
+            await trio.sleep(1.0)
+
+    def _take_clocks(self) -> bool:
+        """Note the game's clocks as the run sees them now (in the run); whether it has any."""
+        net = self.__dict__.get("net")
+        view = None if net is None else net.clocks.view
+        if view is None:
+            return False
+        try:
+            now = int(trio.current_time() * 1000)
+        except RuntimeError:  # not in the game's run
+            return False
+        self._clocks = (view.reading(now), view.running, time.monotonic())
+        return True
 
     def _woken(self) -> None:
         """On the screen's loop: wake ``advance`` and redraw, even while the person is

@@ -20,6 +20,7 @@ import trio
 from dbnet.console.session import LogKind, LogLine, log_line
 from dbnet.engine import Choice, Game, GameSetup, Player
 from dbnet.errors import DbnetError, IllegalChoiceError
+from dbnet.match.render import describe_result
 from dbnet.match.story import Event, EventKind
 from dbnet.net.watch import Connect, WatchError, Watching
 from dbnet.protocol.identity import fingerprint
@@ -83,8 +84,13 @@ class WatchSession:
         return None
 
     def seat_label(self, player: Player) -> str:
+        """The name the player signed (or the host's name in its HELLO, for A in a game
+        of a version before 3) and its key fingerprint."""
         log = self.watching.log
         key = "" if log is None else f" {fingerprint(log.keys[player])}"
+        name = self.watching.names[player]
+        if name:
+            return f"{printable(name)}{key}"
         if player is Player.A and self.watching.host_name is not None:
             return f"{printable(self.watching.host_name)}{key}"
         return f"player {player.name}{key}"
@@ -175,7 +181,10 @@ class WatchSession:
                 await self.watching.run(self._connect)
                 self._watched = True
                 self._state = "game over"
-                self._note("The game is complete; every entry was verified as it came.")
+                log = self.watching.log
+                result = "" if log is None else describe_result(log.game, self.watching.labels)
+                done = "The game is complete; every entry was verified as it came."
+                self._note(f"{done} {result}".rstrip())
             except (WatchError, DbnetError) as exc:
                 self._failure = str(exc)
                 self._state = "stopped"

@@ -33,14 +33,15 @@ def as_name(text: str, fallback: str) -> str:
     return kept if codec.NAME_PATTERN.fullmatch(kept) else fallback
 
 
-def login_name() -> str:
-    """This machine's user as a player's name (``player`` when the login is unknown or has
-    nothing usable): the default name a player signs and is known by."""
+def login_name(fallback: str = "player") -> str:
+    """This machine's user as a player's name (``fallback`` when the login is unknown or
+    has nothing usable): the default name a player signs and is known by, and a
+    spectator's (``login_name("spectator")``)."""
     try:
         login = getpass.getuser()
     except (KeyError, OSError):
         login = ""
-    return as_name(login, "player")
+    return as_name(login, fallback)
 
 
 def derive(seed: bytes, what: str) -> bytes:

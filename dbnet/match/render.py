@@ -333,15 +333,17 @@ def _fit(lines: Iterable[str]) -> list[str]:
 # --- the pending decision ------------------------------------------------------------
 
 
-def describe_result(game: Game) -> str:
-    """``'A wins: six turns won to 2.'`` or ``'A wins: B resigned.'``."""
+def describe_result(game: Game, labels: tuple[str, str] | None = None) -> str:
+    """``'A wins: six turns won to 2.'`` or ``'A wins: B resigned.'``; ``labels`` call the
+    players otherwise (``'alice (A) wins, ...'``)."""
     if game.winner is None:
         return "The game is not over."
     winner, loser = game.winner, game.winner.other
+    named = (Player.A.name, Player.B.name) if labels is None else labels
     if game.end_reason is EndReason.RESIGNATION:
-        return f"{winner.name} wins: {loser.name} resigned."
+        return f"{named[winner]} wins: {named[loser]} resigned."
     won = game.turns_won
-    return f"{winner.name} wins, {won[winner]} turns won to {won[loser]}."
+    return f"{named[winner]} wins, {won[winner]} turns won to {won[loser]}."
 
 
 def describe_pending(game: Game) -> str:

@@ -75,14 +75,23 @@ class Event:
 class Narrator:
     """Follows a game's entries on its own copy of the game and tells what happened.
 
-    ``names`` label the players in CHOICE events (``A (you): spawn ...``). Rolls are
+    ``names`` label the players in CHOICE events (``A (you): spawn ...``); ``labels``, if
+    given, call them so in CHOICE and RESIGN events instead (``alice (A): spawn ...``,
+    as a spectator does with the names they signed). Rolls are
     given as the log rolled them (``Roll``); a roll already told is skipped, so the
     narrator may run ahead of the log with a player's view (``catch_up``).
     """
 
-    def __init__(self, setup: GameSetup, names: tuple[str, str] = ("A", "B")) -> None:
+    def __init__(
+        self,
+        setup: GameSetup,
+        names: tuple[str, str] = ("A", "B"),
+        *,
+        labels: tuple[str, str] | None = None,
+    ) -> None:
         self.game = Game(setup)
         self.names = (printable(names[0]), printable(names[1]))  # the peer chose its own
+        self.labels = None if labels is None else (printable(labels[0]), printable(labels[1]))
         self.rolls_told = 0
         self.entries_told = 0
         """Entries of the followed log told (``follow``)."""
@@ -130,6 +139,8 @@ class Narrator:
         game.apply(choice)
         name = self.names[player]
         who = player.name if name == player.name else f"{player.name} ({name})"
+        if self.labels is not None:
+            who = self.labels[player]
         said = text
         if isinstance(choice, CommitChoice | RevealChoice):
             outcome = build_words(game, player, choice)
@@ -169,7 +180,8 @@ class Narrator:
     def resign(self, player: Player) -> list[Event]:
         turn = self.game.turn
         self.game.resign(player)
-        event = Event(EventKind.RESIGN, player, "resign", f"{player.name} resigns.", turn=turn)
+        who = player.name if self.labels is None else self.labels[player]
+        event = Event(EventKind.RESIGN, player, "resign", f"{who} resigns.", turn=turn)
         self.events.append(event)
         return [event]
 

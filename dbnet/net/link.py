@@ -11,6 +11,8 @@ and a budget for messages that do not advance the game (a flood).
 
 from __future__ import annotations
 
+import statistics
+from collections import deque
 from contextlib import suppress
 from dataclasses import dataclass
 from typing import Final
@@ -27,6 +29,7 @@ BACKOFF: Final = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 """Seconds between reconnection attempts that fail (the last one repeats)."""
 
 _CLOSE_TIMEOUT: Final = 1.0  # the most a goodbye or a close may take
+_ROUND_TRIPS: Final = 9  # the PING round trips kept for the estimate (their median)
 _STUCK: Final = "sending a message (the peer stopped reading)"
 
 
@@ -72,6 +75,8 @@ class Link:
         self._budget = float(timing.flood_burst)
         self._budget_at = trio.current_time()
         self._stuck: float | None = None  # the time limit a send missed
+        self._pings: dict[int, float] = {}  # PINGs not answered yet: token -> when sent
+        self._round_trips: deque[int] = deque(maxlen=_ROUND_TRIPS)  # ms
 
     @property
     def peer_key(self) -> bytes:
@@ -139,10 +144,30 @@ class Link:
         while True:
             due = self._last_send + self.timing.ping_after
             if trio.current_time() >= due:
-                self._tokens += 1
-                await self.send(Ping(self._tokens))
+                await self.ping()
                 continue
             await trio.sleep_until(due)
+
+    async def ping(self) -> None:
+        """Send a PING now; its PONG (``pong``) measures a round trip."""
+        self._tokens += 1
+        self._pings = {t: at for t, at in self._pings.items() if t > self._tokens - 8}
+        self._pings[self._tokens] = trio.current_time()
+        await self.send(Ping(self._tokens))
+
+    def pong(self, token: int) -> None:
+        """A PONG came: the round trip of the PING it answers (an unknown token counts
+        nothing: the peer cannot make the estimate smaller than its own answers are)."""
+        sent = self._pings.pop(token, None)
+        if sent is not None:
+            self._round_trips.append(int((trio.current_time() - sent) * 1000))
+
+    @property
+    def round_trip_ms(self) -> int:
+        """The estimated round trip: the median of the last PING round trips, in ms (0
+        before any)."""
+        trips = self._round_trips
+        return int(statistics.median_low(trips)) if trips else 0
 
     async def say_bye(self, reason: str) -> None:
         """Tell the peer why this side hangs up (best effort: the connection may be gone)."""

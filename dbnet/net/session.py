@@ -56,7 +56,8 @@ from dbnet.engine import ChanceRequest, Game, GameSetup, MapDef, Options, Player
 from dbnet.engine.model import Limited
 from dbnet.errors import DbnetError, KnownPeerMismatchError
 from dbnet.match.driver import Driver
-from dbnet.match.story import Event, Narrator
+from dbnet.match.story import Event, EventKind, Narrator
+from dbnet.net.clocks import SessionClocks, clock_claim_result
 from dbnet.net.errors import NetError, VersionMismatchError
 from dbnet.net.gate import Gate
 from dbnet.net.link import FloodError, Link, Timing
@@ -66,6 +67,7 @@ from dbnet.net.proof import invite_secret, proof, proof_matches, watch_secret
 from dbnet.net.rendezvous import Door
 from dbnet.net.spectators import Spectating, Spectators
 from dbnet.net.stream import RELAY, SecureStream, open_channel
+from dbnet.protocol.clock import ClockSetting
 from dbnet.protocol.errors import InvalidEntryError, ProtocolError
 from dbnet.protocol.identity import Identity, KnownPeers, fingerprint, same_fingerprint
 from dbnet.protocol.log import Status
@@ -88,6 +90,7 @@ __all__ = [
     "PeerLeftError",
     "Seat",
     "Timing",
+    "clock_claim_result",
     "disk_full_advice",
 ]
 
@@ -175,6 +178,7 @@ class NewGame:
     options: Options = field(default_factory=Options)
     game_map: MapDef | None = None  # the host's map; None: the standard one
     nonce: bytes | None = None  # this side's game nonce (A's or B's); None: a fresh one
+    clock: ClockSetting | None = None  # the host's clock; None: no clock
     limited: str | None = None  # a Limited format (docs/limited.md); None: Constructed
 
 
@@ -265,6 +269,8 @@ class GameSession:
         self._peer_remembered = False  # the peer's key is in known_peers (or needs not be)
         self._changed = _Signal()
         self._last_contact = trio.current_time() if _in_trio() else 0.0
+        self.clocks = SessionClocks(lambda text: self.seat.say(text), self._changed.notify)
+        """This side's clocks, in a game with a clock (``dbnet.net.clocks``)."""
         if game is not None:
             if writer is not None:
                 self._save_with(game, writer)
@@ -453,10 +459,18 @@ class GameSession:
     @asynccontextmanager
     async def _playing(self) -> AsyncIterator[None]:
         """The player's task, alive across connections, while the body runs."""
-        async with _nursery() as nursery:
-            nursery.start_soon(self._player)
-            yield
-            nursery.cancel_scope.cancel()
+        try:
+            async with _nursery() as nursery:
+                if self.game is not None:
+                    self.clocks.start(self.game, self.replay_path)
+                nursery.start_soon(self._player)
+                nursery.start_soon(
+                    self.clocks.watch, lambda: self.game, lambda: self._changed.event
+                )
+                yield
+                nursery.cancel_scope.cancel()
+        finally:
+            self.clocks.stop(self.game, self.replay_path)
 
     # --- the player -------------------------------------------------------------------
 
@@ -495,6 +509,7 @@ class GameSession:
                 except InvalidEntryError as exc:
                     self.seat.say(f"illegal: {exc.reason}")
                     return
+        self.clocks.follow(game)
         self._changed.notify()  # the send loop sends it, then tells the story
         if not self.connected:
             self._narrate(game)
@@ -863,6 +878,7 @@ class GameSession:
             nonce=self._nonce,
             joiner_nonce=joiner_nonce,
             name=self.seat.name,
+            clock=None if new.clock is None else new.clock.wire,
         )
         self._check_fresh(game.game_id)
         self._open_replay(game, holder)
@@ -916,9 +932,11 @@ class GameSession:
                 f"the host's OFFER is refused: {exc}", to_peer=f"your OFFER is refused: {exc}"
             ) from exc
         self._check_fresh(game.game_id)
+        clock = game.log.clock
+        timed = "" if clock is None else f", a clock of {ClockSetting.from_wire(clock).describe()}"
         self.seat.say(
             f"the host offers: {printable(setup.map.name)}, {setup.options.turns_to_win} turns "
-            f"to win; you play B with {printable(new.warband.name)}"
+            f"to win{timed}; you play B with {printable(new.warband.name)}"
         )
         if hello.created is not None:
             self._created_at = hello.created  # the same header as the host's
@@ -930,7 +948,12 @@ class GameSession:
         log = game.log
         created = self._created()
         header = codec.ReplayHeader(
-            rules=log.rules, game_id=log.game_id, keys=log.keys, created=created
+            format=log.version,  # format N holds entries of protocol version N
+            protocol=log.version,
+            rules=log.rules,
+            game_id=log.game_id,
+            keys=log.keys,
+            created=created,
         )
         when = datetime.datetime.fromisoformat(created.replace("Z", "+00:00"))
         mine = self.seat.identity.public_key
@@ -948,6 +971,7 @@ class GameSession:
         self.writer = writer
         self.replay_path = path
         self.game = game
+        self.clocks.start(game, path)
         self.seat.say(f"replay: {path}")
         self._start_narrator(game)
         self._changed.notify()
@@ -972,6 +996,9 @@ class GameSession:
         events = narrator.follow(game.log) + narrator.catch_up(game.peer)
         if events and self.seat.on_events is not None:
             self.seat.on_events(events)
+        line = self.clocks.line()
+        if line is not None and any(e.kind is EventKind.TURN for e in events):
+            self.seat.say(line)  # the clocks at every turn
 
     # --- the game over one connection --------------------------------------------------
 
@@ -981,6 +1008,8 @@ class GameSession:
             if self._hosting and not self._started(game):
                 nursery.start_soon(self._accept_in_time, game)
             nursery.start_soon(self._watch_progress, game)
+            if game.log.clock is not None:
+                nursery.start_soon(link.ping)  # a first round trip for the clocks
             await self._send_loop(link, game, exchange)
             nursery.cancel_scope.cancel()
         return True
@@ -1065,15 +1094,26 @@ class GameSession:
             if isinstance(message, Entry):
                 if len(game.records) == 1 and self.peer_name is not None:
                     _check_signed_name(message.record, self.peer_name)
+                if self.clocks.too_late(game, message.record):
+                    link.charge()  # the peer's entry crossed our clock claim: too late
+                    continue
+                disputed = self.clocks.disputed(game, message.record, self.replay_path)
+                if disputed is not None:
+                    raise GameSessionError(disputed, to_peer="your clock claim crossed my entry")
                 if Driver((game,)).receive(message.record):
                     exchange.peer_has = max(exchange.peer_has, len(game.records))
                     self._remember_peer(game, link.peer_key)
+                    self.clocks.follow(game)
                     self._changed.notify()  # the player answers; the send loop narrates
                 else:
                     link.charge()  # an entry we hold
             elif isinstance(message, Bye):
                 if not message.done:
-                    raise PeerLeftError(f"the peer left: {printable(message.reason)}")
+                    if self.clocks.own_claim(game) is None:
+                        raise PeerLeftError(f"the peer left: {printable(message.reason)}")
+                    # it disputes our claim on time, which closed our log: we are done
+                    self.seat.say(f"the opponent left: {printable(message.reason)}")
+                    exchange.peer_gone.set()
                 exchange.peer_done = True
                 self._changed.notify()
             elif isinstance(message, Hello):
@@ -1082,6 +1122,8 @@ class GameSession:
                 link.charge()
                 if isinstance(message, Ping):
                     await link.send(Pong(message.token))
+                elif isinstance(message, Pong):
+                    self.clocks.pong(link, message.token)
 
 
 def _limited_offer(setup: GameSetup, fmt: str) -> GameSetup:

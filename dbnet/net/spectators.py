@@ -7,7 +7,10 @@ every authenticated connection (``Spectators.run``, side by side, at most ``PEEK
 once): a WATCH goes to a spectator's place, anything else is given back to the stream
 (``SecureStream.unread``) and the stream goes on to the seat, exactly as before. So
 spectators never take one of the players' connection slots, and once authenticated they
-are not counted among the handshakes of their address either.
+are not counted among the handshakes of their address either. Spectators come directly
+or through the relay (the host's second door there, with the watch secret's token:
+``dbnet.commands.net``); a WATCH through the relay must carry the proof of the watch
+secret, as a relayed joiner must prove the player's.
 
 What the host does for a spectator is cheap: it sends bytes it holds already. Once the
 game has started (OFFER and ACCEPT signed) it sends HELLO (the game id, the replay
@@ -49,13 +52,14 @@ from dbnet.net.messages import (
     encode_message,
 )
 from dbnet.net.proof import proof, watch_proof_matches
-from dbnet.net.stream import SecureStream, open_channel
+from dbnet.net.stream import RELAY, SecureStream, open_channel
 from dbnet.protocol.identity import Identity, fingerprint
 from dbnet.text import printable
 
 __all__ = [
     "GRACE",
     "PEEKING",
+    "RELAY_NEEDS_INVITE",
     "SPECTATOR_QUEUE",
     "Spectating",
     "Spectators",
@@ -66,6 +70,9 @@ SPECTATOR_QUEUE: Final = 64
 PEEKING: Final = 16
 """Authenticated connections whose first message is awaited at once; a new one drops the
 oldest (as the gate does with handshakes)."""
+RELAY_NEEDS_INVITE: Final = "the relay path needs the spectator invite: use dbnet watch INVITE"
+"""The refusal of a WATCH that came through the relay without a proof of the watch
+secret (whoever learned the relay token must not watch)."""
 GRACE: Final = 5.0
 """Seconds after the game for the spectators to receive the rest of it."""
 GATHER: Final = 0.1
@@ -85,8 +92,8 @@ the end."""
 class Spectating:
     """How the host admits spectators: at most ``places`` at once, ``delay`` entries behind
     the game; ``secret`` is the spectator invite's (a WATCH that carries a proof must prove
-    it; one without a proof may still watch directly); ``queue`` is the length of each
-    spectator's queue."""
+    it, and so must one that came through the relay; one without a proof may still watch
+    directly); ``queue`` is the length of each spectator's queue."""
 
     places: int
     delay: int = 0
@@ -304,6 +311,8 @@ class Spectators:
         secret = self.rules.secret
         if self._closed:
             return "the game is over: there is nothing left to watch"
+        if watch.proof is None and secure.path == RELAY:
+            return RELAY_NEEDS_INVITE
         if watch.proof is not None and (
             secret is None or not watch_proof_matches(secret, secure.transcript, watch.proof)
         ):
@@ -332,7 +341,10 @@ class Spectators:
         self._members.add(member)
         self._empty = trio.Event()
         self.admitted += 1
-        self.say(f"spectator {who} is watching ({len(self._members)} of {self.rules.places})")
+        self.say(
+            f"spectator {who} is watching via {secure.path} ({len(self._members)} of "
+            f"{self.rules.places})"
+        )
         try:
             with member.scope:
                 async with trio.open_nursery() as nursery:

@@ -8,7 +8,9 @@ the entry records from the start. Each record is checked as it arrives with the 
 of ``dbnet verify`` (``dbnet.replay.verify.ReplayVerifier``: framing, signatures, the
 hash chain, the dice links and the arming rule, the re-simulation and every state
 hash), so what is shown is a verified game; it is then saved (``ReplayWriter``: one
-fsync per record) and told (``match.story.Narrator``). BYE (done) ends the watch once
+fsync per record) and told (``match.story.Narrator``), the players called by the names
+they signed (A's in the OFFER, B's in the ACCEPT: ``alice (A)``; ``A`` and ``B`` in
+games of protocol versions before 3, which have none). BYE (done) ends the watch once
 the log is complete; any refusal or failure is a ``WatchError`` in one line.
 
 A spectator never writes an entry: it sends WATCH, then only PINGs and PONGs.
@@ -80,6 +82,14 @@ class Watching:
         self.writer: ReplayWriter | None = None
         self.narrator: Narrator | None = None
         self._created: str | None = None
+        self.names: tuple[str | None, str | None] = (None, None)
+        """The names the players signed (A's in the OFFER, B's in the ACCEPT), once known;
+        None for a player of a protocol version before 3."""
+
+    @property
+    def labels(self) -> tuple[str, str]:
+        """What the players are called: ``alice (A)`` by the name signed, else ``A``."""
+        return (_label(self.names[0], "A"), _label(self.names[1], "B"))
 
     @property
     def log(self) -> GameLog | None:
@@ -176,7 +186,7 @@ class Watching:
         self._created = hello.created
         self.say(
             f"watching the game {hello.game_id.hex()[:16]} of {printable(hello.name)} "
-            f"({fingerprint(link.peer_key)}); {hello.have} entries so far"
+            f"({fingerprint(link.peer_key)}) via {link.stream.path}; {hello.have} entries so far"
         )
 
     def _entry(self, record: bytes) -> None:
@@ -197,10 +207,26 @@ class Watching:
         log = verifier.log
         assert log is not None
         if self.narrator is None:
-            self.narrator = Narrator(log.game.setup)
+            if len(log.decoded) < 2:
+                return  # the OFFER tells nothing; the ACCEPT brings B's name
+            self._name_players(log)
+            self.narrator = Narrator(log.game.setup, labels=self.labels)
         events = self.narrator.follow(log)
         if events and self.on_events is not None:
             self.on_events(events)
+
+    def _name_players(self, log: GameLog) -> None:
+        """The names signed in the OFFER and the ACCEPT, said in one line."""
+        offer, accept = log.decoded[0].body, log.decoded[1].body
+        self.names = (
+            offer.name if isinstance(offer, codec.OfferBody) else None,
+            accept.name if isinstance(accept, codec.AcceptBody) else None,
+        )
+        a, b = self.labels
+        self.say(
+            f"the players: {a}, key {fingerprint(log.keys[0])}, against {b}, key "
+            f"{fingerprint(log.keys[1])}"
+        )
 
     def _start(self, record: bytes) -> ReplayVerifier:
         """The verifier (and the replay file) of the game whose OFFER is ``record``."""
@@ -248,3 +274,7 @@ class Watching:
     def close(self) -> None:
         if self.writer is not None:
             self.writer.close()
+
+
+def _label(name: str | None, letter: str) -> str:
+    return letter if not name else f"{printable(name)} ({letter})"

@@ -160,7 +160,7 @@ def _check_offer(entry: Entry, record: bytes) -> OfferBody:
         raise InvalidEntryError(0, "the OFFER must be entry 0 by A with a zero previous hash")
     if body.keys[0] == body.keys[1]:
         raise InvalidEntryError(0, "both players have the same key")
-    setup_bytes = codec.encode(codec.setup_to_wire(body.setup))
+    setup_bytes = codec.encode(codec.setup_to_wire(body.setup, body.clock))
     game_id = game_id_for(
         body.rules, (body.keys[0], body.keys[1]), body.nonce, setup_bytes, body.joiner_nonce
     )
@@ -240,6 +240,9 @@ class GameLog:
         self.rules = body.rules
         self.keys: tuple[bytes, bytes] = (body.keys[0], body.keys[1])
         self.chain_length = body.chain
+        self.clock = body.clock
+        """The game's clock, ``(base, increment)`` in ms (protocol version 3), or None: then
+        no entry carries a clock reading."""
         self.game = game
         self.entries: list[SignedEntry] = [offer]
         self.decoded: list[Entry] = [entry]
@@ -358,7 +361,7 @@ class GameLog:
                 signed, entry = codec.decode_signed_entry(record)
             except DbnetError as exc:
                 raise InvalidEntryError(seq, f"malformed: {exc}", record) from exc
-        author = self._check_envelope(seq, entry, record)
+        author = self._check_envelope(seq, entry, record, clock_claim=_is_clock_claim(entry.body))
         check = UncheckedSignature(seq, author, self.keys[author], signed, record)
         if unchecked is not None:
             unchecked.append(check)
@@ -404,7 +407,7 @@ class GameLog:
         """
         seq = len(self.entries)
         kind = body.KIND
-        self._check_author(seq, author, kind, b"")
+        self._check_author(seq, author, kind, b"", clock_claim=_is_clock_claim(body))
         self._keep_checkpoint()
         try:
             self._apply(
@@ -427,7 +430,9 @@ class GameLog:
         self.rolls_at.append(len(self.rolls))
         self.head = codec.entry_hash(signed.signed)
 
-    def _check_envelope(self, seq: int, entry: Entry, record: bytes) -> Player:
+    def _check_envelope(
+        self, seq: int, entry: Entry, record: bytes, *, clock_claim: bool = False
+    ) -> Player:
         """Check a received entry's game, version, place in the chain and author; the
         author."""
         if entry.game_id != self.game_id:
@@ -446,17 +451,22 @@ class GameLog:
             raise InvalidEntryError(
                 seq, f"its previous-entry hash does not match entry {seq - 1}", record
             )
-        return self._check_author(seq, PLAYERS[entry.author], entry.kind, record)
+        return self._check_author(
+            seq, PLAYERS[entry.author], entry.kind, record, clock_claim=clock_claim
+        )
 
-    def _check_author(self, seq: int, author: Player, kind: EntryKind, record: bytes) -> Player:
-        """Check that ``author`` may write the next entry, of ``kind``; the author."""
+    def _check_author(
+        self, seq: int, author: Player, kind: EntryKind, record: bytes, *, clock_claim: bool = False
+    ) -> Player:
+        """Check that ``author`` may write the next entry, of ``kind``; the author. A clock
+        claim may be written by either player (``_check_clock_claim`` says when)."""
         expected = self.expected_author()
         if expected is None:
             raise InvalidEntryError(
                 seq, f"the log is closed ({self.status.value}); nothing may follow", record
             )
         if kind is _CLAIM:
-            if author is expected:
+            if author is expected and not clock_claim:
                 raise InvalidEntryError(
                     seq, f"{author.name} claims a timeout while it is {author.name}'s turn", record
                 )
@@ -484,8 +494,14 @@ class GameLog:
         ``links`` replaces the body's links (the author's own, as they fall due, see
         ``write``); without ``check_state`` the body's state hash is not compared (it is
         a draft's); ``choice`` is a PLAY body's decision already parsed."""
+        if self.clock is not None or body.clock is not None:
+            self._check_reading(seq, kind, body, record)
         if kind is _CLAIM:  # also while FINAL or COSIGN is withheld
             assert isinstance(body, ClaimBody)
+            if body.reason == "clock":
+                self._check_clock_claim(seq, author, body, record)
+                self.status = Status.CLAIMED
+                return
             if body.waiting_for != seq:
                 raise InvalidEntryError(
                     seq,
@@ -561,6 +577,83 @@ class GameLog:
         if self.game.is_over:
             self.status = Status.FINAL_DUE
             self.final_author = author
+
+    def _check_reading(self, seq: int, kind: EntryKind, body: Body, record: bytes) -> None:
+        """In a game with a clock every entry carries its author's reading; in a game
+        without one, none does."""
+        if self.clock is None:
+            raise InvalidEntryError(
+                seq, f"a clock reading in a {kind.name} entry of a game without a clock", record
+            )
+        if body.clock is None:
+            raise InvalidEntryError(
+                seq, f"a {kind.name} entry without its author's clock reading (the game has "
+                "a clock)", record
+            )  # fmt: skip
+
+    def _check_clock_claim(self, seq: int, author: Player, body: ClaimBody, record: bytes) -> None:
+        """A clock claim (docs/protocol.md, "Clocks"): ``author`` claims that the other
+        player's clock ran out before its entry ``waiting_for`` came. Valid when:
+
+        - the game has a clock, and the claim's reading shows the other player at 0;
+        - ``waiting_for`` is the claim's own place (the entry never came, and the other
+          player owes it while the game is played: its clock runs), or an earlier PLAY or
+          RESIGN entry by the other player (it came late) after which every entry is the
+          other player's, or the claimant's with a reading that shows the other player at
+          0 too: the claimant's own signed reading of the other player's time after that
+          entry, if it shows any time left, refutes the claim.
+
+        A reading by the flagged player never counts for or against it."""
+        flagged = author.other
+        reading = body.clock
+        assert reading is not None  # _check_reading
+        if reading[flagged] != 0:
+            raise InvalidEntryError(
+                seq, f"{author.name}'s clock claim reads {reading[flagged]} ms left on "
+                f"{flagged.name}'s clock, not 0", record
+            )  # fmt: skip
+        waited = body.waiting_for
+        if waited < 2 or waited > seq:
+            raise InvalidEntryError(
+                seq, f"the clock claim names entry {waited}: it must be from entry 2 (the "
+                f"clocks start after the ACCEPT) up to the claim's own, {seq}", record
+            )  # fmt: skip
+        if waited == seq:
+            if self.expected_author() is not flagged:
+                raise InvalidEntryError(
+                    seq, f"{author.name} claims {flagged.name}'s entry {seq} came too late, "
+                    f"but {author.name} writes entry {seq}", record
+                )  # fmt: skip
+            if self.status is not _PLAYING:
+                raise InvalidEntryError(
+                    seq, f"no clock runs once the game is over: {flagged.name}'s "
+                    f"{self.status.value.split()[0].upper()} entry cannot be late", record
+                )  # fmt: skip
+            return
+        flagged_entry = self.decoded[waited]
+        if flagged_entry.author != flagged:
+            raise InvalidEntryError(
+                seq, f"the clock claim names entry {waited}, which is {author.name}'s own, "
+                f"not {flagged.name}'s", record
+            )  # fmt: skip
+        if flagged_entry.kind is not _PLAY and flagged_entry.kind is not EntryKind.RESIGN:
+            raise InvalidEntryError(
+                seq, f"the clock claim names {flagged.name}'s {flagged_entry.kind.name} entry "
+                f"{waited}, written when no clock runs (only a PLAY or RESIGN entry can be "
+                "late)", record
+            )  # fmt: skip
+        for later in range(waited + 1, seq):
+            entry = self.decoded[later]
+            if entry.author != author:
+                continue
+            seen = entry.body.clock
+            assert seen is not None
+            if seen[flagged]:
+                raise InvalidEntryError(
+                    seq, f"refuted: {author.name}'s own entry {later}, after {flagged.name}'s "
+                    f"entry {waited}, reads {seen[flagged]} ms left on {flagged.name}'s clock: "
+                    "that entry came in time", record
+                )  # fmt: skip
 
     def _check_final(self, seq: int, body: FinalBody, record: bytes) -> None:
         game = self.game
@@ -738,6 +831,10 @@ class GameLog:
         del self.rolls[saved.rolls :]
         self.status = saved.status
         self.final_author = saved.final_author
+
+
+def _is_clock_claim(body: Body) -> bool:
+    return isinstance(body, ClaimBody) and body.reason == "clock"
 
 
 class EntryLinks:

@@ -65,6 +65,10 @@ class Peer:
         self.me = me
         self.log = log
         self.chain = chain
+        self.reading: Callable[[], tuple[int, int]] | None = None
+        """In a game with a clock: this player's reading of both clocks now, ``(A, B)`` in
+        ms, which every entry it writes carries (the caller keeps time: ``dbnet.protocol.
+        clock``)."""
 
     # --- genesis ------------------------------------------------------------------
 
@@ -81,18 +85,20 @@ class Peer:
         joiner_nonce: bytes | None = None,
         rules: str = RULES_VERSION,
         name: str = "A",
+        clock: tuple[int, int] | None = None,
     ) -> tuple[Peer, bytes]:
         """A, offering a game to the holder of ``peer_key``: the peer and the OFFER record.
 
         ``nonce`` is A's and ``joiner_nonce`` B's (each fresh from ``secrets`` when not
         given): over the network B sends its own in HELLO and checks it in the OFFER.
-        ``name`` is A's name, signed in the OFFER (``codec.NAME_PATTERN``)."""
+        ``name`` is A's name, signed in the OFFER (``codec.NAME_PATTERN``); ``clock`` the
+        game's clock, ``(base, increment)`` in ms, or None."""
         if chain_length < 2:
             raise LocalProtocolError(f"chains have at least 2 links, not {chain_length}")
         keys = (identity.public_key, peer_key)
         nonce = nonce if nonce is not None else secrets.token_bytes(32)
         joiner_nonce = joiner_nonce if joiner_nonce is not None else secrets.token_bytes(32)
-        setup_bytes = codec.encode(codec.setup_to_wire(setup))
+        setup_bytes = codec.encode(codec.setup_to_wire(setup, clock))
         game_id = game_id_for(rules, keys, nonce, setup_bytes, joiner_nonce)
         chain = dice.Chain.create(
             secret if secret is not None else secrets.token_bytes(32),
@@ -109,6 +115,7 @@ class Peer:
             state=ZERO_HASH,  # the log fills in the initial state's hash
             joiner_nonce=joiner_nonce,
             name=name,
+            clock=clock,
         )
         entry = Entry(
             version=PROTOCOL_VERSION,
@@ -214,7 +221,11 @@ class Peer:
 
     def resign(self) -> bytes:
         self._require_turn()
-        return self._write(ResignBody(state=ZERO_HASH), complete=ResignBody)
+        clock = self._reading()
+        return self._write(
+            ResignBody(state=ZERO_HASH, clock=clock),
+            complete=lambda state: ResignBody(state, clock),
+        )
 
     def finish(self) -> bytes:
         """FINAL (if the game ended with our entry) or COSIGN (if the other wrote FINAL)."""
@@ -228,17 +239,44 @@ class Peer:
                 reason=reason,
                 turns=tuple((a, b) for a, b in game.conquest_history),
                 state=game.state_hash(),
+                clock=self._reading(),
             )
             return self._write(body)
         if self.log.status is Status.COSIGN_DUE:
-            return self._write(CosignBody(head=self.log.head, winner=int(game.winner)))
+            return self._write(
+                CosignBody(head=self.log.head, winner=int(game.winner), clock=self._reading())
+            )
         raise LocalProtocolError(f"nothing to finish: the log is {self.log.status.value}")
 
     def claim_timeout(self) -> bytes:
         """A signed, clearly unilateral claim that the other player stopped answering."""
         if self.my_turn or self.log.expected_author() is None:
             raise LocalProtocolError("a timeout can be claimed only while waiting for the other")
-        return self._write(ClaimBody(reason="timeout", waiting_for=self.log.next_seq))
+        return self._write(
+            ClaimBody(reason="timeout", waiting_for=self.log.next_seq, clock=self._reading())
+        )
+
+    def claim_on_time(self, reading: tuple[int, int], waiting_for: int | None = None) -> bytes:
+        """A signed clock claim: by ``reading`` (this player's, ``(A, B)`` in ms) the other
+        player's clock ran out before its entry ``waiting_for`` came (default: the entry
+        due now, which it owes). The log checks it (``GameLog._check_clock_claim``)."""
+        if self.log.clock is None:
+            raise LocalProtocolError("this game has no clock")
+        if self.log.expected_author() is None:
+            raise LocalProtocolError("the log is closed: nothing may follow")
+        waited = self.log.next_seq if waiting_for is None else waiting_for
+        return self._write(ClaimBody(reason="clock", waiting_for=waited, clock=reading))
+
+    def _reading(self) -> tuple[int, int] | None:
+        """This player's clock reading for its next entry (None in a game without a clock)."""
+        clock = self.log.clock
+        if clock is None:
+            return None
+        if self.log.next_seq == 1:  # the ACCEPT: no clock has run yet
+            return clock[0], clock[0]
+        if self.reading is None:
+            raise LocalProtocolError("the game has a clock, and this player keeps no time")
+        return self.reading()
 
     # --- writing ------------------------------------------------------------------------
 
@@ -251,23 +289,27 @@ class Peer:
     def _write_accept(self, name: str | None) -> bytes:
         """Our ACCEPT: our anchor, our links for any roll already due, and our name."""
         links = OwnLinks(self.chain, self.log.chain_length)
+        clock = self._reading()
         anchor = self.chain.anchor(0)
 
         def accepted(state: bytes) -> Body:
-            return AcceptBody(anchor, tuple(links.links), state, name)
+            return AcceptBody(anchor, tuple(links.links), state, name, clock)
 
-        draft = AcceptBody(anchor=anchor, links=(), state=ZERO_HASH, name=name)
+        draft = AcceptBody(anchor=anchor, links=(), state=ZERO_HASH, name=name, clock=clock)
         return self._write(draft, links=links, complete=accepted)
 
     def _write_play(self, decision: str | None, *, choice: Choice | None = None) -> bytes:
         """Our PLAY entry: the log applies it, taking our links as the rolls fall due, and
         then it carries those links and the state after it."""
         links = OwnLinks(self.chain, self.log.chain_length)
+        clock = self._reading()
 
         def played(state: bytes) -> Body:
-            return PlayBody(decision, tuple(links.links), links.anchor, state)
+            return PlayBody(decision, tuple(links.links), links.anchor, state, clock)
 
-        draft: Body = PlayBody(decision=decision, links=(), anchor=None, state=ZERO_HASH)
+        draft: Body = PlayBody(
+            decision=decision, links=(), anchor=None, state=ZERO_HASH, clock=clock
+        )
         return self._write(draft, links=links, complete=played, choice=choice)
 
     def _write(

@@ -58,6 +58,11 @@ class EquivocationError(ProtocolError):
         )
 
 
+def _on_time(entry: codec.Entry) -> bool:
+    """Whether ``entry`` is a clock claim."""
+    return isinstance(entry.body, codec.ClaimBody) and entry.body.reason == "clock"
+
+
 def chain_secret(identity: Identity, game_id: bytes) -> bytes:
     """This player's chain secret for ``game_id``: a hash of the identity's Ed25519
     signature over a tag and the game id. Ed25519 signatures are deterministic and
@@ -100,13 +105,15 @@ class RemoteGame:
         chain_length: int = dice.DEFAULT_CHAIN_LENGTH,
         secret: bytes | None = None,
         name: str = "A",
+        clock: tuple[int, int] | None = None,
     ) -> RemoteGame:
         """A (the host) offers a game; the OFFER is saved, to be sent. ``nonce`` is A's
         fresh nonce, ``joiner_nonce`` the one B sent: the game id, and so A's chain secret
         (derived from it unless ``secret`` is given), is fresh whatever B chose. ``name``
-        is A's, signed in the OFFER."""
+        is A's, signed in the OFFER; ``clock`` the game's clock, ``(base, increment)`` in
+        ms, if it has one."""
         keys = (identity.public_key, peer_key)
-        setup_bytes = codec.encode(codec.setup_to_wire(setup))
+        setup_bytes = codec.encode(codec.setup_to_wire(setup, clock))
         game_id = game_id_for(RULES_VERSION, keys, nonce, setup_bytes, joiner_nonce)
         peer, offer = Peer.offer(
             identity,
@@ -117,6 +124,7 @@ class RemoteGame:
             nonce=nonce,
             joiner_nonce=joiner_nonce,
             name=name,
+            clock=clock,
         )
         save(offer)
         return cls(peer, [offer], save)
@@ -266,6 +274,10 @@ class RemoteGame:
         """A signed unilateral claim that the peer stopped answering, saved."""
         return self._keep(self.peer.claim_timeout())
 
+    def claim_on_time(self, reading: tuple[int, int], waiting_for: int | None = None) -> bytes:
+        """A signed clock claim (``Peer.claim_on_time``), saved."""
+        return self._keep(self.peer.claim_on_time(reading, waiting_for))
+
     def _keep(self, record: bytes, save: Save | None = None) -> bytes:
         (self.save if save is None else save)(record)
         self.records.append(record)
@@ -285,7 +297,8 @@ class RemoteGame:
         the other player's): this player's own records never come back new. With
         ``live`` (the peer is connected to this player, who is answering), a timeout claim
         is refused: nobody may claim that a live player stopped answering, and a player
-        never accepts such a claim against itself.
+        never accepts such a claim against itself. A clock claim is checked like any entry:
+        the claimant's readings are the evidence of a flag (docs/protocol.md, "Clocks").
 
         Raises:
             InvalidEntryError: the record is not the valid next entry (nothing changed).
@@ -307,7 +320,7 @@ class RemoteGame:
             raise InvalidEntryError(
                 seq, f"the peer sent an entry written as {self.me.name}, this player", record
             )
-        if live and entry.kind is EntryKind.CLAIM:
+        if live and entry.kind is EntryKind.CLAIM and not _on_time(entry):
             raise InvalidEntryError(
                 seq,
                 f"the peer claims that {self.me.name} stopped answering, while {self.me.name} "
@@ -317,6 +330,20 @@ class RemoteGame:
         self.peer.receive(record, decoded)
         self._keep(record, self.save if self.save_received is None else self.save_received)
         return True
+
+    def claim_conflict(self, record: bytes) -> int | None:
+        """If ``record`` is the peer's clock claim for an entry this player already wrote
+        (the claim and the entry crossed): the seq of that entry, else None. The claim
+        stays the claimant's word: see docs/protocol.md, "Clocks"."""
+        try:
+            _, entry = codec.decode_signed_entry(record)
+        except DbnetError:
+            return None
+        if not _on_time(entry) or entry.author == self.me or entry.game_id != self.game_id:
+            return None
+        if entry.seq < len(self.records) and self.records[entry.seq] != record:
+            return entry.seq
+        return None
 
     def _decode(self, record: bytes) -> tuple[codec.SignedEntry, codec.Entry]:
         try:

@@ -11,7 +11,8 @@ From the facts of every file (``replay.gamefile``):
 - **Standings** count only complete, verified games: ``complete`` (both signed the
   result) and ``decided`` (the result derived by re-simulation when one player
   withheld the FINAL or its counter-signature; flagged). Unfinished games and games
-  closed by a timeout claim are listed apart and count for nobody. Each player gets the
+  closed by a timeout claim or a clock claim (a win on time, signed by the winner
+  alone) are listed apart and count for nobody: the organiser decides them. Each player gets the
   games played, won, drawn and lost, match points (``Points``, 3-1-0 by default), and
   the tie-break: the opponents' win rate, the mean over the player's games of each
   opponent's share of games won.
@@ -70,6 +71,7 @@ class FlagKind(enum.Enum):
     EVIDENCE = "equivocation evidence"
     UNFINISHED = "unfinished game"
     CLAIM = "game closed by a timeout claim"
+    CLOCK_CLAIM = "game won on time by a clock claim (signed by the winner alone)"
     DECIDED = "win not counter-signed"
     ONE_KEY = "one key on both seats"
     KEY_NAMES = "one key under several names"
@@ -122,6 +124,8 @@ class EventGame:
             return won + (", not counter-signed" if v.status is VerdictStatus.DECIDED else "")
         if v.status is VerdictStatus.UNFINISHED and v.owed is not None:
             return f"unfinished: {v.owed.player} owes entry {v.owed.seq}"
+        if v.status is VerdictStatus.CLAIM and v.reason == "clock":
+            return f"clock claim: {v.claimant} won on time, signed by {v.claimant} alone"
         if v.status is VerdictStatus.CLAIM and v.owed is not None:
             return f"claim: {v.claimant} says {v.owed.player} timed out"
         return v.summary()
@@ -300,7 +304,8 @@ def _one_game(copies: list[GameFile], hashes: Hashes) -> EventGame:
     elif status is VerdictStatus.UNFINISHED:
         flags.append(FlagKind.UNFINISHED)
     elif status is VerdictStatus.CLAIM:
-        flags.append(FlagKind.CLAIM)
+        clock = best.verdict.reason == "clock"
+        flags.append(FlagKind.CLOCK_CLAIM if clock else FlagKind.CLAIM)
     counted = status in COUNTED and FlagKind.ONE_KEY not in flags
     return _game(copies, counted=counted, flags=tuple(flags))
 

@@ -10,6 +10,7 @@ from dbnet.engine import Player
 from dbnet.engine.notation import format_attack_dice
 from dbnet.match.render import describe_result, render_score_by_turn
 from dbnet.match.story import EventKind
+from dbnet.protocol.clock import ClockSetting, format_clock
 from dbnet.protocol.identity import fingerprint
 from dbnet.protocol.log import Roll
 from dbnet.replay.story import Story, Told
@@ -18,6 +19,7 @@ from dbnet.wire.codec import (
     CosignBody,
     EntryKind,
     FinalBody,
+    OfferBody,
 )
 
 
@@ -37,10 +39,29 @@ def preamble_lines(story: Story) -> Iterator[str]:
             yield f"{player.name}: {signed}{warband!r}, key {fingerprint(story.keys[player])}"
         options = story.setup.options
         yield f"Map {story.setup.map.name!r}; first to win {options.turns_to_win} turns wins."
+    clock = clock_setting(story)
+    if clock is not None:
+        yield f"Clock: {clock.describe()} for each player."
+
+
+def clock_setting(story: Story) -> ClockSetting | None:
+    """The game's clock (from its OFFER), or None."""
+    if not story.entries:
+        return None
+    offer = story.entries[0].entry.body
+    if not isinstance(offer, OfferBody) or offer.clock is None:
+        return None
+    return ClockSetting.from_wire(offer.clock)
+
+
+def clock_words(reading: tuple[int, int]) -> str:
+    """``A 9:58, B 10:00``: a signed clock reading for people."""
+    return f"A {format_clock(reading[0])}, B {format_clock(reading[1])}"
 
 
 def game_lines(story: Story) -> Iterator[str]:
     turn = 0
+    reading: tuple[int, int] | None = None  # the last signed clock reading
     for told in story.entries:
         entry = told.entry
         who = Player(entry.author).name
@@ -49,7 +70,8 @@ def game_lines(story: Story) -> Iterator[str]:
             if event.kind is not EventKind.TURN and event.turn != turn:
                 turn = event.turn
                 yield ""
-                yield f"Turn {turn}"
+                clocks = "" if reading is None else f" (clocks {clock_words(reading)})"
+                yield f"Turn {turn}{clocks}"
             if event.kind is EventKind.TURN:
                 yield f"{'':8}{event.words}"
             elif event.kind is EventKind.ROLL:
@@ -66,10 +88,19 @@ def game_lines(story: Story) -> Iterator[str]:
             yield f"{seq:>6}  {who} COSIGN: agrees that {Player(body.winner).name} wins"
         elif isinstance(body, ClaimBody):
             yield ""
-            yield (
-                f"{seq:>6}  {who} CLAIM: entry {body.waiting_for} never came "
-                "(a unilateral claim, not a result)"
-            )
+            if body.reason == "clock" and body.clock is not None:
+                loser = Player(entry.author).other.name
+                yield (
+                    f"{seq:>6}  {who} CLAIM ON TIME: {loser}'s clock ran out before entry "
+                    f"{body.waiting_for} (clocks {clock_words(body.clock)}; a clock claim)"
+                )
+            else:
+                yield (
+                    f"{seq:>6}  {who} CLAIM: entry {body.waiting_for} never came "
+                    "(a unilateral claim, not a result)"
+                )
+        if body.clock is not None and not isinstance(body, OfferBody):
+            reading = body.clock
     game = story.game
     if game is not None and game.is_over:
         yield ""
@@ -98,6 +129,7 @@ def export_json(story: Story) -> dict[str, object]:
             "created": header.created,
         },
         "players": _players(story),
+        "clock": _clock_json(story),
         "options": None
         if story.setup is None
         else {
@@ -108,6 +140,13 @@ def export_json(story: Story) -> dict[str, object]:
         "entries": [_entry_json(t) for t in story.entries],
         "stopped_at_record": story.stops_at,
     }
+
+
+def _clock_json(story: Story) -> dict[str, int] | None:
+    clock = clock_setting(story)
+    if clock is None:
+        return None
+    return {"base_ms": clock.base_ms, "increment_ms": clock.increment_ms}
 
 
 def _players(story: Story) -> dict[str, object] | None:
@@ -139,6 +178,9 @@ def _entry_json(told: Told) -> dict[str, object]:
         "state": state.hex() if isinstance(state, bytes) else None,
         "hash": told.hash.hex(),
         "story": [event.words for event in told.events],
+        "clock": None
+        if isinstance(body, OfferBody) or body.clock is None
+        else {"A": body.clock[0], "B": body.clock[1]},
     }
     if isinstance(body, FinalBody):
         out["result"] = {
@@ -149,7 +191,10 @@ def _entry_json(told: Told) -> dict[str, object]:
     elif isinstance(body, CosignBody):
         out["cosigned"] = {"head": body.head.hex(), "winner": Player(body.winner).name}
     elif isinstance(body, ClaimBody):
-        out["claim"] = {"reason": body.reason, "waiting_for": body.waiting_for}
+        claim: dict[str, object] = {"reason": body.reason, "waiting_for": body.waiting_for}
+        if body.reason == "clock":
+            claim["flagged"] = Player(entry.author).other.name
+        out["claim"] = claim
     if entry.kind is EntryKind.RESIGN:
         out["resigns"] = True
     return out
@@ -181,6 +226,12 @@ def export_text(story: Story) -> Iterator[str]:
                 + f"key {story.keys[p].hex()} (fingerprint {fingerprint(story.keys[p])}), "
                 f"warband {story.setup.warbands[p].name!r}"
             )
+    clock = clock_setting(story)
+    if clock is not None:
+        yield (
+            f"clock: {clock.describe()} ({clock.base_ms} ms, {clock.increment_ms} ms a move); "
+            "each entry's clock is its author's signed reading"
+        )
     for told in story.entries:
         data = _entry_json(told)
         yield ""
@@ -194,6 +245,9 @@ def export_text(story: Story) -> Iterator[str]:
             yield f"  roll {roll.index} ({roll.kind}): {dice}{faces}"
         if data["decision"] is not None:
             yield f"  decision: {data['decision']}"
+        body = told.entry.body
+        if body.clock is not None and not isinstance(body, OfferBody):
+            yield f"  clock: {clock_words(body.clock)} ({body.clock[0]} ms, {body.clock[1]} ms)"
         for words in told.events:
             yield f"  story: {words.words}"
         for key in ("result", "cosigned", "claim"):

@@ -142,6 +142,11 @@ def seal_words(body: object) -> str:
         return f"FINAL: {Player(body.winner).name} wins by {body.reason}"
     if isinstance(body, CosignBody):
         return f"COSIGN: agrees that {Player(body.winner).name} wins"
+    if isinstance(body, ClaimBody) and body.reason == "clock":
+        return (
+            f"CLAIM ON TIME: the other player's clock ran out before entry {body.waiting_for} "
+            "(a clock claim)"
+        )
     if isinstance(body, ClaimBody):
         return f"CLAIM: entry {body.waiting_for} never came (a unilateral claim, not a result)"
     return ""

@@ -41,7 +41,7 @@ from dbnet.protocol.identity import fingerprint
 from dbnet.protocol.log import GameLog, Status, UncheckedSignature
 from dbnet.replay.errors import ReplayError
 from dbnet.replay.file import HEADER_OFFSET, decode_header, iter_records
-from dbnet.wire.codec import Entry, ReplayHeader, SignedEntry, decode_signed_entry
+from dbnet.wire.codec import ClaimBody, Entry, ReplayHeader, SignedEntry, decode_signed_entry
 
 __all__ = ["Owed", "ReplayVerifier", "Verdict", "VerdictStatus", "verify_replay"]
 
@@ -55,7 +55,7 @@ class VerdictStatus(enum.Enum):
     COMPLETE = "complete"  # FINAL and COSIGN: the result is agreed and signed by both
     DECIDED = "decided"  # the game is over by re-simulation; FINAL or COSIGN was withheld
     UNFINISHED = "unfinished"  # valid so far; someone owes the next entry
-    CLAIM = "claim"  # closed by a unilateral timeout claim (never a win)
+    CLAIM = "claim"  # closed by a unilateral claim: timeout (never a win), or clock (on time)
     INVALID = "invalid"  # the first invalid record, with the reason
     EQUIVOCATION = "equivocation"  # an evidence file's proof (dbnet.replay.evidence)
 
@@ -104,7 +104,10 @@ class Verdict:
       own state decides it (by re-simulation) and ``owed`` says what the withholding
       player did not write (the FINAL or COSIGN entry), so withholding gains nothing.
     - ``unfinished``: ``owed`` (who owes the next entry and what), ``turn`` reached.
-    - ``claim``: ``claimant`` and ``owed`` (the entry it waited for, and who owed it).
+    - ``claim``: ``claimant`` and ``owed`` (the entry it waited for, and who owed it). A
+      clock claim (protocol version 3) has ``reason`` "clock", ``winner`` the claimant
+      (won on time by its own signed reading: not counter-signed) and ``flagged_at``, the
+      entry before which the other player's clock ran out by that reading.
     - ``invalid``: ``record`` (the record index in the file, 0 being the header),
       ``seq`` (the entry's sequence number, None for the header), ``offset`` (the
       record's byte offset) and ``reason``.
@@ -125,6 +128,7 @@ class Verdict:
     reason: str | None = None
     owed: Owed | None = None
     claimant: str | None = None
+    flagged_at: int | None = None
     record: int | None = None
     seq: int | None = None
     offset: int | None = None
@@ -134,6 +138,12 @@ class Verdict:
         """Only a finished, valid game counts as verified: complete, or decided by its
         state with the loser's (or winner's) signature withheld."""
         return self.status is VerdictStatus.COMPLETE or self.status is VerdictStatus.DECIDED
+
+    def flagged(self) -> str | None:
+        """A clock claim's flagged player ("A" or "B"): the claimant's opponent."""
+        if self.reason != "clock" or self.claimant is None:
+            return None
+        return "B" if self.claimant == "A" else "A"
 
     def score(self) -> str:
         """The conquest points of every turn, ``0-0 3-8`` (A's first)."""
@@ -171,6 +181,13 @@ class Verdict:
         owed = self.owed
         assert owed is not None
         when = "" if self.turn is None else f", turn {self.turn}"
+        if status is VerdictStatus.CLAIM and self.reason == "clock":
+            flagged = self.flagged()
+            return (
+                f"clock claim: {self.claimant} won on time (a claim signed by {self.claimant} "
+                f"alone): by {self.claimant}'s signed reading {flagged}'s clock ran out "
+                f"before {flagged}'s entry {self.flagged_at}{when}"
+            )
         if status is VerdictStatus.CLAIM:
             return (
                 f"unilateral claim by {self.claimant} (not a result; unverifiable): "
@@ -197,6 +214,7 @@ class Verdict:
             "reason": self.reason,
             "owed": None if self.owed is None else self.owed.to_json(),
             "claimant": self.claimant,
+            "flagged_at": self.flagged_at,
             "record": self.record,
             "seq": self.seq,
             "offset": self.offset,
@@ -380,6 +398,18 @@ class ReplayVerifier:
             return Verdict(where=self.where, status=VerdictStatus.UNFINISHED, entries=0, owed=owed)
         game = log.game
         status = log.status
+        claim = log.decoded[-1].body
+        if status is Status.CLAIMED and isinstance(claim, ClaimBody) and claim.reason == "clock":
+            # a clock claim decides the game even after a late winning move
+            claimant = Player(log.decoded[-1].author)
+            return self._verdict(
+                VerdictStatus.CLAIM,
+                claimant=claimant.name,
+                winner=claimant.name,
+                reason="clock",
+                owed=_owed_before_claim(log, claimant.other),
+                flagged_at=claim.waiting_for,
+            )
         if game.winner is not None and status is not Status.PLAYING:
             assert game.end_reason is not None
             winner, reason = game.winner.name, game.end_reason.value
@@ -407,6 +437,7 @@ class ReplayVerifier:
         reason: str | None = None,
         owed: Owed | None = None,
         claimant: str | None = None,
+        flagged_at: int | None = None,
         record: int | None = None,
         seq: int | None = None,
         offset: int | None = None,
@@ -435,6 +466,7 @@ class ReplayVerifier:
             reason=reason,
             owed=owed,
             claimant=claimant,
+            flagged_at=flagged_at,
             record=record,
             seq=seq,
             offset=offset,

@@ -20,11 +20,12 @@ module raise anything else.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import hashlib
 import re
 from collections.abc import Callable, Collection
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Final, Generic, Literal, TypeVar, cast
 
 import msgpack
@@ -66,14 +67,24 @@ __all__ = [
 PROTOCOL_VERSION: Final = 3
 """The protocol version this dbnet writes. Version 2 (2026-11) adds the joiner's nonce to
 the OFFER and the game id; version 3 (2026-11) each player's name, signed by that player,
-in the OFFER (A's) and the ACCEPT (B's) (docs/entries.md, section 7). Versions 1 and 2 are
-still read."""
+in the OFFER (A's) and the ACCEPT (B's), and the optional clock (docs/entries.md, section
+7). Versions 1 and 2 are still read."""
 PROTOCOL_VERSIONS: Final = (1, 2, 3)
 """Every protocol version this dbnet reads (and so verifies)."""
 REPLAY_FORMAT: Final = 3
 """The replay format this dbnet writes: format N holds entries of protocol version N."""
 REPLAY_FORMATS: Final = {1: 1, 2: 2, 3: 3}
 """Every replay format this dbnet reads, with the protocol version of its entries."""
+# --- protocol version 3: clocks (docs/entries.md section 7) ---------------------------------
+# A game with a clock holds it in its setup, and every entry after the OFFER its author's
+# reading of both clocks (version 3 and later).
+CLOCK_VERSION: Final = 3
+"""The first protocol version (and replay format) with clocks."""
+MAX_CLOCK_MS: Final = 100 * 3_600_000
+"""The longest base time of a clock: 100 hours, in milliseconds."""
+MAX_INCREMENT_MS: Final = 3_600_000
+"""The longest increment of a clock: an hour, in milliseconds."""
+# --- end of protocol version 3 ---------------------------------------------------------------
 MAX_MESSAGE_SIZE: Final = 65536
 # A signed entry record is [signed (bin16), signature (bin8, 64 bytes)]: 70 bytes of framing.
 MAX_ENTRY_SIZE: Final = MAX_MESSAGE_SIZE - 70
@@ -728,47 +739,23 @@ class _Limited(Shape):
     def value(self, path: str) -> Limited:
         return Limited(self.format, self.packs.value(f"{path}.packs"))
 
-
-class _SetupV3(_Setup, kw_only=True):
-    """A setup of protocol version 3: ``limited`` makes it a Limited game, whose warbands
-    are empty (each is built in the game); left out for any other game, whose setup is
-    then exactly a version-2 setup."""
-
-    limited: _Limited | UnsetType = UNSET
-
-    def value(self, path: str) -> GameSetup:
-        setup = super().value(path)
-        if isinstance(self.limited, UnsetType):
-            return setup
-        for i, warband in enumerate(setup.warbands):
-            if warband.minis:
-                raise DecodeError(
-                    f"{path}.warbands[{i}].minis",
-                    "a Limited setup's warbands are empty: each is built from its pool in the game",
-                )
-        return replace(setup, limited=self.limited.value(f"{path}.limited"))
-
     @classmethod
-    def of(cls, setup: GameSetup) -> _SetupV3:
-        m, o, limited = setup.map, setup.options, setup.limited
-        if limited is not None and limited.pools is not None:
+    def of(cls, limited: Limited | None) -> _Limited | UnsetType:
+        if limited is None:
+            return UNSET
+        if limited.pools is not None:
             raise ValueError("a setup with pools is a built game's, never sent")
-        return cls(
-            _Map(m.name, m.values, m.reconstructed),
-            _Options(o.tournament_initiative, o.turns_to_win),
-            (WarbandShape.of(setup.warbands[0]), WarbandShape.of(setup.warbands[1])),
-            limited=UNSET
-            if limited is None
-            else _Limited(limited.format, _Packs.of(limited.packs)),  # type: ignore[arg-type]
-        )
+        return cls(limited.format, _Packs.of(limited.packs))  # type: ignore[arg-type]
 
 
-_SETUP: Final = Schema[_SetupV3](_SetupV3, "setup")
-
-
-def setup_to_wire(setup: GameSetup) -> dict[str, object]:
-    """The setup as a plain value (the map's ``note`` is informative and not sent)."""
-    wire: dict[str, object] = _plain(_SetupV3.of(setup))
+def setup_to_wire(setup: GameSetup, clock: tuple[int, int] | None = None) -> dict[str, object]:
+    """The setup as a plain value (the map's ``note`` is informative and not sent), with
+    the ``clock`` setting ``(base, increment)`` in ms if given and a Limited game's
+    ``limited`` part (both protocol version 3)."""
+    shape = _Setup.of(setup)
+    if clock is not None or setup.limited is not None:
+        shape = _SetupV3.of(setup, clock)
+    wire: dict[str, object] = _plain(shape)
     return wire
 
 
@@ -832,6 +819,8 @@ class OfferBody(_WireBody):
     state: bytes
     joiner_nonce: bytes | None = None
     name: str | None = None
+    clock: tuple[int, int] | None = None
+    """The clock (version 3): ``(base, increment)`` in milliseconds; None: no clock."""
 
     @classmethod
     def from_wire(cls, obj: object, path: str, version: int = PROTOCOL_VERSION) -> OfferBody:
@@ -847,27 +836,6 @@ Name = Annotated[
         extra=refuse("expected a name of 1-32 letters, digits, '_', '.', '-': {value}"),
     ),
 ]
-
-
-class _OfferV3(Shape):
-    """An OFFER of protocol version 3 and later: both nonces and A's name."""
-
-    rules: Annotated[str, Meta(max_length=MAX_RULES_LEN)]
-    keys: tuple[Hash, Hash]
-    nonces: tuple[Hash, Hash]
-    setup: _SetupV3
-    chain: Annotated[int, Meta(ge=2, le=MAX_CHAIN)]
-    anchor: Hash
-    state: Hash
-    name: Name
-
-    def value(self, path: str) -> OfferBody:
-        _key_problem(self.keys, f"{path}.keys")
-        setup = self.setup.value(f"{path}.setup")
-        a, b = self.nonces
-        return OfferBody(
-            self.rules, self.keys, a, setup, self.chain, self.anchor, self.state, b, self.name
-        )
 
 
 class _Offer(Shape):
@@ -917,6 +885,7 @@ class AcceptBody(_WireBody):
     links: tuple[tuple[int, bytes], ...]
     state: bytes
     name: str | None = None
+    clock: tuple[int, int] | None = None  # see PlayBody
 
 
 class _Accept(Shape):
@@ -930,18 +899,6 @@ class _Accept(Shape):
         return AcceptBody(self.anchor, self.links, self.state)
 
 
-class _AcceptV3(Shape):
-    """An ACCEPT of protocol version 3 and later: B's name too."""
-
-    anchor: Hash
-    links: Links
-    state: Hash
-    name: Name
-
-    def value(self, path: str) -> AcceptBody:
-        return AcceptBody(self.anchor, self.links, self.state, self.name)
-
-
 @dataclass(frozen=True, slots=True)
 class PlayBody(_WireBody):
     """A decision in notation (or None), the author's chain links as ``(roll, link)``, the
@@ -952,6 +909,9 @@ class PlayBody(_WireBody):
     links: tuple[tuple[int, bytes], ...]
     anchor: bytes | None
     state: bytes
+    clock: tuple[int, int] | None = None
+    """In a game with a clock (version 3): the author's reading of A's and B's remaining
+    time when it signed, in milliseconds; None in a game without one."""
 
 
 class _Play(Shape, kw_only=True):
@@ -976,6 +936,7 @@ class _Play(Shape, kw_only=True):
 class ResignBody(_WireBody):
     KIND: ClassVar[EntryKind] = EntryKind.RESIGN
     state: bytes
+    clock: tuple[int, int] | None = None  # see PlayBody
 
 
 class _Resign(Shape):
@@ -987,11 +948,13 @@ class _Resign(Shape):
 
 @dataclass(frozen=True, slots=True)
 class ClaimBody(_WireBody):
-    """A unilateral claim that the entry ``waiting_for`` never came."""
+    """A unilateral claim: the entry ``waiting_for`` never came (``timeout``), or the other
+    player's clock ran out before its entry ``waiting_for`` came (``clock``, version 3)."""
 
     KIND: ClassVar[EntryKind] = EntryKind.CLAIM
     reason: str
     waiting_for: int
+    clock: tuple[int, int] | None = None  # see PlayBody
 
 
 class _Claim(Shape):
@@ -1011,6 +974,7 @@ class FinalBody(_WireBody):
     reason: str
     turns: tuple[tuple[int, int], ...]
     state: bytes
+    clock: tuple[int, int] | None = None  # see PlayBody
 
 
 class _EndReason(enum.Enum):
@@ -1037,6 +1001,7 @@ class CosignBody(_WireBody):
     KIND: ClassVar[EntryKind] = EntryKind.COSIGN
     head: bytes
     winner: int
+    clock: tuple[int, int] | None = None  # see PlayBody
 
 
 class _Cosign(Shape):
@@ -1047,28 +1012,148 @@ class _Cosign(Shape):
         return CosignBody(self.head, self.winner)
 
 
+# --- protocol version 3: clocks ---------------------------------------------------------------
+# Version 3 is version 2 with two optional keys, each the last of its map: the setup's
+# ``clock`` ([base, increment] in ms) and, in every other body, ``clock``: its author's reading
+# of both clocks ([A, B] in ms). Without a clock a version-3 body has the bytes of version 2.
+
+SetupClock = tuple[
+    Annotated[int, Meta(ge=1, le=MAX_CLOCK_MS)], Annotated[int, Meta(ge=0, le=MAX_INCREMENT_MS)]
+]
+"""``[base, increment]``: the time each player starts with and gains per move, in ms."""
+Reading = tuple[Count, Count]
+"""``[A, B]``: an author's reading of both players' remaining time, in milliseconds."""
+
+
+class _SetupV3(_Setup, kw_only=True):
+    """A setup of version 3: ``limited`` makes it a Limited game (docs/limited.md), whose
+    warbands are empty (each is built in the game); ``clock``, last, is the clock."""
+
+    limited: _Limited | UnsetType = UNSET
+    clock: SetupClock | UnsetType = UNSET
+
+    def value(self, path: str) -> GameSetup:
+        setup = super().value(path)
+        if isinstance(self.limited, UnsetType):
+            return setup
+        for i, warband in enumerate(setup.warbands):
+            if warband.minis:
+                raise DecodeError(
+                    f"{path}.warbands[{i}].minis",
+                    "a Limited setup's warbands are empty: each is built from its pool in the game",
+                )
+        return dataclasses.replace(setup, limited=self.limited.value(f"{path}.limited"))
+
+    @classmethod
+    def of(cls, setup: GameSetup, clock: tuple[int, int] | None = None) -> _SetupV3:
+        shape = _Setup.of(setup)
+        return cls(
+            shape.map,
+            shape.options,
+            shape.warbands,
+            limited=_Limited.of(setup.limited),
+            clock=UNSET if clock is None else clock,
+        )
+
+
+_SETUP: Final = Schema[_SetupV3](_SetupV3, "setup")
+
+
+class _OfferV3(_Offer):
+    """An OFFER of version 3: A's name last, and the setup may end with the clock."""
+
+    setup: _SetupV3
+    name: Name
+
+    def value(self, path: str) -> OfferBody:
+        clock = self.setup.clock
+        body = super().value(path)
+        return dataclasses.replace(body, name=self.name, clock=_unset(clock))
+
+
+class _AcceptV3(_Accept):
+    """An ACCEPT of version 3: B's name, then (with a clock) B's reading."""
+
+    name: Name
+    clock: Reading | UnsetType = UNSET
+
+    def value(self, path: str) -> AcceptBody:
+        return AcceptBody(self.anchor, self.links, self.state, self.name, _unset(self.clock))
+
+
+class _PlayV3(_Play, kw_only=True):
+    clock: Reading | UnsetType = UNSET
+
+    def value(self, path: str) -> PlayBody:
+        return dataclasses.replace(super().value(path), clock=_unset(self.clock))
+
+
+class _ResignV3(_Resign):
+    clock: Reading | UnsetType = UNSET
+
+    def value(self, path: str) -> ResignBody:
+        return ResignBody(self.state, _unset(self.clock))
+
+
+class _ClaimV3(_Claim):
+    reason: Literal["timeout", "clock"]  # type: ignore[assignment]
+    clock: Reading | UnsetType = UNSET
+
+    def value(self, path: str) -> ClaimBody:
+        return ClaimBody(self.reason, self.waiting_for, _unset(self.clock))
+
+
+class _FinalV3(_Final):
+    clock: Reading | UnsetType = UNSET
+
+    def value(self, path: str) -> FinalBody:
+        return dataclasses.replace(super().value(path), clock=_unset(self.clock))
+
+
+class _CosignV3(_Cosign):
+    clock: Reading | UnsetType = UNSET
+
+    def value(self, path: str) -> CosignBody:
+        return CosignBody(self.head, self.winner, _unset(self.clock))
+
+
+def _unset(value: tuple[int, int] | UnsetType) -> tuple[int, int] | None:
+    return None if isinstance(value, UnsetType) else value
+
+
+_CLOCK_SHAPES: Final = (_OfferV3, _AcceptV3, _PlayV3, _ResignV3, _ClaimV3, _FinalV3, _CosignV3)
+"""The shape of each kind's body in version 3, by kind number."""
+# --- end of protocol version 3 ----------------------------------------------------------------
+
 Body = OfferBody | AcceptBody | PlayBody | ResignBody | ClaimBody | FinalBody | CosignBody
 _BodyShape = (
     _OfferV3 | _Offer | _OfferV1 | _AcceptV3 | _Accept | _Play | _Resign | _Claim | _Final | _Cosign
 )
 
-_LATER_SHAPES: Final = (_Play, _Resign, _Claim, _Final, _Cosign)
-_BODY_SHAPES: Final[dict[int, tuple[type[_BodyShape], ...]]] = {
-    1: (_OfferV1, _Accept, *_LATER_SHAPES),
-    2: (_Offer, _Accept, *_LATER_SHAPES),
-    3: (_OfferV3, _AcceptV3, *_LATER_SHAPES),
+_BODY_SHAPES: Final = (_Offer, _Accept, _Play, _Resign, _Claim, _Final, _Cosign)
+"""The shape of each kind's body, by kind number (version 1 has its own OFFER)."""
+_SHAPES_BY_VERSION: Final[dict[int, tuple[type[_BodyShape], ...]]] = {
+    1: (_OfferV1, *_BODY_SHAPES[1:]),
+    2: _BODY_SHAPES,
+    3: _CLOCK_SHAPES,
 }
-"""The shape of each kind's body, by kind number, for each protocol version."""
 _BODIES: Final[dict[int, tuple[Schema[_BodyShape], ...]]] = {
     version: tuple(Schema[_BodyShape](shape, "entry.body") for shape in shapes)
-    for version, shapes in _BODY_SHAPES.items()
+    for version, shapes in _SHAPES_BY_VERSION.items()
 }
 """The schema of each kind's body (by kind number), for each protocol version."""
 
 
 def _body_shape(body: Body) -> _BodyShape:
-    """The body's wire shape: an OFFER or an ACCEPT with a name is written as version 3, an
-    OFFER with a joiner's nonce and no name as version 2."""
+    """The body's wire shape: a genesis entry with a name, or any body with a clock, as
+    version 3 (whose other bodies without a clock have version 2's bytes); an OFFER with
+    a joiner's nonce as version 2; else version 1's."""
+    if body.clock is not None or (
+        isinstance(body, OfferBody | AcceptBody) and body.name is not None
+    ):
+        return _v3_shape(body)
+    if isinstance(body, OfferBody) and body.setup.limited is not None:
+        raise ValueError("a Limited setup is only written in protocol version 3")
     if isinstance(body, PlayBody):
         return _Play(
             decision=UNSET if body.decision is None else body.decision,
@@ -1077,13 +1162,6 @@ def _body_shape(body: Body) -> _BodyShape:
             state=body.state,
         )
     if isinstance(body, OfferBody):
-        name, b = body.name, body
-        if name is not None and b.joiner_nonce is not None:
-            nonces = (b.nonce, b.joiner_nonce)
-            setup3 = _SetupV3.of(body.setup)
-            return _OfferV3(b.rules, b.keys, nonces, setup3, b.chain, b.anchor, b.state, name)
-        if body.setup.limited is not None:
-            raise ValueError("a Limited setup is only written in protocol version 3")
         setup = _Setup.of(body.setup)
         if body.joiner_nonce is None:
             return _OfferV1(
@@ -1092,8 +1170,6 @@ def _body_shape(body: Body) -> _BodyShape:
         nonces = (body.nonce, body.joiner_nonce)
         return _Offer(body.rules, body.keys, nonces, setup, body.chain, body.anchor, body.state)
     if isinstance(body, AcceptBody):
-        if body.name is not None:
-            return _AcceptV3(body.anchor, body.links, body.state, body.name)
         return _Accept(body.anchor, body.links, body.state)
     if isinstance(body, ResignBody):
         return _Resign(body.state)
@@ -1103,6 +1179,38 @@ def _body_shape(body: Body) -> _BodyShape:
         # any text: the reason is written as it is, and decoding names a wrong one
         return _Final(body.winner, body.reason, body.turns, body.state)  # type: ignore[arg-type]
     return _Cosign(body.head, body.winner)
+
+
+def _v3_shape(body: Body) -> _BodyShape:
+    """The version-3 shape of a body: an OFFER or ACCEPT with its author's name (one left
+    out is written empty, which decoding refuses, naming the field), and the clock if
+    any (a setting in an OFFER, else a reading)."""
+    clock = body.clock
+    if isinstance(body, OfferBody):
+        b = body
+        assert b.joiner_nonce is not None  # a version-3 OFFER has both nonces
+        setup3 = _SetupV3.of(b.setup, clock)
+        nonces = (b.nonce, b.joiner_nonce)
+        name = b.name or ""
+        return _OfferV3(b.rules, b.keys, nonces, setup3, b.chain, b.anchor, b.state, name)
+    if isinstance(body, AcceptBody):
+        return _AcceptV3(body.anchor, body.links, body.state, body.name or "", clock or UNSET)
+    assert clock is not None
+    if isinstance(body, PlayBody):
+        return _PlayV3(
+            decision=UNSET if body.decision is None else body.decision,
+            links=body.links,
+            anchor=UNSET if body.anchor is None else body.anchor,
+            state=body.state,
+            clock=clock,
+        )
+    if isinstance(body, ResignBody):
+        return _ResignV3(body.state, clock)
+    if isinstance(body, ClaimBody):
+        return _ClaimV3(body.reason, body.waiting_for, clock)  # type: ignore[arg-type]
+    if isinstance(body, FinalBody):
+        return _FinalV3(body.winner, body.reason, body.turns, body.state, clock)  # type: ignore[arg-type]
+    return _CosignV3(body.head, body.winner, clock)
 
 
 class _Entry(Shape, array_like=True):

@@ -12,9 +12,12 @@
 # on loopback, each in a window of its own: the host's screen while connected,
 # then after the joiner's process is killed (reconnecting), then after `dbnet
 # resume` brings it back. The games' replays and configuration go to a
-# temporary folder, removed at the end.
+# temporary folder, removed at the end. First of all, `dbnet` with no command:
+# the main menu, the Warbands screen and the pre-game screen (a legal warband,
+# then an illegal one refused with its rule).
 #
 #   docs/console/capture.sh            (from anywhere; needs tmux and dbnet installed)
+#   docs/console/capture.sh menu       (only the main menu's screens)
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -80,6 +83,39 @@ run() {  # run COMMAND...: a new window of 80x24 running COMMAND in $work
     "${tmux[@]}" new-session -d -x 80 -y 24 -s cap -c "$work" \
         "env -u NO_COLOR TERM=xterm-256color DBNET_HOME=$work/home $*"
 }
+
+# --- the main menu and the pre-game screen ----------------------------------------------
+
+mkdir -p "$work/home/warbands"
+cat >"$work/home/warbands/night-pack.toml" <<'EOF'
+name = "Night Pack"
+minis = [{ name = "Frenzied Gorehound", count = 3 }, "Crucible of Fury"]
+EOF
+cat >"$work/home/warbands/too-many-hounds.toml" <<'EOF'
+name = "Too Many Hounds"
+minis = [{ name = "Frenzied Gorehound", count = 4 }]
+EOF
+run "$python -m dbnet"
+wait_for "Play against the computer"
+save menu-80x24
+keys w
+wait_for "Warbands: yours in"
+save menu-80x24-warbands
+keys Escape
+wait_for "Play against the computer"
+keys p
+wait_for "New game against the computer"
+save menu-80x24-pregame
+keys Down Down
+wait_for "> Too Many Hounds"
+keys Enter
+wait_for "Cannot start"
+save menu-80x24-pregame-illegal
+keys q
+wait_for "Play against the computer"
+keys q
+sleep 0.5
+if [ "${1:-}" = menu ]; then exit 0; fi
 
 # --- a game against the bot ---------------------------------------------------------
 

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 from collections.abc import Awaitable, Callable
 
 import pytest
 import trio
 
-from dbnet.catalog import default_warbands, load_catalog
+from dbnet.catalog import default_warbands, load_catalog, load_map
 from dbnet.console.network import NetworkSession
-from dbnet.engine import Game
+from dbnet.engine import Game, GameSetup, Player
 from dbnet.net.session import GameSession, NewGame, Outcome, Seat
+from dbnet.protocol.clock import ClockView
 from dbnet.protocol.identity import Identity
+from dbnet.protocol.peer import Peer
 
 
 async def never(view: Game) -> str:
@@ -103,3 +106,25 @@ def test_the_exit_code_and_the_top_line_follow_the_ending(
     assert network.exit_code() == code
     assert network.connection == state
     assert not network.resumable  # no game was started in these sessions
+
+
+def test_the_top_line_shows_both_clocks_in_a_game_with_a_clock() -> None:
+    """The clocks as the game's run sees them: the running one marked, and standing still
+    once the run is over."""
+    setup = GameSetup(load_map(), default_warbands(load_catalog()))
+    alice = Identity.from_private_bytes(bytes(range(32)))
+    bob = Identity.from_private_bytes(bytes(range(1, 33)))
+    a, offer = Peer.offer(alice, bob.public_key, setup, clock=(60_000, 0))
+    _, accept = Peer.accept(bob, offer)
+    a.receive(accept)
+
+    async def run(session: GameSession) -> Outcome:
+        session.clocks.view = view = ClockView(a.log, Player.A, int(trio.current_time() * 1000))
+        view.follow(a.log, int(trio.current_time() * 1000))
+        network._publish()
+        await trio.sleep(1.5)  # the ticker notes the clocks again
+        return Outcome.ADJOURNED
+
+    network = network_session(run)
+    trio.run(network._main)
+    assert re.fullmatch(r"adjourned \| A 0:5[89]\* B 1:00", network.connection), network.connection

@@ -177,3 +177,38 @@ def test_host_and_join_play_a_game_by_keys(tmux: Tmux, second_tmux: Tmux, tmp_pa
     shorter = min(len(host_records), len(join_records))
     assert shorter > 20  # a whole turn of entries
     assert host_records[:shorter] == join_records[:shorter]  # one game, the same entries
+
+
+def test_the_clocks_show_and_run_on_the_top_bar(
+    tmux: Tmux, second_tmux: Tmux, tmp_path: Path
+) -> None:
+    """``dbnet host --clock 10`` full screen against a bot joiner: the top bar shows both
+    clocks, the host's running (``*``) while it owes a decision, counting down."""
+    port = free_port()
+    launch(
+        tmux, tmp_path / "alice", "host", "--port", str(port), "--address", "127.0.0.1",
+        "--clock", "10", "--name", "alice", "--replay", str(tmp_path / "host.dbnr"),
+    )  # fmt: skip
+    tmux.wait_for("listening on port")
+    launch(
+        second_tmux, tmp_path / "bob", "join", f"127.0.0.1:{port}", "--name", "bob",
+        "--bot", "greedy", "--plain", "--replay", str(tmp_path / "join.dbnr"),
+    )  # fmt: skip
+    running = r"\[connected to bob \| A (\d+):(\d\d)\* B (\d+):(\d\d)\]"
+    first = re.search(running, wait_until(tmux, running))
+    assert first is not None
+    shown = f"A {first[1]}:{first[2]}*"
+    deadline = time.monotonic() + 20
+    while shown in (pane := tmux.pane()):  # the host's clock counts down on its own
+        assert time.monotonic() < deadline, pane
+        time.sleep(0.2)
+    later = re.search(running, pane)
+    assert later is not None
+    assert (int(later[1]), int(later[2])) < (int(first[1]), int(first[2]))
+    assert int(later[3]) * 60 + int(later[4]) > 590  # the bot's clock: it thinks fast
+    tmux.type("quit")
+    tmux.keys("Enter")
+    tmux.wait_for("Quit? The game is saved: you can go on with it later.")
+    tmux.keys("y")
+    tmux.wait_for("EXIT=3")
+    second_tmux.wait_for("EXIT=")

@@ -106,3 +106,23 @@ def test_blades_are_written_as_a_word_never_as_b(setup: GameSetup) -> None:
         assert event.faces == faces_in_words(event.dice)
         assert "B]" not in event.words
         assert " B " not in event.faces
+
+
+def test_labels_call_the_players_in_choices_resignations_and_the_result(
+    setup: GameSetup,
+) -> None:
+    """A spectator's narrator calls the players by the names they signed (``alice (A)``),
+    escaped; the result line too."""
+    from dbnet.engine import Player
+    from dbnet.match.render import describe_result
+    from dbnet.match.story import Narrator
+
+    narrator = Narrator(setup, labels=("alice (A)", "b\x1bob (B)"))
+    assert narrator.labels == ("alice (A)", "b\\x1bob (B)")
+    [event] = narrator.resign(Player.B)
+    assert event.words == "b\\x1bob (B) resigns."
+    game = narrator.game
+    assert describe_result(game) == "A wins: B resigned."
+    assert describe_result(game, narrator.labels) == "alice (A) wins: b\\x1bob (B) resigned."
+    plain = Narrator(setup)
+    assert plain.resign(Player.A)[0].words == "A resigns."

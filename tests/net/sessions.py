@@ -29,6 +29,7 @@ from dbnet.net.session import (
     Seat,
     Timing,
 )
+from dbnet.protocol.clock import ClockSetting
 from dbnet.protocol.identity import Identity, KnownPeers
 from dbnet.protocol.log import GameLog
 from dbnet.protocol.remote import RemoteGame
@@ -107,6 +108,7 @@ def make_side(
     expect: str | None = None,
     known_peers: bool = False,
     seed: int = SEED,
+    clock: ClockSetting | None = None,
 ) -> Side:
     """A new game's side, saving its replay to ``file``.dbnr: the host plays A with the
     first shipped warband, the joiner B with the second; named alice and bob unless
@@ -129,7 +131,10 @@ def make_side(
     )
     warband = default_warbands(load_catalog())[0 if host else 1]
     new = NewGame(
-        warband, options=Options(turns_to_win=turns), nonce=NONCE if host else JOINER_NONCE
+        warband,
+        options=Options(turns_to_win=turns),
+        nonce=NONCE if host else JOINER_NONCE,
+        clock=clock,
     )
     side.session = GameSession(seat, new_game=new, replay_path=path, timing=timing)
     return side

@@ -21,7 +21,13 @@ from .test_processes import GAME_TIMEOUT, forget_played_games, until_listening
 
 FINGERPRINT = re.compile(r"your key fingerprint is ([A-Z2-7-]+)")
 WATCH_LINE = re.compile(r"dbnet watch (DB\w+)")
-WINNER = re.compile(r"^[AB] wins")
+WINNER = re.compile(r"^(alice \(A\)|bob \(B\)) wins")
+NAMES = {"A": "alice (A)", "B": "bob (B)"}
+
+
+def named(result: str) -> str:
+    """A player's result line (``A wins, 2 turns won to 0.``) as the watcher says it."""
+    return re.sub(r"\b([AB])\b", lambda m: NAMES[m.group(1)], result)
 
 
 def host_args(replay: Path) -> list[str]:
@@ -93,9 +99,14 @@ async def test_a_loopback_game_watched_by_a_spectator(tmp_path: Path, homes: Pat
     assert len(refusals) == 1, wrong.output()
     assert "not the expected AAAA-AAAA-AAAA-AAAA" in refusals[0]
     assert "wrong key" in refusals[0]
-    # the watcher's output ends with the winner, the same as the players'
+    # the watcher's output ends with the winner, as the players' does, by the name it signed
     assert WINNER.match(watcher.lines[-1]), watcher.output()
-    assert watcher.lines[-1] in host.lines
+    [won] = [line for line in host.lines if re.match(r"[AB] wins", line)]
+    assert named(won) == watcher.lines[-1], (won, watcher.output())
+    assert watcher.saw("the players: alice (A), key ")
+    assert watcher.saw(" against bob (B), key ")
+    assert watcher.saw("alice (A): ")
+    assert watcher.saw("bob (B): ")
     assert watcher.saw("every entry verified")
     for path in replays.values():
         result = verify_command(path)

@@ -15,6 +15,7 @@ import trio.testing
 
 from dbnet.engine import Player
 from dbnet.errors import DbnetError
+from dbnet.match.render import describe_result
 from dbnet.net.errors import NetError
 from dbnet.net.gate import PER_ADDRESS
 from dbnet.net.link import Timing
@@ -149,10 +150,25 @@ async def test_a_spectator_sees_the_whole_game_verified(
     assert saved.read_bytes() == host.path.read_bytes()
     assert verify_replay(saved.read_bytes(), where=str(saved)).status is VerdictStatus.COMPLETE
     assert any("watching the game" in line for line in said), said
+    # the players by the names they signed in the OFFER and the ACCEPT
+    assert watching.names == ("alice", "bob")
+    assert watching.labels == ("alice (A)", "bob (B)")
+    assert any(
+        line.startswith(f"the players: alice (A), key {ALICE.fingerprint}, against bob (B)")
+        for line in said
+    ), said
     assert host.saw("spectator eve")
     assert host.session.spectators is not None
     assert host.session.spectators.admitted == 1
     assert host.session.spectators.dropped == 0
+
+
+def test_players_without_signed_names_are_a_and_b(tmp_path: Path) -> None:
+    """A game of a protocol version before 3 has no names: the watcher says A and B."""
+    watching, _ = watcher(tmp_path)
+    assert watching.labels == ("A", "B")
+    watching.names = ("alice", None)
+    assert watching.labels == ("alice (A)", "B")
 
 
 async def test_a_spectator_in_the_middle_of_the_game_catches_up_from_the_start(
@@ -449,8 +465,15 @@ async def test_the_full_screen_watch_session_follows_the_game(
     assert not session.is_local(Player.A)
     assert not session.is_local(Player.B)
     assert session.seat_label(Player.A).startswith("alice ")
-    assert any(line.words.startswith("A:") for line in session.log), session.log
+    assert session.seat_label(Player.B).startswith("bob ")
+    # the players by the names they signed, the winner too
+    assert any(line.words.startswith("alice (A):") for line in session.log), session.log
+    assert any(line.words.startswith("bob (B):") for line in session.log), session.log
+    assert not any(line.words.startswith(("A:", "B:")) for line in session.log)
     assert session.log[-1].words.startswith("The game is complete")
+    assert session.log[-1].words.endswith(describe_result(session.game, ("alice (A)", "bob (B)")))
+    assert session.game.winner is not None
+    assert f"{('alice (A)', 'bob (B)')[session.game.winner]} wins" in session.log[-1].words
     with pytest.raises(DbnetError, match="a spectator does not play"):
         session.submit("done")
     assert (tmp_path / "eve.dbnr").read_bytes() == host.path.read_bytes()

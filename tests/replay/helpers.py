@@ -73,7 +73,14 @@ def play(
 
 
 def header_for(log: GameLog) -> ReplayHeader:
-    return ReplayHeader(rules=log.rules, game_id=log.game_id, keys=log.keys, created=CREATED)
+    return ReplayHeader(
+        format=log.version,
+        protocol=log.version,
+        rules=log.rules,
+        game_id=log.game_id,
+        keys=log.keys,
+        created=CREATED,
+    )
 
 
 def write_replay(

@@ -306,3 +306,18 @@ def test_the_facts_of_a_cut_copy_and_of_files_that_are_not_games(
     assert full.game_id == cut.game_id
     with pytest.raises(ReplayError):
         entry_hashes(str(tmp_path / "nothing.dbnr"))
+
+
+def test_a_win_on_time_is_listed_apart_as_a_clock_claim() -> None:
+    """A clock claim is the claimant's win on time by its own signed reading: labelled as
+    such, and like every claim, left to the organiser (it counts for nobody)."""
+    won = dataclasses.replace(
+        fact("time.dbnr", P, Q, "A", status=VerdictStatus.CLAIM).verdict,
+        reason="clock",
+        flagged_at=30,
+    )
+    event = report([GameFile("time.dbnr", won, "id-time", players=(P, Q))], hashes=no_hashes)
+    assert event.counted == ()
+    [flag] = event.flags
+    assert flag.kind is FlagKind.CLOCK_CLAIM
+    assert "clock claim: A won on time, signed by A alone; not counted" in flag.text

@@ -75,9 +75,9 @@ def _at_terminal() -> bool:
 
 def _menu(args: argparse.Namespace) -> int:
     """``dbnet`` with no command at a terminal: the full-screen main menu."""
-    from dbnet.console.home import run_home  # prompt-toolkit only when it is wanted
+    from dbnet.commands.menu import run  # prompt-toolkit only when it is wanted
 
-    return run_home()
+    return run(args)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -11,6 +11,8 @@ words (where the replay is) are printed on the terminal and seen after the menu 
 from __future__ import annotations
 
 import shlex
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -140,7 +142,7 @@ def open_builder(outcome: object, catalog: Catalog, model: ListModel) -> Path | 
 
 
 def run_command(argv: tuple[str, ...]) -> int:
-    """``dbnet ARGV`` as typed at the shell (its errors are its one line on stderr)."""
-    from dbnet.cli import main  # the console does not import the command line otherwise
-
-    return main(list(argv))
+    """``dbnet ARGV`` as typed at the shell, in a process of its own on this terminal
+    (its errors are its one line on stderr); its exit code. (The console is below the
+    command line, so it runs the command rather than importing it.)"""
+    return subprocess.run([sys.executable, "-m", "dbnet", *argv], check=False).returncode

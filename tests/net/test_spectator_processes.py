@@ -1,11 +1,13 @@
-"""Real ``dbnet`` processes on loopback: ``dbnet host --spectators 1`` and ``dbnet join``
-(greedy bots) watched by ``dbnet watch 127.0.0.1:PORT --expect FP --plain``. All three
-exit 0, the watcher's output ends with the winner, and every replay verifies; a second
+"""Real ``dbnet`` processes on loopback (issue 17, item 3): ``dbnet host --clock 10
+--spectators 1`` and ``dbnet join`` (greedy bots) watched by ``dbnet watch
+127.0.0.1:PORT --expect FP --plain``. All three exit 0, the watcher's output ends with
+the winner, every replay verifies and its JSON export shows the clocks; a second
 watcher is refused in one line; the invites of the two roles are not interchangeable.
 Waits are bounded (a hang fails the test); nothing is sent beyond 127.0.0.1."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -32,7 +34,8 @@ def named(result: str) -> str:
 
 def host_args(replay: Path) -> list[str]:
     return [
-        "host", "--port", "0", "--address", "127.0.0.1", "--spectators", "1", "--bot",
+        "host", "--port", "0", "--address", "127.0.0.1", "--clock", "10", "--spectators", "1",
+        "--bot",
         "greedy", "--plain", "--seed", "31", "--turns-to-win", "2", "--name", "alice",
         "--replay", str(replay), "--adjourn-after", "60",
     ]  # fmt: skip
@@ -113,6 +116,15 @@ async def test_a_loopback_game_watched_by_a_spectator(tmp_path: Path, homes: Pat
         assert result.returncode == 0, result.stdout + result.stderr
         assert f"{path}: complete:" in result.stdout
     assert replays["eve"].read_bytes() == replays["alice"].read_bytes()
+    # the JSON export shows the game's clock and every entry's signed reading
+    exported = dbnet(homes / "alice", "export", str(replays["bob"]), "--format", "json")
+    assert exported.returncode == 0, exported.stderr
+    document = json.loads(exported.stdout)
+    assert document["clock"] == {"base_ms": 600_000, "increment_ms": 0}
+    readings = [e["clock"] for e in document["entries"][1:]]
+    assert readings[0] == {"A": 600_000, "B": 600_000}  # the ACCEPT: no clock ran yet
+    assert all(0 <= r["A"] <= 600_000 and 0 <= r["B"] <= 600_000 for r in readings)
+    assert any(r["A"] < 600_000 for r in readings)  # time was charged as the game went
 
 
 def dbnet(home: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -17,8 +17,10 @@ from typing import Final
 
 from dbnet.catalog.index import Catalog, load_catalog
 from dbnet.catalog.maps import load_map
+from dbnet.catalog.packs import LIMITED_SET, pack_set
 from dbnet.engine import board
-from dbnet.engine.model import AbilityDef, GameSetup, MapDef, MiniatureDef, Warband
+from dbnet.engine.limited import RARITIES
+from dbnet.engine.model import AbilityDef, GameSetup, MapDef, MiniatureDef, PackSet, Warband
 from dbnet.errors import DataError
 
 _CARD_FIELDS: Final = tuple(f.name for f in dataclasses.fields(MiniatureDef))
@@ -41,6 +43,23 @@ def check_setup(setup: GameSetup, catalog: Catalog | None = None) -> None:
     check_map(setup.map)
     for seat, warband in zip(SEATS, setup.warbands, strict=True):
         check_warband(warband, f"{seat}'s warband", catalog)
+    if setup.limited is not None:
+        check_packs(setup.limited.packs, catalog)
+
+
+def check_packs(packs: PackSet, catalog: Catalog | None = None) -> None:
+    """A Limited setup's pack set is exactly this dbnet's (``packs.pack_set``): every card
+    the catalog's, each under its catalog rarity, none missing, in catalog order."""
+    catalog = load_catalog() if catalog is None else catalog
+    for word, minis in zip(RARITIES, (packs.rare, packs.uncommon, packs.common), strict=True):
+        for index, mini in enumerate(minis):
+            _check_mini(mini, f"the pack set's {word} miniature {index + 1}", catalog)
+    ours = pack_set(catalog)
+    if packs != ours:
+        raise CatalogMismatchError(
+            "the pack set",
+            f"it is not this dbnet's {LIMITED_SET!r} by rarity (docs/limited.md)",
+        )
 
 
 def check_warband(warband: Warband, where: str, catalog: Catalog | None = None) -> None:

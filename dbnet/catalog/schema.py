@@ -34,10 +34,12 @@ ASPECT_NAMES: dict[str, Aspect] = {
 KIND_NAMES: dict[str, MiniKind] = {"creature": MiniKind.CREATURE, "location": MiniKind.LOCATION}
 ACTIVATION_NAMES: dict[str, Activation] = {a.value: a for a in Activation}
 CONFIDENCE_LEVELS = ("high", "medium", "low")
+RARITIES = ("common", "uncommon", "rare")
+"""A miniature's rarity in its set's packs (``rarity``: Limited play, docs/limited.md)."""
 
 MINI_FIELDS = (
     "name", "slug", "type", "spawn_cost", "aspects", "power", "defense", "life", "lineage",
-    "abilities", "official", "set", "sources", "confidence", "notes",
+    "abilities", "official", "set", "rarity", "sources", "confidence", "notes",
 )  # fmt: skip
 ABILITY_FIELDS = ("keyword", "activation", "x", "modifier", "spawn_cost", "score", "text")
 CREATURE_STATS = (("power", 0), ("defense", 1), ("life", 1))  # 900.8 minimums
@@ -57,10 +59,12 @@ class Provenance:
 
 @dataclass(frozen=True, slots=True)
 class CatalogEntry:
-    """A miniature and the provenance of its data."""
+    """A miniature, the provenance of its data, and its rarity in its set's packs (None:
+    not known, so never drawn in a Limited pack; the engine never reads it)."""
 
     mini: MiniatureDef
     provenance: Provenance = field(default_factory=Provenance)
+    rarity: str | None = None
 
 
 def slugify(name: str) -> str:
@@ -123,7 +127,10 @@ def parse_entry(table: Mapping[str, object], where: str) -> CatalogEntry:
         official=as_bool(table.get("official", False), "official", where),
         set_name=as_str(table.get("set", ""), "set", where, nonempty=False).strip(),
     )
-    return CatalogEntry(mini, _parse_provenance(table, where))
+    rarity = None
+    if "rarity" in table:
+        rarity = as_choice(table["rarity"], "rarity", where, RARITIES)
+    return CatalogEntry(mini, _parse_provenance(table, where), rarity)
 
 
 def _parse_slug(table: Mapping[str, object], name: str, where: str) -> str:

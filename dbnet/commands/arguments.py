@@ -135,6 +135,7 @@ def _add_play(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
         action="store_true",
         help="two people at one keyboard instead of against the bot (full screen only)",
     )
+    _add_limited(parser)
     parser.add_argument(
         "--bot-delay",
         type=_seconds,
@@ -143,6 +144,36 @@ def _add_play(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "(default 0.35)",
     )
     parser.set_defaults(func=lazy("dbnet.commands.play", "run"))
+
+
+LIMITED_FORMATS = ("3-boosters", "starter+booster")
+"""The Limited formats (600.6; ``engine.limited.FORMATS``)."""
+
+
+def _add_limited(parser: argparse.ArgumentParser, *, joiner: bool = False) -> None:
+    """``--limited FORMAT`` and ``--build-minutes N`` (docs/limited.md)."""
+    what = (
+        "join a Limited game (the host's format must be this one)"
+        if joiner
+        else "play Limited (600.6)"
+    )
+    parser.add_argument(
+        "--limited",
+        choices=LIMITED_FORMATS,
+        metavar="FORMAT",
+        help=f"{what}: each player opens 3-boosters (three boosters of 7) or "
+        "starter+booster (a starter of 16 and a booster) of the dbnet Originals set, drawn "
+        "from both players' joint dice, and builds a warband from that pool; --warband is "
+        "not used",
+    )
+    parser.add_argument(
+        "--build-minutes",
+        type=_positive,
+        default=10,
+        metavar="N",
+        help="Limited: your time to build a warband from your pool (default 10); when it "
+        "runs out, the last legal warband you saved, else the automatic build, is played",
+    )
 
 
 def _whole_number(low: int, what: str, too_low: str) -> Callable[[str], int]:
@@ -545,6 +576,7 @@ def _add_network(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
     )
     _hosting(host)
     _common(host)
+    _add_limited(host)
     host.set_defaults(func=lazy("dbnet.commands.net", "run_host"))
 
     join = subparsers.add_parser(
@@ -566,6 +598,7 @@ def _add_network(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         "is fine), or its address",
     )
     _common(join)
+    _add_limited(join, joiner=True)
     join.set_defaults(func=lazy("dbnet.commands.net", "run_join"))
 
     resume = subparsers.add_parser(

@@ -33,11 +33,20 @@ import trio
 from dbnet.bots import make_bot, think
 from dbnet.catalog import default_warbands, load_catalog, load_warband
 from dbnet.engine import Game, Options, Warband, format_choice, read_choice
+from dbnet.engine.choices import DecisionKind
+from dbnet.engine.limited import auto_build
 from dbnet.errors import DbnetError, InvalidChoiceError
 from dbnet.files import replace_atomically
+from dbnet.match.building import Builder, Builders, build_decision, pick_from_pool, pool_of
 from dbnet.match.keys import derive, login_name
-from dbnet.match.render import choice_lines, describe_result, explain_pending, render_position
-from dbnet.match.story import Event
+from dbnet.match.render import (
+    choice_lines,
+    describe_result,
+    explain_pending,
+    pool_lines,
+    render_position,
+)
+from dbnet.match.story import Event, minis_words
 from dbnet.net.hosting import (
     ListenError,
     check_port,
@@ -112,8 +121,12 @@ def bot_chooser(
     """The bot called ``name`` deciding in a worker thread; cancelled (the game ends, the
     connection fails, Ctrl-C), it stops searching at once and its choice is dropped."""
     bot = make_bot(name, rng, seconds=seconds, playouts=playouts)
+    builders = Builders()
 
     async def choose(view: Game) -> str:
+        build = builders.automatic(view)  # Limited: the automatic build, committed, revealed
+        if build is not None:
+            return format_choice(view, build)
         stopped = threading.Event()
 
         def decide() -> str:
@@ -127,10 +140,14 @@ def bot_chooser(
     return choose
 
 
-def line_chooser(read_line: Callable[[str], str] = input) -> Chooser:
-    """A person at this terminal: the position, the decision, one line of notation."""
+def line_chooser(read_line: Callable[[str], str] = input, build_seconds: float = 600.0) -> Chooser:
+    """A person at this terminal: the position, the decision, one line of notation; in a
+    Limited game's build phase, a warband picked from the pool within ``build_seconds``."""
+    builder = Builder()
 
     async def choose(view: Game) -> str:
+        if build_decision(view) is not None:
+            return await _build(view, builder, read_line, build_seconds)
         print(render_position(view), flush=True)
         for line in explain_pending(view):
             print(line, flush=True)
@@ -154,6 +171,53 @@ def line_chooser(read_line: Callable[[str], str] = input) -> Chooser:
                 print(f"illegal: {exc}", flush=True)
 
     return choose
+
+
+async def _build(
+    view: Game, builder: Builder, read_line: Callable[[str], str], seconds: float
+) -> str:
+    """The person's commitment (a warband picked from the pool with 'pick', 'auto',
+    'pool', 'done', until they commit or ``seconds`` pass: then the last warband saved,
+    else the automatic build) or their reveal (at once)."""
+    pending = build_decision(view)
+    assert pending is not None
+    if pending.kind is DecisionKind.REVEAL:
+        return format_choice(view, builder.choice(view))
+    me = pending.player
+    pool = pool_of(view, me)
+    for line in pool_lines(view, me):
+        print(line, flush=True)
+    print(
+        f"Build your warband within {seconds / 60:g} minutes: 'pick NAME ...' saves one, "
+        "'auto' shows the automatic build, 'pool' lists your pool, 'done' commits the "
+        "saved warband (else the automatic build).",
+        flush=True,
+    )
+    with trio.move_on_after(seconds) as scope:
+        while True:
+            line = await trio.to_thread.run_sync(read_line, "build> ", abandon_on_cancel=True)
+            word, _, rest = line.strip().partition(" ")
+            command = word.lower()
+            if command == "done":
+                break
+            if command == "pool":
+                for text in pool_lines(view, me):
+                    print(text, flush=True)
+            elif command == "auto":
+                print(f"Automatic build: {minis_words(auto_build(pool))}", flush=True)
+            elif command == "pick":
+                try:
+                    builder.save(view, me, pick_from_pool(pool, rest.split()))
+                except DbnetError as exc:
+                    print(f"not saved: {exc}", flush=True)
+                    continue
+                saved = builder.saved or ()
+                print(f"Saved ({len(saved)}): {minis_words(saved)}", flush=True)
+            else:
+                print("Type 'pick NAME ...', 'auto', 'pool' or 'done'.", flush=True)
+    if scope.cancelled_caught:
+        print("build time is up: committing the warband saved, else the automatic build")
+    return format_choice(view, builder.choice(view))
 
 
 # --- running -----------------------------------------------------------------------------
@@ -180,7 +244,7 @@ def _seat(args: argparse.Namespace, identity: Identity, invite: Invite | None = 
             playouts=getattr(args, "playouts", None),
         )
     else:
-        choose = line_chooser()
+        choose = line_chooser(build_seconds=60.0 * getattr(args, "build_minutes", 10))
     return Seat(
         identity=identity,
         name=args.name or login_name(),
@@ -194,6 +258,12 @@ def _seat(args: argparse.Namespace, identity: Identity, invite: Invite | None = 
 
 
 def _warband(args: argparse.Namespace, default: int) -> Warband:
+    """This side's warband: its file, else a shipped one; in a Limited game an empty one
+    (it is built from the pool in the game), and a file is refused."""
+    if getattr(args, "limited", None) is not None:
+        if args.warband is not None:
+            raise InvalidChoiceError("--limited builds the warband from packs: drop --warband")
+        return Warband("Limited warband", ())
     catalog = load_catalog()
     if args.warband is not None:
         return load_warband(args.warband, catalog)
@@ -246,6 +316,7 @@ def run_host(args: argparse.Namespace) -> int:
         options=Options(turns_to_win=args.turns_to_win),
         nonce=_nonce(args, "host"),
         clock=None if args.clock is None else ClockSetting(*args.clock),
+        limited=args.limited,
     )
     timing = _timing(args)
 
@@ -262,7 +333,8 @@ def run_host(args: argparse.Namespace) -> int:
 def run_join(args: argparse.Namespace) -> int:
     use_relay = relay_setting(args.relay) is not None
     identity = Identity.load_or_create()
-    new, timing = NewGame(_warband(args, 1), nonce=_nonce(args, "joiner")), _timing(args)
+    new = NewGame(_warband(args, 1), nonce=_nonce(args, "joiner"), limited=args.limited)
+    timing = _timing(args)
     invite = _seat_invite(args.address)
     seat = _seat(args, identity, invite)
 
@@ -493,8 +565,13 @@ def _show_addresses(say: Callable[[str], None], listeners: list[trio.SocketListe
 
 
 def _run(args: argparse.Namespace, seat: Seat, make: Make, play: Play) -> int:
-    """Play full screen when a person plays at a terminal (not ``--plain``), else in lines."""
+    """Play full screen when a person plays at a terminal (not ``--plain``), else in lines
+    (a person plays Limited in lines only, for now)."""
     if args.bot is None and not args.plain and sys.stdin.isatty() and sys.stdout.isatty():
+        if getattr(args, "limited", None) is not None:
+            raise InvalidChoiceError(
+                "--limited is played in the line interface for now: add --plain (or --bot)"
+            )
         from dbnet.console.network import run_network
 
         return run_network(make, play, seat)

@@ -32,24 +32,32 @@ from __future__ import annotations
 import argparse
 import sys
 import textwrap
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO
 
 from dbnet.bots import make_bot
-from dbnet.engine import Player, find_minis
+from dbnet.catalog.packs import limited_setup
+from dbnet.engine import Choice, Player, find_minis, format_choice
+from dbnet.engine.choices import DecisionKind
+from dbnet.engine.limited import auto_build
 from dbnet.errors import DbnetError, InvalidChoiceError
+from dbnet.match.building import build_decision, pick_from_pool, pool_of
 from dbnet.match.keys import bot_random, local_keys
 from dbnet.match.local import Human, LocalGame, bot_seats, load_setup, seats_with
 from dbnet.match.render import (
+    DECISION_HELP,
     WIDTH,
     choice_lines,
     describe_mini,
     explain_pending,
     pending_help,
+    pool_lines,
     render_position,
     render_score_by_turn,
 )
+from dbnet.match.story import minis_words
 from dbnet.replay.file import ReplayWriter
 from dbnet.replay.saved import resume_play_command, resume_saved, start_saved
 
@@ -97,6 +105,7 @@ def wants_full_screen(
 
 def run(args: argparse.Namespace) -> int:
     _check_resume(args)
+    _check_limited(args)
     if wants_full_screen(args, sys.stdin, sys.stdout):
         # prompt-toolkit only when the full screen is wanted
         from dbnet.console import run_local
@@ -150,6 +159,30 @@ def _check_resume(args: argparse.Namespace) -> None:
         )
 
 
+def _check_limited(args: argparse.Namespace) -> None:
+    """``--limited`` is played in the line interface, as a new game against a bot."""
+    if getattr(args, "limited", None) is None:
+        return
+    given = [
+        option
+        for option, value in (
+            ("--warband", args.warband),
+            ("--opponent", args.opponent),
+            ("--resume", args.resume),
+            ("--hotseat", args.hotseat),
+            ("--tui", args.tui),
+        )
+        if value
+    ]
+    if given:
+        raise InvalidChoiceError(
+            f"--limited builds both warbands from packs in a new game against the bot, in "
+            f"the line interface: drop {', '.join(given)}"
+        )
+    if not args.plain and is_terminal(sys.stdin) and is_terminal(sys.stdout):
+        raise InvalidChoiceError("--limited is played in the line interface for now: add --plain")
+
+
 def _read_line(prompt: str) -> str:
     return input(prompt)
 
@@ -168,6 +201,8 @@ class Session:
     write: Callable[[str], None]
     replay: ReplayWriter
     seed: int | None = None
+    build_seconds: float = 600.0
+    clock: Callable[[], float] = time.monotonic
 
     @classmethod
     def start(
@@ -191,7 +226,12 @@ class Session:
                 )
         else:
             keys, bot_rng = local_keys(args.seed, side)
-            setup = load_setup(args.warband, args.opponent, side)
+            limited = getattr(args, "limited", None)
+            setup = (
+                load_setup(args.warband, args.opponent, side)
+                if limited is None
+                else limited_setup(limited)
+            )
             seats = bot_seats(
                 side, make_bot(args.bot, bot_rng, seconds=args.think, playouts=args.playouts)
             )
@@ -201,6 +241,7 @@ class Session:
         bot = local.seats[me.other]
         setup = local.narrator.game.setup
         session = cls(local, me, read_line, write, replay, args.seed)
+        session.build_seconds = 60.0 * getattr(args, "build_minutes", 10)
         mine, theirs = setup.warbands[me], setup.warbands[me.other]
         write(
             f"You are {me.name} ({mine.name!r}, portal "
@@ -223,6 +264,11 @@ class Session:
             if local.is_closed:
                 self._finish()
                 return EXIT_DONE
+            if build_decision(local.game) is not None:
+                outcome = self._build()
+                if outcome is not None:
+                    return outcome
+                continue
             self.write(render_position(local.game))
             self.write("\n".join(choice_lines(local.game)))
             outcome = self._ask()
@@ -270,6 +316,72 @@ class Session:
                 for event in events[1:]:  # the person's own choice needs no echo
                     self.write(str(event))
                 return None
+
+    def _build(self) -> int | None:
+        """A Limited game's commitment or reveal: the reveal is played at once; for the
+        commitment the person picks a warband from their pool (``pick``, ``auto``,
+        ``done``) until they commit or their build time runs out (checked at each line:
+        then the last legal warband saved, else the automatic build, is committed)."""
+        local = self.local
+        game = local.game
+        builder = local.builders[self.me]
+        pending = build_decision(game)
+        assert pending is not None
+        if pending.kind is DecisionKind.REVEAL:
+            self._commit(builder.choice(game))
+            return None
+        pool = pool_of(game, self.me)
+        self.write("\n".join(pool_lines(game, self.me)))
+        minutes = self.build_seconds / 60
+        self.write(
+            f"Build your warband within {minutes:g} minutes: 'pick NAME ...' saves one "
+            "(names or slugs, a name once per copy), 'auto' shows the automatic build, "
+            "'pool' lists your pool, 'done' commits the saved warband (else the automatic "
+            "build)."
+        )
+        deadline = self.clock() + self.build_seconds
+        while True:
+            try:
+                line = self.read_line(f"{self.me.name} build> ").strip()
+            except EOFError:
+                self.write("\ninput ended before the game was over: game adjourned")
+                return EXIT_EOF
+            if self.clock() > deadline:
+                self.write(
+                    "build time is up: committing the warband saved, else the automatic build"
+                )
+                self._commit(builder.choice(game))
+                return None
+            word, _, rest = line.partition(" ")
+            command = word.lower()
+            if command == "done":
+                self._commit(builder.choice(game))
+                return None
+            if command == "pool":
+                self.write("\n".join(pool_lines(game, self.me)))
+            elif command == "auto":
+                self.write(f"Automatic build: {minis_words(auto_build(pool))}")
+            elif command == "pick":
+                try:
+                    builder.save(game, self.me, pick_from_pool(pool, rest.split()))
+                except DbnetError as exc:
+                    self.write(f"not saved: {exc}")
+                    continue
+                assert builder.saved is not None
+                self.write(f"Saved ({len(builder.saved)}): {minis_words(builder.saved)}")
+            elif command == "help":
+                self.write(textwrap.fill(DECISION_HELP[DecisionKind.COMMIT], WIDTH))
+            elif command == "quit":
+                self.write("quit: game adjourned")
+                return EXIT_DONE
+            else:
+                self.write("Type 'pick NAME ...', 'auto', 'pool', 'done' or 'help'.")
+
+    def _commit(self, choice: Choice) -> None:
+        """Play a commitment or reveal of this person's builder."""
+        game = self.local.game
+        for event in self.local.play(format_choice(game, choice)):
+            self.write(str(event))
 
     def resume_command(self) -> str:
         """The command that goes on with this game later."""

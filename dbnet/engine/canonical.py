@@ -57,8 +57,23 @@ def _mini(d: MiniatureDef) -> dict[str, object]:
 
 
 def setup_bytes(setup: GameSetup) -> bytes:
-    """The setup's rules-relevant content as canonical JSON (names and texts left out)."""
-    doc = {
+    """The setup's rules-relevant content as canonical JSON (names and texts left out).
+    A Limited setup has the key ``limited`` too (docs/limited.md); any other setup's
+    bytes are as they were before Limited play."""
+    doc: dict[str, object] = {}
+    limited = setup.limited
+    if limited is not None:
+        packs = limited.packs
+        part: dict[str, object] = {
+            "format": limited.format,
+            "packs": [
+                [_mini(d) for d in minis] for minis in (packs.rare, packs.uncommon, packs.common)
+            ],
+        }
+        if limited.pools is not None:
+            part["pools"] = [[d.slug for d in pool] for pool in limited.pools]
+        doc["limited"] = part
+    doc |= {
         "map": list(setup.map.values),
         "options": {
             "tournament_initiative": setup.options.tournament_initiative,

@@ -28,6 +28,8 @@ class DecisionKind(enum.Enum):
     ORDER = "order"  # 900.7a: which of one's simultaneous triggered effects resolves next
     TARGET = "target"  # 900.9: the targets of an ability being activated
     REROLL = "reroll"  # Fortunate: which dice to reroll
+    COMMIT = "commit"  # Limited play: the hash of the warband built from one's pool
+    REVEAL = "reveal"  # Limited play: the warband committed to and its salt
 
     def __repr__(self) -> str:
         return f"DecisionKind.{self.name}"
@@ -40,6 +42,7 @@ class ChanceKind(enum.Enum):
     SPECIAL = "special"  # a special attack of an ability (Ambush, Assault ...); blades miss
     REROLL = "reroll"  # Fortunate's rerolled dice
     WAIL = "wail"  # Wail's two initiative dice
+    PACKS = "packs"  # Limited play: the dice the players' pools are drawn from
 
     def __repr__(self) -> str:
         return f"ChanceKind.{self.name}"
@@ -210,6 +213,22 @@ class PlaceChoice:
     cell: int
 
 
+@dataclass(frozen=True, slots=True)
+class CommitChoice:
+    """Limited play: commit to a warband by the SHA-256 of it and a salt
+    (``limited.warband_commitment``), before either warband is revealed."""
+
+    digest: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class RevealChoice:
+    """Limited play: the warband committed to, as slugs in warband order, and its salt."""
+
+    slugs: tuple[str, ...]
+    salt: bytes
+
+
 Choice = (
     Done
     | SpawnChoice
@@ -227,6 +246,8 @@ Choice = (
     | BuryChoice
     | PlaceChoice
     | OrderChoice
+    | CommitChoice
+    | RevealChoice
 )
 
 DONE = Done()

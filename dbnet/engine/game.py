@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from dbnet.engine import board, legality, procedure, stack, statehash, turnflow, zones
+from dbnet.engine import board, legality, limited, procedure, stack, statehash, turnflow, zones
 from dbnet.engine.abilities import (
     EventKind,
     Stat,
@@ -47,7 +47,7 @@ from dbnet.engine.abilities import (
     is_active,
     stat_modifier,
 )
-from dbnet.engine.choices import ChanceRequest, Choice, Pending
+from dbnet.engine.choices import ChanceRequest, Choice, CommitChoice, Pending, RevealChoice
 from dbnet.engine.combat import ATTACK_DAMAGE, BLADE_VALUE, Combat, Fate, dice_damage
 from dbnet.engine.effects import Op
 from dbnet.engine.enums import EndReason, Mode, Phase, Step, Zone
@@ -104,9 +104,13 @@ class Game(State):
     def __init__(self, setup: GameSetup, *, allow_unimplemented: bool = False) -> None:
         """A new game at its first initiative roll. A miniature with an ability the engine
         does not play is refused (DataError naming it and why) unless
-        ``allow_unimplemented``, when that ability simply has no effect."""
+        ``allow_unimplemented``, when that ability simply has no effect. A Limited setup
+        starts in its build phase instead (``build``, docs/limited.md)."""
         super().__init__(Rules.from_setup(setup, allow_unimplemented=allow_unimplemented))
-        turnflow.start_turn(self)
+        if setup.limited is None:
+            turnflow.start_turn(self)
+        else:
+            self.build = limited.start_build(setup, allow_unimplemented)
 
     # --- the setup (``rules``) ---------------------------------------------------
 
@@ -138,7 +142,8 @@ class Game(State):
     def pending(self) -> Pending | None:
         """The one item the game waits for, or None when the game is over."""
         if self._pending is None:
-            self._pending = turnflow.make_pending(self)
+            build = self.build
+            self._pending = turnflow.make_pending(self) if build is None else build.pending()
         return self._pending
 
     def legal_choices(self) -> list[Choice] | None:
@@ -148,16 +153,34 @@ class Game(State):
         choices are the many splits of ``Decision.total`` among its targets
         (use ``check_choice`` to validate one).
         """
+        if self.build is not None:
+            return None  # commitments and warbands are not listed
         if self._choices is None:
             self._choices = legality.make_choices(self)
         return self._choices
 
     def check_choice(self, choice: Choice) -> None:
         """Raise InvalidChoiceError or IllegalChoiceError unless ``choice`` is legal now."""
+        if self.build is not None or isinstance(choice, (CommitChoice, RevealChoice)):
+            self._check_build(choice)
+            return
         legality.checked(self, choice)
 
     def apply(self, choice: Choice) -> None:
         """Play ``choice`` for the pending decision; raise and change nothing if it is not legal."""
+        if self.build is not None or isinstance(choice, (CommitChoice, RevealChoice)):
+            build = self._check_build(choice)
+            self._invalidate()
+            if len(build.warbands) < 2:
+                self.build = build
+                return
+            # Both warbands are revealed: the game is a normal one with them from now on.
+            built = limited.built_setup(self.setup, build)
+            State.__init__(
+                self, Rules.from_setup(built, allow_unimplemented=build.allow_unimplemented)
+            )
+            turnflow.start_turn(self)
+            return
         pending = legality.checked(self, choice)
         self._invalidate()
         turnflow.PLAY[type(choice)](self, choice, pending)
@@ -182,6 +205,9 @@ class Game(State):
             if type(v) is not int or not 1 <= v <= 6:
                 raise InvalidChoiceError(f"die value {v!r} is not an int from 1 to 6")
         self._invalidate()
+        if self.build is not None:
+            self.build = limited.rolled(self.setup, self.build, values)
+            return
         if self.rolling is not None:
             procedure.rolled(self, values)
         else:
@@ -196,17 +222,38 @@ class Game(State):
         if self.step is Step.OVER:
             raise GameOverError(f"the game is over; {player.name} cannot resign")
         self._invalidate()
+        self.build = None
         turnflow.finish(self, player.other, EndReason.RESIGNATION)
 
     # --- hashing -----------------------------------------------------------------
 
     def encode(self) -> list[int]:
-        """The whole state as a flat list of ints (the canonical encoding, see docs)."""
+        """The whole state as a flat list of ints (the canonical encoding, see docs); in a
+        Limited game's build phase, the build's bytes follow, one int each."""
+        if self.build is not None:
+            return [*statehash.encode(self), *self.build.hash_bytes()]
         return statehash.encode(self)
 
     def state_hash(self) -> bytes:
-        """SHA-256 over the setup digest and the canonical state encoding (``encode``)."""
+        """SHA-256 over the setup digest and the canonical state encoding (``encode``); in a
+        Limited game's build phase, SHA-256 over the setup digest and the build's bytes."""
+        if self.build is not None:
+            hasher = self.rules.hash_start.copy()
+            hasher.update(self.build.hash_bytes())
+            return hasher.digest()
         return statehash.state_hash(self)
+
+    # --- Limited play ------------------------------------------------------------
+
+    def _check_build(self, choice: Choice) -> limited.Build:
+        """The build phase after ``choice``; raise if it is not legal now."""
+        if self.step is Step.OVER:
+            raise GameOverError(f"the game is over; {choice!r} cannot be played")
+        if self.build is None:
+            raise IllegalChoiceError(
+                "commitments and reveals are only played in a Limited game's build phase"
+            )
+        return limited.check(self.setup, self.build, choice)
 
     # --- queries -----------------------------------------------------------------
 

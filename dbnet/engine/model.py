@@ -192,9 +192,36 @@ class Warband:
 
 
 @dataclass(frozen=True, slots=True)
+class PackSet:
+    """The miniatures Limited packs are drawn from, by rarity, each tuple in a fixed order
+    (the catalog's): a draw picks an index into one of them (docs/limited.md)."""
+
+    rare: tuple[MiniatureDef, ...]
+    uncommon: tuple[MiniatureDef, ...]
+    common: tuple[MiniatureDef, ...]
+
+    def of(self, rarity: int) -> tuple[MiniatureDef, ...]:
+        """The miniatures of rarity ``rarity``: 0 rare, 1 uncommon, 2 common."""
+        return (self.rare, self.uncommon, self.common)[rarity]
+
+
+@dataclass(frozen=True, slots=True)
+class Limited:
+    """Limited play (600.6): the format (``'3-boosters'`` or ``'starter+booster'``) and
+    the pack set. ``pools`` is None in the offered setup; the setup a game has once both
+    warbands are revealed holds each player's pool (docs/limited.md)."""
+
+    format: str
+    packs: PackSet
+    pools: tuple[tuple[MiniatureDef, ...], tuple[MiniatureDef, ...]] | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class GameSetup:
-    """Everything that fixes a game before the first decision."""
+    """Everything that fixes a game before the first decision. ``limited`` makes it a
+    Limited game: its warbands are empty until both are built (docs/limited.md)."""
 
     map: MapDef
     warbands: tuple[Warband, Warband]
     options: Options = field(default_factory=Options)
+    limited: Limited | None = None

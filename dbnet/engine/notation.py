@@ -33,6 +33,7 @@ from dbnet.engine.choices import (
     BuryChoice,
     ChanceRequest,
     Choice,
+    CommitChoice,
     DamageChoice,
     DeathblowChoice,
     Decision,
@@ -43,6 +44,7 @@ from dbnet.engine.choices import (
     OrderChoice,
     PlaceChoice,
     RerollChoice,
+    RevealChoice,
     ShiftChoice,
     SpawnChoice,
     StrikeChoice,
@@ -118,6 +120,10 @@ def format_choice(game: Game, choice: Choice) -> str:
         return f"bury {h[choice.mini].handle}"
     if isinstance(choice, OrderChoice):
         return f"order {choice.position + 1}"
+    if isinstance(choice, CommitChoice):
+        return f"commit {choice.digest.hex()}"
+    if isinstance(choice, RevealChoice):
+        return " ".join(["reveal", *choice.slugs, "salt", choice.salt.hex()])
     raise InvalidChoiceError(f"not a choice: {choice!r}")
 
 
@@ -429,6 +435,28 @@ def _parse_reroll(game: Game, pending: Decision, text: str, args: Sequence[str])
     return RerollChoice(tuple(values))
 
 
+_HEX_32: Final = re.compile(r"[0-9a-f]{64}")
+
+
+def _hex_32(text: str, word: str, what: str) -> bytes:
+    """32 bytes written as 64 lower-case hex digits (Limited play's commitments and salts)."""
+    if not _HEX_32.fullmatch(word):
+        raise InvalidChoiceError(f"{text!r}: {what} must be 64 lower-case hex digits")
+    return bytes.fromhex(word)
+
+
+def _parse_commit(game: Game, pending: Decision, text: str, args: Sequence[str]) -> Choice:
+    _arity(text, args, 1)
+    return CommitChoice(_hex_32(text, args[0], "a commitment"))
+
+
+def _parse_reveal(game: Game, pending: Decision, text: str, args: Sequence[str]) -> Choice:
+    """``reveal SLUG ... salt HEX``: the warband's slugs in order, then its salt."""
+    if len(args) < 2 or args[-2] != "salt":
+        raise InvalidChoiceError(f"{text!r}: expected 'reveal SLUG ... salt HEX'")
+    return RevealChoice(tuple(args[:-2]), _hex_32(text, args[-1], "the salt"))
+
+
 _PARSE_DONE: Final = _plain(DONE)
 
 _PARSERS: Final[dict[DecisionKind, dict[str, _Parser]]] = {
@@ -443,6 +471,8 @@ _PARSERS: Final[dict[DecisionKind, dict[str, _Parser]]] = {
     DecisionKind.RESOLVE: {"place": _parse_place, "bury": _parse_bury},
     DecisionKind.ORDER: {"order": _parse_order},
     DecisionKind.TARGET: {"target": _parse_targets},
+    DecisionKind.COMMIT: {"commit": _parse_commit},
+    DecisionKind.REVEAL: {"reveal": _parse_reveal},
     DecisionKind.REROLL: {"reroll": _parse_reroll},
 }
 """The verbs each kind of decision takes, in the order error messages list them, and how

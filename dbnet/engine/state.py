@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
     from dbnet.engine.choices import Choice, Pending
     from dbnet.engine.combat import Combat, Rolling
+    from dbnet.engine.limited import Build
     from dbnet.engine.targets import Targeting
 
 
@@ -148,6 +149,7 @@ FIELDS: Final[dict[str, Copy]] = {
     "choosing": Copy.SHARE,
     "no_disrupt": Copy.LIST,
     "damaged_outside_combat": Copy.SHARE,
+    "build": Copy.SHARE,
     "_pending": Copy.CACHE,
     "_choices": Copy.CACHE,
 }
@@ -199,6 +201,7 @@ class State:
     choosing: Targeting | None
     no_disrupt: list[int]
     damaged_outside_combat: bool
+    build: Build | None
     _pending: Pending | None
     _choices: list[Choice] | None
 
@@ -257,6 +260,9 @@ class State:
         self.choosing = None  # an ability waiting for its targets (900.9)
         self.no_disrupt = []  # damaged by Relentless this phase: can't be disrupted
         self.damaged_outside_combat = False  # 900.3: check disruption once effects resolve
+        self.build = None
+        """A Limited game's build phase (``limited.Build``) until both warbands are revealed;
+        None in every other game and once they are."""
         self._pending = None
         self._choices = None
 

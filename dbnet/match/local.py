@@ -28,6 +28,7 @@ from dbnet.engine import (
     read_choice,
 )
 from dbnet.errors import IllegalChoiceError
+from dbnet.match.building import Builders
 from dbnet.match.keys import MatchKeys, as_name, login_name
 from dbnet.match.peers import LocalMatch, RecordSink
 from dbnet.match.story import Event, EventKind, Narrator
@@ -94,11 +95,16 @@ def match_result(match: LocalMatch) -> MatchResult:
 
 
 def bot_chooser(bots: tuple[Bot, Bot]) -> Callable[[Game], Choice]:
-    """A chooser for ``LocalMatch.step`` that asks the deciding player's bot."""
+    """A chooser for ``LocalMatch.step`` that asks the deciding player's bot (in a Limited
+    game's build phase, the bots commit to and reveal their automatic builds)."""
+    builders = Builders()
 
     def choose(view: Game) -> Choice:
         pending = view.pending
         assert isinstance(pending, Decision)
+        build = builders.automatic(view)
+        if build is not None:
+            return build
         return bots[pending.player].choose(view)
 
     return choose
@@ -213,6 +219,8 @@ class LocalGame:
     ) -> None:
         self.seats = seats
         self.keys = keys
+        self.builders = Builders()
+        """Each player's warband in a Limited game's build phase (a person's saved pick)."""
         self.narrator = Narrator(setup, (seat_name(seats[0]), seat_name(seats[1])))
         self._sink = on_record
         self._new: list[Event] = []
@@ -348,6 +356,9 @@ class LocalGame:
         assert isinstance(pending, Decision)
         seat = self.seats[pending.player]
         assert not isinstance(seat, Human), "advance stops when a person owes the decision"
+        build = self.builders.automatic(view)
+        if build is not None:
+            return build
         return seat.choose(view)
 
     def _record(self, record: bytes) -> None:

@@ -143,6 +143,19 @@ DECISION_HELP: dict[DecisionKind, str] = {
         "next; you are asked again while more than one waits. The player whose phase it is "
         "resolves all theirs first, then the other player. (Rule 900.7a.)"
     ),
+    DecisionKind.COMMIT: (
+        "Limited play: build a warband from your pool (at most 16 miniatures, at most three "
+        "copies of one, no more copies than the pool holds). 'pick NAME ...' saves one; "
+        "'auto' shows the automatic build; 'done' commits to the saved warband, or to the "
+        "automatic build if none is saved. Only a hash is sent now, so neither player sees "
+        "the other's warband before both are fixed; when your build time runs out, the "
+        "saved warband (or the automatic build) is committed. (Rules 600, 600.6.)"
+    ),
+    DecisionKind.REVEAL: (
+        "Limited play: both players have committed; the warband committed to is revealed "
+        "with its salt, and checked against the commitment and the pool. Each player sees "
+        "the other's warband. (Rules 600.6, 600.7.)"
+    ),
 }
 
 
@@ -360,6 +373,8 @@ def _describe_chance(game: Game, request: ChanceRequest) -> str:
         return f"{owner} rerolls {dice_count(request.count)} (Fortunate)."
     if request.kind is ChanceKind.WAIL:
         return f"{owner} rolls two initiative dice for {roller(game)}'s Wail."
+    if request.kind is ChanceKind.PACKS:
+        return f"Both players roll {request.count} dice to open the packs (600.6)."
     return f"{owner} rolls {dice_count(request.count, 'deathblow ')} (blades miss)."
 
 
@@ -426,6 +441,13 @@ def _describe_decision(game: Game, d: Decision) -> str:
             f"{p} may reroll up to {dice_count(d.total)} of {faces} ({holder.label}'s "
             f"Fortunate {d.total}): 'reroll FACE ...' (faces 1 2 3 - B) or 'reroll none'."
         )
+    if kind is DecisionKind.COMMIT:
+        return (
+            f"{p} builds a warband from {p}'s pool and commits to it: 'pick NAME ...' "
+            "saves one, 'auto' shows the automatic build, 'done' commits."
+        )
+    if kind is DecisionKind.REVEAL:
+        return f"{p} reveals the warband {p} committed to."
     if kind is DecisionKind.ORDER:
         waiting = ", ".join(
             f"{n}. {effect}" for n, effect in enumerate(waiting_effects(game, d), 1)
@@ -647,6 +669,8 @@ def choice_lines(game: Game) -> list[str]:
     pending = game.pending
     if not isinstance(pending, Decision):
         return []
+    if pending.kind is DecisionKind.COMMIT or pending.kind is DecisionKind.REVEAL:
+        return pool_lines(game, pending.player)
     if pending.kind is DecisionKind.DAMAGE:
         lines = [f"Assign exactly {pending.total} damage; targets:"]
         for i in pending.targets:
@@ -674,6 +698,28 @@ def choice_lines(game: Game) -> list[str]:
                     break_on_hyphens=False,
                 )
     return [*told, f"Legal choices ({len(notations)}):", *wrap_items(notations)]
+
+
+def pool_lines(game: Game, player: Player) -> list[str]:
+    """A Limited player's pool: each miniature once, with its copies, cost and stats."""
+    build = game.build
+    if build is None or build.pools is None:
+        return []
+    pool = build.pools[player]
+    counts: dict[str, int] = {}
+    for mini in pool:
+        counts[mini.slug] = counts.get(mini.slug, 0) + 1
+    lines = [f"{player.name}'s pool ({len(pool)} miniatures):"]
+    seen: set[str] = set()
+    for mini in sorted(pool, key=lambda m: (m.spawn_cost, m.slug)):
+        if mini.slug in seen:
+            continue
+        seen.add(mini.slug)
+        copies = f"{counts[mini.slug]}x " if counts[mini.slug] > 1 else "   "
+        stats = "location" if mini.is_location else f"{mini.power}/{mini.defense}/{mini.life}"
+        aspects = "".join(a.name[0] for a in mini.aspects)
+        lines.append(f"  {copies}{mini.slug} ({mini.spawn_cost} {aspects}, {stats})")
+    return lines
 
 
 def wrap_items(items: Sequence[str], sep: str = " | ", indent: str = "  ") -> list[str]:

@@ -24,8 +24,17 @@ from dbnet.engine import (
     parse_choice,
 )
 from dbnet.engine.board import cell_name
-from dbnet.engine.choices import Choice, MoveChoice, PlaceChoice, SpawnChoice, StrikeChoice
+from dbnet.engine.choices import (
+    Choice,
+    CommitChoice,
+    MoveChoice,
+    PlaceChoice,
+    RevealChoice,
+    SpawnChoice,
+    StrikeChoice,
+)
 from dbnet.engine.game import Mini, Zone, dice_damage
+from dbnet.engine.model import MiniatureDef
 from dbnet.errors import IllegalChoiceError
 from dbnet.match.render import dice_count, roller, special_target
 from dbnet.protocol import dice
@@ -132,8 +141,13 @@ class Narrator:
         who = player.name if name == player.name else f"{player.name} ({name})"
         if self.labels is not None:
             who = self.labels[player]
-        outcome = IDLE_STRIKE if idle_strike else outcomes(game, before, choice)
-        words = f"{who}: {text}" + (f". {outcome}" if outcome else "")
+        said = text
+        if isinstance(choice, CommitChoice | RevealChoice):
+            outcome = build_words(game, player, choice)
+            said = shortened(text)
+        else:
+            outcome = IDLE_STRIKE if idle_strike else outcomes(game, before, choice)
+        words = f"{who}: {said}" + (f". {outcome}" if outcome else "")
         event = Event(EventKind.CHOICE, player, text, words, turn=turn, outcome=outcome)
         return self._record([event], turns_done)
 
@@ -150,11 +164,13 @@ class Narrator:
         before = places(game)
         game.roll(values)
         self.rolls_told += 1
+        if request.kind is ChanceKind.PACKS:
+            words += " " + pools_words(game)
         if request.kind is ChanceKind.INITIATIVE:
             words += initiative_outcome(game)
         outcome = outcomes(game, before, None)
         words += f" {outcome}" if outcome else ""
-        plain = request.kind is ChanceKind.INITIATIVE or request.kind is ChanceKind.WAIL
+        plain = request.kind in (ChanceKind.INITIATIVE, ChanceKind.WAIL, ChanceKind.PACKS)
         faces = "" if plain else faces_in_words(values)
         event = Event(
             EventKind.ROLL, None, format_dice(values), words, faces, turn, values, outcome
@@ -270,6 +286,8 @@ def describe_roll(game: Game, request: ChanceRequest, values: Sequence[int]) -> 
     if request.kind is ChanceKind.INITIATIVE:
         rolls = ", ".join(f"{p.name} {v}" for p, v in zip(request.players, values, strict=True))
         return f"Initiative: {rolls}."
+    if request.kind is ChanceKind.PACKS:
+        return f"The packs are opened with {len(values)} dice (600.6)."
     damage = dice_damage(values)
     owner = request.owner.name if request.owner is not None else "?"
     faces = faces_in_words(values)
@@ -290,6 +308,42 @@ def describe_roll(game: Game, request: ChanceRequest, values: Sequence[int]) -> 
     what = "attack" if request.kind is ChanceKind.ATTACK else "deathblow"
     dice = dice_count(len(values), f"{what} ")
     return f"{owner} rolls {dice} in {cell}: {faces} = {damage} damage."
+
+
+def minis_words(minis: Sequence[MiniatureDef]) -> str:
+    """``Emberfang Cub x2, Murmur Wisp``: names in first-seen order, with their copies."""
+    counts: dict[str, int] = {}
+    for mini in minis:
+        counts[mini.name] = counts.get(mini.name, 0) + 1
+    return ", ".join(name if n == 1 else f"{name} x{n}" for name, n in counts.items())
+
+
+def pools_words(game: Game) -> str:
+    """Both pools, once the pack dice are rolled."""
+    build = game.build
+    if build is None or build.pools is None:
+        return ""
+    a, b = build.pools
+    return f"A's pool: {minis_words(a)}. B's pool: {minis_words(b)}."
+
+
+def build_words(game: Game, player: Player, choice: Choice) -> str:
+    """A commitment or a reveal in words (600.7: each player sees the other's warband)."""
+    if isinstance(choice, CommitChoice):
+        return f"{player.name} commits to a warband, hidden until both have committed"
+    warband = game.setup.warbands[player].minis if game.build is None else None
+    if warband is None:
+        build = game.build
+        assert build is not None
+        warband = build.warbands[player]
+    end = ". Both warbands are fixed; the game begins" if game.build is None else ""
+    return f"{player.name} reveals its warband: {minis_words(warband)}{end}"
+
+
+def shortened(text: str) -> str:
+    """A commitment or reveal's notation with its 64 hex digits cut to 12, for people."""
+    words = text.split()
+    return " ".join(w[:12] + "..." if len(w) == 64 else w for w in words)
 
 
 def initiative_outcome(game: Game) -> str:

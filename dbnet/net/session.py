@@ -53,6 +53,7 @@ from typing import Final
 import trio
 
 from dbnet.engine import ChanceRequest, Game, GameSetup, MapDef, Options, Player, Warband
+from dbnet.engine.model import Limited
 from dbnet.errors import DbnetError, KnownPeerMismatchError
 from dbnet.match.driver import Driver
 from dbnet.match.story import Event, EventKind, Narrator
@@ -178,6 +179,7 @@ class NewGame:
     game_map: MapDef | None = None  # the host's map; None: the standard one
     nonce: bytes | None = None  # this side's game nonce (A's or B's); None: a fresh one
     clock: ClockSetting | None = None  # the host's clock; None: no clock
+    limited: str | None = None  # a Limited format (docs/limited.md); None: Constructed
 
 
 @dataclass
@@ -865,6 +867,8 @@ class GameSession:
             ) from exc
         game_map = new.game_map if new.game_map is not None else load_map()
         setup = GameSetup(game_map, (new.warband, their_warband), options=new.options)
+        if new.limited is not None:
+            setup = _limited_offer(setup, new.limited)
         holder: list[bytes] = []
         game = RemoteGame.offer(
             self.seat.identity,
@@ -916,6 +920,7 @@ class GameSession:
         setup = _offered_setup(
             message.record, self.seat.identity, link.peer_key, new.warband, self._nonce
         )
+        _check_limited_offer(setup, new.limited)
         _check_signed_name(message.record, hello.name)
         holder: list[bytes] = []
         try:
@@ -1119,6 +1124,40 @@ class GameSession:
                     await link.send(Pong(message.token))
                 elif isinstance(message, Pong):
                     self.clocks.pong(link, message.token)
+
+
+def _limited_offer(setup: GameSetup, fmt: str) -> GameSetup:
+    """The host's Limited OFFER (docs/limited.md): both warbands empty (each is built from
+    its pool in the game), the pack set of this dbnet's catalog. A joiner who brings a
+    warband has not asked for a Limited game and is refused."""
+    from dbnet.catalog.packs import pack_set
+
+    if setup.warbands[1].minis:
+        raise GameSessionError(
+            f"the joiner brought a warband, but this game is Limited ({fmt}): refusing it",
+            to_peer=f"this host plays Limited {fmt}: join with --limited {fmt}",
+        )
+    return GameSetup(
+        setup.map,
+        (Warband(setup.warbands[0].name, ()), setup.warbands[1]),
+        setup.options,
+        Limited(fmt, pack_set()),
+    )
+
+
+def _check_limited_offer(setup: GameSetup, fmt: str | None) -> None:
+    """Refuse an OFFER whose format is not the one this joiner asked for (Constructed when
+    ``fmt`` is None)."""
+    offered = None if setup.limited is None else setup.limited.format
+    if offered == fmt:
+        return
+    said = "a Constructed game" if offered is None else f"Limited {offered}"
+    wanted = "a Constructed game" if fmt is None else f"Limited {fmt}"
+    how = "" if offered is None else f": join with --limited {offered}"
+    raise GameSessionError(
+        f"the host offers {said}, and this side asked for {wanted}{how}",
+        to_peer=f"your OFFER is refused: this side asked for {wanted}",
+    )
 
 
 def _offered_setup(

@@ -41,10 +41,12 @@ from dbnet.engine.model import (
     Activation,
     Aspect,
     GameSetup,
+    Limited,
     MapDef,
     MiniatureDef,
     MiniKind,
     Options,
+    PackSet,
     Warband,
 )
 from dbnet.errors import DataError, DecodeError
@@ -110,6 +112,7 @@ MAX_TURNS_TO_WIN: Final = 99
 MAX_WARBAND: Final = 16
 MAX_ASPECTS: Final = 8
 MAX_ABILITIES: Final = 16
+MAX_PACK_RARITY: Final = 500  # the miniatures of one rarity in a Limited pack set
 
 # --- any msgpack value -----------------------------------------------------------------------
 
@@ -695,15 +698,63 @@ class _Setup(Shape):
         )
 
 
-_SETUP: Final = Schema[_Setup](_Setup, "setup")
+class _Packs(Shape):
+    """A Limited setup's pack set: the miniatures of each rarity, in order."""
+
+    rare: Annotated[tuple[_Mini, ...], Meta(min_length=1, max_length=MAX_PACK_RARITY)]
+    uncommon: Annotated[tuple[_Mini, ...], Meta(min_length=1, max_length=MAX_PACK_RARITY)]
+    common: Annotated[tuple[_Mini, ...], Meta(min_length=1, max_length=MAX_PACK_RARITY)]
+
+    def value(self, path: str) -> PackSet:
+        parts = []
+        slugs: set[str] = set()
+        for word in ("rare", "uncommon", "common"):
+            minis = getattr(self, word)
+            for i, m in enumerate(minis):
+                if m.slug in slugs:
+                    raise DecodeError(
+                        f"{path}.{word}[{i}].slug", f"{m.slug!r} is already in the pack set"
+                    )
+                slugs.add(m.slug)
+            parts.append(tuple(m.value(f"{path}.{word}[{i}]") for i, m in enumerate(minis)))
+        return PackSet(parts[0], parts[1], parts[2])
+
+    @classmethod
+    def of(cls, packs: PackSet) -> _Packs:
+        return cls(
+            *(
+                tuple(_Mini.of(d) for d in minis)
+                for minis in (packs.rare, packs.uncommon, packs.common)
+            )
+        )
+
+
+class _Limited(Shape):
+    """Limited play (docs/limited.md): the format and the pack set; never the pools, which
+    the game draws from its dice."""
+
+    format: Literal["3-boosters", "starter+booster"]
+    packs: _Packs
+
+    def value(self, path: str) -> Limited:
+        return Limited(self.format, self.packs.value(f"{path}.packs"))
+
+    @classmethod
+    def of(cls, limited: Limited | None) -> _Limited | UnsetType:
+        if limited is None:
+            return UNSET
+        if limited.pools is not None:
+            raise ValueError("a setup with pools is a built game's, never sent")
+        return cls(limited.format, _Packs.of(limited.packs))  # type: ignore[arg-type]
 
 
 def setup_to_wire(setup: GameSetup, clock: tuple[int, int] | None = None) -> dict[str, object]:
     """The setup as a plain value (the map's ``note`` is informative and not sent), with
-    the ``clock`` setting ``(base, increment)`` in ms if given (protocol version 3)."""
+    the ``clock`` setting ``(base, increment)`` in ms if given and a Limited game's
+    ``limited`` part (both protocol version 3)."""
     shape = _Setup.of(setup)
-    if clock is not None:
-        shape = _SetupV3(shape.map, shape.options, shape.warbands, clock)
+    if clock is not None or setup.limited is not None:
+        shape = _SetupV3.of(setup, clock)
     wire: dict[str, object] = _plain(shape)
     return wire
 
@@ -974,8 +1025,38 @@ Reading = tuple[Count, Count]
 """``[A, B]``: an author's reading of both players' remaining time, in milliseconds."""
 
 
-class _SetupV3(_Setup):
+class _SetupV3(_Setup, kw_only=True):
+    """A setup of version 3: ``limited`` makes it a Limited game (docs/limited.md), whose
+    warbands are empty (each is built in the game); ``clock``, last, is the clock."""
+
+    limited: _Limited | UnsetType = UNSET
     clock: SetupClock | UnsetType = UNSET
+
+    def value(self, path: str) -> GameSetup:
+        setup = super().value(path)
+        if isinstance(self.limited, UnsetType):
+            return setup
+        for i, warband in enumerate(setup.warbands):
+            if warband.minis:
+                raise DecodeError(
+                    f"{path}.warbands[{i}].minis",
+                    "a Limited setup's warbands are empty: each is built from its pool in the game",
+                )
+        return dataclasses.replace(setup, limited=self.limited.value(f"{path}.limited"))
+
+    @classmethod
+    def of(cls, setup: GameSetup, clock: tuple[int, int] | None = None) -> _SetupV3:
+        shape = _Setup.of(setup)
+        return cls(
+            shape.map,
+            shape.options,
+            shape.warbands,
+            limited=_Limited.of(setup.limited),
+            clock=UNSET if clock is None else clock,
+        )
+
+
+_SETUP: Final = Schema[_SetupV3](_SetupV3, "setup")
 
 
 class _OfferV3(_Offer):
@@ -1071,6 +1152,8 @@ def _body_shape(body: Body) -> _BodyShape:
         isinstance(body, OfferBody | AcceptBody) and body.name is not None
     ):
         return _v3_shape(body)
+    if isinstance(body, OfferBody) and body.setup.limited is not None:
+        raise ValueError("a Limited setup is only written in protocol version 3")
     if isinstance(body, PlayBody):
         return _Play(
             decision=UNSET if body.decision is None else body.decision,
@@ -1106,8 +1189,7 @@ def _v3_shape(body: Body) -> _BodyShape:
     if isinstance(body, OfferBody):
         b = body
         assert b.joiner_nonce is not None  # a version-3 OFFER has both nonces
-        setup = _Setup.of(b.setup)
-        setup3 = _SetupV3(setup.map, setup.options, setup.warbands, clock or UNSET)
+        setup3 = _SetupV3.of(b.setup, clock)
         nonces = (b.nonce, b.joiner_nonce)
         name = b.name or ""
         return _OfferV3(b.rules, b.keys, nonces, setup3, b.chain, b.anchor, b.state, name)

@@ -13,6 +13,7 @@ from dbnet.engine import procedure
 from dbnet.engine.choices import ChanceKind, ChanceRequest, DeathblowChoice, RerollChoice
 from dbnet.engine.combat import Purpose
 from dbnet.engine.game import Game
+from dbnet.engine.limited import PACK_DICE
 
 from .ability_warbands import random_setup
 from .conftest import VANILLA_SETUP
@@ -51,6 +52,8 @@ def expected_count(game: Game, formula: str, last_choice: object, special: int |
         return len(game.reroll)
     if formula == "2":
         return 2
+    if formula == "48":
+        return PACK_DICE
     if formula == "chosen":
         assert isinstance(last_choice, RerollChoice)
         return len(last_choice.dice)
@@ -109,4 +112,7 @@ def test_every_roll_has_the_documented_count(monkeypatch: pytest.MonkeyPatch) ->
     seen: set[str] = set()
     for seed in range(40):
         seen |= play_and_check(seed, formulas, specials)
-    assert seen == {kind.value for kind in ChanceKind}  # every kind of roll was checked
+    # every kind of roll was checked; the pack roll of a Limited game is checked in
+    # tests/catalog/test_limited_game.py (the engine tests do not use the catalog)
+    assert seen == {kind.value for kind in ChanceKind} - {ChanceKind.PACKS.value}
+    assert formulas[ChanceKind.PACKS.value] == str(PACK_DICE)

@@ -1,0 +1,146 @@
+"""Issue 16, item 4: a Limited game between two real ``dbnet`` processes (bots) on
+loopback. Both replays verify; a replay with a byte flipped does not, nor one whose
+revealed warband holds a miniature outside its player's pool (re-signed with the
+player's own key, so that only the warband changes): the verifier names the miniature.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from dbnet.engine import Player
+from dbnet.engine.choices import Decision, DecisionKind
+from dbnet.protocol.log import GameLog
+from dbnet.replay.file import ReplayWriter, load_replay
+from dbnet.replay.verify import Verdict, VerdictStatus, verify_replay
+from dbnet.wire import codec
+
+from .processes import Dbnet, replay_records, verify_command
+from .test_processes import forget_played_games, until_listening
+
+GAME_TIMEOUT = 90.0  # seconds: a hang guard only
+KEYS = {0: bytes([1]) * 32, 1: bytes([2]) * 32}  # alice's and bob's keys (the homes fixture)
+
+
+async def _play(tmp_path: Path, homes: Path) -> tuple[Dbnet, Dbnet, Path, Path]:
+    forget_played_games(homes)
+    host_replay, joiner_replay = tmp_path / "alice.dbnr", tmp_path / "bob.dbnr"
+    host_args = [
+        "host", "--address", "127.0.0.1", "--port", "0", "--limited", "3-boosters",
+        "--bot", "greedy", "--plain", "--seed", "16", "--turns-to-win", "2",
+        "--name", "alice", "--replay", str(host_replay), "--adjourn-after", "60",
+    ]  # fmt: skip
+    with trio.fail_after(GAME_TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            host = await Dbnet.start(nursery, "host", homes / "alice", host_args)
+            port = await until_listening(host)
+            join_args = [
+                "join", f"127.0.0.1:{port}", "--limited", "3-boosters", "--bot", "greedy",
+                "--plain", "--seed", "16", "--name", "bob", "--replay", str(joiner_replay),
+                "--adjourn-after", "60",
+            ]  # fmt: skip
+            joiner = await Dbnet.start(nursery, "join", homes / "bob", join_args)
+            await host.wait()
+            await joiner.wait()
+    return host, joiner, host_replay, joiner_replay
+
+
+async def test_a_limited_game_between_two_processes(tmp_path: Path, homes: Path) -> None:
+    host, joiner, host_replay, joiner_replay = await _play(tmp_path, homes)
+    for process in (host, joiner):
+        assert process.code == 0, f"{process.name} exited {process.code}:\n{process.output()}"
+    for path in (host_replay, joiner_replay):
+        result = verify_command(path)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert f"{path}: complete:" in result.stdout
+    data = host_replay.read_bytes()
+    assert data == joiner_replay.read_bytes()
+    assert host.saw("The packs are opened with 48 dice (600.6). A's pool: ")
+    assert joiner.saw("A reveals its warband: ")  # 600.7: each sees the other's warband
+
+    # The pools are the same on both peers and in the verifier: re-derived from the file.
+    records = replay_records(host_replay)
+    log = GameLog.start(records[0])
+    for record in records[1:]:
+        log.append(record)
+    limited = log.game.setup.limited
+    assert limited is not None
+    assert limited.pools is not None
+    assert log.game.setup.warbands[0].minis
+
+    # A byte flipped in the reveal's record: invalid.
+    reveal_seq = _reveal_seq(records, Player.B)
+    flipped = bytearray(records[reveal_seq])
+    flipped[len(flipped) // 2] ^= 0x01
+    verdict = _verify(
+        tmp_path / "flipped.dbnr", host_replay, [*records[:reveal_seq], bytes(flipped)]
+    )
+    assert verdict.status is VerdictStatus.INVALID
+
+    # B's revealed warband with a miniature outside B's pool, re-signed with B's key.
+    pool = limited.pools[1]
+    outsider = next(m for m in limited.packs.common if m not in pool)
+    _, entry = codec.decode_signed_entry(records[reveal_seq])
+    body = entry.body
+    assert isinstance(body, codec.PlayBody)
+    assert body.decision is not None
+    words = body.decision.split()
+    words[1] = outsider.slug
+    changed = dataclasses.replace(entry, body=dataclasses.replace(body, decision=" ".join(words)))
+    key = Ed25519PrivateKey.from_private_bytes(KEYS[1])
+    record = codec.encode_signed_entry(codec.sign_entry(changed, key.sign))
+    verdict = _verify(tmp_path / "outsider.dbnr", host_replay, [*records[:reveal_seq], record])
+    assert verdict.status is VerdictStatus.INVALID, verdict
+    assert verdict.reason is not None
+    assert f"{outsider.name!r} is not in the pool" in verdict.reason, verdict
+
+
+def _reveal_seq(records: list[bytes], player: Player) -> int:
+    """The sequence number of ``player``'s reveal."""
+    log = GameLog.start(records[0])
+    for seq, record in enumerate(records[1:], 1):
+        if log.game.pending == Decision(player, DecisionKind.REVEAL):
+            _, entry = codec.decode_signed_entry(record)
+            body = entry.body
+            if isinstance(body, codec.PlayBody) and body.decision is not None:
+                return seq
+        log.append(record)
+    raise AssertionError("no reveal")
+
+
+def _verify(path: Path, original: Path, records: list[bytes]) -> Verdict:
+    """The verdict on a replay of ``records`` with ``original``'s header."""
+    header = load_replay(original).header
+    with ReplayWriter.create(path, header) as writer:
+        for record in records:
+            writer.append(record)
+    return verify_replay(path.read_bytes(), where=str(path))
+
+
+def test_the_host_and_the_joiner_agree_on_the_format() -> None:
+    """A Limited host refuses a joiner who brings a warband; a joiner refuses an OFFER of
+    another format than it asked for, or a Limited one when it asked for none."""
+    from dbnet.catalog import default_warbands, load_catalog, load_map
+    from dbnet.engine.model import GameSetup, Warband
+    from dbnet.net.session import GameSessionError, _check_limited_offer, _limited_offer
+
+    mine, theirs = default_warbands(load_catalog())
+    constructed = GameSetup(load_map(), (mine, theirs))
+    with pytest.raises(GameSessionError, match=r"brought a warband, but this game is Limited"):
+        _limited_offer(constructed, "3-boosters")
+    offer = _limited_offer(GameSetup(load_map(), (mine, Warband("x", ()))), "3-boosters")
+    assert offer.warbands[0].minis == ()
+    assert offer.limited is not None
+    _check_limited_offer(offer, "3-boosters")
+    with pytest.raises(GameSessionError, match="join with --limited 3-boosters"):
+        _check_limited_offer(offer, None)
+    with pytest.raises(GameSessionError, match="offers Limited 3-boosters, and this side asked"):
+        _check_limited_offer(offer, "starter+booster")
+    with pytest.raises(GameSessionError, match="offers a Constructed game"):
+        _check_limited_offer(constructed, "3-boosters")
+    _check_limited_offer(constructed, None)

@@ -37,7 +37,15 @@ from dbnet.engine.choices import DecisionKind
 from dbnet.engine.limited import auto_build
 from dbnet.errors import DbnetError, InvalidChoiceError
 from dbnet.files import replace_atomically
-from dbnet.match.building import Builder, Builders, build_decision, pick_from_pool, pool_of
+from dbnet.match.building import (
+    Builder,
+    build_decision,
+    missing_warband,
+    pick_from_pool,
+    pool_of,
+    reveal_needs_file,
+    warband_path,
+)
 from dbnet.match.keys import derive, login_name
 from dbnet.match.render import (
     choice_lines,
@@ -116,17 +124,22 @@ def _show_events(events: list[Event]) -> None:
 
 
 def bot_chooser(
-    name: str, rng: random.Random, *, seconds: float | None = None, playouts: int | None = None
+    name: str,
+    rng: random.Random,
+    *,
+    seconds: float | None = None,
+    playouts: int | None = None,
+    builder: Builder | None = None,
 ) -> Chooser:
     """The bot called ``name`` deciding in a worker thread; cancelled (the game ends, the
-    connection fails, Ctrl-C), it stops searching at once and its choice is dropped."""
+    connection fails, Ctrl-C), it stops searching at once and its choice is dropped. In a
+    Limited game it commits to the automatic build with ``builder`` and reveals it."""
     bot = make_bot(name, rng, seconds=seconds, playouts=playouts)
-    builders = Builders()
+    build_with = Builder() if builder is None else builder
 
     async def choose(view: Game) -> str:
-        build = builders.automatic(view)  # Limited: the automatic build, committed, revealed
-        if build is not None:
-            return format_choice(view, build)
+        if build_decision(view) is not None:  # Limited: the automatic build
+            return format_choice(view, build_with.choice(view))
         stopped = threading.Event()
 
         def decide() -> str:
@@ -140,10 +153,14 @@ def bot_chooser(
     return choose
 
 
-def line_chooser(read_line: Callable[[str], str] = input, build_seconds: float = 600.0) -> Chooser:
+def line_chooser(
+    read_line: Callable[[str], str] = input,
+    build_seconds: float = 600.0,
+    builder: Builder | None = None,
+) -> Chooser:
     """A person at this terminal: the position, the decision, one line of notation; in a
     Limited game's build phase, a warband picked from the pool within ``build_seconds``."""
-    builder = Builder()
+    builder = Builder() if builder is None else builder
 
     async def choose(view: Game) -> str:
         if build_decision(view) is not None:
@@ -235,6 +252,7 @@ def _seat(args: argparse.Namespace, identity: Identity, invite: Invite | None = 
             )
         expect = invite.fingerprint
     seed = getattr(args, "seed", None)
+    builder = Builder()
     if args.bot is not None:
         rng = random.Random() if seed is None else random.Random(f"dbnet-net-bot:{seed}")
         choose = bot_chooser(
@@ -242,9 +260,12 @@ def _seat(args: argparse.Namespace, identity: Identity, invite: Invite | None = 
             rng,
             seconds=getattr(args, "think", None),
             playouts=getattr(args, "playouts", None),
+            builder=builder,
         )
     else:
-        choose = line_chooser(build_seconds=60.0 * getattr(args, "build_minutes", 10))
+        choose = line_chooser(
+            build_seconds=60.0 * getattr(args, "build_minutes", 10), builder=builder
+        )
     return Seat(
         identity=identity,
         name=args.name or login_name(),
@@ -254,6 +275,7 @@ def _seat(args: argparse.Namespace, identity: Identity, invite: Invite | None = 
         expect=expect,
         on_events=_show_events,
         played=PlayedGames.in_dir(),
+        builder=builder,
     )
 
 
@@ -386,6 +408,9 @@ def run_resume(args: argparse.Namespace) -> int:
         writer.close()
         _say(f"{args.file}: this game's log is closed already; nothing to resume")
         return EXIT_COMPLETE
+    if reveal_needs_file(game.log.game, game.me) and not warband_path(args.file).exists():
+        writer.close()  # committed, not revealed, and the warband committed to is lost
+        raise missing_warband(warband_path(args.file))
     peer_key = game.log.keys[game.me.other]
     timing = _timing(args)
     invite = _seat_invite(args.address)

@@ -2,23 +2,95 @@
 commits to and the salt that hides it, kept from the commitment to the reveal.
 
 A bot, and a person whose build time runs out, commit the automatic build of their pool
-(``engine.limited.auto_build``) or the last legal warband they saved. The salt is 32 fresh
-random bytes, known to this process alone until the reveal: a game resumed from its
-replay between a player's commitment and reveal cannot reveal (a known limit).
+(``engine.limited.auto_build``) or the last legal warband they saved. In a network game
+the salt is derived from the player's identity and the game id (``warband_salt``), and the
+warband committed to is saved beside the replay (``warband_path``) before the commitment
+is sent, so a game resumed between the commitment and the reveal still reveals it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Final
 
 from dbnet.engine import Game
 from dbnet.engine.choices import CommitChoice, Decision, DecisionKind, RevealChoice
 from dbnet.engine.limited import SALT_SIZE, auto_build, limited_breaches, warband_commitment
 from dbnet.engine.model import MiniatureDef, Player
-from dbnet.errors import IllegalChoiceError
+from dbnet.errors import DbnetError, IllegalChoiceError
+from dbnet.files import replace_atomically
+from dbnet.protocol.identity import Identity
 
 BUILD_KINDS = (DecisionKind.COMMIT, DecisionKind.REVEAL)
+
+_SALT_TAG: Final = b"dbnet/limited/salt/v1\x00"
+WARBAND_SUFFIX: Final = ".warband"
+_FILE_MAGIC: Final = "dbnet-limited-warband 1"
+
+
+class WarbandFileError(DbnetError):
+    """The file of the warband this side committed to is missing or unreadable: the
+    commitment cannot be opened."""
+
+
+def warband_salt(identity: Identity, game_id: bytes) -> bytes:
+    """This player's salt for ``game_id`` (docs/limited.md): SHA-256 of the identity's
+    Ed25519 signature over a tag of its own and the game id. Ed25519 signatures are
+    deterministic and only the key's holder can make them: the same salt after a resume,
+    and one the opponent cannot foresee."""
+    signature = identity.sign(_SALT_TAG + game_id)
+    return hashlib.sha256(_SALT_TAG + signature).digest()
+
+
+def warband_path(replay: Path) -> Path:
+    """Where the warband committed to in the game of ``replay`` is kept: beside it."""
+    return replay.with_name(replay.name + WARBAND_SUFFIX)
+
+
+def save_warband(path: Path, game_id: bytes, slugs: Sequence[str]) -> None:
+    """Write the committed warband's file (atomically, mode 0600: it is secret until the
+    reveal)."""
+    text = f"{_FILE_MAGIC}\ngame {game_id.hex()}\nwarband {' '.join(slugs)}\n"
+    replace_atomically(path, text.encode(), mode=0o600)
+
+
+def missing_warband(path: Path) -> WarbandFileError:
+    return WarbandFileError(
+        f"{path} is missing: it held the warband this side committed to, so the commitment "
+        "cannot be opened; the game can only be lost (resign, or let the opponent claim it)"
+    )
+
+
+def load_warband(path: Path, game_id: bytes) -> tuple[str, ...]:
+    """The slugs saved in ``path`` for ``game_id``; WarbandFileError if it is missing or
+    is not this game's."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise missing_warband(path) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise WarbandFileError(
+            f"{path} cannot be read ({exc}): the commitment cannot be opened"
+        ) from exc
+    if len(lines) != 3 or lines[0] != _FILE_MAGIC or lines[1] != f"game {game_id.hex()}":
+        raise WarbandFileError(
+            f"{path} is not this game's committed warband: the commitment cannot be opened"
+        )
+    word, _, rest = lines[2].partition(" ")
+    if word != "warband":
+        raise WarbandFileError(f"{path} is damaged: the commitment cannot be opened")
+    return tuple(rest.split())
+
+
+def reveal_needs_file(view: Game, player: Player) -> bool:
+    """Whether ``player`` has committed in ``view``'s build phase and not revealed yet."""
+    build = view.build
+    if build is None:
+        return False
+    return len(build.commits) > int(player) and len(build.warbands) <= int(player)
 
 
 def build_decision(view: Game) -> Decision | None:
@@ -44,7 +116,18 @@ class Builder:
     def __init__(self, salt: bytes | None = None) -> None:
         self.salt = secrets.token_bytes(SALT_SIZE) if salt is None else salt
         self.saved: tuple[MiniatureDef, ...] | None = None
-        self.committed: tuple[MiniatureDef, ...] | None = None
+        self.committed: tuple[str, ...] | None = None  # the slugs committed to
+        self.game_id: bytes | None = None
+        self.store: Path | None = None
+
+    def bind(self, identity: Identity, game_id: bytes, replay: Path | None) -> None:
+        """Play ``game_id``: the salt derived from ``identity`` and the game id, and the
+        committed warband kept beside ``replay`` (if given), so a resumed game reveals."""
+        store = None if replay is None else warband_path(replay)
+        if game_id != self.game_id:
+            self.saved = self.committed = None
+            self.salt = warband_salt(identity, game_id)
+        self.game_id, self.store = game_id, store
 
     def save(self, view: Game, player: Player, minis: Sequence[MiniatureDef]) -> None:
         """Keep ``minis`` as the warband to commit, if it is legal from ``player``'s pool
@@ -63,14 +146,18 @@ class Builder:
         if pending.kind is DecisionKind.COMMIT:
             pool = pool_of(view, pending.player)
             minis = self.saved if self.saved is not None else auto_build(pool)
-            self.committed = minis
+            self.committed = tuple(m.slug for m in minis)
+            if self.store is not None and self.game_id is not None:
+                save_warband(self.store, self.game_id, self.committed)  # before it is sent
             return CommitChoice(warband_commitment(minis, self.salt))
+        if self.committed is None and self.store is not None and self.game_id is not None:
+            self.committed = load_warband(self.store, self.game_id)
         if self.committed is None:
             raise IllegalChoiceError(
                 "this process holds no committed warband to reveal (the game was resumed "
                 "between the commitment and the reveal)"
             )
-        return RevealChoice(tuple(m.slug for m in self.committed), self.salt)
+        return RevealChoice(self.committed, self.salt)
 
 
 class Builders:

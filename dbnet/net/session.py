@@ -55,6 +55,7 @@ import trio
 from dbnet.engine import ChanceRequest, Game, GameSetup, MapDef, Options, Player, Warband
 from dbnet.engine.model import Limited
 from dbnet.errors import DbnetError, KnownPeerMismatchError
+from dbnet.match.building import Builder
 from dbnet.match.driver import Driver
 from dbnet.match.story import Event, EventKind, Narrator
 from dbnet.net.clocks import SessionClocks, clock_claim_result
@@ -195,6 +196,9 @@ class Seat:
     expect: str | None = None  # the peer's fingerprint, compared out of band
     on_events: Callable[[list[Event]], None] | None = None
     played: PlayedGames | None = None  # the game ids started here; a repeat is refused
+    builder: Builder | None = None
+    """Limited play: the builder ``choose`` commits and reveals with; the session binds it
+    to the game (its salt and the committed warband's file beside the replay)."""
 
 
 class _Signal:
@@ -498,6 +502,8 @@ class GameSession:
             driver.write()
         else:
             self._narrate(game)  # whoever decides sees the story up to here first
+            if self.seat.builder is not None:
+                self.seat.builder.bind(self.seat.identity, game.game_id, self.replay_path)
             decision = await self.seat.choose(due.view)
             if len(game.records) != held or not game.my_turn:
                 return  # the log moved while we thought (a claim): look again

@@ -40,12 +40,19 @@ class Dbnet:
 
     @classmethod
     async def start(
-        cls, nursery: trio.Nursery, name: str, home: Path, args: Sequence[str]
+        cls,
+        nursery: trio.Nursery,
+        name: str,
+        home: Path,
+        args: Sequence[str],
+        *,
+        stdin: bool = False,
     ) -> Dbnet:
+        """``stdin``: a pipe to type lines into (``type_line``), else nothing."""
         env = {**os.environ, "DBNET_HOME": str(home), "NO_COLOR": "1"}
         process = await trio.lowlevel.open_process(
             [sys.executable, "-m", "dbnet", *args],
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             env=env,
@@ -85,6 +92,18 @@ class Dbnet:
         await self.finished.wait()
         assert self.code is not None
         return self.code
+
+    async def type_line(self, line: str) -> None:
+        """Send ``line`` to the process's stdin (started with ``stdin=True``)."""
+        assert self.process.stdin is not None
+        await self.process.stdin.send_all(line.encode() + b"\n")
+
+    async def until_saw(self, text: str) -> None:
+        """Wait until a line holds ``text``; AssertionError if the process ends first."""
+        while not self.saw(text):
+            if self.finished.is_set():
+                raise AssertionError(f"{self.name} ended before {text!r}:\n{self.output()}")
+            await trio.sleep(0.05)
 
     def kill(self) -> None:
         """SIGKILL: no clean-up of any kind, as in a crash or a power cut."""

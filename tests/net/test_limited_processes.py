@@ -7,6 +7,9 @@ player's own key, so that only the warband changes): the verifier names the mini
 from __future__ import annotations
 
 import dataclasses
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +18,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from dbnet.engine import Player
 from dbnet.engine.choices import Decision, DecisionKind
+from dbnet.match.building import warband_path
 from dbnet.protocol.log import GameLog
 from dbnet.replay.file import ReplayWriter, load_replay
 from dbnet.replay.verify import Verdict, VerdictStatus, verify_replay
@@ -144,3 +148,77 @@ def test_the_host_and_the_joiner_agree_on_the_format() -> None:
     with pytest.raises(GameSessionError, match="offers a Constructed game"):
         _check_limited_offer(constructed, "3-boosters")
     _check_limited_offer(constructed, None)
+
+
+async def test_a_game_resumed_between_commit_and_reveal_reveals(
+    tmp_path: Path, homes: Path
+) -> None:
+    """Two people (lines typed into their stdin): A commits, and both processes are killed
+    while B builds. A's salt comes back from its key and the game id, its warband from the
+    file beside its replay: resumed (bots now), the game completes and verifies. Without
+    that file, A's resume says in one line that the commitment cannot be opened."""
+    forget_played_games(homes)
+    alice, bob = tmp_path / "alice.dbnr", tmp_path / "bob.dbnr"
+    common = ["--limited", "3-boosters", "--plain", "--seed", "16", "--adjourn-after", "60"]
+    with trio.fail_after(GAME_TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            host_args = [
+                "host", "--address", "127.0.0.1", "--port", "0", "--turns-to-win", "2",
+                "--name", "alice", "--replay", str(alice), *common,
+            ]  # fmt: skip
+            host = await Dbnet.start(nursery, "host", homes / "alice", host_args, stdin=True)
+            port = await until_listening(host)
+            join_args = ["join", f"127.0.0.1:{port}", "--name", "bob", "--replay", str(bob)]
+            joiner = await Dbnet.start(
+                nursery, "join", homes / "bob", [*join_args, *common], stdin=True
+            )
+            await host.until_saw("Build your warband within")
+            await host.type_line("done")  # A commits to the automatic build
+            await joiner.until_saw("Build your warband within")  # A's commitment arrived
+            host.kill()
+            joiner.kill()
+    stored = warband_path(alice)
+    assert stored.exists()
+    assert stored.stat().st_mode & 0o777 == 0o600
+    assert not warband_path(bob).exists()  # B had not committed
+
+    # The file missing: one line, no traceback.
+    hidden = tmp_path / "hidden.warband"
+    stored.rename(hidden)
+    result = subprocess.run(
+        [sys.executable, "-m", "dbnet", "resume", str(alice), "--address", "127.0.0.1",
+         "--port", "0", "--bot", "greedy", "--plain"],
+        env={**os.environ, "DBNET_HOME": str(homes / "alice"), "NO_COLOR": "1"},
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert f"{stored} is missing" in lines[0]
+    assert "the commitment cannot be opened" in lines[0]
+    hidden.rename(stored)
+
+    # Resumed: B hosts, A joins, both as bots; A reveals the warband it committed.
+    bots = ["--bot", "greedy", "--plain"]
+    with trio.fail_after(GAME_TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            host = await Dbnet.start(
+                nursery, "bob", homes / "bob",
+                ["resume", str(bob), "--address", "127.0.0.1", "--port", "0", *bots],
+            )  # fmt: skip
+            port = await until_listening(host)
+            joiner = await Dbnet.start(
+                nursery, "alice", homes / "alice",
+                ["resume", str(alice), f"127.0.0.1:{port}", *bots],
+            )  # fmt: skip
+            await host.wait()
+            await joiner.wait()
+    for process in (host, joiner):
+        assert process.code == 0, f"{process.name} exited {process.code}:\n{process.output()}"
+    for path in (alice, bob):
+        result = verify_command(path)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert f"{path}: complete:" in result.stdout
+    assert alice.read_bytes() == bob.read_bytes()
+    assert host.saw("A reveals its warband: ")

@@ -168,12 +168,25 @@ def _add_limited(parser: argparse.ArgumentParser, *, joiner: bool = False) -> No
     )
     parser.add_argument(
         "--build-minutes",
-        type=_positive,
+        type=_minutes,
         default=10,
         metavar="N",
-        help="Limited: your time to build a warband from your pool (default 10); when it "
-        "runs out, the last legal warband you saved, else the automatic build, is played",
+        help="Limited: your time to build a warband from your pool (default 10; a fraction "
+        "such as 0.5 is allowed); when it runs out, the last legal warband you saved (in "
+        "the full-screen builder: the last legal one you built), else the automatic build, "
+        "is committed",
     )
+
+
+def _minutes(text: str) -> float:
+    """An argparse type: a positive number of minutes, fractions allowed."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of minutes") from None
+    if not 0 < value <= 1440:
+        raise argparse.ArgumentTypeError(f"{text!r} must be more than 0 and at most 1440")
+    return value
 
 
 def _whole_number(low: int, what: str, too_low: str) -> Callable[[str], int]:

@@ -112,8 +112,16 @@ def run(args: argparse.Namespace) -> int:
         from dbnet.console.session import DEFAULT_BOT_DELAY
 
         side = Player[args.side]
+        limited = getattr(args, "limited", None)
+        if args.resume:
+            setup = None
+        elif limited is not None:
+            setup = limited_setup(limited)
+        else:
+            setup = load_setup(args.warband, args.opponent, side)
         return run_local(
-            None if args.resume else load_setup(args.warband, args.opponent, side),
+            setup,
+            build_seconds=60.0 * getattr(args, "build_minutes", 10),
             bot=args.bot,
             think=args.think,
             playouts=args.playouts,
@@ -160,7 +168,8 @@ def _check_resume(args: argparse.Namespace) -> None:
 
 
 def _check_limited(args: argparse.Namespace) -> None:
-    """``--limited`` is played in the line interface, as a new game against a bot."""
+    """``--limited`` is a new game against a bot (full screen: the builder on the pool;
+    ``--plain``: lines)."""
     if getattr(args, "limited", None) is None:
         return
     given = [
@@ -170,17 +179,14 @@ def _check_limited(args: argparse.Namespace) -> None:
             ("--opponent", args.opponent),
             ("--resume", args.resume),
             ("--hotseat", args.hotseat),
-            ("--tui", args.tui),
         )
         if value
     ]
     if given:
         raise InvalidChoiceError(
-            f"--limited builds both warbands from packs in a new game against the bot, in "
-            f"the line interface: drop {', '.join(given)}"
+            f"--limited builds both warbands from packs in a new game against the bot: "
+            f"drop {', '.join(given)}"
         )
-    if not args.plain and is_terminal(sys.stdin) and is_terminal(sys.stdout):
-        raise InvalidChoiceError("--limited is played in the line interface for now: add --plain")
 
 
 def _read_line(prompt: str) -> str:

@@ -54,6 +54,7 @@ from prompt_toolkit.widgets import Frame
 
 from dbnet.catalog import default_warbands, load_catalog, load_map
 from dbnet.console import screen, view
+from dbnet.console.builder import run_pool_builder
 from dbnet.console.completion import ChoiceCompleter
 from dbnet.console.screen import (
     TAB_KEYS,
@@ -74,6 +75,7 @@ from dbnet.engine import (
     read_choice,
 )
 from dbnet.errors import DbnetError
+from dbnet.match.building import build_decision, pool_of
 from dbnet.match.render import describe_pending, describe_result, render_score_by_turn
 from dbnet.text import printable
 
@@ -798,6 +800,7 @@ def run_local(
     bot_delay: float = DEFAULT_BOT_DELAY,
     replay: Path | None = None,
     resume: Path | None = None,
+    build_seconds: float = 600.0,
 ) -> int:
     """Play a local game full screen: a person in ``side``'s seat against ``bot``, or two
     people at this keyboard (``hotseat``; ``side`` and ``bot`` are then unused). ``think``
@@ -810,7 +813,8 @@ def run_local(
     saved there goes on instead (``setup``, ``hotseat`` and ``replay`` are then unused;
     ``side`` only says the person's seat in a ``seed`` game). Returns the exit code: 0
     when the game ended or the person quit, 1 after an internal error (reported on
-    stderr), 130 on Ctrl-C.
+    stderr), 130 on Ctrl-C. A Limited ``setup`` opens the builder on the person's pool
+    first, for ``build_seconds`` (``build_limited``).
 
     Raises:
         DbnetError: the replay file cannot be created or resumed (before the screen opens).
@@ -841,7 +845,38 @@ def run_local(
             bot_delay=bot_delay,
             replay=replay,
         )
+    if setup.limited is not None:
+        try:
+            build_limited(session, build_seconds)
+        except BaseException:
+            session.close()
+            raise
     return run_session(session)
+
+
+def build_limited(session: LocalSession, seconds: float) -> None:
+    """A Limited game's build before the game's screen: the pack roll (and the bot's
+    commitment if it builds first), then the full-screen builder on the person's pool for
+    ``seconds``; what it returns is committed (the last legal warband, else the automatic
+    build, when the time runs out). The reveals follow in the game (``LocalSession``)."""
+    asyncio.run(session.advance(lambda: None))
+    player = session.local_player()
+    pending = build_decision(session.game)
+    if player is None or pending is None or pending.kind is not DecisionKind.COMMIT:
+        return
+    game = session.game
+    fmt = game.setup.limited.format if game.setup.limited is not None else "Limited"
+    minis, said = run_pool_builder(
+        pool_of(game, player),
+        load_catalog(),
+        seconds=seconds,
+        label=f"Limited {fmt}, you are {player.name}",
+    )
+    builder = session.local.builders[player]
+    if minis is not None:
+        builder.save(game, player, minis)
+    session.note(said)
+    session.submit(format_choice(game, builder.choice(game)))
 
 
 def run_session(session: Session) -> int:

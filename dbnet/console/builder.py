@@ -13,6 +13,10 @@ that it is tested without a terminal; ``Builder`` draws it and maps keys to it.
 
 from __future__ import annotations
 
+import asyncio
+import time
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,6 +50,7 @@ from dbnet.catalog.construction import (
 )
 from dbnet.console import screen
 from dbnet.engine.game import MAX_COPIES, MAX_WARBAND
+from dbnet.engine.limited import limited_breaches
 from dbnet.engine.model import MiniatureDef
 from dbnet.errors import DataError
 
@@ -69,8 +74,23 @@ class Draft:
     message: str = ""
     modified: bool = False
 
+    commits = False
+    """Whether saving commits (a Limited build, ``PoolDraft``) and ends the builder."""
+    help = HELP
+
     def __post_init__(self) -> None:
         self.results = list(self.catalog.minis)
+
+    def title(self) -> str:
+        mark = " [modified]" if self.modified else ""
+        return f" Warband builder: {self.name} ({self.path}){mark}"
+
+    def catalog_line(self, mini: MiniatureDef, width: int) -> str:
+        return catalog_line(mini, self.counts.get(mini.slug, 0), width)
+
+    def searched(self) -> Sequence[MiniatureDef]:
+        """What the search looks through."""
+        return self.catalog.minis
 
     @classmethod
     def from_list(cls, listed: WarbandList, path: Path, catalog: Catalog) -> Draft:
@@ -156,7 +176,7 @@ class Draft:
         except DataError as exc:
             self.message = str(exc)
             return
-        self.results = [m for m in self.catalog.minis if self.query.matches(m)]
+        self.results = [m for m in self.searched() if self.query.matches(m)]
         self.message = f"{len(self.results)} miniatures match" if text.strip() else ""
 
     # --- saving ---------------------------------------------------------------------
@@ -178,6 +198,102 @@ class Draft:
         self.message = f"saved {self.path}" + (
             f" (not legal yet: {breaches[0]})" if breaches else ""
         )
+        return True
+
+
+LIMITED_HELP = "Tab: switch  +: add  -: remove  /: search  Enter/Ctrl-S: commit  Ctrl-Q: leave"
+
+
+class PoolDraft(Draft):
+    """A Limited warband built from a pool (docs/limited.md): the catalog side lists the
+    pool's miniatures with the copies left, no more copies than the pool holds can be
+    added, and saving commits a legal warband (600.6 and the rules of 600). The last legal
+    warband is kept (``last_legal``): it is committed if the time runs out."""
+
+    commits = True
+    help = LIMITED_HELP
+
+    def __init__(
+        self, pool: Sequence[MiniatureDef], catalog: Catalog, *, seconds: float, label: str
+    ) -> None:
+        self.pool = tuple(pool)
+        self.kinds = {m.slug: m for m in self.pool}
+        self.held = Counter(m.slug for m in self.pool)
+        self.deadline = time.monotonic() + seconds
+        self.label = label
+        self.last_legal: tuple[MiniatureDef, ...] | None = None
+        self.committed: tuple[MiniatureDef, ...] | None = None
+        super().__init__("Limited warband", Path(), catalog)
+
+    def __post_init__(self) -> None:
+        self.results = list(self.kinds.values())
+
+    def searched(self) -> Sequence[MiniatureDef]:
+        return list(self.kinds.values())
+
+    @property
+    def entries(self) -> list[tuple[MiniatureDef, int]]:
+        return [(self.kinds[slug], n) for slug, n in self.counts.items()]
+
+    def minis(self) -> tuple[MiniatureDef, ...]:
+        """The warband, one entry per copy, in the order added."""
+        return tuple(m for m, n in self.entries for _ in range(n))
+
+    def seconds_left(self) -> float:
+        return max(0.0, self.deadline - time.monotonic())
+
+    def title(self) -> str:
+        left = int(self.seconds_left() + 0.999)
+        return (
+            f" {self.label}: {len(self.pool)} in your pool; {left // 60}:{left % 60:02d} "
+            "left to commit"
+        )
+
+    def catalog_line(self, mini: MiniatureDef, width: int) -> str:
+        stats = f"{mini.power}/{mini.defense}/{mini.life}" if mini.is_creature else "loc"
+        held = self.held[mini.slug]
+        left = f"{held - self.counts.get(mini.slug, 0)}/{held}"
+        return _fit(f"{cost_label(mini):<7}{stats:<8}{left:<4} {mini.name}", width)
+
+    def add(self, mini: MiniatureDef) -> None:
+        held = self.held[mini.slug]
+        if self.counts.get(mini.slug, 0) >= held:
+            copies = "copy" if held == 1 else "copies"
+            self.message = f"not added: your pool holds {held} {copies} of {mini.name} (600.6)"
+            return
+        super().add(mini)
+        self._remember()
+
+    def remove(self, mini: MiniatureDef) -> None:
+        super().remove(mini)
+        self._remember()
+
+    def breaches(self) -> list[str]:
+        minis = self.minis()
+        if not minis:
+            return ["the warband is empty"]
+        return [str(b) for b in limited_breaches(minis, self.pool)]
+
+    def _remember(self) -> None:
+        if not self.breaches():
+            self.last_legal = self.minis()
+
+    def status_lines(self) -> list[str]:
+        lines = super().status_lines()
+        breaches = self.breaches()
+        if self.counts and breaches and not any(x.startswith("NOT LEGAL") for x in lines):
+            lines = [x for x in lines if not x.startswith("Legal")]
+            lines.append(f"NOT LEGAL {breaches[0]}")
+        return lines
+
+    def save(self) -> bool:
+        """Commit the warband if it is legal; else say why not."""
+        breaches = self.breaches()
+        if breaches:
+            self.message = f"not committed: {breaches[0]}"
+            return False
+        self.committed = self.minis()
+        self.message = "committed"
         return True
 
 
@@ -282,8 +398,7 @@ class Builder:
     # --- drawing --------------------------------------------------------------------
 
     def _top_text(self) -> StyleAndTextTuples:
-        mark = " [modified]" if self.draft.modified else ""
-        return [("", _fit(f" Warband builder: {self.draft.name} ({self.draft.path}){mark}", 200))]
+        return [("", _fit(self.draft.title(), 200))]
 
     def _catalog_heading(self) -> StyleAndTextTuples:
         style = "class:panel.heading" + (" reverse" if self._focused(self.catalog_window) else "")
@@ -300,7 +415,7 @@ class Builder:
         self.catalog_cursor = min(self.catalog_cursor, len(self.draft.results) - 1)
         out: StyleAndTextTuples = []
         for i, mini in enumerate(self.draft.results):
-            line = catalog_line(mini, self.draft.counts.get(mini.slug, 0), width)
+            line = self.draft.catalog_line(mini, width)
             selected = i == self.catalog_cursor and self._focused(self.catalog_window)
             out.append(("class:choice.selected" if selected else "", line + "\n"))
         return out
@@ -309,7 +424,8 @@ class Builder:
         width = self._size()[0] - self._half() - 1
         entries = self.draft.entries
         if not entries:
-            return [("class:dim", "(empty: Enter adds from the catalog)")]
+            adds = "+" if self.draft.commits else "Enter"
+            return [("class:dim", f"(empty: {adds} adds from the catalog)")]
         self.warband_cursor = min(self.warband_cursor, len(entries) - 1)
         out: StyleAndTextTuples = []
         for i, (mini, n) in enumerate(entries):
@@ -336,7 +452,7 @@ class Builder:
             return [("class:status.hint", self.draft.message)]
         if self._focused_search():
             return [("class:status.hint", QUERY_HELP)]
-        return [("class:status.hint", HELP)]
+        return [("class:status.hint", self.draft.help)]
 
     def _focused(self, window: Window) -> bool:
         return self.app.layout.has_focus(window) if hasattr(self, "app") else False
@@ -356,10 +472,15 @@ class Builder:
         in_warband = has_focus(self.warband_window)
         in_search = has_focus(self.search_buffer)
         in_lists = in_catalog | in_warband
+        editing = Condition(lambda: not self.draft.commits)
+        committing = Condition(lambda: self.draft.commits)
 
         @kb.add("c-q")
         @kb.add("c-c")
         def _quit(event: KeyPressEvent) -> None:
+            if self.draft.commits:
+                event.app.exit(result=1)  # the caller commits the last legal warband
+                return
             if self.draft.modified and not self.quit_asked:
                 self.quit_asked = True
                 self.draft.message = "not saved: Ctrl-S saves, Ctrl-Q again quits without saving"
@@ -367,9 +488,11 @@ class Builder:
             event.app.exit(result=0)
 
         @kb.add("c-s")
+        @kb.add("enter", filter=in_lists & committing)
         def _save(event: KeyPressEvent) -> None:
             self.quit_asked = False
-            self.draft.save()
+            if self.draft.save() and self.draft.commits:
+                event.app.exit(result=0)
 
         @kb.add("tab")
         def _next(event: KeyPressEvent) -> None:
@@ -409,7 +532,7 @@ class Builder:
         def _page_down(event: KeyPressEvent) -> None:
             self.catalog_cursor = min(len(self.draft.results) - 1, self.catalog_cursor + 10)
 
-        @kb.add("enter", filter=in_catalog)
+        @kb.add("enter", filter=in_catalog & editing)
         @kb.add("+", filter=in_catalog)
         @kb.add("a", filter=in_catalog)
         def _add(event: KeyPressEvent) -> None:
@@ -432,7 +555,7 @@ class Builder:
             self.warband_cursor = min(len(self.draft.counts) - 1, self.warband_cursor + 1)
 
         @kb.add("+", filter=in_warband)
-        @kb.add("enter", filter=in_warband)
+        @kb.add("enter", filter=in_warband & editing)
         def _wb_add(event: KeyPressEvent) -> None:
             entries = self.draft.entries
             if entries:
@@ -453,7 +576,39 @@ class Builder:
         return kb
 
     def run(self) -> int:
+        """Until the person quits (or commits); a ``PoolDraft`` ends with exit code 2 when
+        its time runs out."""
+        if isinstance(self.draft, PoolDraft):
+            return self.app.run(pre_run=self._start_timer)
         return self.app.run()
+
+    def _start_timer(self) -> None:
+        self.app.create_background_task(self._timer())
+
+    async def _timer(self) -> None:
+        """Redraw the time left each second; end the builder when it is up."""
+        draft = self.draft
+        assert isinstance(draft, PoolDraft)
+        while draft.seconds_left() > 0:
+            await asyncio.sleep(min(1.0, draft.seconds_left()))
+            self.app.invalidate()
+        self.app.exit(result=2)
+
+
+def run_pool_builder(
+    pool: Sequence[MiniatureDef], catalog: Catalog, *, seconds: float, label: str
+) -> tuple[tuple[MiniatureDef, ...] | None, str]:
+    """Open the builder on ``pool`` for ``seconds``: the warband committed (Enter or
+    Ctrl-S on a legal one), else the last legal one (the time ran out, or the person
+    left), else None (the caller commits the automatic build); and a line saying which."""
+    draft = PoolDraft(pool, catalog, seconds=seconds, label=label)
+    code = Builder(draft).run()
+    if draft.committed is not None:
+        return draft.committed, "You committed your warband."
+    why = "Build time is up" if code == 2 else "You left the builder"
+    if draft.last_legal is not None:
+        return draft.last_legal, f"{why}: committing the last legal warband you built."
+    return None, f"{why}: committing the automatic build."
 
 
 def run_builder(listed: WarbandList, path: Path, catalog: Catalog) -> int:

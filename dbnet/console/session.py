@@ -32,6 +32,7 @@ from typing import Protocol
 
 from dbnet.bots import Bot, Progress, Stop, make_bot, think
 from dbnet.engine import Choice, Decision, Game, GameSetup, Player, format_choice, read_choice
+from dbnet.engine.choices import DecisionKind
 from dbnet.errors import IllegalChoiceError
 from dbnet.match.keys import bot_random, local_keys
 from dbnet.match.local import HOTSEAT, Human, LocalGame, Seat, bot_seats, seats_with
@@ -336,6 +337,9 @@ class LocalSession:
                 self.resign(self._resigning)
                 changed()
                 continue
+            if local.waits_for_person() and self._reveal():
+                changed()  # a person's reveal needs no decision: their builder writes it
+                continue
             if local.is_closed or local.waits_for_person():
                 if self._sync():
                     changed()
@@ -346,7 +350,11 @@ class LocalSession:
             else:
                 # The bot thinks on its own copy in a worker thread; the entry is written here.
                 bot, view = due
-                decision = await self._think(bot, view, changed)
+                build = local.builders.automatic(view)  # Limited: the automatic build
+                if build is not None:
+                    decision = format_choice(view, build)
+                else:
+                    decision = await self._think(bot, view, changed)
                 if self._closed:
                     return
                 local.step(decision)
@@ -355,6 +363,18 @@ class LocalSession:
             changed()
             if self.bot_delay > 0 and self.local_player() is None and not self.game.is_over:
                 await asyncio.sleep(self.bot_delay)
+
+    def _reveal(self) -> bool:
+        """Play the local person's reveal of a Limited game, if it is due (their builder
+        holds the warband they committed to); whether it was."""
+        player = self.local.human_to_decide()
+        pending = self.game.pending
+        if player is None or pending != Decision(player, DecisionKind.REVEAL):
+            return False
+        game = self.game
+        self.local.play(format_choice(game, self.local.builders[player].choice(game)))
+        self._sync()
+        return True
 
     async def _think(self, bot: Bot, view: Game, changed: Callable[[], None]) -> str:
         """The bot's decision, thought in a worker thread on its own copy of the game while
@@ -453,6 +473,10 @@ class LocalSession:
                 self._note(f"Replay saved, complete (both signed the result): {self.replay.path}")
             return True
         return bool(new)
+
+    def note(self, words: str) -> None:
+        """Add a line of words to the log."""
+        self._note(words)
 
     def _note(self, words: str) -> None:
         self._log.append(LogLine(LogKind.NOTE, None, "", words))

@@ -114,11 +114,23 @@ def test_a_warband_breaking_600_is_not_saved(tmp_path: Path) -> None:
     )
 
 
-@pytest.mark.parametrize("option", ["--warband=x.toml", "--hotseat", "--tui"])
+@pytest.mark.parametrize("option", ["--warband=x.toml", "--hotseat"])
 def test_limited_refuses_options_of_other_games(option: str) -> None:
     args = build_parser().parse_args(["play", "--limited", "3-boosters", option])
     with pytest.raises(InvalidChoiceError, match="--limited builds both warbands"):
         _check_limited(args)
+
+
+def test_limited_is_played_full_screen_too() -> None:
+    """--tui (the full-screen builder on the pool, then the game) is allowed; the build
+    time may be a fraction of a minute."""
+    args = build_parser().parse_args(
+        ["play", "--limited", "3-boosters", "--tui", "--build-minutes", "0.05"]
+    )
+    _check_limited(args)
+    assert args.build_minutes == 0.05
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["play", "--limited", "3-boosters", "--build-minutes", "0"])
 
 
 def test_the_format_must_be_known() -> None:

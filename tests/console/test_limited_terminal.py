@@ -1,0 +1,118 @@
+"""Limited play full screen (issue 16; docs/limited.md): ``dbnet play --limited`` in a
+real terminal (tmux, 80x24) opens the builder on the person's pool, then the game."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+from dbnet.engine import Player
+from dbnet.engine.limited import auto_build
+from dbnet.protocol.log import GameLog
+from dbnet.replay.file import load_replay
+
+from .tmux import Tmux
+
+SEED = 7
+
+
+def start_limited(tmux: Tmux, path: Path, minutes: str) -> None:
+    command = [
+        sys.executable, "-m", "dbnet", "play", "--limited", "3-boosters", "--seed", str(SEED),
+        "--bot-delay", "0", "--replay", str(path), "--build-minutes", minutes,
+    ]  # fmt: skip
+    tmux.type(shlex.join(command) + "; echo EXIT=$?")
+    tmux.keys("Enter")
+
+
+def built_log(path: Path) -> GameLog:
+    """The game in ``path`` so far (after both reveals: the built setup)."""
+    records = list(load_replay(path).records)
+    log = GameLog.start(records[0])
+    for record in records[1:]:
+        log.append(record)
+    return log
+
+
+def quit_game(tmux: Tmux) -> None:
+    tmux.keys("C-c")
+    tmux.wait_for("EXIT=130")
+
+
+def test_a_warband_built_from_the_pool_is_committed(tmux: Tmux, tmp_path: Path) -> None:
+    """The builder lists the pool with the copies left; a copy more than the pool holds is
+    refused; Enter commits the legal warband and the game's first turn screen appears; the
+    replay's A warband is the one built."""
+    path = tmp_path / "built.dbnr"
+    start_limited(tmux, path, "5")
+    pane = tmux.wait_for("left to commit")
+    assert "Limited 3-boosters, you are A: 21 in your pool;" in pane
+    assert "Enter/Ctrl-S: commit" in pane
+    lines = pane.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("Catalog ("))
+    # Add every copy the pool holds of the first miniature listed, then one more.
+    held = int(lines[first + 1].split()[3].split("/")[1])  # cost, aspects, stats, left/held
+    for _ in range(held):
+        tmux.keys("+")
+    tmux.wait_for(f"Warband ({held}/16)")
+    tmux.keys("+")
+    pane = tmux.wait_for("not added: your pool holds")
+    assert "(600.6)" in pane
+    assert f"0/{held}" in pane
+    tmux.keys("Enter")
+    pane = tmux.wait_for("Your decision: A to")
+    assert "Turn 1" in pane
+    quit_game(tmux)
+    log = built_log(path)
+    limited = log.game.setup.limited
+    assert limited is not None
+    assert limited.pools is not None
+    mine = log.game.setup.warbands[Player.A].minis
+    assert len(mine) == held
+    assert len({m.slug for m in mine}) == 1
+    assert all(m in limited.pools[0] for m in mine)
+
+
+def test_the_automatic_build_is_committed_when_the_time_runs_out(
+    tmux: Tmux, tmp_path: Path
+) -> None:
+    path = tmp_path / "timeout.dbnr"
+    start_limited(tmux, path, "0.05")  # 3 seconds
+    tmux.wait_for("left to commit")
+    pane = tmux.wait_for("Your decision: A to")
+    assert "Turn 1" in pane
+    quit_game(tmux)
+    log = built_log(path)
+    limited = log.game.setup.limited
+    assert limited is not None
+    assert limited.pools is not None
+    assert log.game.setup.warbands[Player.A].minis == auto_build(limited.pools[0])
+
+
+def test_the_pool_draft_keeps_to_the_pool() -> None:
+    """``PoolDraft`` without a terminal: the pool's kinds only, no copy more than it holds,
+    the last legal warband remembered, only a legal warband committed."""
+    from dbnet.catalog import load_catalog
+    from dbnet.catalog.packs import pack_set
+    from dbnet.console.builder import PoolDraft
+
+    packs = pack_set()
+    twice = packs.common[0]
+    pool = (twice, twice, packs.uncommon[0], packs.rare[0])
+    draft = PoolDraft(pool, load_catalog(), seconds=60, label="Limited")
+    assert draft.results == [twice, packs.uncommon[0], packs.rare[0]]
+    assert "2/2" in draft.catalog_line(twice, 60)
+    assert not draft.save()
+    assert draft.message == "not committed: the warband is empty"
+    draft.add(twice)
+    draft.add(twice)
+    assert "0/2" in draft.catalog_line(twice, 60)
+    draft.add(twice)
+    assert draft.message == f"not added: your pool holds 2 copies of {twice.name} (600.6)"
+    assert draft.minis() == (twice, twice)
+    assert draft.last_legal == (twice, twice)
+    assert draft.save()
+    assert draft.committed == (twice, twice)
+    draft.search(twice.name)
+    assert draft.results == [twice]

@@ -157,6 +157,13 @@ def _add_limited(parser: argparse.ArgumentParser, *, joiner: bool = False) -> No
         if joiner
         else "play Limited (600.6)"
     )
+    how = (
+        "A person builds in lines (--plain, or --bot); resuming between the commitment and "
+        "the reveal needs REPLAY.warband, saved beside the replay"
+        if joiner or parser.prog.endswith(" host")
+        else "At a terminal the full-screen builder opens on your pool (Enter or Ctrl-S "
+        "commits a legal warband); with --plain, the build> prompt"
+    )
     parser.add_argument(
         "--limited",
         choices=LIMITED_FORMATS,
@@ -164,7 +171,7 @@ def _add_limited(parser: argparse.ArgumentParser, *, joiner: bool = False) -> No
         help=f"{what}: each player opens 3-boosters (three boosters of 7) or "
         "starter+booster (a starter of 16 and a booster) of the dbnet Originals set, drawn "
         "from both players' joint dice, and builds a warband from that pool; --warband is "
-        "not used",
+        f"not used. {how}",
     )
     parser.add_argument(
         "--build-minutes",

@@ -411,6 +411,13 @@ def run_resume(args: argparse.Namespace) -> int:
     if reveal_needs_file(game.log.game, game.me) and not warband_path(args.file).exists():
         writer.close()  # committed, not revealed, and the warband committed to is lost
         raise missing_warband(warband_path(args.file))
+    build = game.log.game.build
+    if build is not None and len(build.commits) <= int(game.me) and _full_screen(args):
+        writer.close()
+        raise InvalidChoiceError(
+            "this Limited game waits for your commitment, which the full-screen network "
+            "client cannot build yet: add --plain (or --bot)"
+        )
     peer_key = game.log.keys[game.me.other]
     timing = _timing(args)
     invite = _seat_invite(args.address)
@@ -589,10 +596,15 @@ def _show_addresses(say: Callable[[str], None], listeners: list[trio.SocketListe
     say(f"listening on port {port} ({kinds}); waiting for the opponent...")
 
 
+def _full_screen(args: argparse.Namespace) -> bool:
+    """Whether a person plays here full screen (not ``--plain``, at a terminal)."""
+    return args.bot is None and not args.plain and sys.stdin.isatty() and sys.stdout.isatty()
+
+
 def _run(args: argparse.Namespace, seat: Seat, make: Make, play: Play) -> int:
     """Play full screen when a person plays at a terminal (not ``--plain``), else in lines
     (a person plays Limited in lines only, for now)."""
-    if args.bot is None and not args.plain and sys.stdin.isatty() and sys.stdout.isatty():
+    if _full_screen(args):
         if getattr(args, "limited", None) is not None:
             raise InvalidChoiceError(
                 "--limited is played in the line interface for now: add --plain (or --bot)"

@@ -36,7 +36,9 @@ import trio
 from dbnet.console.guest import start_guest
 from dbnet.console.session import LogKind, LogLine, log_line
 from dbnet.engine import Choice, Decision, Game, GameSetup, Player, format_choice, read_choice
+from dbnet.engine.choices import DecisionKind
 from dbnet.errors import DbnetError, IllegalChoiceError
+from dbnet.match.building import build_decision
 from dbnet.match.story import Event, EventKind
 from dbnet.net.session import (
     RESIGN,
@@ -311,6 +313,11 @@ class NetworkSession:
         if self._resigning:
             self._resigning = False
             return RESIGN
+        pending = build_decision(view)
+        if pending is not None and pending.kind is DecisionKind.REVEAL:
+            builder = self.seat.builder  # a resumed Limited game: the warband committed to
+            assert builder is not None
+            return format_choice(view, builder.choice(view))
         self._view = view
         self._asking = True
         self._publish()

@@ -158,12 +158,14 @@ def _add_limited(parser: argparse.ArgumentParser, *, joiner: bool = False) -> No
         else "play Limited (600.6)"
     )
     how = (
-        "A person builds in lines (--plain, or --bot); resuming between the commitment and "
-        "the reveal needs REPLAY.warband, saved beside the replay"
-        if joiner or parser.prog.endswith(" host")
-        else "At a terminal the full-screen builder opens on your pool (Enter or Ctrl-S "
-        "commits a legal warband); with --plain, the build> prompt"
+        "At a terminal the full-screen builder opens on your pool (Enter or Ctrl-S commits "
+        "a legal warband); with --plain, the build> prompt"
     )
+    if joiner or parser.prog.endswith(" host"):
+        how += (
+            ". Resuming between the commitment and the reveal needs REPLAY.warband, saved "
+            "beside the replay"
+        )
     parser.add_argument(
         "--limited",
         choices=LIMITED_FORMATS,

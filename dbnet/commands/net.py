@@ -411,13 +411,6 @@ def run_resume(args: argparse.Namespace) -> int:
     if reveal_needs_file(game.log.game, game.me) and not warband_path(args.file).exists():
         writer.close()  # committed, not revealed, and the warband committed to is lost
         raise missing_warband(warband_path(args.file))
-    build = game.log.game.build
-    if build is not None and len(build.commits) <= int(game.me) and _full_screen(args):
-        writer.close()
-        raise InvalidChoiceError(
-            "this Limited game waits for your commitment, which the full-screen network "
-            "client cannot build yet: add --plain (or --bot)"
-        )
     peer_key = game.log.keys[game.me.other]
     timing = _timing(args)
     invite = _seat_invite(args.address)
@@ -602,16 +595,12 @@ def _full_screen(args: argparse.Namespace) -> bool:
 
 
 def _run(args: argparse.Namespace, seat: Seat, make: Make, play: Play) -> int:
-    """Play full screen when a person plays at a terminal (not ``--plain``), else in lines
-    (a person plays Limited in lines only, for now)."""
+    """Play full screen when a person plays at a terminal (not ``--plain``), else in lines."""
     if _full_screen(args):
-        if getattr(args, "limited", None) is not None:
-            raise InvalidChoiceError(
-                "--limited is played in the line interface for now: add --plain (or --bot)"
-            )
         from dbnet.console.network import run_network
 
-        return run_network(make, play, seat)
+        minutes = getattr(args, "build_minutes", 10)
+        return run_network(make, play, seat, build_seconds=60.0 * minutes)
     session = make(seat)
 
     def run() -> Outcome:

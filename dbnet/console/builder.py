@@ -602,7 +602,20 @@ def run_pool_builder(
     Ctrl-S on a legal one), else the last legal one (the time ran out, or the person
     left), else None (the caller commits the automatic build); and a line saying which."""
     draft = PoolDraft(pool, catalog, seconds=seconds, label=label)
-    code = Builder(draft).run()
+    return _pool_result(draft, Builder(draft).run())
+
+
+async def run_pool_builder_async(
+    pool: Sequence[MiniatureDef], catalog: Catalog, *, seconds: float, label: str
+) -> tuple[tuple[MiniatureDef, ...] | None, str]:
+    """``run_pool_builder`` on the running event loop (the network client runs it in
+    the terminal of its suspended game screen)."""
+    draft = PoolDraft(pool, catalog, seconds=seconds, label=label)
+    builder = Builder(draft)
+    return _pool_result(draft, await builder.app.run_async(pre_run=builder._start_timer))
+
+
+def _pool_result(draft: PoolDraft, code: int) -> tuple[tuple[MiniatureDef, ...] | None, str]:
     if draft.committed is not None:
         return draft.committed, "You committed your warband."
     why = "Build time is up" if code == 2 else "You left the builder"

@@ -28,17 +28,20 @@ import asyncio
 import shlex
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from contextlib import suppress
+from contextlib import nullcontext, suppress
 from pathlib import Path
 
 import trio
+from prompt_toolkit.application import Application, get_app_or_none, in_terminal, set_app
 
+from dbnet.catalog import load_catalog
+from dbnet.console.builder import run_pool_builder_async
 from dbnet.console.guest import start_guest
 from dbnet.console.session import LogKind, LogLine, log_line
 from dbnet.engine import Choice, Decision, Game, GameSetup, Player, format_choice, read_choice
 from dbnet.engine.choices import DecisionKind
 from dbnet.errors import DbnetError, IllegalChoiceError
-from dbnet.match.building import build_decision
+from dbnet.match.building import build_decision, pool_of
 from dbnet.match.story import Event, EventKind
 from dbnet.net.session import (
     RESIGN,
@@ -106,6 +109,8 @@ class NetworkSession:
         self._clocks: tuple[tuple[int, int], Player | None, float] | None = None
         """In a game with a clock: both clocks as the game's run last saw them, whose
         runs, and when (``time.monotonic``): the screen counts the running one down."""
+        self._app: Application[int] | None = None  # the game's screen, once it runs
+        self.build_seconds = 600.0  # Limited: the person's time to build
         self.net = make(seat)  # a resumed game tells its story to _on_events at once
         self._view: Game = _placeholder(self.net)
 
@@ -196,6 +201,8 @@ class NetworkSession:
         # Kept for _publish: the connection can change while the person decides (and
         # advance has returned), and the screen must show it at once.
         self._on_change = changed
+        if self._app is None:
+            self._app = get_app_or_none()
         if self._done is None:
             self._start()
         while True:
@@ -314,10 +321,16 @@ class NetworkSession:
             self._resigning = False
             return RESIGN
         pending = build_decision(view)
-        if pending is not None and pending.kind is DecisionKind.REVEAL:
-            builder = self.seat.builder  # a resumed Limited game: the warband committed to
+        if pending is not None:
+            builder = self.seat.builder
             assert builder is not None
-            return format_choice(view, builder.choice(view))
+            if pending.kind is DecisionKind.REVEAL:  # the warband committed to
+                return format_choice(view, builder.choice(view))
+            loop, app = self._loop, self._app
+            assert loop is not None
+            assert self._receive is not None
+            loop.call_soon(lambda: loop.create_task(self._build(view, pending.player, app)))
+            return await self._receive.receive()
         self._view = view
         self._asking = True
         self._publish()
@@ -326,6 +339,30 @@ class NetworkSession:
             return await self._receive.receive()
         finally:
             self._asking = False
+
+    async def _build(self, view: Game, player: Player, app: Application[int] | None) -> None:
+        """On the screen's loop: the builder on ``player``'s pool, run in the terminal
+        while the game's screen is suspended; then the commitment is handed to the game."""
+        builder = self.seat.builder
+        assert builder is not None
+        fmt = view.setup.limited.format if view.setup.limited is not None else "Limited"
+        try:
+            with set_app(app) if app is not None else nullcontext():
+                async with in_terminal():
+                    minis, said = await run_pool_builder_async(
+                        pool_of(view, player),
+                        load_catalog(),
+                        seconds=self.build_seconds,
+                        label=f"Limited {fmt}, you are {player.name}",
+                    )
+            if minis is not None:
+                builder.save(view, player, minis)
+        except DbnetError as exc:
+            said = f"the builder failed ({exc}): committing the automatic build"
+        self._note(said)
+        token, answers = self._token, self._answers
+        if token is not None and answers is not None:
+            token.run_sync_soon(answers.send_nowait, format_choice(view, builder.choice(view)))
 
     def _answer(self, text: str) -> None:
         token, answers = self._token, self._answers
@@ -408,12 +445,15 @@ def _placeholder(net: GameSession) -> Game:
     return Game(GameSetup(load_map(), (warband, warband), options=net.new_game.options))
 
 
-def run_network(make: Callable[[Seat], GameSession], run: Runner, seat: Seat) -> int:
+def run_network(
+    make: Callable[[Seat], GameSession], run: Runner, seat: Seat, *, build_seconds: float = 600.0
+) -> int:
     """Play a network game full screen (see ``NetworkSession``); returns the exit code of
     docs/network.md for how the game ended (as the line interface does), or 1 after an
     internal error and 130 on Ctrl-C."""
     from dbnet.console.app import EXIT_DONE, run_session
 
     session = NetworkSession(make, run, seat)
+    session.build_seconds = build_seconds
     code = run_session(session)
     return session.exit_code() if code == EXIT_DONE else code

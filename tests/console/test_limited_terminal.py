@@ -3,12 +3,16 @@ real terminal (tmux, 80x24) opens the builder on the person's pool, then the gam
 
 from __future__ import annotations
 
+import os
 import shlex
+import socket
+import subprocess
 import sys
 from pathlib import Path
 
 from dbnet.engine import Player
 from dbnet.engine.limited import auto_build
+from dbnet.match.building import warband_path
 from dbnet.protocol.log import GameLog
 from dbnet.replay.file import load_replay
 
@@ -116,3 +120,50 @@ def test_the_pool_draft_keeps_to_the_pool() -> None:
     assert draft.committed == (twice, twice)
     draft.search(twice.name)
     assert draft.results == [twice]
+
+
+def test_a_network_host_builds_full_screen(tmux: Tmux, tmp_path: Path) -> None:
+    """``dbnet host --limited`` at a terminal (80x24) against a joining bot: the builder
+    opens on the host's pool over the suspended game screen, Enter commits, and the game's
+    screen comes back at turn 1 with both warbands revealed."""
+    port = free_port()
+    path = tmp_path / "host.dbnr"
+    command = [
+        sys.executable, "-m", "dbnet", "host", "--limited", "3-boosters", "--address",
+        "127.0.0.1", "--port", str(port), "--build-minutes", "5", "--replay", str(path),
+    ]  # fmt: skip
+    home = shlex.quote(str(tmp_path / "alice"))
+    tmux.type(f"DBNET_HOME={home} {shlex.join(command)}; echo EXIT=$?")
+    tmux.keys("Enter")
+    tmux.wait_for("waiting for the opponent")
+    joiner_args = [
+        sys.executable, "-m", "dbnet", "join", f"127.0.0.1:{port}", "--limited", "3-boosters",
+        "--bot", "greedy", "--plain", "--replay", str(tmp_path / "join.dbnr"),
+    ]  # fmt: skip
+    env = {**os.environ, "DBNET_HOME": str(tmp_path / "bob"), "NO_COLOR": "1"}
+    with subprocess.Popen(
+        joiner_args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    ) as joiner:
+        try:
+            pane = tmux.wait_for("left to commit")
+            assert "Limited 3-boosters, you are A: 21 in your pool;" in pane
+            tmux.keys("+")
+            tmux.wait_for("Warband (1/16)")
+            tmux.keys("Enter")
+            pane = tmux.wait_for("Turn 1")
+            assert "[connected to" in pane
+            tmux.keys("C-c")
+            tmux.wait_for("EXIT=")
+        finally:
+            joiner.terminate()
+    log = built_log(path)
+    assert len(log.game.setup.warbands[Player.A].minis) == 1
+    assert log.game.setup.warbands[Player.B].minis
+    assert warband_path(path).stat().st_mode & 0o777 == 0o600
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port

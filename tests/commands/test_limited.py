@@ -137,3 +137,41 @@ def test_the_format_must_be_known() -> None:
     with pytest.raises(SystemExit):
         build_parser().parse_args(["play", "--limited", "sealed"])
     assert isinstance(build_parser().parse_args(["play"]), argparse.Namespace)
+
+
+def test_the_salt_is_the_players_own_and_the_warband_file_is_this_games(tmp_path: Path) -> None:
+    """docs/limited.md, "Commitments": the salt is fixed by key and game id, differs from
+    the chain secret and from another key's or game's; the committed warband's file is
+    written mode 0600 and refused for another game, and its absence is one message."""
+    import hashlib
+
+    from dbnet.match.building import (
+        WarbandFileError,
+        load_warband,
+        save_warband,
+        warband_path,
+        warband_salt,
+    )
+    from dbnet.protocol.identity import Identity
+    from dbnet.protocol.remote import chain_secret
+
+    alice = Identity.from_private_bytes(bytes(32))
+    bob = Identity.from_private_bytes(bytes([1]) * 32)
+    game, other = bytes(32), bytes([1]) * 32
+    salt = warband_salt(alice, game)
+    assert len(salt) == 32
+    assert salt == warband_salt(alice, game)
+    assert len({salt, warband_salt(alice, other), warband_salt(bob, game)}) == 3
+    assert salt != chain_secret(alice, game)
+    tag = b"dbnet/limited/salt/v1\x00"
+    assert salt == hashlib.sha256(tag + alice.sign(tag + game)).digest()
+
+    path = warband_path(tmp_path / "g.dbnr")
+    assert path.name == "g.dbnr.warband"
+    with pytest.raises(WarbandFileError, match="is missing: it held the warband this side"):
+        load_warband(path, game)
+    save_warband(path, game, ["a-slug", "b-slug"])
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert load_warband(path, game) == ("a-slug", "b-slug")
+    with pytest.raises(WarbandFileError, match="is not this game's committed warband"):
+        load_warband(path, other)

@@ -9,6 +9,10 @@ file atomically (``save_warband``).
 
 ``Draft`` holds everything the screen shows and does, with no prompt-toolkit in it, so
 that it is tested without a terminal; ``Builder`` draws it and maps keys to it.
+
+A Limited game's build (docs/limited.md) opens the same screen on a ``PoolDraft``
+(``run_pool_builder``): the pool instead of the catalog, with the copies left, a time
+limit in the title, and Enter or Ctrl-S committing a legal warband.
 """
 
 from __future__ import annotations

@@ -148,45 +148,31 @@ def run(args: argparse.Namespace) -> int:
 
 def _check_resume(args: argparse.Namespace) -> None:
     """``--resume`` takes the game from its file: options that make a new game are refused."""
-    if args.resume is None:
-        return
-    given = [
-        option
-        for option, value in (
-            ("--warband", args.warband),
-            ("--opponent", args.opponent),
-            ("--replay", args.replay),
-            ("--hotseat", args.hotseat),
-        )
-        if value
-    ]
-    if given:
-        raise InvalidChoiceError(
-            f"--resume goes on with the game in its file, which fixes the warbands, the seats "
-            f"and where it is saved: drop {', '.join(given)}"
+    if args.resume is not None:
+        _refuse(
+            args,
+            ("--warband", "--opponent", "--replay", "--hotseat"),
+            "--resume goes on with the game in its file, which fixes the warbands, the seats "
+            "and where it is saved",
         )
 
 
 def _check_limited(args: argparse.Namespace) -> None:
     """``--limited`` is a new game against a bot (full screen: the builder on the pool;
     ``--plain``: lines)."""
-    if getattr(args, "limited", None) is None:
-        return
-    given = [
-        option
-        for option, value in (
-            ("--warband", args.warband),
-            ("--opponent", args.opponent),
-            ("--resume", args.resume),
-            ("--hotseat", args.hotseat),
+    if getattr(args, "limited", None) is not None:
+        _refuse(
+            args,
+            ("--warband", "--opponent", "--resume", "--hotseat"),
+            "--limited builds both warbands from packs in a new game against the bot",
         )
-        if value
-    ]
+
+
+def _refuse(args: argparse.Namespace, options: tuple[str, ...], why: str) -> None:
+    """Refuse the ``options`` given (each ``--name`` read as ``args.name``), saying ``why``."""
+    given = [option for option in options if getattr(args, option[2:].replace("-", "_"))]
     if given:
-        raise InvalidChoiceError(
-            f"--limited builds both warbands from packs in a new game against the bot: "
-            f"drop {', '.join(given)}"
-        )
+        raise InvalidChoiceError(f"{why}: drop {', '.join(given)}")
 
 
 def _read_line(prompt: str) -> str:

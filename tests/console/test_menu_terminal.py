@@ -128,12 +128,23 @@ def test_the_pregame_screen_refuses_mends_and_starts_a_game(tmux: Tmux, dbnet_ho
     assert "Replay saved" in tmux.text()
 
 
-def test_the_menu_follows_the_terminal_size_and_ctrl_c_ends_it(tmux: Tmux) -> None:
+def test_the_menu_follows_the_terminal_size_and_ctrl_c_ends_it(
+    tmux: Tmux, dbnet_home: Path
+) -> None:
+    # 24 warbands of one's own: more than an 80x24 list shows (the installed package
+    # may have no examples beside it, so the test brings its own)
+    folder = dbnet_home / "warbands"
+    folder.mkdir(parents=True)
+    example = Path(__file__).parents[2] / "examples" / "warbands" / "lost-janus-small.toml"
+    for n in range(1, 25):
+        (folder / f"band-{n:02}.toml").write_text(example.read_text())
     open_menu(tmux)
     tmux.keys("p")
-    tmux.wait_for("New game against the computer")
+    pane = tmux.wait_for("New game against the computer")
+    assert "band-01.toml" in pane
+    assert "band-22.toml" not in pane
     tmux.resize(120, 40)
-    pane = tmux.wait_for("Faceless Court")  # more rows shown
+    pane = tmux.wait_for("band-22.toml")  # more rows shown
     assert "Enter: play" in pane
     tmux.resize(70, 20)
     tmux.wait_for("dbnet needs at least 80x24")

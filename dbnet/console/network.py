@@ -24,11 +24,10 @@ is back; the screen never waits for the network, and whatever the game publishes
 
 from __future__ import annotations
 
-import asyncio
 import shlex
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from contextlib import nullcontext, suppress
+from contextlib import nullcontext
 from pathlib import Path
 
 import trio
@@ -36,13 +35,12 @@ from prompt_toolkit.application import Application, get_app_or_none, in_terminal
 
 from dbnet.catalog import load_catalog
 from dbnet.console.builder import run_pool_builder_async
-from dbnet.console.guest import start_guest
-from dbnet.console.session import LogKind, LogLine, log_line
+from dbnet.console.guest import GuestRun
+from dbnet.console.session import LogLine
 from dbnet.engine import Choice, Decision, Game, GameSetup, Player, format_choice, read_choice
 from dbnet.engine.choices import DecisionKind
 from dbnet.errors import DbnetError, IllegalChoiceError
 from dbnet.match.building import build_decision, pool_of
-from dbnet.match.story import Event, EventKind
 from dbnet.net.session import (
     RESIGN,
     GameSession,
@@ -66,7 +64,6 @@ _STATES = {
     Outcome.ADJOURNED: "adjourned",
     Outcome.UNREACHED: "not connected",
 }
-CLOSE_TIMEOUT = 10.0
 """Seconds ``aclose`` waits for the game's run to end (it closes a connection and a file)."""
 
 _ENDINGS = {
@@ -79,33 +76,25 @@ Runner = Callable[[GameSession], Awaitable[Outcome]]
 """Plays the session (``session.host(...)`` or ``session.join(...)``) in the game thread."""
 
 
-class NetworkSession:
+class NetworkSession(GuestRun):
     """The console's ``Session`` for a game with a remote peer."""
 
     def __init__(self, make: Callable[[Seat], GameSession], run: Runner, seat: Seat) -> None:
         """``make`` builds the game session for ``seat`` (whose ``choose``, ``say`` and
         ``on_events`` this class replaces); ``run`` plays it in the game thread."""
+        super().__init__()
         seat.choose = self._choose
         seat.say = self._say
         seat.on_events = self._on_events
         self.seat = seat
-        self._run = run
-        self._log: list[LogLine] = []
-        self._numbered = 0
+        self._play = run
         self._asking = False  # the game thread waits for the person's decision
         self._resigning = False
         self._state = "waiting for the opponent"
         self._outcome: Outcome | None = None
         self._failure: str | None = None
-        self._closed = False
-        self._done: asyncio.Future[object] | None = None  # the trio run's end, once started
-        self._token: trio.lowlevel.TrioToken | None = None
         self._answers: trio.MemorySendChannel[str] | None = None
         self._receive: trio.MemoryReceiveChannel[str] | None = None
-        self._cancel: trio.CancelScope | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._wake = asyncio.Event()
-        self._on_change: Callable[[], None] | None = None  # the screen's redraw
         self._clocks: tuple[tuple[int, int], Player | None, float] | None = None
         """In a game with a clock: both clocks as the game's run last saw them, whose
         runs, and when (``time.monotonic``): the screen counts the running one down."""
@@ -213,25 +202,6 @@ class NetworkSession:
             self._wake.clear()
             changed()
 
-    def close(self) -> None:
-        """Stop the game (cancel its trio run); ``aclose`` also waits for it to end."""
-        if self._closed:
-            return
-        self._closed = True
-        token, scope = self._token, self._cancel
-        if token is not None and scope is not None and not self._finished():
-            with suppress(trio.RunFinishedError):  # finished already
-                token.run_sync_soon(scope.cancel)
-
-    async def aclose(self) -> None:
-        self.close()
-        if self._done is not None and not self._done.done():
-            with suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(self._done), CLOSE_TIMEOUT)
-
-    def _finished(self) -> bool:
-        return self._done is not None and self._done.done()
-
     def farewell(self) -> list[str]:
         lines: list[str] = []
         if self._failure is not None:
@@ -256,46 +226,37 @@ class NetworkSession:
 
     # --- the game, run by trio in guest mode on the screen's loop ------------------------
 
-    def _start(self) -> None:
-        """Start the game's trio run as a guest of the screen's asyncio loop: trio's tasks
-        and the screen take turns on one thread, so nothing the screen reads (the log,
-        the view, the state) is ever changed under it."""
-        self._loop, self._done = start_guest(self._main, self._woken)
-
-    async def _main(self) -> None:
-        self._token = trio.lowlevel.current_trio_token()
+    async def _run(self) -> None:
         send, self._receive = trio.open_memory_channel[str](1)
         self._answers = send
-        with trio.CancelScope() as scope:
-            self._cancel = scope
-            if self._closed:  # closed before the run began
-                scope.cancel()
-            try:
-                async with trio.open_nursery() as nursery:
-                    nursery.start_soon(self._tick)
-                    self._outcome = await self._run(self.net)
-                    nursery.cancel_scope.cancel()
-                self._note(_ENDINGS[self._outcome])
-            except GameSessionError as exc:
-                self._failure = str(exc)
-                self._note(f"The game cannot go on: {exc}")
-            except DiskFullError as exc:
-                writer = self.net.writer
-                self._failure = disk_full_advice(exc, 0 if writer is None else writer.entries)
-                self._note(f"The game cannot go on: {self._failure}")
-            except DbnetError as exc:
-                self._failure = str(exc)
-                self._note(f"Error: {exc}")
-            finally:
-                if self.net.writer is not None:
-                    self.net.writer.close()
-        if scope.cancelled_caught:
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._tick)
+                self._outcome = await self._play(self.net)
+                nursery.cancel_scope.cancel()
+            self._note(_ENDINGS[self._outcome])
+        except GameSessionError as exc:
+            self._failure = str(exc)
+            self._note(f"The game cannot go on: {exc}")
+        except DiskFullError as exc:
+            writer = self.net.writer
+            self._failure = disk_full_advice(exc, 0 if writer is None else writer.entries)
+            self._note(f"The game cannot go on: {self._failure}")
+        except DbnetError as exc:
+            self._failure = str(exc)
+            self._note(f"Error: {exc}")
+        finally:
+            if self.net.writer is not None:
+                self.net.writer.close()
+
+    def _ended(self, *, cancelled: bool) -> None:
+        if cancelled:
             self._state = "closed"
         elif self._failure is not None:
             self._state = "stopped"
         elif self._outcome is not None:
             self._state = _STATES[self._outcome]
-        self._publish()
+        super()._ended(cancelled=cancelled)
 
     @property
     def resumable(self) -> bool:
@@ -378,19 +339,6 @@ class NetworkSession:
             self._state = "reconnecting..."
         self._note(text)
 
-    def _on_events(self, events: list[Event]) -> None:
-        for event in events:
-            number = 0
-            if event.kind is not EventKind.TURN:
-                self._numbered += 1
-                number = self._numbered
-            self._log.append(log_line(event, number))
-        self._publish()
-
-    def _note(self, words: str) -> None:
-        self._log.append(LogLine(LogKind.NOTE, None, "", words))
-        self._publish()
-
     def _publish(self) -> None:
         """Show the game as it is now and wake the screen (from a trio task, on the
         screen's loop: the redraw comes once the task yields)."""
@@ -399,17 +347,13 @@ class NetworkSession:
             self._view = net.game.peer.view()
         if self._done is not None:  # in the game's run
             self._take_clocks()
-        loop = self._loop
-        if loop is not None and not loop.is_closed():
-            loop.call_soon(self._woken)
+        super()._publish()
 
     async def _tick(self) -> None:
         """In a game with a clock, redraw the clocks every second."""
         while True:
             if self._take_clocks():
-                loop = self._loop
-                if loop is not None and not loop.is_closed():
-                    loop.call_soon(self._woken)
+                super()._publish()
             await trio.sleep(1.0)
 
     def _take_clocks(self) -> bool:
@@ -424,13 +368,6 @@ class NetworkSession:
             return False
         self._clocks = (view.reading(now), view.running, time.monotonic())
         return True
-
-    def _woken(self) -> None:
-        """On the screen's loop: wake ``advance`` and redraw, even while the person is
-        deciding (a lost connection, a reconnection, a note must show at once)."""
-        self._wake.set()
-        if self._on_change is not None:
-            self._on_change()
 
 
 def _placeholder(net: GameSession) -> Game:

@@ -10,6 +10,7 @@ None to stay. ``Picker`` only draws the model and passes keys on.
 
 from __future__ import annotations
 
+import abc
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -58,7 +59,7 @@ class QuitAll:
     """Ctrl-Q: leave dbnet from any screen."""
 
 
-class ListModel:
+class ListModel(abc.ABC):
     """A screen of rows with a cursor. Subclasses give the rows, details and help, and
     ``act`` on keys; moving the cursor is done here."""
 
@@ -71,8 +72,9 @@ class ListModel:
         """The question of the input line (``'Name of the new warband: '``); empty when
         there is none."""
 
+    @abc.abstractmethod
     def rows(self) -> Sequence[Row]:
-        raise NotImplementedError
+        """The lines of the list, the cursor's among them."""
 
     def heading(self) -> str:
         """The line above the rows (column names), or empty."""

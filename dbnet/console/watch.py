@@ -10,48 +10,34 @@ only takes the screen's own commands (tabs, the log, quit).
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Sequence
-from contextlib import suppress
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-import trio
-
-from dbnet.console.guest import start_guest
-from dbnet.console.session import LogKind, LogLine, log_line
+from dbnet.console.guest import GuestRun
+from dbnet.console.session import LogLine
 from dbnet.engine import Choice, Game, GameSetup, Player
 from dbnet.errors import DbnetError, IllegalChoiceError
 from dbnet.match.render import describe_result
-from dbnet.match.story import Event, EventKind
 from dbnet.net.watch import Connect, WatchError, Watching
 from dbnet.protocol.identity import fingerprint
 from dbnet.text import printable
 
 EXIT_WATCHED = 0
 EXIT_FAILED = 1
-CLOSE_TIMEOUT = 10.0
 
 
-class WatchSession:
+class WatchSession(GuestRun):
     """The console's ``Session`` for a game watched as a spectator."""
 
     def __init__(self, watching: Watching, connect: Connect) -> None:
+        super().__init__()
         watching.say = self._note
         watching.on_events = self._on_events
         self.watching = watching
         self._connect = connect
-        self._log: list[LogLine] = []
-        self._numbered = 0
         self._state = "connecting..."
         self._failure: str | None = None
         self._watched = False
-        self._closed = False
-        self._done: asyncio.Future[object] | None = None
-        self._token: trio.lowlevel.TrioToken | None = None
-        self._cancel: trio.CancelScope | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._wake = asyncio.Event()
-        self._on_change: object = None
         self._view = _placeholder()
 
     # --- the Session interface -----------------------------------------------------
@@ -108,30 +94,18 @@ class WatchSession:
     def resign(self, player: Player) -> bool:
         raise IllegalChoiceError("a spectator does not play: nobody here can resign")
 
-    async def advance(self, changed: object) -> None:
+    async def advance(self, changed: Callable[[], None]) -> None:
         self._on_change = changed
         if self._done is None:
             self._start()
         while not self.is_closed:
             await self._wake.wait()
             self._wake.clear()
-            _call(changed)
-        _call(changed)
-
-    def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
-        token, scope = self._token, self._cancel
-        if token is not None and scope is not None and not self._finished():
-            with suppress(trio.RunFinishedError):
-                token.run_sync_soon(scope.cancel)
+            changed()
+        changed()
 
     async def aclose(self) -> None:
-        self.close()
-        if self._done is not None and not self._done.done():
-            with suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(self._done), CLOSE_TIMEOUT)
+        await super().aclose()
         self.watching.close()
 
     @property
@@ -152,65 +126,35 @@ class WatchSession:
 
     # --- the watch, run by trio in guest mode on the screen's loop ----------------------
 
-    def _finished(self) -> bool:
-        return self._done is not None and self._done.done()
+    async def _run(self) -> None:
+        try:
+            await self.watching.run(self._connect)
+            self._watched = True
+            self._state = "game over"
+            log = self.watching.log
+            result = "" if log is None else describe_result(log.game, self.watching.labels)
+            done = "The game is complete; every entry was verified as it came."
+            self._note(f"{done} {result}".rstrip())
+        except (WatchError, DbnetError) as exc:
+            self._failure = str(exc)
+            self._state = "stopped"
+            self._note(f"The watch cannot go on: {exc}")
 
-    def _start(self) -> None:
-        self._loop, self._done = start_guest(self._main, self._woken)
-
-    async def _main(self) -> None:
-        self._token = trio.lowlevel.current_trio_token()
-        with trio.CancelScope() as scope:
-            self._cancel = scope
-            if self._closed:
-                scope.cancel()
-            try:
-                await self.watching.run(self._connect)
-                self._watched = True
-                self._state = "game over"
-                log = self.watching.log
-                result = "" if log is None else describe_result(log.game, self.watching.labels)
-                done = "The game is complete; every entry was verified as it came."
-                self._note(f"{done} {result}".rstrip())
-            except (WatchError, DbnetError) as exc:
-                self._failure = str(exc)
-                self._state = "stopped"
-                self._note(f"The watch cannot go on: {exc}")
-        if scope.cancelled_caught:
+    def _ended(self, *, cancelled: bool) -> None:
+        if cancelled:
             self._state = "closed"
-        self._publish()
+        super()._ended(cancelled=cancelled)
 
     def _note(self, words: str) -> None:
         if words.startswith("watching the game"):
             self._state = "watching " + printable(self.watching.host_name or "the host")
-        self._log.append(LogLine(LogKind.NOTE, None, "", printable(words)))
-        self._publish()
-
-    def _on_events(self, events: list[Event]) -> None:
-        for event in events:
-            number = 0
-            if event.kind is not EventKind.TURN:
-                self._numbered += 1
-                number = self._numbered
-            self._log.append(log_line(event, number))
-        self._publish()
+        super()._note(printable(words))
 
     def _publish(self) -> None:
         log = self.watching.log
         if log is not None:
             self._view = log.game.copy()
-        loop = self._loop
-        if loop is not None and not loop.is_closed():
-            loop.call_soon(self._woken)
-
-    def _woken(self) -> None:
-        self._wake.set()
-        _call(self._on_change)
-
-
-def _call(callback: object) -> None:
-    if callable(callback):
-        callback()
+        super()._publish()
 
 
 def _placeholder() -> Game:

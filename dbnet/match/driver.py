@@ -22,6 +22,7 @@ from dbnet.engine import Choice, Game, Player
 from dbnet.protocol.errors import LocalProtocolError
 from dbnet.protocol.log import GameLog
 from dbnet.protocol.remote import RemoteGame
+from dbnet.wire.codec import Entry, SignedEntry
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,9 +104,10 @@ class Driver:
             self._deliver(side, record)
         return last
 
-    def receive(self, record: bytes) -> bool:
+    def receive(self, record: bytes, decoded: tuple[SignedEntry, Entry] | None = None) -> bool:
         """A record from the peer over the network (see ``RemoteGame.receive``, with the
-        peer live): True if it was new.
+        peer live; ``decoded``, the record decoded, if the caller has it): True if it was
+        new.
 
         Raises:
             LocalProtocolError: both players are played here: there is no peer.
@@ -113,7 +115,7 @@ class Driver:
         """
         if len(self.sides) != 1:
             raise LocalProtocolError("both players are played here: there is no peer")
-        return self._first.receive(record, live=True)
+        return self._first.receive(record, live=True, decoded=decoded)
 
     def _due_side(self) -> RemoteGame:
         author = self.next_author

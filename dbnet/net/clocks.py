@@ -18,7 +18,6 @@ from typing import Final
 import trio
 
 from dbnet.engine import Player
-from dbnet.errors import DbnetError
 from dbnet.files import replace_atomically
 from dbnet.net.link import Link
 from dbnet.protocol.clock import ClockView, format_clock
@@ -186,24 +185,20 @@ class SessionClocks:
             return body.waiting_for
         return None
 
-    def too_late(self, game: RemoteGame, record: bytes) -> bool:
-        """Whether ``record`` is an entry of the peer's that comes after this side's clock
-        claim closed the log (they crossed): it came too late, and is dropped."""
+    def too_late(self, game: RemoteGame, entry: codec.Entry) -> bool:
+        """Whether ``entry`` is the peer's and comes after this side's clock claim closed
+        the log (they crossed): it came too late, and is dropped."""
         waited = self.own_claim(game)
-        if waited is None:
-            return False
-        try:
-            entry = codec.decode_signed_entry(record)[1]
-        except DbnetError:
-            return False
-        return entry.author != game.me and entry.seq >= waited
+        return waited is not None and entry.author != game.me and entry.seq >= waited
 
     @staticmethod
-    def disputed(game: RemoteGame, record: bytes, replay: Path | None) -> str | None:
-        """If ``record`` is the peer's clock claim for an entry this side wrote already
-        (they crossed): why the game cannot go on (the claim is kept beside the replay),
-        else None."""
-        seq = game.claim_conflict(record)
+    def disputed(
+        game: RemoteGame, record: bytes, entry: codec.Entry, replay: Path | None
+    ) -> str | None:
+        """If ``record`` (decoded: ``entry``) is the peer's clock claim for an entry this
+        side wrote already (they crossed): why the game cannot go on (the claim is kept
+        beside the replay), else None."""
+        seq = game.claim_conflict(record, entry)
         if seq is None:
             return None
         kept = ""

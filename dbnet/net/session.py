@@ -924,10 +924,14 @@ class GameSession:
         if not isinstance(message, Entry):
             raise _ConnectionLostError("no OFFER from the host in time")
         setup = _offered_setup(
-            message.record, self.seat.identity, link.peer_key, new.warband, self._nonce
+            message.record,
+            self.seat.identity,
+            link.peer_key,
+            new.warband,
+            self._nonce,
+            hello.name,
         )
         _check_limited_offer(setup, new.limited)
-        _check_signed_name(message.record, hello.name)
         holder: list[bytes] = []
         try:
             game = RemoteGame.accept(
@@ -1098,15 +1102,21 @@ class GameSession:
                 raise
             self._last_contact = trio.current_time()
             if isinstance(message, Entry):
-                if len(game.records) == 1 and self.peer_name is not None:
-                    _check_signed_name(message.record, self.peer_name)
-                if self.clocks.too_late(game, message.record):
-                    link.charge()  # the peer's entry crossed our clock claim: too late
-                    continue
-                disputed = self.clocks.disputed(game, message.record, self.replay_path)
-                if disputed is not None:
-                    raise GameSessionError(disputed, to_peer="your clock claim crossed my entry")
-                if Driver((game,)).receive(message.record):
+                decoded = _decoded(message.record)  # once, for every check below
+                if decoded is not None:
+                    entry = decoded[1]
+                    if len(game.records) == 1 and self.peer_name is not None:
+                        _check_signed_name(entry.body, self.peer_name)
+                    if self.clocks.too_late(game, entry):
+                        link.charge()  # the peer's entry crossed our clock claim: too late
+                        continue
+                    replay = self.replay_path
+                    disputed = self.clocks.disputed(game, message.record, entry, replay)
+                    if disputed is not None:
+                        raise GameSessionError(
+                            disputed, to_peer="your clock claim crossed my entry"
+                        )
+                if Driver((game,)).receive(message.record, decoded):
                     exchange.peer_has = max(exchange.peer_has, len(game.records))
                     self._remember_peer(game, link.peer_key)
                     self.clocks.follow(game)
@@ -1172,11 +1182,13 @@ def _offered_setup(
     host_key: bytes,
     warband: Warband,
     nonce: bytes,
+    host_name: str,
 ) -> GameSetup:
     """The setup of the host's OFFER, checked: written by the key the channel
     authenticated (``host_key``), made to this key, with this side's fresh ``nonce`` in
-    its game id and this warband as B. (The game a host names in HELLO may be an OFFER
-    nobody accepted, which it replaces with a new one for this joiner.)"""
+    its game id, this warband as B, and the name the host said in HELLO (``host_name``).
+    (The game a host names in HELLO may be an OFFER nobody accepted, which it replaces
+    with a new one for this joiner.)"""
     try:
         _, entry = codec.decode_signed_entry(record)
     except DbnetError as exc:
@@ -1203,17 +1215,23 @@ def _offered_setup(
         raise GameSessionError(f"the host plays rules {body.rules!r}; this is {RULES_VERSION!r}")
     if body.setup.warbands[1] != warband:
         raise GameSessionError("the host's OFFER does not give you your own warband")
+    _check_signed_name(body, host_name)
     return body.setup
 
 
-def _check_signed_name(record: bytes, said: str) -> None:
+def _decoded(record: bytes) -> tuple[codec.SignedEntry, codec.Entry] | None:
+    """``record`` decoded, or None when it does not decode (the log then refuses it as
+    malformed)."""
+    try:
+        return codec.decode_signed_entry(record)
+    except DbnetError:
+        return None
+
+
+def _check_signed_name(body: codec.Body, said: str) -> None:
     """Refuse a genesis entry (OFFER or ACCEPT) that signs another name than the one its
     author ``said`` in HELLO: the name the replay keeps is the one the player is known by
-    here. Any other entry, or one that does not decode, is left to the log to judge."""
-    try:
-        body = codec.decode_signed_entry(record)[1].body
-    except DbnetError:
-        return
+    here. Any other entry is left to the log to judge."""
     if isinstance(body, codec.OfferBody | codec.AcceptBody) and body.name not in (None, said):
         raise GameSessionError(
             f"the peer said its name is {printable(said)!r} but signs {printable(body.name)!r} "

@@ -289,7 +289,13 @@ class RemoteGame:
         """The records a peer that holds ``have`` of them lacks, in order."""
         return self.records[have:]
 
-    def receive(self, record: bytes, *, live: bool = False) -> bool:
+    def receive(
+        self,
+        record: bytes,
+        *,
+        live: bool = False,
+        decoded: tuple[codec.SignedEntry, codec.Entry] | None = None,
+    ) -> bool:
         """A record from the peer: True if it was new and is now saved and applied, False
         if it was one we hold already.
 
@@ -299,13 +305,15 @@ class RemoteGame:
         is refused: nobody may claim that a live player stopped answering, and a player
         never accepts such a claim against itself. A clock claim is checked like any entry:
         the claimant's readings are the evidence of a flag (docs/protocol.md, "Clocks").
+        ``decoded`` is ``codec.decode_signed_entry(record)``, if the caller has it.
 
         Raises:
             InvalidEntryError: the record is not the valid next entry (nothing changed).
             EquivocationError: a different, validly signed entry with a sequence number
                 we hold.
         """
-        decoded = self._decode(record)
+        if decoded is None:
+            decoded = self._decode(record)
         entry = decoded[1]
         seq = entry.seq
         held = len(self.records)
@@ -331,14 +339,10 @@ class RemoteGame:
         self._keep(record, self.save if self.save_received is None else self.save_received)
         return True
 
-    def claim_conflict(self, record: bytes) -> int | None:
-        """If ``record`` is the peer's clock claim for an entry this player already wrote
-        (the claim and the entry crossed): the seq of that entry, else None. The claim
-        stays the claimant's word: see docs/protocol.md, "Clocks"."""
-        try:
-            _, entry = codec.decode_signed_entry(record)
-        except DbnetError:
-            return None
+    def claim_conflict(self, record: bytes, entry: codec.Entry) -> int | None:
+        """If ``record`` (decoded: ``entry``) is the peer's clock claim for an entry this
+        player already wrote (the claim and the entry crossed): the seq of that entry,
+        else None. The claim stays the claimant's word: see docs/protocol.md, "Clocks"."""
         if not _on_time(entry) or entry.author == self.me or entry.game_id != self.game_id:
             return None
         if entry.seq < len(self.records) and self.records[entry.seq] != record:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from dbnet.engine.board import CELL_COUNT
 from dbnet.engine.model import Player
 
 
@@ -253,3 +254,28 @@ Choice = (
 DONE = Done()
 SHIFT = ShiftChoice()
 STRIKE = StrikeChoice()
+
+
+# --- shared choices ---------------------------------------------------------------------
+# The legal choices are listed again after every decision; a spawn or a move is the same
+# value every time, so each is made once per process and shared (``setdefault`` keeps the
+# tables whole when bots think in several threads at once).
+
+_SPAWNS: dict[int, tuple[SpawnChoice, ...]] = {}
+_MOVES: dict[int, tuple[MoveChoice, ...]] = {}
+
+
+def spawns_of(mini: int) -> tuple[SpawnChoice, ...]:
+    """``SpawnChoice(mini, cell)`` for every cell, by cell."""
+    row = _SPAWNS.get(mini)
+    if row is None:
+        row = _SPAWNS.setdefault(mini, tuple(SpawnChoice(mini, c) for c in range(CELL_COUNT)))
+    return row
+
+
+def moves_of(mini: int) -> tuple[MoveChoice, ...]:
+    """``MoveChoice(mini, cell)`` for every cell, by cell."""
+    row = _MOVES.get(mini)
+    if row is None:
+        row = _MOVES.setdefault(mini, tuple(MoveChoice(mini, c) for c in range(CELL_COUNT)))
+    return row

@@ -34,6 +34,8 @@ is ints, tuples and lists, and ``state_hash`` packs it into fixed-width ints.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import repeat
+from operator import is_
 
 from dbnet.engine import board, legality, limited, procedure, stack, statehash, turnflow, zones
 from dbnet.engine.abilities import (
@@ -47,7 +49,14 @@ from dbnet.engine.abilities import (
     is_active,
     stat_modifier,
 )
-from dbnet.engine.choices import ChanceRequest, Choice, CommitChoice, Pending, RevealChoice
+from dbnet.engine.choices import (
+    ChanceRequest,
+    Choice,
+    CommitChoice,
+    Decision,
+    Pending,
+    RevealChoice,
+)
 from dbnet.engine.combat import ATTACK_DAMAGE, BLADE_VALUE, Combat, Fate, dice_damage
 from dbnet.engine.effects import Op
 from dbnet.engine.enums import EndReason, Mode, Phase, Step, Zone
@@ -181,7 +190,12 @@ class Game(State):
             )
             turnflow.start_turn(self)
             return
-        pending = legality.checked(self, choice)
+        listed = self._choices
+        if listed is not None and any(map(is_, listed, repeat(choice))):
+            pending = self.pending  # taken from the legal choices, as bots take them
+            assert isinstance(pending, Decision)
+        else:
+            pending = legality.checked(self, choice)
         self._invalidate()
         turnflow.PLAY[type(choice)](self, choice, pending)
         turnflow.advance(self)

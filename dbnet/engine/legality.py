@@ -10,7 +10,7 @@ questions tell the turn flow when a step has nothing left to offer but DONE.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from itertools import combinations
 from typing import TYPE_CHECKING, Final
 
@@ -48,6 +48,8 @@ from dbnet.engine.choices import (
     SpawnChoice,
     StrikeChoice,
     TargetChoice,
+    moves_of,
+    spawns_of,
 )
 from dbnet.engine.combat import Fate, Stage
 from dbnet.engine.enums import Step, Zone
@@ -86,7 +88,7 @@ def make_choices(game: Game) -> list[Choice] | None:
     if step is Step.ACTION:
         return [SHIFT, STRIKE]
     if step is Step.SHIFT:
-        return [*_move_choices(game), DONE]
+        return shift_choices(game) or [DONE]
     if step is Step.STRIKE:
         return [*_attack_choices(game), DONE]
     if step is Step.FATE:
@@ -112,12 +114,19 @@ def _spawn_choices(game: Game) -> list[Choice]:
     player = game.active
     out: list[Choice] = []
     counts = game.aspect_counts[player]
+    points = game.spawn_points
+    creature_cells: list[int] | None = None  # the same for each creature (but Reinforce)
     for m in game.warband_minis[player]:
-        if not _spawnable(game, m):
+        if m.cell >= 0 or not _spawnable(game, m) or spawn_cost(game, m, counts) > points:
             continue
-        if spawn_cost(game, m, counts) > game.spawn_points:
-            continue
-        out.extend(SpawnChoice(m.id, cell) for cell in _spawn_cells(game, m))
+        if m.is_creature:
+            if creature_cells is None:
+                creature_cells = _creature_spawn_cells(game, player)
+            cells = _reinforced(game, m, creature_cells)
+        else:
+            cells = board.cells_of(_location_cells_for(game, player))
+        row = spawns_of(m.id)
+        out += [row[cell] for cell in cells]
     for mini, index, ability in game.rules.statics.spawn_abilities:
         m = game.minis[mini]
         if m.owner is player and m.cell >= 0:
@@ -170,10 +179,18 @@ def _activation_xs(game: Game, m: Mini, index: int, ability: AbilityDef) -> rang
 
 
 def _spawn_cells(game: Game, m: Mini) -> list[int]:
-    player = m.owner
-    mine = game.creatures[player]
+    """Where ``m`` may be spawned, if it may be spawned now."""
     if m.defn.is_location:
-        return board.cells_of(_location_cells_for(game, player))
+        return board.cells_of(_location_cells_for(game, m.owner))
+    return _reinforced(game, m, _creature_spawn_cells(game, m.owner))
+
+
+def _creature_spawn_cells(game: Game, player: Player) -> list[int]:
+    """Where ``player`` may spawn a creature (Reinforce aside): the portal (801.6), and a
+    cell of the spawn row that had no ally when the phase began (801.5 (1)), in a column
+    with a miniature of theirs (801.5 (2)), with room for it (802.1c), and not spawned
+    into four times this phase (801.5)."""
+    mine = game.creatures[player]
     portal = board.PORTAL[player]
     cells = [portal]  # 801.6: always allowed
     columns = 0
@@ -181,18 +198,22 @@ def _spawn_cells(game: Game, m: Mini) -> list[int]:
         if other.cell >= 0:
             columns |= 1 << board.column(other.cell)
     for cell in board.spawn_row_cells(player):
-        if cell == portal:
-            continue
         if (
-            not (game.allies_at_spawn_start >> cell) & 1  # 801.5 (1)
+            cell != portal
+            and not (game.allies_at_spawn_start >> cell) & 1  # 801.5 (1)
             and (columns >> board.column(cell)) & 1  # 801.5 (2)
             and mine[cell] < CREATURES_PER_PLAYER_PER_CELL  # stacking (802.1c)
             and game.spawned_into[cell] < CREATURES_PER_PLAYER_PER_CELL  # 801.5: four a phase
         ):
             cells.append(cell)
+    return cells
+
+
+def _reinforced(game: Game, m: Mini, cells: list[int]) -> list[int]:
+    """``cells``, and for a creature with Reinforce the cells that ability adds."""
     for ability in m.abilities:
         if ability.keyword == "Reinforce":
-            cells += _reinforce_cells(game, m, ability.modifier, cells)
+            cells = cells + _reinforce_cells(game, m, ability.modifier, cells)
     return cells
 
 
@@ -221,25 +242,46 @@ def _reinforce_cells(game: Game, m: Mini, kind: str | None, taken: list[int]) ->
 
 
 def _move_choices(game: Game) -> list[Choice]:
+    """Every move of the shift (``_shift_cells`` of each creature, written out as one loop:
+    listed after every move)."""
+    active = game.active
+    mine = game.creatures[active]
+    theirs = game.creatures[active.other]
+    locked = game.locked_cells
+    limit = CREATURES_PER_PLAYER_PER_CELL
     out: list[Choice] = []
-    for m in _movers(game):
-        out.extend(MoveChoice(m.id, cell) for cell in _shift_cells(game, m))
+    for m in game.warband_minis[active]:
+        cell = m.cell
+        if cell < 0 or m.moved or not m.is_creature or theirs[cell] or (locked >> cell) & 1:
+            continue
+        row = moves_of(m.id)
+        if has_active(game, m, "Defender") is None:
+            out += [row[c] for c in board.ADJACENT[cell] if mine[c] < limit]
+        else:
+            out += [row[c] for c in board.ADJACENT[cell] if mine[c] < limit and not theirs[c]]
     return out
 
 
+_NO_CELLS: Final[list[int]] = []
+
+
 def _shift_cells(game: Game, m: Mini) -> list[int]:
-    """Where ``m`` may move when shifting: adjacent (802.1b), room for it (802.1c), and
-    for a Defender no enemy creature there."""
-    mine = game.creatures[m.owner]
+    """Where ``m`` may move when shifting, none if it may not move (802.1): a creature of
+    the shifting player in the dreamscape, not moved yet this shift, not engaged
+    (802.1a), not in a locked-down cell (Lockdown); to an adjacent cell (802.1b) with
+    room for it (802.1c), and for a Defender with no enemy creature."""
+    cell = m.cell
+    active = game.active
+    if cell < 0 or m.moved or not m.is_creature or m.owner is not active:
+        return _NO_CELLS
+    theirs = game.creatures[active.other]
+    if theirs[cell] or (game.locked_cells >> cell) & 1:
+        return _NO_CELLS
+    mine = game.creatures[active]
     if has_active(game, m, "Defender") is None:
-        return [
-            cell for cell in board.ADJACENT[m.cell] if mine[cell] < CREATURES_PER_PLAYER_PER_CELL
-        ]
-    theirs = game.creatures[m.owner.other]
+        return [c for c in board.ADJACENT[cell] if mine[c] < CREATURES_PER_PLAYER_PER_CELL]
     return [
-        cell
-        for cell in board.ADJACENT[m.cell]
-        if mine[cell] < CREATURES_PER_PLAYER_PER_CELL and not theirs[cell]
+        c for c in board.ADJACENT[cell] if mine[c] < CREATURES_PER_PLAYER_PER_CELL and not theirs[c]
     ]
 
 
@@ -502,31 +544,7 @@ def _can_move(game: Game, choice: MoveChoice) -> bool:
     """The conditions of ``_move_choices``, for one choice."""
     if not 0 <= choice.mini < len(game.minis):
         return False
-    m = game.minis[choice.mini]
-    return _may_move(game, m) and choice.cell in _shift_cells(game, m)
-
-
-def _may_move(game: Game, m: Mini) -> bool:
-    """Whether ``m`` is a creature the shifting player may still move (802.1): in the
-    dreamscape, not moved yet this shift, not engaged (802.1a), not in a locked-down
-    cell (Lockdown)."""
-    return (
-        m.owner is game.active
-        and m.cell >= 0
-        and not m.moved
-        and m.is_creature
-        and not game.creatures[m.owner.other][m.cell]
-        and not (game.locked_cells >> m.cell) & 1
-    )
-
-
-def _movers(game: Game) -> Iterator[Mini]:
-    """The creatures the shifting player may still move (``_may_move``), in id order."""
-    return (
-        m
-        for m in game.warband_minis[game.active]
-        if m.cell >= 0 and not m.moved and _may_move(game, m)
-    )
+    return choice.cell in _shift_cells(game, game.minis[choice.mini])
 
 
 def _can_attack(game: Game, choice: AttackChoice) -> bool:
@@ -696,13 +714,14 @@ def _check_value(choice: Choice, name: str, value: object) -> None:
 # --- whether a step has more than DONE to offer ------------------------------------------
 
 
-def may_still_shift(game: Game) -> bool:
-    """Whether a creature may still move this shift (``_movers``, written out as one loop:
-    asked after every move)."""
-    for m in game.warband_minis[game.active]:
-        if m.cell >= 0 and not m.moved and _may_move(game, m) and _shift_cells(game, m):
-            return True
-    return False
+def shift_choices(game: Game) -> list[Choice] | None:
+    """The choices of a shift decision now (every move, then DONE), or None when no
+    creature may move: the shift is over (asked after every move)."""
+    moves = _move_choices(game)
+    if not moves:
+        return None
+    moves.append(DONE)
+    return moves
 
 
 def may_still_strike(game: Game) -> bool:

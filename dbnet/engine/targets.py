@@ -11,9 +11,8 @@ become illegal by the time its part of the effect happens is skipped (900.1c).
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from itertools import combinations
 from typing import TYPE_CHECKING, Final
 
 from dbnet.engine import board
@@ -119,15 +118,37 @@ def _engaged(game: Game, m: Mini) -> bool:
 def _moves(
     candidates: Iterable[Mini], destinations: Callable[[Mini], Iterable[int]], n: int
 ) -> Options:
-    """Up to ``n`` distinct creatures (in id order), each with a destination."""
+    """Up to ``n`` distinct creatures (in id order), each with a destination: the
+    combinations of the single moves (``itertools.combinations`` order) that move no
+    creature twice."""
     singles = [(m.id, cell) for m in candidates for cell in destinations(m)]
     out: Options = list(singles)
+    if n < 2:
+        return out
+    # The singles come grouped by creature: after a move of one creature, the next move
+    # of the combination is taken from the first single of the next creature on.
+    after = [0] * len(singles)
+    end = len(singles)
+    for i in range(len(singles) - 1, -1, -1):
+        if i + 1 < len(singles) and singles[i + 1][0] != singles[i][0]:
+            end = i + 1
+        after[i] = end
     for size in range(2, n + 1):
-        for combo in combinations(singles, size):
-            ids = [mini for mini, _ in combo]
-            if len(set(ids)) == size:
-                out.append(tuple(v for pair in combo for v in pair))
+        out += _combined(singles, after, size)
     return out
+
+
+def _combined(
+    singles: list[tuple[int, int]], after: list[int], size: int
+) -> Iterator[tuple[int, ...]]:
+    """The combinations of ``size`` singles of distinct creatures, in order, flattened."""
+    stack = [(i, singles[i]) for i in range(len(singles) - 1, -1, -1)]
+    while stack:
+        i, moves = stack.pop()
+        if len(moves) == 2 * size:
+            yield moves
+            continue
+        stack += [(j, moves + singles[j]) for j in range(len(singles) - 1, after[i] - 1, -1)]
 
 
 def _advance(game: Game, t: Targeting) -> Options:

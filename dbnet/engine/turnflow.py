@@ -211,10 +211,13 @@ def _spawn_step(game: Game) -> bool:
 
 
 def _shift_step(game: Game) -> bool:
-    if legality.may_still_shift(game):
-        return True
-    end_action_phase(game)
-    return False
+    choices = legality.shift_choices(game)
+    if choices is None:
+        end_action_phase(game)
+        return False
+    if not game.stack:  # the decision is the shift's (no triggered effect waits)
+        game._choices = choices
+    return True
 
 
 def _strike_step(game: Game) -> bool:

@@ -110,6 +110,14 @@ def make_choices(game: Game) -> list[Choice] | None:
     return None
 
 
+def spawn_choices(game: Game) -> list[Choice] | None:
+    """The choices of a spawn decision now (each spawn and activation, then DONE), or None
+    when nothing may be spawned or activated: the spawn phase is over (asked after every
+    spawn)."""
+    choices = _spawn_choices(game)
+    return choices if len(choices) > 1 else None
+
+
 def _spawn_choices(game: Game) -> list[Choice]:
     player = game.active
     out: list[Choice] = []
@@ -249,13 +257,14 @@ def _move_choices(game: Game) -> list[Choice]:
     theirs = game.creatures[active.other]
     locked = game.locked_cells
     limit = CREATURES_PER_PLAYER_PER_CELL
+    defenders = game.rules.statics.holders.get("Defender", _NO_HOLDERS)
     out: list[Choice] = []
     for m in game.warband_minis[active]:
         cell = m.cell
         if cell < 0 or m.moved or not m.is_creature or theirs[cell] or (locked >> cell) & 1:
             continue
         row = moves_of(m.id)
-        if has_active(game, m, "Defender") is None:
+        if m.id not in defenders or has_active(game, m, "Defender") is None:
             out += [row[c] for c in board.ADJACENT[cell] if mine[c] < limit]
         else:
             out += [row[c] for c in board.ADJACENT[cell] if mine[c] < limit and not theirs[c]]
@@ -263,6 +272,7 @@ def _move_choices(game: Game) -> list[Choice]:
 
 
 _NO_CELLS: Final[list[int]] = []
+_NO_HOLDERS: Final[frozenset[int]] = frozenset()
 
 
 def _shift_cells(game: Game, m: Mini) -> list[int]:
@@ -729,26 +739,6 @@ def may_still_strike(game: Game) -> bool:
     return _attackable_cells(game) != 0
 
 
-def may_still_spawn(game: Game) -> bool:
-    """Whether anything may still be spawned or activated this spawn phase."""
-    player = game.active
-    for mini, index, ability in game.rules.statics.spawn_abilities:
-        m = game.minis[mini]
-        if m.owner is player and m.cell >= 0 and _activation_xs(game, m, index, ability):
-            return True
-    counts = game.aspect_counts[player]
-    for m in game.warband_minis[player]:
-        if (
-            m.cell < 0
-            and _spawnable(game, m)
-            and spawn_cost(game, m, counts) <= game.spawn_points
-            # 801.6: the portal is always open to a creature
-            and (m.is_creature or _location_cells_for(game, player))
-        ):
-            return True
-    return False
-
-
 # --- spawn costs ---------------------------------------------------------------------------
 
 
@@ -761,8 +751,19 @@ def spawn_cost(game: Game, m: Mini, counts: list[int]) -> int:
     spawn", so it reduces that whole amount, and 900.8 floors the result at 0 after all
     modifiers: a 1VV miniature with both Valor short under Channel 2 costs 1 + 2 - 2 = 1.
     """
-    base, shortfall, reduction = spawn_cost_parts(game, m, counts)
-    return apply_minimum(Stat.COST, base + shortfall - reduction)
+    if m.zone is Zone.GRAVEYARD:
+        base, shortfall, reduction = spawn_cost_parts(game, m, counts)
+        return apply_minimum(Stat.COST, base + shortfall - reduction)
+    # spawn_cost_parts from the reserves, written out: asked for every miniature there at
+    # every spawn decision
+    cost = m.defn.spawn_cost
+    for aspect, needed in m.needs:
+        have = counts[aspect]
+        if have < needed:
+            cost += needed - have
+    if game.rules.statics.channels:
+        cost += cost_modifier(game, m)
+    return apply_minimum(Stat.COST, cost)
 
 
 def spawn_cost_parts(game: Game, m: Mini, counts: list[int]) -> tuple[int, int, int]:

@@ -9,6 +9,7 @@ of the game, and every copy of one, shares the same ``Rules`` by reference.
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -65,7 +66,23 @@ class Rules:
     def from_setup(cls, setup: GameSetup, *, allow_unimplemented: bool = False) -> Rules:
         """The rules of ``setup``. A miniature with an ability the engine does not play is
         refused (DataError naming it and why) unless ``allow_unimplemented``, when that
-        ability simply has no effect."""
+        ability simply has no effect.
+
+        The rules of the last few setups are kept: games of one setup (selfplay, a
+        bot's playouts, a tournament's rounds) share them, as copies of one game do."""
+        key = (id(setup), allow_unimplemented)
+        kept = _KEPT.get(key)
+        if kept is not None and kept[0] is setup:
+            return kept[1]
+        rules = cls._made(setup, allow_unimplemented)
+        with _KEEPING:  # bots may start games in threads of their own
+            if len(_KEPT) >= _KEEP:
+                del _KEPT[next(iter(_KEPT))]  # the oldest (dicts keep insertion order)
+            _KEPT[key] = (setup, rules)
+        return rules
+
+    @classmethod
+    def _made(cls, setup: GameSetup, allow_unimplemented: bool) -> Rules:
         pieces: list[Piece] = []
         # Copies of a miniature often share one definition (a decoded setup's always do):
         # each definition's abilities are checked once, here, by the definition's id.
@@ -89,6 +106,13 @@ class Rules:
             handles=(_handles(pieces, Player.A), _handles(pieces, Player.B)),
             hash_start=hashlib.sha256(hashlib.sha256(setup_bytes(setup)).digest()),
         )
+
+
+_KEEP: Final = 16
+_KEEPING: Final = threading.Lock()
+_KEPT: dict[tuple[int, bool], tuple[GameSetup, Rules]] = {}
+"""The rules of the last ``_KEEP`` setups, by the setup's id (``Rules.from_setup``); each
+entry holds its setup, so that the id is not reused while it is kept."""
 
 
 def make_handles(minis: Sequence[MiniatureDef]) -> list[str]:

@@ -204,10 +204,13 @@ def advance(game: Game) -> None:
 
 
 def _spawn_step(game: Game) -> bool:
-    if legality.may_still_spawn(game):
-        return True
-    end_spawn_phase(game)
-    return False
+    choices = legality.spawn_choices(game)
+    if choices is None:
+        end_spawn_phase(game)
+        return False
+    if not game.stack:  # the decision is the spawn's (no triggered effect waits)
+        game._choices = choices
+    return True
 
 
 def _shift_step(game: Game) -> bool:

@@ -114,6 +114,9 @@ def near(a: int, b: int) -> bool:
     return a == b or b in board.ADJACENT[a]
 
 
+_SPAWN_LIMITS: Final = ("Unique", "Vengeance")
+
+
 class Statics:
     """A game's abilities, indexed by what they do (built once per game)."""
 
@@ -125,6 +128,7 @@ class Statics:
         "keywords",
         "self_stats",
         "spawn_abilities",
+        "spawn_limited",
         "triggered",
     )
 
@@ -163,6 +167,10 @@ class Statics:
             for keyword, printed in self.keywords.items()
         }
         """The miniatures with each keyword printed, by keyword."""
+        self.spawn_limited = frozenset(
+            mini for keyword in _SPAWN_LIMITS for mini in self.holders.get(keyword, ())
+        )
+        """The miniatures whose own abilities can bar their spawning (Unique, Vengeance)."""
         self.by_event: dict[EventKind, list[tuple[int, int, AbilityDef]]] = {
             kind: [t for t in self.triggered if _listens(t[2], kind)] for kind in EventKind
         }
@@ -256,16 +264,17 @@ def stat_modifier(game: Game, m: Mini, stat: Stat) -> int:
 
 def cost_modifier(game: Game, m: Mini) -> int:
     """The modifier to ``m``'s spawn cost now: Channel's reductions."""
-    total = 0
+    return -sum(x for modifier, x in channel_reductions(game, m.owner) if matches(modifier, m.defn))
+
+
+def channel_reductions(game: Game, player: Player) -> list[tuple[str | None, int]]:
+    """The Channel abilities active for ``player``'s miniatures now, as (modifier, X)."""
+    out = []
     for source_id, ability in game.rules.statics.channels:
         source = game.minis[source_id]
-        if (
-            source.owner is m.owner
-            and is_active(game, source, ability)
-            and matches(ability.modifier, m.defn)
-        ):
-            total -= ability.x or 0
-    return total
+        if source.owner is player and is_active(game, source, ability):
+            out.append((ability.modifier, ability.x or 0))
+    return out
 
 
 def base_power(game: Game, m: Mini) -> int:

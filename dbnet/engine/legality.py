@@ -19,6 +19,7 @@ from dbnet.engine.abilities import (
     Stat,
     apply_minimum,
     blade_abilities,
+    channel_reductions,
     cost_modifier,
     has_active,
     is_active,
@@ -123,14 +124,22 @@ def _spawn_choices(game: Game) -> list[Choice]:
     out: list[Choice] = []
     counts = game.aspect_counts[player]
     points = game.spawn_points
+    statics = game.rules.statics
+    channels = channel_reductions(game, player) if statics.channels else None
+    limited = statics.spawn_limited
+    reinforcing = statics.holders.get("Reinforce", _NO_HOLDERS)
     creature_cells: list[int] | None = None  # the same for each creature (but Reinforce)
     for m in game.warband_minis[player]:
-        if m.cell >= 0 or not _spawnable(game, m) or spawn_cost(game, m, counts) > points:
+        if m.zone is Zone.RESERVES and m.id not in limited:
+            pass  # ``_spawnable``: its usual case, written out (asked after every spawn)
+        elif m.cell >= 0 or not _spawnable(game, m):
+            continue
+        if spawn_cost(game, m, counts, channels) > points:
             continue
         if m.is_creature:
             if creature_cells is None:
                 creature_cells = _creature_spawn_cells(game, player)
-            cells = _reinforced(game, m, creature_cells)
+            cells = _reinforced(game, m, creature_cells) if m.id in reinforcing else creature_cells
         else:
             cells = board.cells_of(_location_cells_for(game, player))
         row = spawns_of(m.id)
@@ -150,6 +159,8 @@ def _spawnable(game: Game, m: Mini) -> bool:
         m.zone is Zone.GRAVEYARD and _respawn(game, m) is not None
     ):
         return False
+    if m.id not in game.rules.statics.spawn_limited:
+        return True
     for ability in m.abilities:
         keyword = ability.keyword
         if keyword == "Vengeance" and game.turns_won[m.owner.other] < (ability.x or 0):
@@ -742,9 +753,12 @@ def may_still_strike(game: Game) -> bool:
 # --- spawn costs ---------------------------------------------------------------------------
 
 
-def spawn_cost(game: Game, m: Mini, counts: list[int]) -> int:
+def spawn_cost(
+    game: Game, m: Mini, counts: list[int], channels: list[tuple[str | None, int]] | None = None
+) -> int:
     """What spawning ``m`` costs when its owner has ``counts`` miniatures of each aspect
-    (``Game.spawn_cost``).
+    (``Game.spawn_cost``); ``channels``: the owner's ``channel_reductions``, if the
+    caller has them.
 
     The glossary's *cost* is "the spawn cost plus the aspect cost", one extra point for
     each miniature an aspect is short (801.4); Channel makes miniatures "cost X less to
@@ -762,7 +776,11 @@ def spawn_cost(game: Game, m: Mini, counts: list[int]) -> int:
         if have < needed:
             cost += needed - have
     if game.rules.statics.channels:
-        cost += cost_modifier(game, m)
+        if channels is None:
+            channels = channel_reductions(game, m.owner)
+        for modifier, x in channels:
+            if matches(modifier, m.defn):
+                cost -= x
     return apply_minimum(Stat.COST, cost)
 
 

@@ -11,7 +11,7 @@ become illegal by the time its part of the effect happens is skipped (900.1c).
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
@@ -121,34 +121,44 @@ def _moves(
     """Up to ``n`` distinct creatures (in id order), each with a destination: the
     combinations of the single moves (``itertools.combinations`` order) that move no
     creature twice."""
-    singles = [(m.id, cell) for m in candidates for cell in destinations(m)]
+    singles: Options = [(m.id, cell) for m in candidates for cell in destinations(m)]
     out: Options = list(singles)
     if n < 2:
         return out
     # The singles come grouped by creature: after a move of one creature, the next move
     # of the combination is taken from the first single of the next creature on.
+    after = _next_creature(singles)
+    for size in range(2, n + 1):
+        out += _combined(singles, after, size)
+    return out
+
+
+def _combined(singles: Options, after: list[int], size: int, start: int = 0) -> Options:
+    """The combinations of ``size`` singles of distinct creatures from ``singles[start:]``,
+    in order, flattened."""
+    count = len(singles)
+    if size == 1:
+        return singles[start:]
+    if size == 2:  # the usual case, as one comprehension
+        return [
+            singles[i] + singles[j] for i in range(start, count) for j in range(after[i], count)
+        ]
+    return [
+        singles[i] + rest
+        for i in range(start, count)
+        for rest in _combined(singles, after, size - 1, after[i])
+    ]
+
+
+def _next_creature(singles: Options) -> list[int]:
+    """For each single, the index of the first single of the next creature."""
     after = [0] * len(singles)
     end = len(singles)
     for i in range(len(singles) - 1, -1, -1):
         if i + 1 < len(singles) and singles[i + 1][0] != singles[i][0]:
             end = i + 1
         after[i] = end
-    for size in range(2, n + 1):
-        out += _combined(singles, after, size)
-    return out
-
-
-def _combined(
-    singles: list[tuple[int, int]], after: list[int], size: int
-) -> Iterator[tuple[int, ...]]:
-    """The combinations of ``size`` singles of distinct creatures, in order, flattened."""
-    stack = [(i, singles[i]) for i in range(len(singles) - 1, -1, -1)]
-    while stack:
-        i, moves = stack.pop()
-        if len(moves) == 2 * size:
-            yield moves
-            continue
-        stack += [(j, moves + singles[j]) for j in range(len(singles) - 1, after[i] - 1, -1)]
+    return after
 
 
 def _advance(game: Game, t: Targeting) -> Options:

@@ -262,7 +262,8 @@ STRIKE = StrikeChoice()
 # tables whole when bots think in several threads at once).
 
 _SPAWNS: dict[int, tuple[SpawnChoice, ...]] = {}
-_MOVES: dict[int, tuple[MoveChoice, ...]] = {}
+MOVES_BY_MINI: dict[int, tuple[MoveChoice, ...]] = {}
+"""``moves_of`` each miniature made so far, by id: read directly where every call counts."""
 
 
 def spawns_of(mini: int) -> tuple[SpawnChoice, ...]:
@@ -275,7 +276,7 @@ def spawns_of(mini: int) -> tuple[SpawnChoice, ...]:
 
 def moves_of(mini: int) -> tuple[MoveChoice, ...]:
     """``MoveChoice(mini, cell)`` for every cell, by cell."""
-    row = _MOVES.get(mini)
+    row = MOVES_BY_MINI.get(mini)
     if row is None:
-        row = _MOVES.setdefault(mini, tuple(MoveChoice(mini, c) for c in range(CELL_COUNT)))
+        row = MOVES_BY_MINI.setdefault(mini, tuple(MoveChoice(mini, c) for c in range(CELL_COUNT)))
     return row

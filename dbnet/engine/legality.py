@@ -27,6 +27,7 @@ from dbnet.engine.abilities import (
 )
 from dbnet.engine.choices import (
     DONE,
+    MOVES_BY_MINI,
     SHIFT,
     STRIKE,
     ActivateChoice,
@@ -126,10 +127,15 @@ def _spawn_choices(game: Game) -> list[Choice]:
     points = game.spawn_points
     statics = game.rules.statics
     channels = channel_reductions(game, player) if statics.channels else None
+    # the cost is at least the spawn cost less every reduction: most of the reserves are
+    # out of reach after a spawn or two
+    reach = points + sum(x for _, x in channels) if channels else points
     limited = statics.spawn_limited
     reinforcing = statics.holders.get("Reinforce", _NO_HOLDERS)
     creature_cells: list[int] | None = None  # the same for each creature (but Reinforce)
     for m in game.warband_minis[player]:
+        if m.defn.spawn_cost > reach and m.zone is Zone.RESERVES:
+            continue
         if m.zone is Zone.RESERVES and m.id not in limited:
             pass  # ``_spawnable``: its usual case, written out (asked after every spawn)
         elif m.cell >= 0 or not _spawnable(game, m):
@@ -269,12 +275,13 @@ def _move_choices(game: Game) -> list[Choice]:
     locked = game.locked_cells
     limit = CREATURES_PER_PLAYER_PER_CELL
     defenders = game.rules.statics.holders.get("Defender", _NO_HOLDERS)
+    rows = MOVES_BY_MINI
     out: list[Choice] = []
     for m in game.warband_minis[active]:
         cell = m.cell
         if cell < 0 or m.moved or not m.is_creature or theirs[cell] or (locked >> cell) & 1:
             continue
-        row = moves_of(m.id)
+        row = rows.get(m.id) or moves_of(m.id)
         if m.id not in defenders or has_active(game, m, "Defender") is None:
             out += [row[c] for c in board.ADJACENT[cell] if mine[c] < limit]
         else:

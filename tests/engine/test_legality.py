@@ -2,14 +2,19 @@
 
 ``check_choice`` validates spawn, shift and strike choices, and the places of combat
 step 7, without building the (long) lists of every legal choice, and ``_advance`` asks
-whether such a decision offers anything besides DONE without building them either. These tests play
-random games and, at every such decision, compare both against the lists over
-a candidate space much larger than the legal moves: every miniature with every
-cell, and attacks with every cell and unordered, repeated or foreign attackers.
+whether a strike offers anything besides DONE without building its list (a spawn or
+a shift lists its choices then, and keeps them). These tests play random games and, at
+every such decision, compare both against the lists over a candidate space much larger
+than the legal moves: every miniature with every cell, and attacks with every cell and
+unordered, repeated or foreign attackers. ``Game.apply`` takes a choice listed by
+``legal_choices`` without checking it again; the last tests show that this changes
+nothing: an equal choice made anew plays the same, and a listed choice of an earlier
+decision is checked.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from itertools import permutations
 
@@ -29,6 +34,7 @@ from dbnet.engine.choices import (
     SpawnChoice,
 )
 from dbnet.engine.game import Game, Step
+from dbnet.errors import IllegalChoiceError
 
 from .conftest import VANILLA_SETUP
 from .randomgame import play
@@ -96,8 +102,9 @@ def test_place_checks_agree_with_the_lists(seeds: range) -> None:
 
 @pytest.mark.parametrize("seed", range(12))
 def test_options_agree_with_the_lists(seed: int) -> None:
-    """Each step's check for options (``spawn_choices``, ``shift_choices``,
-    ``may_still_strike``) is what ``len(list) > 1`` was, at every state of the step."""
+    """The strike's check for options (``may_still_strike``) is what ``len(list) > 1``
+    was, at every state of the step; a spawn or shift offers options exactly when its
+    list (``spawn_choices``, ``shift_choices``) is not None."""
     game = Game(VANILLA_SETUP)
     seen = {True: 0, False: 0}
     for _ in play(game, random.Random(1000 + seed)):
@@ -120,3 +127,55 @@ def test_options_agree_with_the_lists(seed: int) -> None:
             seen[has] += 1
     assert seen[True], seen
     assert seen[False], seen
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_listed_choice_plays_as_an_equal_one_made_anew(seed: int) -> None:
+    """``apply`` skips the checks for the very object ``legal_choices`` listed: playing
+    an equal choice made anew (which is checked) leaves the same state, at every
+    decision of random games."""
+    game = Game(VANILLA_SETUP)
+    rng = random.Random(2000 + seed)
+    compared = 0
+    for _ in play(game, rng):
+        pending = game.pending
+        legal = game.legal_choices()
+        if not isinstance(pending, Decision) or not legal:
+            continue
+        listed = legal[rng.randrange(len(legal))]
+        anew = dataclasses.replace(listed)
+        assert anew == listed
+        assert anew is not listed
+        twin = game.copy()
+        game_copy = game.copy()
+        twin_legal = twin.legal_choices()
+        assert twin_legal == legal
+        game_copy.apply(anew)
+        twin.apply(twin_legal[legal.index(listed)])
+        assert twin.state_hash() == game_copy.state_hash(), listed
+        compared += 1
+    assert compared > 50
+
+
+def test_a_choice_listed_at_an_earlier_decision_is_checked() -> None:
+    """Spawns and moves are shared values (one ``MoveChoice(3, 7)`` per process): a move
+    listed at one decision and played is refused at the next decision of the same shift,
+    where it is no longer legal (802.1: a creature moves once a shift), though it is the
+    same object."""
+    game = Game(VANILLA_SETUP)
+    for _ in play(game, random.Random(7)):
+        legal = game.legal_choices() or []
+        moves = [c for c in legal if isinstance(c, MoveChoice)] if game.step is Step.SHIFT else []
+        if not moves:
+            continue
+        after = game.copy()
+        after.apply(moves[0])
+        if after.step is Step.SHIFT:
+            break
+    else:
+        raise AssertionError("no shift with two moves in this game")
+    move = moves[0]
+    assert after.minis[move.mini].moved
+    assert move not in (after.legal_choices() or [])
+    with pytest.raises(IllegalChoiceError, match="not legal"):
+        after.apply(move)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from dbnet.engine.board import PORTAL, parse_cell
 from dbnet.engine.choices import AttackChoice, DamageChoice, Decision, DecisionKind, SpawnChoice
 from dbnet.engine.game import Game, Zone
@@ -91,3 +93,20 @@ def test_a_disrupted_creature_with_nowhere_to_go_is_destroyed() -> None:
             assert m.zone is Zone.DREAMSCAPE
             assert m.cell == cell(free)
             assert m.damage == 0  # 802.2f
+
+
+def test_games_of_one_setup_share_its_rules() -> None:
+    """``Rules.from_setup`` keeps the rules of the last 16 setups (by identity): games of
+    one setup share them; an equal setup that is another object gets its own; and past
+    16 other setups they are made again, the same."""
+    first, second = Game(VANILLA_SETUP), Game(VANILLA_SETUP)
+    assert first.rules is second.rules
+    other = dataclasses.replace(VANILLA_SETUP)
+    assert Game(other).rules is not first.rules
+    assert Game(other).rules.setup is other
+    for _ in range(16):
+        Game(dataclasses.replace(VANILLA_SETUP))
+    again = Game(VANILLA_SETUP)
+    assert again.rules is not first.rules
+    assert again.state_hash() == first.state_hash()
+    assert again.rules.pieces == first.rules.pieces

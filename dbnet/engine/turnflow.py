@@ -204,21 +204,25 @@ def advance(game: Game) -> None:
 
 
 def _spawn_step(game: Game) -> bool:
-    choices = legality.spawn_choices(game)
-    if choices is None:
-        end_spawn_phase(game)
-        return False
-    if not game.stack:  # the decision is the spawn's (no triggered effect waits)
-        game._choices = choices
-    return True
+    if _offers(game, legality.spawn_choices(game)):
+        return True
+    end_spawn_phase(game)
+    return False
 
 
 def _shift_step(game: Game) -> bool:
-    choices = legality.shift_choices(game)
+    if _offers(game, legality.shift_choices(game)):
+        return True
+    end_action_phase(game)
+    return False
+
+
+def _offers(game: Game, choices: list[Choice] | None) -> bool:
+    """Whether a spawn or shift still offers ``choices`` (None: nothing but DONE). They
+    are then the pending decision's, listed once: kept, unless a triggered effect waits."""
     if choices is None:
-        end_action_phase(game)
         return False
-    if not game.stack:  # the decision is the shift's (no triggered effect waits)
+    if not game.stack:
         game._choices = choices
     return True
 

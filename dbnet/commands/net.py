@@ -30,7 +30,7 @@ from pathlib import Path
 
 import trio
 
-from dbnet.bots import make_bot, think
+from dbnet.bots import make_bot
 from dbnet.catalog import default_warbands, load_catalog, load_warband
 from dbnet.engine import Game, Options, Warband, format_choice, read_choice
 from dbnet.engine.choices import DecisionKind
@@ -39,6 +39,7 @@ from dbnet.errors import DbnetError, InvalidChoiceError
 from dbnet.files import replace_atomically
 from dbnet.match.building import (
     Builder,
+    Builders,
     build_decision,
     missing_warband,
     pick_from_pool,
@@ -54,6 +55,7 @@ from dbnet.match.render import (
     pool_lines,
     render_position,
 )
+from dbnet.match.seats import BotSeat, PersonSeat, Seat
 from dbnet.match.story import Event, minis_words
 from dbnet.net.hosting import (
     ListenError,
@@ -79,9 +81,9 @@ from dbnet.net.session import (
     Chooser,
     GameSession,
     GameSessionError,
+    LocalPlayer,
     NewGame,
     Outcome,
-    Seat,
     Timing,
     clock_claim_result,
     disk_full_advice,
@@ -123,27 +125,16 @@ def _show_events(events: list[Event]) -> None:
 # --- choosers ----------------------------------------------------------------------------
 
 
-def bot_chooser(
-    name: str,
-    rng: random.Random,
-    *,
-    seconds: float | None = None,
-    playouts: int | None = None,
-    builder: Builder | None = None,
-) -> Chooser:
-    """The bot called ``name`` deciding in a worker thread; cancelled (the game ends, the
-    connection fails, Ctrl-C), it stops searching at once and its choice is dropped. In a
-    Limited game it commits to the automatic build with ``builder`` and reveals it."""
-    bot = make_bot(name, rng, seconds=seconds, playouts=playouts)
-    build_with = Builder() if builder is None else builder
+def bot_chooser(seat: BotSeat) -> Chooser:
+    """The bot of ``seat`` deciding in a worker thread; cancelled (the game ends, the
+    connection fails, Ctrl-C), it stops searching at once and its choice is dropped. (In a
+    Limited game the seat itself commits to the automatic build and reveals it.)"""
 
     async def choose(view: Game) -> str:
-        if build_decision(view) is not None:  # Limited: the automatic build
-            return format_choice(view, build_with.choice(view))
         stopped = threading.Event()
 
         def decide() -> str:
-            return format_choice(view, think(bot, view, stop=stopped.is_set))
+            return format_choice(view, seat.think(view, stop=stopped.is_set))
 
         try:
             return await trio.to_thread.run_sync(decide, abandon_on_cancel=True)
@@ -240,9 +231,11 @@ async def _build(
 # --- running -----------------------------------------------------------------------------
 
 
-def _seat(args: argparse.Namespace, identity: Identity, invite: Invite | None = None) -> Seat:
-    """This side's seat; an invite pins the host's key (``--expect``, if given too,
-    must name the same)."""
+def _player(
+    args: argparse.Namespace, identity: Identity, invite: Invite | None = None
+) -> LocalPlayer:
+    """The player at this end: a person at this terminal, or the ``--bot``; an invite pins
+    the host's key (``--expect``, if given too, must name the same)."""
     expect = args.expect
     if invite is not None:
         if expect is not None and not same_fingerprint(expect, invite.fingerprint):
@@ -255,22 +248,26 @@ def _seat(args: argparse.Namespace, identity: Identity, invite: Invite | None = 
     builder = Builder()
     if args.bot is not None:
         rng = random.Random() if seed is None else random.Random(f"dbnet-net-bot:{seed}")
-        choose = bot_chooser(
+        bot = make_bot(
             args.bot,
             rng,
             seconds=getattr(args, "think", None),
             playouts=getattr(args, "playouts", None),
-            builder=builder,
         )
+        bot_seat = BotSeat(bot, in_place=False, builders=Builders.one(builder))
+        seat: Seat = bot_seat
+        choose = bot_chooser(bot_seat)
     else:
+        seat = PersonSeat()
         choose = line_chooser(
             build_seconds=60.0 * getattr(args, "build_minutes", 10), builder=builder
         )
-    return Seat(
+    return LocalPlayer(
         identity=identity,
         name=args.name or login_name(),
         choose=choose,
         say=_say,
+        seat=seat,
         known_peers=KnownPeers.in_dir(),
         expect=expect,
         on_events=_show_events,
@@ -306,7 +303,7 @@ def _timing(args: argparse.Namespace) -> Timing:
     return Timing(adjourn_after=args.adjourn_after)
 
 
-Make = Callable[[Seat], GameSession]
+Make = Callable[[LocalPlayer], GameSession]
 Play = Callable[[GameSession], Awaitable[Outcome]]
 
 
@@ -342,14 +339,14 @@ def run_host(args: argparse.Namespace) -> int:
     )
     timing = _timing(args)
 
-    def make(seat: Seat) -> GameSession:
-        return GameSession(seat, new_game=new, replay_path=args.replay, timing=timing)
+    def make(player: LocalPlayer) -> GameSession:
+        return GameSession(player, new_game=new, replay_path=args.replay, timing=timing)
 
     async def play(session: GameSession) -> Outcome:
-        session.seat.say(f"hosting; your key fingerprint is {identity.fingerprint}")
+        session.player.say(f"hosting; your key fingerprint is {identity.fingerprint}")
         return await _host(args, session, relay)
 
-    return _run(args, _seat(args, identity), make, play)
+    return _run(args, _player(args, identity), make, play)
 
 
 def run_join(args: argparse.Namespace) -> int:
@@ -358,11 +355,11 @@ def run_join(args: argparse.Namespace) -> int:
     new = NewGame(_warband(args, 1), nonce=_nonce(args, "joiner"), limited=args.limited)
     timing = _timing(args)
     invite = _seat_invite(args.address)
-    seat = _seat(args, identity, invite)
+    player = _player(args, identity, invite)
 
-    def make(seat: Seat) -> GameSession:
+    def make(player: LocalPlayer) -> GameSession:
         return GameSession(
-            seat,
+            player,
             new_game=new,
             replay_path=args.replay,
             timing=timing,
@@ -370,12 +367,12 @@ def run_join(args: argparse.Namespace) -> int:
         )
 
     async def play(session: GameSession) -> Outcome:
-        say = session.seat.say
+        say = session.player.say
         connect = _dialer(args, session, identity, use_relay)
         say(f"joining {_target(args.address)}; your key fingerprint is {identity.fingerprint}")
         return await session.join(connect)
 
-    return _run(args, seat, make, play)
+    return _run(args, player, make, play)
 
 
 def run_resume(args: argparse.Namespace) -> int:
@@ -421,9 +418,9 @@ def run_resume(args: argparse.Namespace) -> int:
             f"{fingerprint(peer_key)}: ask the opponent for the invite it printed for this game"
         )
 
-    def make(seat: Seat) -> GameSession:
+    def make(player: LocalPlayer) -> GameSession:
         return GameSession(
-            seat,
+            player,
             game=game,
             writer=writer,
             replay_path=args.file,
@@ -432,7 +429,7 @@ def run_resume(args: argparse.Namespace) -> int:
         )
 
     async def play(session: GameSession) -> Outcome:
-        say = session.seat.say
+        say = session.player.say
         say(f"resuming as {game.me.name} against {fingerprint(peer_key)} ({len(records)} entries)")
         if args.address is not None:
             return await session.join(_dialer(args, session, identity, relay is not None))
@@ -440,7 +437,7 @@ def run_resume(args: argparse.Namespace) -> int:
         return await _host(args, session, relay)
 
     try:
-        return _run(args, _seat(args, identity, invite), make, play)
+        return _run(args, _player(args, identity, invite), make, play)
     finally:
         writer.close()
 
@@ -462,7 +459,7 @@ async def _host(
 ) -> Outcome:
     """Listen, map a port on the router, print an invite (this machine's paths now; the
     game's secret, the same when it is resumed) and serve the game on every door."""
-    say = session.seat.say
+    say = session.player.say
     enabled = port_mapping_enabled(args.no_port_mapping)
     async with listening(args.port) as listeners:
         port = listener_port(listeners[0])
@@ -475,7 +472,7 @@ async def _host(
             addresses = args.address_given or _own_addresses(listeners)
             secret = session.invite_secret = session.own_invite_secret()
             candidates = host_candidates(addresses, port, external)
-            invite = Invite(session.seat.identity.fingerprint, secret, candidates, relay)
+            invite = Invite(session.player.identity.fingerprint, secret, candidates, relay)
             say("send your opponent this line (it names your key and carries a one-game secret):")
             say(f"  dbnet join {invite.text()}")
             saved = _save_invite(f"dbnet join {invite.text()}\n")
@@ -502,9 +499,9 @@ def _admit_spectators(
     its token is the watch secret's, so it never opens the seat's."""
     secret = session.own_watch_secret()
     session.spectating = Spectating(args.spectators, args.spectator_delay, secret)
-    fp = session.seat.identity.fingerprint
+    fp = session.player.identity.fingerprint
     invite = Invite(fp, secret, candidates, relay, watch=True)
-    say = session.seat.say
+    say = session.player.say
     delay = f", {args.spectator_delay} entries behind" if args.spectator_delay else ""
     say(f"up to {args.spectators} spectators may watch{delay} (this line never takes a seat):")
     say(f"  dbnet watch {invite.text()}")
@@ -544,8 +541,8 @@ def _dialer(
     invite = args.address
     routes = invite_routes(invite, relay=use_relay)
     paths = ", ".join(f"{route.path} {route.where}" for route in routes) or "none"
-    session.seat.say(f"the invite lists {len(routes)} paths to the host: {paths}")
-    report = (lambda line: session.seat.say(f"path failed: {line}")) if args.verbose else None
+    session.player.say(f"the invite lists {len(routes)} paths to the host: {paths}")
+    report = (lambda line: session.player.say(f"path failed: {line}")) if args.verbose else None
     return invite_connector(
         invite,
         identity,
@@ -594,14 +591,14 @@ def _full_screen(args: argparse.Namespace) -> bool:
     return args.bot is None and not args.plain and sys.stdin.isatty() and sys.stdout.isatty()
 
 
-def _run(args: argparse.Namespace, seat: Seat, make: Make, play: Play) -> int:
+def _run(args: argparse.Namespace, player: LocalPlayer, make: Make, play: Play) -> int:
     """Play full screen when a person plays at a terminal (not ``--plain``), else in lines."""
     if _full_screen(args):
         from dbnet.console.network import run_network
 
         minutes = getattr(args, "build_minutes", 10)
-        return run_network(make, play, seat, build_seconds=60.0 * minutes)
-    session = make(seat)
+        return run_network(make, play, player, build_seconds=60.0 * minutes)
+    session = make(player)
 
     def run() -> Outcome:
         try:
@@ -645,8 +642,8 @@ def _finish(session: GameSession, run: Callable[[], Outcome]) -> int:
     if outcome is Outcome.ADJOURNED:
         print(
             f"dbnet: the opponent has been away too long: the game is adjourned. Go on later "
-            f"with: {resume_command(where, session.seat.name)}, or record that the opponent "
-            f"stopped answering with: {resume_command(where, session.seat.name, claim=True)}",
+            f"with: {resume_command(where, session.player.name)}, or record that the opponent "
+            f"stopped answering with: {resume_command(where, session.player.name, claim=True)}",
             file=sys.stderr,
         )
         return EXIT_ADJOURNED

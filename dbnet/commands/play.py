@@ -45,7 +45,7 @@ from dbnet.engine.limited import auto_build
 from dbnet.errors import DbnetError, InvalidChoiceError
 from dbnet.match.building import build_decision, pick_from_pool, pool_of
 from dbnet.match.keys import bot_random, local_keys
-from dbnet.match.local import Human, LocalGame, bot_seats, load_setup, seats_with
+from dbnet.match.local import LocalGame, load_setup
 from dbnet.match.render import (
     DECISION_HELP,
     WIDTH,
@@ -57,6 +57,7 @@ from dbnet.match.render import (
     render_position,
     render_score_by_turn,
 )
+from dbnet.match.seats import BotSeat, SeatKind, facing, seats_with
 from dbnet.match.story import minis_words
 from dbnet.replay.file import ReplayWriter
 from dbnet.replay.saved import resume_play_command, resume_saved, start_saved
@@ -206,8 +207,10 @@ class Session:
         side = Player[args.side]
         if args.resume is not None:
             make_seats = seats_with(
-                make_bot(
-                    args.bot, bot_random(args.seed), seconds=args.think, playouts=args.playouts
+                BotSeat(
+                    make_bot(
+                        args.bot, bot_random(args.seed), seconds=args.think, playouts=args.playouts
+                    )
                 )
             )
             saved = resume_saved(args.resume, make_seats, seed=args.seed, seat=side)
@@ -224,20 +227,19 @@ class Session:
                 if limited is None
                 else limited_setup(limited)
             )
-            seats = bot_seats(
-                side, make_bot(args.bot, bot_rng, seconds=args.think, playouts=args.playouts)
-            )
+            bot = make_bot(args.bot, bot_rng, seconds=args.think, playouts=args.playouts)
+            seats = facing(side, BotSeat(bot))
             saved = start_saved(setup, seats, keys, args.replay)
         local, replay, path = saved.local, saved.writer, saved.path
-        me = next(p for p in (Player.A, Player.B) if isinstance(local.seats[p], Human))
-        bot = local.seats[me.other]
+        me = next(p for p in (Player.A, Player.B) if local.seats[p].kind is SeatKind.PERSON)
+        opponent = local.seats[me.other]
         setup = local.narrator.game.setup
         session = cls(local, me, read_line, write, replay, args.seed)
         session.build_seconds = 60.0 * getattr(args, "build_minutes", 10)
         mine, theirs = setup.warbands[me], setup.warbands[me.other]
         write(
             f"You are {me.name} ({mine.name!r}, portal "
-            f"{'e1' if me is Player.A else 'a5'}) against the {bot.name} bot as "
+            f"{'e1' if me is Player.A else 'a5'}) against the {opponent.label} as "
             f"{me.other.name} ({theirs.name!r}). First to win "
             f"{setup.options.turns_to_win} turns wins."
         )

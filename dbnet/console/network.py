@@ -45,8 +45,8 @@ from dbnet.net.session import (
     RESIGN,
     GameSession,
     GameSessionError,
+    LocalPlayer,
     Outcome,
-    Seat,
     disk_full_advice,
     resume_command,
     withheld_result,
@@ -79,14 +79,16 @@ Runner = Callable[[GameSession], Awaitable[Outcome]]
 class NetworkSession(GuestRun):
     """The console's ``Session`` for a game with a remote peer."""
 
-    def __init__(self, make: Callable[[Seat], GameSession], run: Runner, seat: Seat) -> None:
-        """``make`` builds the game session for ``seat`` (whose ``choose``, ``say`` and
+    def __init__(
+        self, make: Callable[[LocalPlayer], GameSession], run: Runner, player: LocalPlayer
+    ) -> None:
+        """``make`` builds the game session for ``player`` (whose ``choose``, ``say`` and
         ``on_events`` this class replaces); ``run`` plays it in the game thread."""
         super().__init__()
-        seat.choose = self._choose
-        seat.say = self._say
-        seat.on_events = self._on_events
-        self.seat = seat
+        player.choose = self._choose
+        player.say = self._say
+        player.on_events = self._on_events
+        self.player = player
         self._play = run
         self._asking = False  # the game thread waits for the person's decision
         self._resigning = False
@@ -100,7 +102,7 @@ class NetworkSession(GuestRun):
         runs, and when (``time.monotonic``): the screen counts the running one down."""
         self._app: Application[int] | None = None  # the game's screen, once it runs
         self.build_seconds = 600.0  # Limited: the person's time to build
-        self.net = make(seat)  # a resumed game tells its story to _on_events at once
+        self.net = make(player)  # a resumed game tells its story to _on_events at once
         self._view: Game = _placeholder(self.net)
 
     # --- the Session interface -----------------------------------------------------
@@ -220,7 +222,7 @@ class NetworkSession(GuestRun):
         done = game is not None and (game.is_closed or withheld is not None)
         lines.append(f"Replay saved ({'complete' if done else 'unfinished'}): {path}")
         if not done:
-            lines.append(f"Go on later: {resume_command(path, self.seat.name)}")
+            lines.append(f"Go on later: {resume_command(path, self.player.name)}")
         lines.append(f"Check it: dbnet verify {shlex.quote(str(path))}")
         return lines
 
@@ -283,7 +285,7 @@ class NetworkSession(GuestRun):
             return RESIGN
         pending = build_decision(view)
         if pending is not None:
-            builder = self.seat.builder
+            builder = self.player.builder
             assert builder is not None
             if pending.kind is DecisionKind.REVEAL:  # the warband committed to
                 return format_choice(view, builder.choice(view))
@@ -304,7 +306,7 @@ class NetworkSession(GuestRun):
     async def _build(self, view: Game, player: Player, app: Application[int] | None) -> None:
         """On the screen's loop: the builder on ``player``'s pool, run in the terminal
         while the game's screen is suspended; then the commitment is handed to the game."""
-        builder = self.seat.builder
+        builder = self.player.builder
         assert builder is not None
         fmt = view.setup.limited.format if view.setup.limited is not None else "Limited"
         try:
@@ -383,14 +385,18 @@ def _placeholder(net: GameSession) -> Game:
 
 
 def run_network(
-    make: Callable[[Seat], GameSession], run: Runner, seat: Seat, *, build_seconds: float = 600.0
+    make: Callable[[LocalPlayer], GameSession],
+    run: Runner,
+    player: LocalPlayer,
+    *,
+    build_seconds: float = 600.0,
 ) -> int:
     """Play a network game full screen (see ``NetworkSession``); returns the exit code of
     docs/network.md for how the game ended (as the line interface does), or 1 after an
     internal error and 130 on Ctrl-C."""
     from dbnet.console.app import EXIT_DONE, run_session
 
-    session = NetworkSession(make, run, seat)
+    session = NetworkSession(make, run, player)
     session.build_seconds = build_seconds
     code = run_session(session)
     return session.exit_code() if code == EXIT_DONE else code

@@ -30,12 +30,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from dbnet.bots import Bot, Progress, Stop, make_bot, think
+from dbnet.bots import Bot, Progress, Stop, make_bot
 from dbnet.engine import Choice, Decision, Game, GameSetup, Player, format_choice, read_choice
 from dbnet.engine.choices import DecisionKind
 from dbnet.errors import IllegalChoiceError
 from dbnet.match.keys import bot_random, local_keys
-from dbnet.match.local import HOTSEAT, Human, LocalGame, Seat, bot_seats, seats_with
+from dbnet.match.local import LocalGame
+from dbnet.match.seats import HOTSEAT, BotSeat, Seat, SeatKind, facing, seats_with
 from dbnet.match.story import Event, EventKind
 from dbnet.replay.file import ReplayWriter
 from dbnet.replay.saved import SavedGame, resume_play_command, resume_saved, start_saved
@@ -177,6 +178,8 @@ class LocalSession:
         bot_delay: float = DEFAULT_BOT_DELAY,
         seed: int | None = None,
     ) -> None:
+        if any(isinstance(seat, BotSeat) and seat.in_place for seat in local.seats):
+            raise ValueError("a bot must think in a worker thread here: BotSeat(in_place=False)")
         self.local = local
         self.replay = replay
         self.seed = seed
@@ -217,7 +220,7 @@ class LocalSession:
             ReplayError: the replay file exists already or cannot be written.
         """
         keys, bot_rng = local_keys(seed, side)
-        seats = bot_seats(side, make_bot(bot, bot_rng, seconds=think, playouts=playouts))
+        seats = facing(side, _bot_seat(make_bot(bot, bot_rng, seconds=think, playouts=playouts)))
         saved = start_saved(setup, seats, keys, replay)
         return cls.saved(saved, bot_delay=bot_delay, seed=seed)
 
@@ -249,7 +252,8 @@ class LocalSession:
         Raises:
             ReplayError: the file cannot be resumed.
         """
-        seats = seats_with(make_bot(bot, bot_random(seed), seconds=think, playouts=playouts))
+        bot_seat = _bot_seat(make_bot(bot, bot_random(seed), seconds=think, playouts=playouts))
+        seats = seats_with(bot_seat)
         saved = resume_saved(path, seats, seed=seed, seat=side)
         return cls.saved(saved, bot_delay=0.0 if saved.local.hotseat else bot_delay, seed=seed)
 
@@ -295,16 +299,15 @@ class LocalSession:
         return self._thinking
 
     def seat_label(self, player: Player) -> str:
-        seat = self.seats[player]
-        return seat.name if isinstance(seat, Human) else f"{seat.name} bot"
+        return self.seats[player].label
 
     def is_local(self, player: Player) -> bool:
-        return isinstance(self.seats[player], Human)
+        return self.seats[player].kind is SeatKind.PERSON
 
     def local_player(self) -> Player | None:
         if self._closed or self._resigning is not None:
             return None
-        return self.local.human_to_decide()
+        return self.local.person_to_decide()
 
     def submit(self, text: str) -> Choice:
         player = self.local_player()
@@ -344,17 +347,18 @@ class LocalSession:
                 if self._sync():
                     changed()
                 return
-            due = local.bot_to_decide()
+            due = local.seat_to_decide()
             if due is None:
                 local.step()
             else:
                 # The bot thinks on its own copy in a worker thread; the entry is written here.
-                bot, view = due
-                build = local.builders.automatic(view)  # Limited: the automatic build
-                if build is not None:
-                    decision = format_choice(view, build)
+                seat, view = due
+                choice = seat.ask(view)  # Limited: the automatic build, at once
+                if choice is not None:
+                    decision = format_choice(view, choice)
                 else:
-                    decision = await self._think(bot, view, changed)
+                    assert isinstance(seat, BotSeat), "only bots sit here besides people"
+                    decision = await self._think(seat, view, changed)
                 if self._closed:
                     return
                 local.step(decision)
@@ -367,7 +371,7 @@ class LocalSession:
     def _reveal(self) -> bool:
         """Play the local person's reveal of a Limited game, if it is due (their builder
         holds the warband they committed to); whether it was."""
-        player = self.local.human_to_decide()
+        player = self.local.person_to_decide()
         pending = self.game.pending
         if player is None or pending != Decision(player, DecisionKind.REVEAL):
             return False
@@ -376,7 +380,7 @@ class LocalSession:
         self._sync()
         return True
 
-    async def _think(self, bot: Bot, view: Game, changed: Callable[[], None]) -> str:
+    async def _think(self, bot: BotSeat, view: Game, changed: Callable[[], None]) -> str:
         """The bot's decision, thought in a worker thread on its own copy of the game while
         ``thinking`` follows its progress. Cancelled (the screen closes) or closed, the
         search is told to stop at once and its choice is dropped."""
@@ -482,8 +486,13 @@ class LocalSession:
         self._log.append(LogLine(LogKind.NOTE, None, "", words))
 
 
-def _think(bot: Bot, view: Game, progress: Progress, stop: Stop) -> str:
+def _think(bot: BotSeat, view: Game, progress: Progress, stop: Stop) -> str:
     """The bot's decision on ``view`` (its own copy), in notation."""
     pending = view.pending
     assert isinstance(pending, Decision)
-    return format_choice(view, think(bot, view, progress, stop))
+    return format_choice(view, bot.think(view, progress, stop))
+
+
+def _bot_seat(bot: Bot) -> BotSeat:
+    """A bot thinking in a worker thread (``LocalSession.advance``), never in place."""
+    return BotSeat(bot, in_place=False)

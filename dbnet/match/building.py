@@ -161,12 +161,23 @@ class Builder:
 
 
 class Builders:
-    """A ``Builder`` per player, made on first use."""
+    """A ``Builder`` per player, made on first use; or, for a side that plays one player
+    (``one``), that player's builder."""
 
     def __init__(self) -> None:
         self._by_player: dict[Player, Builder] = {}
+        self._only: Builder | None = None
+
+    @classmethod
+    def one(cls, builder: Builder) -> Builders:
+        """``builder`` for the one player a side plays (a network game's, bound to it)."""
+        builders = cls()
+        builders._only = builder
+        return builders
 
     def __getitem__(self, player: Player) -> Builder:
+        if self._only is not None:
+            return self._only
         builder = self._by_player.get(player)
         if builder is None:
             builder = self._by_player[player] = Builder()

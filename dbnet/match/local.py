@@ -1,19 +1,18 @@
 """Games on one machine, played through the signed log: every local game leaves a replay.
 
 Two in-process peers (``Match``) write and check every entry exactly as networked peers
-do; the dice come from their hash chains. ``LocalGame`` seats a person or a bot on each
-side: ``advance`` lets the peers write entries (bots' decisions, chain links, FINAL and
-COSIGN) until a person owes a decision or the log is closed; ``play`` writes that
-person's choice in notation. Its ``Narrator`` tells the story (``match.story``). This
-module does no terminal I/O.
+do; the dice come from their hash chains. ``LocalGame`` drives any two seats
+(``match.seats``: people, bots): ``advance`` lets the peers write entries (the decisions
+seats make at once, chain links, FINAL and COSIGN) until a person owes a decision, a seat
+answers later (a bot thinking in a worker thread: ``step``) or the log is closed;
+``play`` writes a person's choice in notation. Its ``Narrator`` tells the story
+(``match.story``). This module does no terminal I/O.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
 
 from dbnet.bots import Bot
 from dbnet.bots.match import MatchResult
@@ -25,12 +24,14 @@ from dbnet.engine import (
     GameSetup,
     Player,
     Warband,
+    format_choice,
     read_choice,
 )
 from dbnet.errors import IllegalChoiceError
 from dbnet.match.building import Builders
-from dbnet.match.keys import MatchKeys, as_name, login_name
+from dbnet.match.keys import MatchKeys
 from dbnet.match.peers import LocalMatch, RecordSink
+from dbnet.match.seats import BotSeat, Seat, SeatKind
 from dbnet.match.story import Event, EventKind, Narrator
 from dbnet.protocol.errors import LocalProtocolError
 from dbnet.protocol.identity import Identity
@@ -95,62 +96,19 @@ def match_result(match: LocalMatch) -> MatchResult:
 
 
 def bot_chooser(bots: tuple[Bot, Bot]) -> Callable[[Game], Choice]:
-    """A chooser for ``LocalMatch.step`` that asks the deciding player's bot (in a Limited
-    game's build phase, the bots commit to and reveal their automatic builds)."""
-    builders = Builders()
+    """A chooser for ``LocalMatch.step`` that asks the deciding player's bot, thinking in
+    place (``BotSeat``: in a Limited game's build phase, the bots commit to and reveal
+    their automatic builds)."""
+    seats = (BotSeat(bots[0]), BotSeat(bots[1]))
 
     def choose(view: Game) -> Choice:
         pending = view.pending
         assert isinstance(pending, Decision)
-        build = builders.automatic(view)
-        if build is not None:
-            return build
-        return bots[pending.player].choose(view)
+        choice = seats[pending.player].ask(view)
+        assert choice is not None, "a bot in place decides at once"
+        return choice
 
     return choose
-
-
-# --- events --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Human:
-    """A seat played by a person: the driver stops and waits for their choice."""
-
-    name: str = "you"
-
-
-Seat = Bot | Human
-
-HOTSEAT: Final = (Human("player A"), Human("player B"))
-"""Two people taking turns at one keyboard."""
-
-
-def bot_seats(person: Player, bot: Bot) -> tuple[Seat, Seat]:
-    """A person in ``person``'s seat and ``bot`` in the other."""
-    return (Human(), bot) if person is Player.A else (bot, Human())
-
-
-def seats_with(bot: Bot) -> Callable[[Player | None], tuple[Seat, Seat]]:
-    """The seats of a resumed game given the person's seat: ``bot`` in the other one, or
-    two people when the person's seat is None (a hotseat game)."""
-
-    def seats(person: Player | None) -> tuple[Seat, Seat]:
-        return HOTSEAT if person is None else bot_seats(person, bot)
-
-    return seats
-
-
-def seat_name(seat: Seat) -> str:
-    return seat.name
-
-
-def signed_name(seat: Seat, player: Player) -> str:
-    """The name ``seat`` signs in its OFFER or ACCEPT: the login of the person at a bot
-    game, ``player-A`` or ``player-B`` at one keyboard, ``greedy-bot`` for a bot."""
-    if isinstance(seat, Human):
-        return login_name() if seat.name == "you" else f"player-{player.name}"
-    return as_name(f"{seat.name}-bot", "bot")
 
 
 # --- a game with seats ------------------------------------------------------------------------
@@ -178,7 +136,7 @@ class LocalGame:
         if keys is None:
             keys = MatchKeys.for_owner(Identity.generate(), None)
         self._begin(setup, seats, keys, on_record)
-        names = (signed_name(seats[0], Player.A), signed_name(seats[1], Player.B))
+        names = (seats[0].signed_name(Player.A), seats[1].signed_name(Player.B))
         self._match = Match(
             setup, keys, chain_length=chain_length, on_record=self._record, names=names
         )
@@ -220,8 +178,9 @@ class LocalGame:
         self.seats = seats
         self.keys = keys
         self.builders = Builders()
-        """Each player's warband in a Limited game's build phase (a person's saved pick)."""
-        self.narrator = Narrator(setup, (seat_name(seats[0]), seat_name(seats[1])))
+        """Each person's warband in a Limited game's build phase (their saved pick; a bot's
+        seat builds its own)."""
+        self.narrator = Narrator(setup, (seats[0].name, seats[1].name))
         self._sink = on_record
         self._new: list[Event] = []
         self._match = None
@@ -243,26 +202,35 @@ class LocalGame:
     @property
     def hotseat(self) -> bool:
         """Whether people sit in both seats (no bot)."""
-        return all(isinstance(seat, Human) for seat in self.seats)
+        return all(seat.kind is SeatKind.PERSON for seat in self.seats)
 
     @property
     def is_closed(self) -> bool:
         """Whether the log is closed (complete): nothing more to write."""
         return self.match.is_closed
 
-    def human_to_decide(self) -> Player | None:
+    def person_to_decide(self) -> Player | None:
         """The person's seat that owes the pending decision, if a person owes it."""
         pending = self.game.pending
-        if isinstance(pending, Decision) and isinstance(self.seats[pending.player], Human):
+        if isinstance(pending, Decision) and self.seats[pending.player].kind is SeatKind.PERSON:
             return pending.player
         return None
 
     def advance(self) -> list[Event]:
-        """Write entries (bots' decisions, links, FINAL, COSIGN) until a person must decide
-        or the log is closed."""
+        """Write entries (the decisions seats make at once, links, FINAL, COSIGN) until a
+        person must decide, a seat answers later (``seat_to_decide``) or the log is
+        closed."""
         match = self.match
         while not match.is_closed and not self.waits_for_person():
-            match.step(self._bot_choice)
+            due = match.due(copy=False)  # the seat decides at once and changes nothing
+            assert due is not None, "both players are played here"
+            if due.view is None:
+                match.write()
+                continue
+            choice = self.seats[due.player].ask(due.view)
+            if choice is None:
+                break  # it answers later, from outside: step(decision)
+            match.write(format_choice(due.view, choice), choice)
         return self._take()
 
     def waits_for_person(self) -> bool:
@@ -272,21 +240,22 @@ class LocalGame:
         if author is None:
             return False
         peer = self.match.peers[author]
-        if peer.log.status is not Status.PLAYING or not isinstance(self.seats[author], Human):
+        if peer.log.status is not Status.PLAYING or self.seats[author].kind is not SeatKind.PERSON:
             return False
         self._new += self.narrator.catch_up(peer)
         pending = self.game.pending
         return isinstance(pending, Decision) and pending.player is author
 
-    def bot_to_decide(self) -> tuple[Bot, Game] | None:
-        """When the next entry is a bot's decision: the bot and its view of the game, a copy
-        it may think on anywhere (in a worker thread, say) while nothing else is written."""
+    def seat_to_decide(self) -> tuple[Seat, Game] | None:
+        """When the next entry is the decision of a seat that is no person's (a bot's): the
+        seat and its view of the game, a copy it may think on anywhere (in a worker thread,
+        say) while nothing else is written."""
         match = self.match
         author = match.next_author
         if author is None:
             return None
         seat = self.seats[author]
-        if isinstance(seat, Human) or match.peers[author].log.status is not Status.PLAYING:
+        if seat.kind is SeatKind.PERSON or match.peers[author].log.status is not Status.PLAYING:
             return None
         view = match.view(author)
         pending = view.pending
@@ -295,22 +264,22 @@ class LocalGame:
         return None
 
     def step(self, decision: str | None = None) -> list[Event]:
-        """Write the one next entry that no person decides: a bot's ``decision`` (notation,
-        thought on ``bot_to_decide()``'s view) when one is due, else links, FINAL or COSIGN.
-        ``advance`` is this in a loop, with the bots thinking in place.
+        """Write the one next entry that no person decides: a seat's ``decision``
+        (notation, thought on ``seat_to_decide()``'s view) when one is due, else links,
+        FINAL or COSIGN. ``advance`` is this in a loop, with the seats asked in place.
 
         Raises:
             IllegalChoiceError: the log is closed, a person must decide, or ``decision``
-                is given when no bot's decision is due (or missing when one is).
+                is given when no seat's decision is due (or missing when one is).
         """
         match = self.match
         if match.is_closed:
             raise IllegalChoiceError("the game's log is closed: no entry to write")
         if self.waits_for_person():
             raise IllegalChoiceError("a person must decide before the next entry")
-        due = self.bot_to_decide() is not None
+        due = self.seat_to_decide() is not None
         if due != (decision is not None):
-            wanted = "a bot's decision is due" if due else "no bot's decision is due"
+            wanted = "a seat's decision is due" if due else "no seat's decision is due"
             raise IllegalChoiceError(f"{wanted}; got {decision!r}")
         match.step(lambda view: decision or "")
         return self._take()
@@ -318,7 +287,7 @@ class LocalGame:
     def play(self, text: str) -> list[Event]:
         """Play a person's choice written in notation; raises DbnetError and changes nothing
         if it is malformed or illegal."""
-        player = self.human_to_decide()
+        player = self.person_to_decide()
         if player is None or self.match.next_author is not player:
             raise IllegalChoiceError(f"no decision is waiting for a person; {text!r} not played")
         game = self.game
@@ -350,16 +319,6 @@ class LocalGame:
             faces = f"  {e.faces}" if e.faces else ""
             lines.append(f"{n:4}. {who} {e.notation}{faces}")
         return lines
-
-    def _bot_choice(self, view: Game) -> Choice:
-        pending = view.pending
-        assert isinstance(pending, Decision)
-        seat = self.seats[pending.player]
-        assert not isinstance(seat, Human), "advance stops when a person owes the decision"
-        build = self.builders.automatic(view)
-        if build is not None:
-            return build
-        return seat.choose(view)
 
     def _record(self, record: bytes) -> None:
         """Every record, as both peers have accepted it: save it, then tell its events."""

@@ -52,11 +52,21 @@ from typing import Final
 
 import trio
 
-from dbnet.engine import ChanceRequest, Game, GameSetup, MapDef, Options, Player, Warband
+from dbnet.engine import (
+    ChanceRequest,
+    Game,
+    GameSetup,
+    MapDef,
+    Options,
+    Player,
+    Warband,
+    format_choice,
+)
 from dbnet.engine.model import Limited
 from dbnet.errors import DbnetError, KnownPeerMismatchError
 from dbnet.match.building import Builder
 from dbnet.match.driver import Driver
+from dbnet.match.seats import PeerSeat, PersonSeat, Seat
 from dbnet.match.story import Event, EventKind, Narrator
 from dbnet.net.clocks import SessionClocks, clock_claim_result
 from dbnet.net.errors import NetError, VersionMismatchError
@@ -86,10 +96,10 @@ __all__ = [
     "Chooser",
     "GameSession",
     "GameSessionError",
+    "LocalPlayer",
     "NewGame",
     "Outcome",
     "PeerLeftError",
-    "Seat",
     "Timing",
     "clock_claim_result",
     "disk_full_advice",
@@ -184,21 +194,28 @@ class NewGame:
 
 
 @dataclass
-class Seat:
-    """This side of the game: who plays here and how they choose (the console swaps in
-    its own ``choose``, ``say`` and ``on_events``)."""
+class LocalPlayer:
+    """The player at this end of a network game: their key and name, their seat (a person
+    or a bot: ``match.seats``) and how the session reaches them (the console swaps in its
+    own ``choose``, ``say`` and ``on_events``).
+
+    ``name`` is said in HELLO and signed in the OFFER or ACCEPT (the peer checks that
+    they agree). A decision is asked of ``seat`` first (a bot's Limited build is made at
+    once); when it answers later, ``choose`` is awaited for it."""
 
     identity: Identity
     name: str
     choose: Chooser
     say: Callable[[str], None]
+    seat: Seat = field(default_factory=PersonSeat)
     known_peers: KnownPeers | None = None
     expect: str | None = None  # the peer's fingerprint, compared out of band
     on_events: Callable[[list[Event]], None] | None = None
     played: PlayedGames | None = None  # the game ids started here; a repeat is refused
     builder: Builder | None = None
-    """Limited play: the builder ``choose`` commits and reveals with; the session binds it
-    to the game (its salt and the committed warband's file beside the replay)."""
+    """Limited play: the builder ``choose`` (or a bot's seat) commits and reveals with; the
+    session binds it to the game (its salt and the committed warband's file beside the
+    replay)."""
 
 
 class _Signal:
@@ -228,7 +245,7 @@ class GameSession:
 
     def __init__(
         self,
-        seat: Seat,
+        player: LocalPlayer,
         *,
         game: RemoteGame | None = None,
         writer: ReplayWriter | None = None,
@@ -240,7 +257,7 @@ class GameSession:
     ) -> None:
         if (game is None) == (new_game is None):
             raise ValueError("give either a game to resume or a new game's warband")
-        self.seat = seat
+        self.player = player
         self.game = game
         self.writer = writer
         self.new_game = new_game
@@ -273,7 +290,7 @@ class GameSession:
         self._peer_remembered = False  # the peer's key is in known_peers (or needs not be)
         self._changed = _Signal()
         self._last_contact = trio.current_time() if _in_trio() else 0.0
-        self.clocks = SessionClocks(lambda text: self.seat.say(text), self._changed.notify)
+        self.clocks = SessionClocks(lambda text: self.player.say(text), self._changed.notify)
         """This side's clocks, in a game with a clock (``dbnet.net.clocks``)."""
         if game is not None:
             if writer is not None:
@@ -293,9 +310,9 @@ class GameSession:
             ARRIVALS_QUEUED
         )
         gate = Gate(
-            self.seat.identity,
+            self.player.identity,
             incoming,
-            lambda text: self.seat.say(text),
+            lambda text: self.player.say(text),
             handshake_timeout=self.timing.handshake_timeout,
             frame_timeout=self.timing.frame_timeout,
         )
@@ -329,7 +346,7 @@ class GameSession:
         if self.spectating is None:
             return await self._serve(arrivals)
         spectators = self.spectators = Spectators(
-            self.spectating, self.seat.identity, self.seat.name, self.seat.say, self.timing
+            self.spectating, self.player.identity, self.player.name, self.player.say, self.timing
         )
         to_seat, seats = trio.open_memory_channel[SecureStream](ARRIVALS_QUEUED)
         try:
@@ -425,7 +442,7 @@ class GameSession:
         except (OSError, NetError) as exc:
             why = os_error_words(exc) if isinstance(exc, OSError) else printable(str(exc))
             delay = self._backoff(failures + 1)
-            self.seat.say(f"cannot reach the host: {why}; retrying in {delay:g} s")
+            self.player.say(f"cannot reach the host: {why}; retrying in {delay:g} s")
             return None
 
     def _backoff(self, failures: int) -> float:
@@ -453,10 +470,10 @@ class GameSession:
     def _gave_up(self) -> Outcome:
         game = self.game
         if game is None:
-            self.seat.say(f"the host could not be reached for {self.timing.adjourn_after:g} s")
+            self.player.say(f"the host could not be reached for {self.timing.adjourn_after:g} s")
             return Outcome.UNREACHED
         if game.is_closed:
-            self.seat.say("the game's log is complete here; the opponent left without saying so")
+            self.player.say("the game's log is complete here; the opponent left without saying so")
             return Outcome.COMPLETE
         return Outcome.ADJOURNED
 
@@ -490,9 +507,20 @@ class GameSession:
                 continue
             await changed.wait()
 
+    @property
+    def seats(self) -> tuple[Seat, Seat] | None:
+        """Who sits where, once the game is known (A's, B's): this player's seat and the
+        peer's."""
+        game = self.game
+        if game is None:
+            return None
+        peer = PeerSeat(self.peer_name or "peer")
+        mine = self.player.seat
+        return (mine, peer) if game.me is Player.A else (peer, mine)
+
     async def _write_next(self, game: RemoteGame) -> None:
-        """Write what this player owes (``match.driver``), asking the seat when it is a
-        decision."""
+        """Write what this player owes (``match.driver``), asking their seat when it is a
+        decision (and, when the seat answers later, ``choose``)."""
         driver = Driver((game,))
         due = driver.due()
         if due is None:
@@ -502,18 +530,22 @@ class GameSession:
             driver.write()
         else:
             self._narrate(game)  # whoever decides sees the story up to here first
-            if self.seat.builder is not None:
-                self.seat.builder.bind(self.seat.identity, game.game_id, self.replay_path)
-            decision = await self.seat.choose(due.view)
+            if self.player.builder is not None:
+                self.player.builder.bind(self.player.identity, game.game_id, self.replay_path)
+            made = self.player.seat.ask(due.view)  # else the answer comes from ``choose``
+            if made is not None:
+                decision = format_choice(due.view, made)
+            else:
+                decision = await self.player.choose(due.view)
             if len(game.records) != held or not game.my_turn:
                 return  # the log moved while we thought (a claim): look again
             if decision == RESIGN:
                 driver.resign(game.me)
             else:
                 try:
-                    driver.write(decision)
+                    driver.write(decision, made)
                 except InvalidEntryError as exc:
-                    self.seat.say(f"illegal: {exc.reason}")
+                    self.player.say(f"illegal: {exc.reason}")
                     return
         self.clocks.follow(game)
         self._changed.notify()  # the send loop sends it, then tells the story
@@ -533,7 +565,7 @@ class GameSession:
                 if isinstance(stream, SecureStream)  # authenticated by the host's gate
                 else await open_channel(
                     stream,
-                    self.seat.identity,
+                    self.player.identity,
                     initiator=initiator,
                     handshake_timeout=self.timing.handshake_timeout,
                     frame_timeout=self.timing.frame_timeout,
@@ -542,10 +574,10 @@ class GameSession:
         except VersionMismatchError as exc:
             if initiator:
                 raise GameSessionError(f"cannot play with this host: {exc}") from exc
-            self.seat.say(f"refused a connection: {exc}")
+            self.player.say(f"refused a connection: {exc}")
             return False
         except NetError as exc:
-            self.seat.say(f"connection failed: {exc}")
+            self.player.say(f"connection failed: {exc}")
             return False
         link = Link(secure, self.timing)
         try:
@@ -567,24 +599,24 @@ class GameSession:
             if initiator or (self.connected and self._started(self.game)):
                 raise
             if self.connected:  # the joiner refused or broke off the OFFER: not our game
-                self.seat.say(
+                self.player.say(
                     f"no game with this joiner: {printable(str(exc))}; still "
                     "waiting for an opponent"
                 )
             else:
-                self.seat.say(
+                self.player.say(
                     f"refused a connection: {printable(str(exc))}; still waiting for the opponent"
                 )
             return False
         except _AdjournedError as exc:
-            self.seat.say(str(exc))
+            self.player.say(str(exc))
             await link.say_bye(f"adjourned: {exc}")
             raise
         except (_ConnectionLostError, NetError) as exc:
             if self.connected:
-                self.seat.say(f"connection lost ({_reason(exc)}); waiting to reconnect")
+                self.player.say(f"connection lost ({_reason(exc)}); waiting to reconnect")
             else:
-                self.seat.say(f"connection failed: {_reason(exc)}")
+                self.player.say(f"connection failed: {_reason(exc)}")
             return False
         finally:
             self.connected = False
@@ -617,7 +649,7 @@ class GameSession:
             self.connected = True
             self.connections += 1
             self.peer_name = hello.name
-            self.seat.say(
+            self.player.say(
                 f"connected to {printable(hello.name)} ({fingerprint(link.peer_key)}) "
                 f"via {link.stream.path}"
             )
@@ -631,7 +663,7 @@ class GameSession:
     async def _exchange_hellos(self, link: Link) -> Hello:
         game = self.game
         ours = Hello(
-            name=self.seat.name,
+            name=self.player.name,
             game_id=None if game is None else game.game_id,
             have=0 if game is None else len(game.records),
             warband=self._joiner_warband(),
@@ -707,12 +739,12 @@ class GameSession:
     def own_invite_secret(self) -> bytes:
         """The secret of the invites this side prints as host (``proof.invite_secret``):
         of its nonce in this game, the same when the game is resumed."""
-        return invite_secret(self.seat.identity, self._own_nonce())
+        return invite_secret(self.player.identity, self._own_nonce())
 
     def own_watch_secret(self) -> bytes:
         """The secret of the spectator invites this side prints as host
-        (``proof.watch_secret``): never the seat's."""
-        return watch_secret(self.seat.identity, self._own_nonce())
+        (``proof.watch_secret``): never the player's."""
+        return watch_secret(self.player.identity, self._own_nonce())
 
     def _own_nonce(self) -> bytes:
         """This side's nonce in this game (the game id if it has none)."""
@@ -726,18 +758,18 @@ class GameSession:
         return nonce
 
     def _check_peer(self, key: bytes, hello: Hello) -> None:
-        seat = self.seat
+        player = self.player
         print_key = fingerprint(key)
-        if key == seat.identity.public_key:
+        if key == player.identity.public_key:
             raise GameSessionError(
                 f"the peer has this player's own key ({print_key}): two players on one "
                 "machine need one DBNET_HOME each (e.g. DBNET_HOME=~/.dbnet-bob dbnet join "
                 "...), or they share one identity",
                 to_peer="you have my own key: give each player a DBNET_HOME of their own",
             )
-        if seat.expect is not None and not same_fingerprint(seat.expect, print_key):
+        if player.expect is not None and not same_fingerprint(player.expect, print_key):
             raise GameSessionError(
-                f"the peer's key fingerprint is {print_key}, not the expected {seat.expect}: "
+                f"the peer's key fingerprint is {print_key}, not the expected {player.expect}: "
                 "refusing to play (check the fingerprint with your opponent)",
                 to_peer="your key is not the one this player expects",
             )
@@ -750,9 +782,9 @@ class GameSession:
                     f"of this game ({fingerprint(other)})",
                     to_peer="you are not the other player of this game",
                 )
-        if seat.known_peers is not None:
+        if player.known_peers is not None:
             try:
-                seat.known_peers.check(hello.name, key)
+                player.known_peers.check(hello.name, key)
             except KnownPeerMismatchError as exc:
                 raise GameSessionError(
                     str(exc), to_peer=f"your key is not the one remembered for {hello.name!r}"
@@ -762,14 +794,14 @@ class GameSession:
         """Pin the peer's key in known_peers once the game has started with it (both
         genesis entries signed): a stranger who is refused, or who never answers the
         OFFER, leaves nothing behind under any name."""
-        known = self.seat.known_peers
+        known = self.player.known_peers
         if self._peer_remembered or len(game.records) < 2 or self.peer_name is None:
             return
         self._peer_remembered = True
         if known is not None and known.check(self.peer_name, key) == "new":
             known.remember(self.peer_name, key)
             name = printable(self.peer_name)
-            self.seat.say(f"first game with {name}: key {fingerprint(key)} remembered")
+            self.player.say(f"first game with {name}: key {fingerprint(key)} remembered")
 
     def _check_game(self, hello: Hello) -> None:
         """Whether the peer's HELLO fits this side's game (or new game)."""
@@ -847,7 +879,7 @@ class GameSession:
     async def _ensure_game(self, link: Link, hello: Hello, exchange: _Exchange) -> RemoteGame:
         replace = self._offer_replaceable(hello) and not self._same_joiner(link.peer_key, hello)
         if replace:
-            self.seat.say("the OFFER made before was not accepted: offering a new game")
+            self.player.say("the OFFER made before was not accepted: offering a new game")
             self._discard_offer()
         if self.game is not None:
             return self.game
@@ -877,13 +909,13 @@ class GameSession:
             setup = _limited_offer(setup, new.limited)
         holder: list[bytes] = []
         game = RemoteGame.offer(
-            self.seat.identity,
+            self.player.identity,
             peer_key,
             setup,
             holder.append,
             nonce=self._nonce,
             joiner_nonce=joiner_nonce,
-            name=self.seat.name,
+            name=self.player.name,
             clock=None if new.clock is None else new.clock.wire,
         )
         self._check_fresh(game.game_id)
@@ -893,7 +925,7 @@ class GameSession:
     def _check_fresh(self, game_id: bytes) -> None:
         """Refuse a new game whose id was played here before (its dice would repeat), and
         record it otherwise, before anything of the game is sent."""
-        played = self.seat.played
+        played = self.player.played
         if played is None:
             return
         if game_id in played:
@@ -925,7 +957,7 @@ class GameSession:
             raise _ConnectionLostError("no OFFER from the host in time")
         setup = _offered_setup(
             message.record,
-            self.seat.identity,
+            self.player.identity,
             link.peer_key,
             new.warband,
             self._nonce,
@@ -935,7 +967,7 @@ class GameSession:
         holder: list[bytes] = []
         try:
             game = RemoteGame.accept(
-                self.seat.identity, message.record, holder.append, name=self.seat.name
+                self.player.identity, message.record, holder.append, name=self.player.name
             )
         except ProtocolError as exc:
             raise GameSessionError(
@@ -944,7 +976,7 @@ class GameSession:
         self._check_fresh(game.game_id)
         clock = game.log.clock
         timed = "" if clock is None else f", a clock of {ClockSetting.from_wire(clock).describe()}"
-        self.seat.say(
+        self.player.say(
             f"the host offers: {printable(setup.map.name)}, {setup.options.turns_to_win} turns "
             f"to win{timed}; you play B with {printable(new.warband.name)}"
         )
@@ -966,7 +998,7 @@ class GameSession:
             created=created,
         )
         when = datetime.datetime.fromisoformat(created.replace("Z", "+00:00"))
-        mine = self.seat.identity.public_key
+        mine = self.player.identity.public_key
         path = self.replay_path or default_replay_path(log.game_id, when, reuse_for=mine)
         # a replay of ours that holds no entry (a disk that filled before the OFFER
         # fitted) is replaced: nothing in it can be lost
@@ -982,7 +1014,7 @@ class GameSession:
         self.replay_path = path
         self.game = game
         self.clocks.start(game, path)
-        self.seat.say(f"replay: {path}")
+        self.player.say(f"replay: {path}")
         self._start_narrator(game)
         self._changed.notify()
 
@@ -1004,11 +1036,11 @@ class GameSession:
         if narrator is None:
             return
         events = narrator.follow(game.log) + narrator.catch_up(game.peer)
-        if events and self.seat.on_events is not None:
-            self.seat.on_events(events)
+        if events and self.player.on_events is not None:
+            self.player.on_events(events)
         line = self.clocks.line()
         if line is not None and any(e.kind is EventKind.TURN for e in events):
-            self.seat.say(line)  # the clocks at every turn
+            self.player.say(line)  # the clocks at every turn
 
     # --- the game over one connection --------------------------------------------------
 
@@ -1128,7 +1160,7 @@ class GameSession:
                     if self.clocks.own_claim(game) is None:
                         raise PeerLeftError(f"the peer left: {printable(message.reason)}")
                     # it disputes our claim on time, which closed our log: we are done
-                    self.seat.say(f"the opponent left: {printable(message.reason)}")
+                    self.player.say(f"the opponent left: {printable(message.reason)}")
                     exchange.peer_gone.set()
                 exchange.peer_done = True
                 self._changed.notify()

@@ -17,7 +17,8 @@ from pathlib import Path
 from dbnet.engine import GameSetup, Player
 from dbnet.errors import DbnetError
 from dbnet.match.keys import MatchKeys, replay_header, seeded_keys
-from dbnet.match.local import LocalGame, Seat
+from dbnet.match.local import LocalGame
+from dbnet.match.seats import Seat
 from dbnet.protocol.identity import Identity
 from dbnet.protocol.log import GameLog
 from dbnet.replay.errors import ReplayError

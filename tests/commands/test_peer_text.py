@@ -19,6 +19,7 @@ from dbnet.catalog import default_warbands, load_catalog, load_map
 from dbnet.engine import AbilityDef, GameSetup, Warband
 from dbnet.match.keys import MatchKeys
 from dbnet.match.local import LocalGame
+from dbnet.match.seats import BotSeat
 from dbnet.protocol.log import game_id_for
 from dbnet.protocol.peer import RULES_VERSION
 from dbnet.replay.file import ReplayWriter
@@ -73,7 +74,7 @@ def hostile_game(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("hostile") / "hostile.dbnr"
     setup = hostile_setup()
     keys = MatchKeys.from_seed(b"test-peer-text")
-    seats = (GreedyBot(random.Random(1)), RandomBot(random.Random(2)))
+    seats = (BotSeat(GreedyBot(random.Random(1))), BotSeat(RandomBot(random.Random(2))))
     with ReplayWriter.create(path, header(keys, keys.game_id(setup))) as writer:
         local = LocalGame(setup, seats, keys, chain_length=4, on_record=writer.append)
         local.advance()

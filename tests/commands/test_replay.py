@@ -28,8 +28,9 @@ from dbnet.engine import (
     parse_choice,
 )
 from dbnet.match.keys import MatchKeys, replay_header
-from dbnet.match.local import Human, LocalGame
+from dbnet.match.local import LocalGame
 from dbnet.match.render import render_position
+from dbnet.match.seats import BotSeat, PersonSeat
 from dbnet.match.story import faces_in_words
 from dbnet.protocol import dice
 from dbnet.protocol.identity import fingerprint
@@ -67,8 +68,8 @@ def record_game(
     """A bot game (greedy A, random B) saved at ``path``; with ``resign_after`` A is a
     person who resigns at their first decision after that many entries."""
     keys = MatchKeys.from_seed(f"test-replay:{seed}".encode())
-    a = Human() if resign_after is not None else GreedyBot(random.Random(seed))
-    seats = (a, RandomBot(random.Random(seed + 1)))
+    a = PersonSeat() if resign_after is not None else BotSeat(GreedyBot(random.Random(seed)))
+    seats = (a, BotSeat(RandomBot(random.Random(seed + 1))))
     with ReplayWriter.create(path, replay_header(keys, setup, now_utc())) as writer:
         local = LocalGame(setup, seats, keys, chain_length=chain_length, on_record=writer.append)
         local.advance()
@@ -320,7 +321,7 @@ def test_a_resignation_and_a_claim(tmp_path: Path) -> None:
     claimed = tmp_path / "claimed.dbnr"
     keys = MatchKeys.from_seed(b"test-replay:claim")
     with ReplayWriter.create(claimed, replay_header(keys, setup, now_utc())) as writer:
-        local = LocalGame(setup, (Human(), Human()), keys, on_record=writer.append)
+        local = LocalGame(setup, (PersonSeat(), PersonSeat()), keys, on_record=writer.append)
         match = local.match
         waiter = match.peers[Player.B]  # A owes its link for the first initiative roll
         claim = waiter.claim_timeout()

@@ -13,7 +13,7 @@ import trio
 from dbnet.catalog import default_warbands, load_catalog, load_map
 from dbnet.console.network import NetworkSession
 from dbnet.engine import Game, GameSetup, Player
-from dbnet.net.session import GameSession, NewGame, Outcome, Seat
+from dbnet.net.session import GameSession, LocalPlayer, NewGame, Outcome
 from dbnet.protocol.clock import ClockView
 from dbnet.protocol.identity import Identity
 from dbnet.protocol.peer import Peer
@@ -25,14 +25,16 @@ async def never(view: Game) -> str:
 
 def network_session(run: Callable[[GameSession], Awaitable[Outcome]]) -> NetworkSession:
     """A network session (not started) whose game session is played by ``run``."""
-    seat = Seat(
+    player = LocalPlayer(
         identity=Identity.from_private_bytes(bytes(range(32))),
         name="alice",
         choose=never,
         say=lambda text: None,
     )
     warband = default_warbands(load_catalog())[1]
-    return NetworkSession(lambda seat: GameSession(seat, new_game=NewGame(warband)), run, seat)
+    return NetworkSession(
+        lambda player: GameSession(player, new_game=NewGame(warband)), run, player
+    )
 
 
 def session_ending(outcome: Outcome) -> NetworkSession:

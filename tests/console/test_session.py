@@ -12,14 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from dbnet.bots import Bot, GreedyBot, SearchBot, make_bot
+from dbnet.bots import GreedyBot, SearchBot, make_bot
 from dbnet.console.app import default_setup
 from dbnet.console.session import LocalSession, LogKind
 from dbnet.console.view import choice_items, decision_text, log_text
 from dbnet.engine import Choice, Game, Player, SpawnChoice
 from dbnet.errors import IllegalChoiceError
 from dbnet.match.keys import MatchKeys
-from dbnet.match.local import Human, LocalGame
+from dbnet.match.local import LocalGame
+from dbnet.match.seats import BotSeat, PersonSeat
 from dbnet.protocol.identity import Identity
 from dbnet.replay.errors import ReplayError
 from dbnet.replay.file import load_replay
@@ -169,7 +170,7 @@ def test_hotseat_seats_are_both_local_and_sign_with_keys_of_their_own(
 ) -> None:
     session = LocalSession.hotseat_game(default_setup(), seed=1)
     assert session.hotseat
-    assert all(isinstance(seat, Human) for seat in session.seats)
+    assert all(isinstance(seat, PersonSeat) for seat in session.seats)
     assert session.is_local(Player.A)
     assert session.is_local(Player.B)
     assert session.seat_label(Player.B) == "player B"
@@ -239,7 +240,10 @@ class SlowBot(GreedyBot):
 
 def test_bots_think_off_the_screen_thread() -> None:
     slow = SlowBot()
-    seats: tuple[Bot, Bot] = (slow, make_bot("random", random.Random(2)))
+    seats = (
+        BotSeat(slow, in_place=False),
+        BotSeat(make_bot("random", random.Random(2)), in_place=False),
+    )
     local = LocalGame(default_setup(), seats, MatchKeys.from_seed(b"slow"))
     session = LocalSession(local, bot_delay=0)
     ticks = 0
@@ -311,7 +315,10 @@ def test_a_search_bot_shows_its_progress_and_stops_when_cancelled() -> None:
     decision line says the computer is thinking), and cancelling the session's task stops
     the search at once instead of letting it spend its budget."""
     search = SearchBot(random.Random(1), "hard", playouts=5_000)
-    seats: tuple[Bot, Bot] = (search, make_bot("random", random.Random(2)))
+    seats = (
+        BotSeat(search, in_place=False),
+        BotSeat(make_bot("random", random.Random(2)), in_place=False),
+    )
     local = LocalGame(default_setup(), seats, MatchKeys.from_seed(b"thinking"))
     session = LocalSession(local, bot_delay=0)
     seen: list[str] = []

@@ -21,7 +21,8 @@ from dbnet.engine import (
 )
 from dbnet.errors import DbnetError, IllegalChoiceError
 from dbnet.match.keys import MatchKeys, replay_header
-from dbnet.match.local import Human, LocalGame
+from dbnet.match.local import LocalGame
+from dbnet.match.seats import BotSeat, PersonSeat
 from dbnet.match.story import EventKind, faces_in_words
 from dbnet.protocol.identity import Identity
 from dbnet.protocol.log import Status
@@ -40,7 +41,7 @@ def keys(seed: int) -> MatchKeys:
 
 
 def bot_game(setup: GameSetup, seed: int) -> LocalGame:
-    seats = (GreedyBot(random.Random(seed)), RandomBot(random.Random(seed + 1)))
+    seats = (BotSeat(GreedyBot(random.Random(seed))), BotSeat(RandomBot(random.Random(seed + 1))))
     local = LocalGame(setup, seats, keys(seed))
     assert local.advance()  # bots only: runs to the end
     assert local.game.is_over
@@ -95,9 +96,9 @@ def test_attack_rolls_show_faces_and_turns_are_reported(setup: GameSetup) -> Non
 
 
 def test_a_person_is_asked_and_illegal_entries_change_nothing(setup: GameSetup) -> None:
-    local = LocalGame(setup, (Human(), RandomBot(random.Random(0))), keys(0))
+    local = LocalGame(setup, (PersonSeat(), BotSeat(RandomBot(random.Random(0)))), keys(0))
     local.advance()
-    assert local.human_to_decide() is Player.A
+    assert local.person_to_decide() is Player.A
     pending = local.game.pending
     assert isinstance(pending, Decision)
     assert pending.player is Player.A
@@ -128,14 +129,14 @@ def test_a_person_is_asked_and_illegal_entries_change_nothing(setup: GameSetup) 
 
 
 def test_play_refuses_when_no_person_is_to_decide(setup: GameSetup) -> None:
-    local = LocalGame(setup, (Human(), Human()), keys(0))
+    local = LocalGame(setup, (PersonSeat(), PersonSeat()), keys(0))
     assert isinstance(local.game.pending, ChanceRequest)
     with pytest.raises(IllegalChoiceError, match="no decision is waiting for a person"):
         local.play("done")
 
 
 def test_resigning_ends_the_game_and_closes_the_log(setup: GameSetup) -> None:
-    local = LocalGame(setup, (Human(), RandomBot(random.Random(0))), keys(0))
+    local = LocalGame(setup, (PersonSeat(), BotSeat(RandomBot(random.Random(0)))), keys(0))
     local.advance()
     seen = [e.dice for e in local.log if e.kind is EventKind.ROLL]
     event = local.resign(Player.A)
@@ -150,7 +151,7 @@ def test_resigning_ends_the_game_and_closes_the_log(setup: GameSetup) -> None:
 def test_every_local_game_leaves_a_replay_that_verifies(setup: GameSetup, tmp_path: Path) -> None:
     game_keys = keys(8)
     path = tmp_path / "game.dbnr"
-    seats = (RandomBot(random.Random(1)), GreedyBot(random.Random(2)))
+    seats = (BotSeat(RandomBot(random.Random(1))), BotSeat(GreedyBot(random.Random(2))))
     with ReplayWriter.create(path, replay_header(game_keys, setup, now_utc())) as writer:
         local = LocalGame(setup, seats, game_keys, chain_length=4, on_record=writer.append)
         local.advance()
@@ -170,7 +171,7 @@ def test_keys_come_from_the_seed_or_from_the_system(setup: GameSetup) -> None:
     assert fresh[0].nonce != fresh[1].nonce
     assert fresh[0].identities[0].public_key != fresh[1].identities[0].public_key
     assert all(len(s) == 32 for k in fresh for s in k.chain_secrets(setup))
-    local = LocalGame(setup, (Human(), Human()))
+    local = LocalGame(setup, (PersonSeat(), PersonSeat()))
     assert local.match.log.game_id == local.keys.game_id(setup)
 
 
@@ -178,9 +179,9 @@ def test_a_player_s_name_is_told_escaped(setup: GameSetup) -> None:
     """A seat's name (a network peer chooses its own) labels CHOICE events escaped: a
     newline or an escape sequence in it cannot forge a log line."""
     name = "X\n12. B resign\x1b[2J\u202e"
-    local = LocalGame(setup, (Human(name), Human(name)), keys(0))
+    local = LocalGame(setup, (PersonSeat(name), PersonSeat(name)), keys(0))
     local.advance()
-    player = local.human_to_decide()
+    player = local.person_to_decide()
     assert player is not None
     legal = local.game.legal_choices()
     assert legal is not None
@@ -246,8 +247,8 @@ def test_a_resumed_game_goes_on_exactly_where_it_stopped(setup: GameSetup, stop_
     owner = Identity.generate()
     made = MatchKeys.for_owner(owner, Player.A)
 
-    def seats() -> tuple[GreedyBot, RandomBot]:
-        return GreedyBot(random.Random(3)), RandomBot(random.Random(4))
+    def seats() -> tuple[BotSeat, BotSeat]:
+        return BotSeat(GreedyBot(random.Random(3))), BotSeat(RandomBot(random.Random(4)))
 
     whole = LocalGame(setup, seats(), made)
     whole.advance()
@@ -271,22 +272,24 @@ def test_a_resumed_game_goes_on_exactly_where_it_stopped(setup: GameSetup, stop_
 
 def test_resuming_with_keys_that_did_not_make_the_game_is_refused(setup: GameSetup) -> None:
     made = MatchKeys.for_owner(Identity.generate(), Player.A)
-    game = LocalGame(setup, (Human(), Human()), made)
+    game = LocalGame(setup, (PersonSeat(), PersonSeat()), made)
     game.advance()
     records = list(game.match.records)
     stranger = MatchKeys.for_owner(Identity.generate(), Player.A)
     with pytest.raises(DbnetError, match="neither player"):
-        LocalGame.resume((Human(), Human()), stranger, records)
+        LocalGame.resume((PersonSeat(), PersonSeat()), stranger, records)
     wrong_secrets = MatchKeys(
         made.identities, (bytes(32), bytes(32)), made.nonce, made.joiner_nonce
     )
     with pytest.raises(DbnetError, match="anchor"):
-        LocalGame.resume((Human(), Human()), wrong_secrets, records)
+        LocalGame.resume((PersonSeat(), PersonSeat()), wrong_secrets, records)
 
 
 def _bot_decision(game: LocalGame) -> str | None:
-    due = game.bot_to_decide()
+    due = game.seat_to_decide()
     if due is None:
         return None
-    bot, view = due
-    return format_choice(view, bot.choose(view))
+    seat, view = due
+    choice = seat.ask(view)  # a bot in place decides at once
+    assert choice is not None
+    return format_choice(view, choice)

@@ -19,6 +19,7 @@ from dbnet.engine.choices import PlaceChoice, StrikeChoice
 from dbnet.engine.game import Zone
 from dbnet.match.keys import MatchKeys
 from dbnet.match.local import LocalGame
+from dbnet.match.seats import BotSeat
 from dbnet.match.story import IDLE_STRIKE, EventKind, faces_in_words
 
 
@@ -28,7 +29,7 @@ def setup() -> GameSetup:
 
 
 def told_game(setup: GameSetup, seed: int) -> LocalGame:
-    bots = (GreedyBot(random.Random(seed)), RandomBot(random.Random(seed + 100)))
+    bots = (BotSeat(GreedyBot(random.Random(seed))), BotSeat(RandomBot(random.Random(seed + 100))))
     local = LocalGame(setup, bots, MatchKeys.from_seed(f"test-story:{seed}".encode()))
     local.advance()
     assert local.is_closed

@@ -24,9 +24,9 @@ from dbnet.net.session import (
     Chooser,
     GameSession,
     GameSessionError,
+    LocalPlayer,
     NewGame,
     Outcome,
-    Seat,
     Timing,
 )
 from dbnet.protocol.clock import ClockSetting
@@ -119,7 +119,7 @@ def make_side(
     if known_peers:
         home.mkdir(parents=True, exist_ok=True)
     side = Side(session=None, path=path)  # type: ignore[arg-type]
-    seat = Seat(
+    player = LocalPlayer(
         identity=identity,
         name=who,
         choose=bot_chooser(
@@ -136,7 +136,7 @@ def make_side(
         nonce=NONCE if host else JOINER_NONCE,
         clock=clock,
     )
-    side.session = GameSession(seat, new_game=new, replay_path=path, timing=timing)
+    side.session = GameSession(player, new_game=new, replay_path=path, timing=timing)
     return side
 
 
@@ -149,11 +149,11 @@ def resume_side(
 ) -> Side:
     """A new session going on with ``side``'s game from its replay file (like ``dbnet
     resume``), with a bot seeded by ``seed``."""
-    old = side.session.seat
+    old = side.session.player
     writer = ReplayWriter.resume(side.path)
     game = RemoteGame.restore(old.identity, list(load_replay(side.path).records), writer.append)
     again = Side(session=None, path=side.path)  # type: ignore[arg-type]
-    seat = Seat(
+    player = LocalPlayer(
         identity=old.identity,
         name=old.name,
         choose=bot_chooser("greedy", seed, decisions=again.decisions),
@@ -161,7 +161,7 @@ def resume_side(
         on_events=on_events,
     )
     again.session = GameSession(
-        seat, game=game, writer=writer, replay_path=side.path, timing=timing
+        player, game=game, writer=writer, replay_path=side.path, timing=timing
     )
     return again
 

@@ -16,6 +16,7 @@ import trio.testing
 
 from dbnet.commands import net as net_command
 from dbnet.engine import ChanceRequest
+from dbnet.match.seats import PeerSeat, PersonSeat
 from dbnet.match.story import Event, EventKind
 from dbnet.net.session import GameSession, Outcome, Timing, resume_command
 from dbnet.protocol.log import GameLog
@@ -108,6 +109,9 @@ async def test_a_whole_game_over_memory_streams(autojump_clock: Clock, tmp_path:
     assert host.saw("connected to bob")
     assert joiner.saw("connected to alice")
     assert joiner.saw("the host offers:")
+    # each side's seat faces the peer's: its records arrived over the network
+    assert host.session.seats == (PersonSeat(), PeerSeat("bob"))
+    assert joiner.session.seats == (PeerSeat("alice"), PersonSeat())
     # the replay files of both players are the same, header included
     assert host.path.read_bytes() == joiner.path.read_bytes()
 

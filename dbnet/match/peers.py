@@ -107,7 +107,8 @@ class LocalMatch(Driver):
         """Write the entry due, asking ``choose`` for the decision when one is due, on the
         log's own game once the author's due links are in (``Driver.play``): ``choose``
         must decide at once and change nothing."""
-        if self.is_closed:
+        author = self.next_author
+        if author is None:
             raise LocalProtocolError("the game's log is closed")
 
         def decide(view: Game) -> tuple[str, Choice | None]:
@@ -116,4 +117,5 @@ class LocalMatch(Driver):
                 return decision, None
             return format_choice(view, decision), decision
 
-        return self.play(decide)
+        side = self.sides[author]  # both players are played here
+        return self._deliver(side, side.play(decide))

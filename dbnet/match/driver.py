@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from dbnet.engine import Choice, Game, Player
 from dbnet.protocol.errors import LocalProtocolError
-from dbnet.protocol.log import GameLog
+from dbnet.protocol.log import Decide, GameLog
 from dbnet.protocol.remote import RemoteGame
 from dbnet.wire.codec import Entry, SignedEntry
 
@@ -62,17 +62,16 @@ class Driver:
     def is_closed(self) -> bool:
         return self.next_author is None
 
-    def due(self, *, copy: bool = True) -> Due | None:
+    def due(self) -> Due | None:
         """What this process owes next, or None (the peer owes it, or the log is closed).
 
-        The view is the player's own copy to think on, anywhere, for as long as it takes;
-        with ``copy=False`` it may be the log's own game, for a caller that decides at
-        once and changes nothing (see ``Peer.view``)."""
+        The view is the player's own copy to think on, anywhere, for as long as it takes
+        (``play`` decides at once instead, on the log's own game)."""
         author = self.next_author
         side = self.sides.get(author) if author is not None else None
         if side is None:
             return None
-        return Due(side.me, side.decision_view(copy=copy))
+        return Due(side.me, side.decision_view())
 
     def write(self, decision: str | None = None, choice: Choice | None = None) -> bytes:
         """Write the entry due (``decision`` in notation when a decision is due; ``choice``,
@@ -86,6 +85,17 @@ class Driver:
         """
         side = self._due_side()
         return self._deliver(side, side.write(decision, choice))
+
+    def play(self, decide: Decide) -> bytes:
+        """Write the entry due, its decision (if one is due) made by ``decide`` at once on
+        the log's own game (``RemoteGame.play``), and hand it to the other local side.
+
+        Raises:
+            LocalProtocolError: this process owes nothing now.
+            InvalidEntryError: the decision is illegal (nothing is written).
+        """
+        side = self._due_side()
+        return self._deliver(side, side.play(decide))
 
     def resign(self, player: Player) -> bytes:
         """``player`` resigns in their due decision (after the link they owe first, if

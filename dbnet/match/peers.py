@@ -104,15 +104,18 @@ class LocalMatch(Driver):
         return self.sides[player].peer.view()
 
     def step(self, choose: Chooser) -> bytes:
-        """Write the entry due, asking ``choose`` for the decision when one is due (on the
-        log's own game when no dice are due: ``choose`` must decide at once and change
-        nothing)."""
-        due = self.due(copy=False)
-        if due is None:
+        """Write the entry due, asking ``choose`` for the decision when one is due, on the
+        log's own game once the author's due links are in (``Driver.play``): ``choose``
+        must decide at once and change nothing."""
+        author = self.next_author
+        if author is None:
             raise LocalProtocolError("the game's log is closed")
-        if due.view is None:
-            return self.write()
-        decision = choose(due.view)
-        if isinstance(decision, str):
-            return self.write(decision)
-        return self.write(format_choice(due.view, decision), decision)
+
+        def decide(view: Game) -> tuple[str, Choice | None]:
+            decision = choose(view)
+            if isinstance(decision, str):
+                return decision, None
+            return format_choice(view, decision), decision
+
+        side = self.sides[author]  # both players are played here
+        return self._deliver(side, side.play(decide))

@@ -88,12 +88,16 @@ class UncheckedSignature(NamedTuple):
 
     def problem(self) -> str:
         """Why an invalid signature is refused."""
-        return f"bad signature: not signed by {self.author.name}'s key"
+        return _bad_signature(self.author)
 
     def check(self) -> None:
         """Raise InvalidEntryError unless the signature is valid."""
         if not self.valid():
             raise InvalidEntryError(self.seq, self.problem(), self.record)
+
+
+def _bad_signature(author: Player) -> str:
+    return f"bad signature: not signed by {author.name}'s key"
 
 
 class Status(enum.Enum):
@@ -221,6 +225,11 @@ class LinkSource(Protocol):
     def leftover(self) -> str | None:
         """What the entry holds that was not used (a reason), or None."""
         ...
+
+
+Decide = Callable[[Game], tuple[str, Choice | None]]
+"""The author's decision on the log's own game (see ``GameLog.write``): in notation, and
+parsed (None: the log parses the notation)."""
 
 
 class GameLog:
@@ -362,11 +371,12 @@ class GameLog:
             except DbnetError as exc:
                 raise InvalidEntryError(seq, f"malformed: {exc}", record) from exc
         author = self._check_envelope(seq, entry, record, clock_claim=_is_clock_claim(entry.body))
-        check = UncheckedSignature(seq, author, self.keys[author], signed, record)
         if unchecked is not None:
-            unchecked.append(check)
-        else:
-            check.check()
+            unchecked.append(UncheckedSignature(seq, author, self.keys[author], signed, record))
+        elif not verify(
+            self.keys[author], signed.signature, codec.signing_message(signed.signed)
+        ):  # ``UncheckedSignature.check``, without making one
+            raise InvalidEntryError(seq, _bad_signature(author), record)
         if not atomic:
             self._apply(seq, author, entry.kind, entry.body, record)
         else:
@@ -388,6 +398,7 @@ class GameLog:
         links: LinkSource | None = None,
         complete: Callable[[bytes], Body] | None = None,
         choice: Choice | None = None,
+        decide: Decide | None = None,
     ) -> bytes:
         """Add the next entry, ``body`` written by this log's own player ``author``, and
         return its record, signed with ``sign``; raise like ``append`` (the log unchanged)
@@ -403,7 +414,11 @@ class GameLog:
         once, where a dry run and then ``append`` of the signed record would apply it
         twice, and decode and verify it too. ``choice`` is the body's decision already
         parsed (by the author's prompt or bot, on the same position): applied as it is,
-        the decision's notation is not parsed again.
+        the decision's notation is not parsed again. With ``decide``, a PLAY draft has no
+        decision yet: once the author's due links are in, if the author owes the decision,
+        ``decide`` makes it on the log's own game (at once, changing nothing), so that the
+        dice an author's own links complete are rolled once, where a view to decide on
+        would need a copy of the game and the rolls again.
         """
         seq = len(self.entries)
         kind = body.KIND
@@ -411,7 +426,15 @@ class GameLog:
         self._keep_checkpoint()
         try:
             self._apply(
-                seq, author, kind, body, b"", links, check_state=complete is None, choice=choice
+                seq,
+                author,
+                kind,
+                body,
+                b"",
+                links,
+                check_state=complete is None,
+                choice=choice,
+                decide=decide,
             )
             if complete is not None:
                 body = complete(self.game.state_hash())
@@ -489,11 +512,13 @@ class GameLog:
         *,
         check_state: bool = True,
         choice: Choice | None = None,
+        decide: Decide | None = None,
     ) -> None:
         """Check ``author``'s entry of ``kind`` with ``body`` against the game and apply it.
         ``links`` replaces the body's links (the author's own, as they fall due, see
         ``write``); without ``check_state`` the body's state hash is not compared (it is
-        a draft's); ``choice`` is a PLAY body's decision already parsed."""
+        a draft's); ``choice`` is a PLAY body's decision already parsed, ``decide`` makes
+        a PLAY draft's (see ``write``)."""
         if self.clock is not None or body.clock is not None:
             self._check_reading(seq, kind, body, record)
         if kind is _CLAIM:  # also while FINAL or COSIGN is withheld
@@ -546,7 +571,7 @@ class GameLog:
             assert isinstance(body, PlayBody)
             if links is None and (body.links or body.anchor is not None):
                 links = EntryLinks(body.links, body.anchor, self.chain_length)
-            self._play(seq, author, body.decision, links, record, choice)  # most carry no links
+            self._play(seq, author, body.decision, links, record, choice, decide)  # most: no links
             if check_state:
                 self._check_state(seq, body.state, record)
         elif kind is EntryKind.RESIGN:
@@ -683,14 +708,19 @@ class GameLog:
         links: LinkSource | None,
         record: bytes,
         choice: Choice | None = None,
+        decide: Decide | None = None,
     ) -> None:
         """Resolve pending rolls with the entry's links, apply its decision (``choice``
-        when the author has it parsed already, else parsed here), resolve again, and check
-        the arming rule (see the module docstring). ``links`` is None for an entry that
-        carries none: then there is nothing to resolve, since a roll whose links were all
-        in was rolled then."""
+        when the author has it parsed already, else parsed here; made by ``decide`` if the
+        author owes one then), resolve again, and check the arming rule (see the module
+        docstring). ``links`` is None for an entry that carries none: then there is nothing
+        to resolve, since a roll whose links were all in was rolled then."""
         used = 0 if links is None else self._resolve(seq, author, links, record)
         game = self.game
+        if decide is not None:
+            pending = game.pending
+            if isinstance(pending, Decision) and pending.player is author:
+                decision, choice = decide(game)
         if decision is not None:
             pending = game.pending
             if not isinstance(pending, Decision):
@@ -726,8 +756,10 @@ class GameLog:
     def _resolve(self, seq: int, author: Player, links: LinkSource, record: bytes) -> int:
         """Take the author's links for the rolls the engine waits for, and roll when both
         players' links are in. Returns how many links were taken."""
-        taken = 0
         game = self.game
+        if not isinstance(game.pending, ChanceRequest):
+            return 0  # most entries: no roll waits
+        taken = 0
         mine, theirs = self.links[author], self.links[author.other]
         while isinstance(game.pending, ChanceRequest):
             k = len(self.rolls)

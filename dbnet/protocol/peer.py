@@ -13,7 +13,7 @@ from dbnet.protocol import dice
 from dbnet.protocol.errors import LocalProtocolError
 from dbnet.protocol.identity import Identity
 from dbnet.protocol.log import RULES_VERSION as RULES_VERSION  # re-exported
-from dbnet.protocol.log import ZERO_HASH, GameLog, Status, game_id_for
+from dbnet.protocol.log import ZERO_HASH, Decide, GameLog, Status, game_id_for
 from dbnet.wire import codec
 from dbnet.wire.codec import (
     AcceptBody,
@@ -183,17 +183,14 @@ class Peer:
     def my_turn(self) -> bool:
         return self.log.expected_author() is self.me
 
-    def view(self, *, copy: bool = True) -> Game:
+    def view(self) -> Game:
         """The game as this player sees it: with the dice our due links complete rolled
         (a copy). Decide on this view, then ``decide`` sends the links and the decision
-        in one entry: a roll costs no extra message.
-
-        With ``copy=False``, when no dice are due, it is the log's own game: for a caller
-        that decides on it at once and changes nothing (``LocalMatch.step``), which saves
-        copying the whole game for every entry. The next entry changes it."""
+        in one entry: a roll costs no extra message. (``play`` decides on the log's own
+        game instead, without a copy.)"""
         log = self.log
         if not isinstance(log.game.pending, ChanceRequest):
-            return log.game.copy() if copy else log.game  # no dice due: nothing to roll
+            return log.game.copy()  # no dice due: nothing to roll
         saved = log._save()
         try:
             log._resolve(log.next_seq, self.me, OwnLinks(self.chain, log.chain_length), b"")
@@ -211,6 +208,14 @@ class Peer:
         ``choice`` is the decision already parsed on our view, if the caller has it."""
         self._require_turn()
         return self._write_play(decision, choice=choice)
+
+    def play(self, decide: Decide) -> bytes:
+        """Our next PLAY entry: the links that fall due and, if we then owe the decision,
+        the one ``decide`` makes at once on the log's own game, changing nothing (see
+        ``GameLog.write``); the record to send. For a decider that needs no view of its
+        own (a bot, a choice already made): no copy of the game, each roll rolled once."""
+        self._require_turn()
+        return self._write_play(None, decide=decide)
 
     def reveal(self) -> bytes:
         """Our link for the roll the engine waits for (and any decision-free follow-ups)."""
@@ -298,19 +303,35 @@ class Peer:
         draft = AcceptBody(anchor=anchor, links=(), state=ZERO_HASH, name=name, clock=clock)
         return self._write(draft, links=links, complete=accepted)
 
-    def _write_play(self, decision: str | None, *, choice: Choice | None = None) -> bytes:
-        """Our PLAY entry: the log applies it, taking our links as the rolls fall due, and
-        then it carries those links and the state after it."""
+    def _write_play(
+        self, decision: str | None, *, choice: Choice | None = None, decide: Decide | None = None
+    ) -> bytes:
+        """Our PLAY entry: the log applies it, taking our links as the rolls fall due (and
+        asking ``decide`` for the decision, if given), and then it carries those links, the
+        decision and the state after it."""
         links = OwnLinks(self.chain, self.log.chain_length)
         clock = self._reading()
+        made = decision
+
+        def deciding(game: Game) -> tuple[str, Choice | None]:
+            nonlocal made
+            assert decide is not None
+            made, parsed = decide(game)
+            return made, parsed
 
         def played(state: bytes) -> Body:
-            return PlayBody(decision, tuple(links.links), links.anchor, state, clock)
+            return PlayBody(made, tuple(links.links), links.anchor, state, clock)
 
         draft: Body = PlayBody(
             decision=decision, links=(), anchor=None, state=ZERO_HASH, clock=clock
         )
-        return self._write(draft, links=links, complete=played, choice=choice)
+        return self._write(
+            draft,
+            links=links,
+            complete=played,
+            choice=choice,
+            decide=None if decide is None else deciding,
+        )
 
     def _write(
         self,
@@ -319,9 +340,17 @@ class Peer:
         links: OwnLinks | None = None,
         complete: Callable[[bytes], Body] | None = None,
         choice: Choice | None = None,
+        decide: Decide | None = None,
     ) -> bytes:
         """Our next entry, of ``body``'s kind, signed and added to the log (see
-        ``GameLog.write`` for ``links``, ``complete`` and ``choice``): the record to send."""
+        ``GameLog.write`` for ``links``, ``complete``, ``choice`` and ``decide``): the
+        record to send."""
         return self.log.write(
-            self.me, body, self.identity.sign, links=links, complete=complete, choice=choice
+            self.me,
+            body,
+            self.identity.sign,
+            links=links,
+            complete=complete,
+            choice=choice,
+            decide=decide,
         )

@@ -32,7 +32,7 @@ from dbnet.errors import DbnetError
 from dbnet.protocol import dice
 from dbnet.protocol.errors import InvalidEntryError, LocalProtocolError, ProtocolError
 from dbnet.protocol.identity import Identity, verify
-from dbnet.protocol.log import GameLog, Status, game_id_for
+from dbnet.protocol.log import Decide, GameLog, Status, game_id_for
 from dbnet.protocol.peer import RULES_VERSION, Peer
 from dbnet.wire import codec
 from dbnet.wire.codec import EntryKind
@@ -112,15 +112,17 @@ class RemoteGame:
         (derived from it unless ``secret`` is given), is fresh whatever B chose. ``name``
         is A's, signed in the OFFER; ``clock`` the game's clock, ``(base, increment)`` in
         ms, if it has one."""
-        keys = (identity.public_key, peer_key)
-        setup_bytes = codec.encode(codec.setup_to_wire(setup, clock))
-        game_id = game_id_for(RULES_VERSION, keys, nonce, setup_bytes, joiner_nonce)
+        if secret is None:  # derived from the game id
+            keys = (identity.public_key, peer_key)
+            setup_bytes = codec.encode(codec.setup_to_wire(setup, clock))
+            game_id = game_id_for(RULES_VERSION, keys, nonce, setup_bytes, joiner_nonce)
+            secret = chain_secret(identity, game_id)
         peer, offer = Peer.offer(
             identity,
             peer_key,
             setup,
             chain_length=chain_length,
-            secret=chain_secret(identity, game_id) if secret is None else secret,
+            secret=secret,
             nonce=nonce,
             joiner_nonce=joiner_nonce,
             name=name,
@@ -205,13 +207,13 @@ class RemoteGame:
     def my_turn(self) -> bool:
         return self.log.expected_author() is self.me
 
-    def decision_view(self, *, copy: bool = True) -> Game | None:
+    def decision_view(self) -> Game | None:
         """When this player owes a decision now: the game as they see it (dice they can
         know included), to decide on; else None (a link, FINAL or COSIGN is due, or it is
-        the peer's turn). ``copy=False``: see ``Peer.view``."""
+        the peer's turn)."""
         owed: Game | None = None
         if self.my_turn and self.log.status not in (Status.FINAL_DUE, Status.COSIGN_DUE):
-            view = self.peer.view(copy=copy)
+            view = self.peer.view()
             pending = view.pending
             if isinstance(pending, Decision) and pending.player is self.me:
                 owed = view
@@ -249,6 +251,19 @@ class RemoteGame:
         else:
             record = peer.reveal()
         return self._keep(record)
+
+    def play(self, decide: Decide) -> bytes:
+        """This player's next entry, saved: FINAL or COSIGN when due, else a PLAY entry
+        whose decision, if this player owes one once their due links are in, ``decide``
+        makes on the log's own game (``Peer.play``).
+
+        Raises:
+            LocalProtocolError: it is not this player's turn.
+            InvalidEntryError: the decision is illegal (nothing is written).
+        """
+        if self.log.status in (Status.FINAL_DUE, Status.COSIGN_DUE):
+            return self._keep(self.peer.finish())
+        return self._keep(self.peer.play(decide))
 
     def resign(self) -> bytes:
         """Resign in place of the decision this player owes (after the link it owes

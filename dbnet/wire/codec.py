@@ -346,6 +346,21 @@ class Schema(Generic[T]):
             raise self._refusal(data, where, None)
         return value
 
+    def read_own(self, data: bytes, where: str | None = None) -> T:
+        """The shape in ``data`` that ``encode`` just wrote (at most ``max_size`` bytes, the
+        caller checked): ``decode`` without its comparison with the canonical bytes, which
+        the encoder's own bytes pass by construction. The types and limits are checked as
+        ``decode`` checks them, and refused in its words.
+
+        Raises:
+            DecodeError: naming the field.
+        """
+        try:
+            value: T = self._decode(data)
+        except (msgspec.MsgspecError, ValueError, RecursionError) as exc:
+            raise self._refusal(data, where, exc) from None
+        return value
+
     def _check_plain(self, data: bytes, where: str | None) -> None:
         """Refuse too many bytes, and what any msgpack value may not hold (duplicate keys,
         floats...): the checks of ``decode``."""
@@ -1085,7 +1100,14 @@ class _PlayV3(_Play, kw_only=True):
     clock: Reading | UnsetType = UNSET
 
     def value(self, path: str) -> PlayBody:
-        return dataclasses.replace(super().value(path), clock=_unset(self.clock))
+        decision, anchor = self.decision, self.anchor  # as _Play.value, with the clock
+        return PlayBody(
+            None if decision is UNSET else decision,
+            self.links,
+            None if anchor is UNSET else anchor,
+            self.state,
+            _unset(self.clock),
+        )
 
 
 class _ResignV3(_Resign):
@@ -1107,7 +1129,8 @@ class _FinalV3(_Final):
     clock: Reading | UnsetType = UNSET
 
     def value(self, path: str) -> FinalBody:
-        return dataclasses.replace(super().value(path), clock=_unset(self.clock))
+        reason = self.reason.value
+        return FinalBody(self.winner, reason, self.turns, self.state, _unset(self.clock))
 
 
 class _CosignV3(_Cosign):
@@ -1311,10 +1334,14 @@ def encode_entry(entry: Entry) -> bytes:
             so that nothing is signed that a peer would refuse.
     """
     e = entry
-    data = encode((e.version, e.game_id, e.seq, e.author, e.prev_hash, e.kind, _body_shape(e.body)))
+    body = encode(_body_shape(e.body))
+    data = encode((e.version, e.game_id, e.seq, e.author, e.prev_hash, e.kind, Raw(body)))
     if len(data) > MAX_ENTRY_SIZE:
         raise DecodeError("entry", f"{len(data)} bytes is more than the limit of {MAX_ENTRY_SIZE}")
-    decode_entry(data)  # what a peer would refuse is refused here, naming the field
+    # What a peer would refuse is refused here, naming the field: the checks of
+    # ``decode_entry`` but its comparisons with the canonical bytes, which these are.
+    envelope = _ENTRY.read_own(data)
+    _BODIES[envelope.v][envelope.kind].read_own(body).value("entry.body")
     return data
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 import pytest
 
@@ -48,6 +49,66 @@ def test_a_decision_chosen_as_a_value_is_parsed_once_by_the_receiver_only(
     ]
     assert len(decisions) > 50
     assert parses == decisions  # each decision parsed once: by the side that received it
+    assert match.sides[Player.A].log.head == match.sides[Player.B].log.head
+
+
+def test_a_bot_decides_on_the_log_s_game_each_roll_rolled_once_per_log(
+    setup: GameSetup, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``LocalMatch.step`` decides on the log's own game once the author's due links are
+    in (``Driver.play``): each roll is rolled once by each side's log, and no game is
+    copied but the log's checkpoints (one per side every CHECKPOINT_EVERY entries)."""
+    rolled: list[tuple[int, ...]] = []
+    copies: list[int] = []
+    roll, copy = Game.roll, Game.copy
+
+    def counting_roll(game: Game, values: Sequence[int]) -> None:
+        rolled.append(tuple(values))
+        roll(game, values)
+
+    def counting_copy(game: Game) -> Game:
+        copies.append(1)
+        return copy(game)
+
+    monkeypatch.setattr(Game, "roll", counting_roll)
+    monkeypatch.setattr(Game, "copy", counting_copy)
+    match = LocalMatch(setup, (Identity.generate(), Identity.generate()))
+    choose = bot_chooser((RandomBot(random.Random(5)), RandomBot(random.Random(6))))
+    while not match.is_closed and len(match.records) < 300:
+        match.step(choose)
+    rolls = [r.dice for r in match.log.rolls]
+    assert len(rolls) > 5
+    assert sorted(rolled) == sorted(rolls + rolls)  # once by each side's log
+    checkpoints = 2 * -(-(len(match.records) - 1) // log_module.CHECKPOINT_EVERY)
+    assert len(copies) <= checkpoints
+
+
+def test_a_chooser_that_fails_leaves_both_logs_as_they_were(setup: GameSetup) -> None:
+    """The decision is made inside the author's entry: if the chooser raises, the entry
+    is undone (the dice its links rolled too) and the same step can be taken again."""
+    match = LocalMatch(setup, (Identity.generate(), Identity.generate()))
+    choose = bot_chooser((RandomBot(random.Random(7)), RandomBot(random.Random(8))))
+    failed = 0
+    while not match.is_closed and len(match.records) < 120:
+        author = match.next_author
+        assert author is not None
+        log = match.sides[author].log
+        held, head, rolls = list(match.records), log.head, len(log.rolls)
+        state = log.game.state_hash()
+
+        def fail(view: Game) -> Choice:
+            raise RuntimeError("the bot crashed")
+
+        try:
+            match.step(fail)
+        except RuntimeError:
+            failed += 1
+            assert match.records == held
+            assert (log.head, len(log.rolls), log.game.state_hash()) == (head, rolls, state)
+        else:  # no decision was due: the entry was a link, FINAL or COSIGN
+            continue
+        match.step(choose)
+    assert failed > 20
     assert match.sides[Player.A].log.head == match.sides[Player.B].log.head
 
 

@@ -222,7 +222,7 @@ class LocalGame:
         closed."""
         match = self.match
         while not match.is_closed and not self.waits_for_person():
-            due = match.due(copy=False)  # the seat decides at once and changes nothing
+            due = match.due()
             assert due is not None, "both players are played here"
             if due.view is None:
                 match.write()

@@ -87,6 +87,7 @@ from dbnet.net.session import (
     Timing,
     clock_claim_result,
     disk_full_advice,
+    restore_game,
     resume_command,
     withheld_result,
 )
@@ -100,7 +101,6 @@ from dbnet.protocol.identity import (
     fingerprint,
     same_fingerprint,
 )
-from dbnet.protocol.remote import RemoteGame
 from dbnet.replay.errors import DiskFullError, ReplayError
 from dbnet.replay.file import ReplayWriter, load_replay
 from dbnet.text import printable
@@ -388,7 +388,7 @@ def run_resume(args: argparse.Namespace) -> int:
                 "the game never started (the file holds no entry, only its header): there is "
                 "nothing to resume. Delete the file, or start a new game with --replay naming it",
             )
-        game = RemoteGame.restore(identity, records, writer.append)
+        game = restore_game(identity, records, writer.append)
     except BaseException:
         writer.close()
         raise

@@ -6,7 +6,7 @@ do; the dice come from their hash chains. ``LocalGame`` drives any two seats
 seats make at once, chain links, FINAL and COSIGN) until a person owes a decision, a seat
 answers later (a bot thinking in a worker thread: ``step``) or the log is closed;
 ``play`` writes a person's choice in notation. Its ``Narrator`` tells the story
-(``match.story``). This module does no terminal I/O.
+(``match.story``) as A's log applies each entry. This module does no terminal I/O.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from dbnet.engine import (
 from dbnet.errors import IllegalChoiceError
 from dbnet.match.building import Builders
 from dbnet.match.keys import MatchKeys
-from dbnet.match.peers import LocalMatch, RecordSink
+from dbnet.match.peers import Attach, LocalMatch, RecordSink
 from dbnet.match.seats import BotSeat, Seat, SeatKind
 from dbnet.match.story import Event, EventKind, Narrator
 from dbnet.protocol.errors import LocalProtocolError
@@ -63,6 +63,7 @@ class Match(LocalMatch):
         chain_length: int | None = None,
         on_record: RecordSink | None = None,
         names: tuple[str, str] = ("A", "B"),
+        attach: Attach | None = None,
     ) -> None:
         super().__init__(
             setup,
@@ -73,6 +74,7 @@ class Match(LocalMatch):
             chain_length=chain_length,
             on_record=on_record,
             names=names,
+            attach=attach,
         )
 
 
@@ -138,7 +140,12 @@ class LocalGame:
         self._begin(setup, seats, keys, on_record)
         names = (seats[0].signed_name(Player.A), seats[1].signed_name(Player.B))
         self._match = Match(
-            setup, keys, chain_length=chain_length, on_record=self._record, names=names
+            setup,
+            keys,
+            chain_length=chain_length,
+            on_record=self._record,
+            names=names,
+            attach=self.narrator.attach,
         )
 
     @classmethod
@@ -151,8 +158,8 @@ class LocalGame:
         on_record: RecordSink | None = None,
     ) -> LocalGame:
         """The game of a replay's ``records``, to go on with: every record is checked and
-        its story told again (``log``); ``on_record`` receives only what is written from
-        here.
+        its story told again (``log``) as A's log checks it; ``on_record`` receives only
+        what is written from here.
 
         Raises:
             DbnetError: a record is invalid, or ``keys`` did not make this game.
@@ -164,7 +171,9 @@ class LocalGame:
         game = cls.__new__(cls)
         game._begin(offer.setup, seats, keys, on_record)
         secrets = keys.chain_secrets(offer.setup)
-        game._match = Match.restore(keys.identities, secrets, records, on_record=game._record)
+        game._match = Match.restore(
+            keys.identities, secrets, records, on_record=game._record, attach=game.narrator.attach
+        )
         game._new += game.narrator.follow(game._match.log)
         return game
 

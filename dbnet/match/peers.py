@@ -13,6 +13,7 @@ from dbnet.match.driver import Driver
 from dbnet.protocol import dice
 from dbnet.protocol.errors import LocalProtocolError
 from dbnet.protocol.identity import Identity
+from dbnet.protocol.log import GameLog
 from dbnet.protocol.peer import Peer
 from dbnet.protocol.remote import RemoteGame
 
@@ -21,6 +22,8 @@ Chooser = Callable[[Game], str | Choice]
 (the match writes its notation, and the log applies the choice without parsing it)."""
 
 RecordSink = Callable[[bytes], None]
+Attach = Callable[[GameLog], None]
+"""Given A's log before its entries are applied: sets its teller (``match.story``)."""
 
 
 def _keep_nothing(record: bytes) -> None:
@@ -43,10 +46,12 @@ class LocalMatch(Driver):
         chain_length: int | None = None,
         on_record: RecordSink | None = None,
         names: tuple[str, str] = ("A", "B"),
+        attach: Attach | None = None,
     ) -> None:
         """``secrets`` (the players' chain secrets) and the nonces (A's and B's) fix the dice
         and the game id; fresh random ones are drawn when they are not given. ``names``
-        (A's, B's) are signed in the OFFER and the ACCEPT."""
+        (A's, B's) are signed in the OFFER and the ACCEPT. ``attach`` is called with A's
+        log (``log``) before anything but the OFFER is applied to it: to set its teller."""
         if secrets is None:
             secrets = (random_bytes.token_bytes(32), random_bytes.token_bytes(32))
         a = RemoteGame.offer(
@@ -60,6 +65,8 @@ class LocalMatch(Driver):
             secret=secrets[0],
             name=names[0],
         )
+        if attach is not None:
+            attach(a.log)
         b = RemoteGame.accept(
             identities[1], a.records[0], _keep_nothing, secret=secrets[1], name=names[1]
         )
@@ -74,10 +81,12 @@ class LocalMatch(Driver):
         records: list[bytes],
         *,
         on_record: RecordSink | None = None,
+        attach: Attach | None = None,
     ) -> Self:
         """The match of a replay's ``records`` (its OFFER first), to go on with: each side
         checks every record again, and ``on_record`` gets only what is written from here
-        (an ACCEPT that never made it to the file first).
+        (an ACCEPT that never made it to the file first). ``attach`` is called with A's log
+        before the records after the OFFER are applied to it (to tell them as they are).
 
         Raises:
             DbnetError: a record is invalid, or the identities and secrets are not the
@@ -86,7 +95,13 @@ class LocalMatch(Driver):
         if not records:
             raise LocalProtocolError("the replay holds no entries: there is no game to resume")
         sink = on_record or _keep_nothing
-        a = RemoteGame.restore(identities[0], list(records), sink, secret=secrets[0])
+        a = RemoteGame.restore(
+            identities[0],
+            list(records),
+            sink,
+            secret=secrets[0],
+            attach=None if attach is None else lambda log, me: attach(log),
+        )
         b = RemoteGame.restore(identities[1], list(records), _keep_nothing, secret=secrets[1])
         if len(b.records) > len(a.records):  # the file ended before B's ACCEPT: B accepted
             a.receive(b.records[-1])

@@ -1,15 +1,16 @@
 """The story of a game: what each entry did, told once for every front end.
 
-A ``Narrator`` follows a game's entries on its own copy of the game and turns them into
-``Event``\\ s whose ``notation`` is the line a scenario or replay would hold (``spawn
-lockjaw e1``, ``roll 3 5``) and whose ``words`` tell people what happened, attack dice
-shown as faces (``[2 3 - B]``). The console, the line interface and ``dbnet replay`` /
-``dbnet export`` all read these events."""
+A ``Narrator`` is told each entry as the game's signed log applies it (the log's
+``teller``: no second play of the game) and turns it into ``Event``\\ s whose
+``notation`` is the line a scenario or replay would hold (``spawn lockjaw e1``, ``roll 3
+5``) and whose ``words`` tell people what happened, attack dice shown as faces (``[2 3 -
+B]``). The console, the line interface, the network session, a spectator's watch and
+``dbnet replay`` / ``dbnet export`` all read these events."""
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -41,7 +42,6 @@ from dbnet.protocol import dice
 from dbnet.protocol.log import GameLog, Roll
 from dbnet.protocol.peer import Peer
 from dbnet.text import printable
-from dbnet.wire.codec import EntryKind, PlayBody
 
 
 class EventKind(enum.Enum):
@@ -73,13 +73,21 @@ class Event:
 
 
 class Narrator:
-    """Follows a game's entries on its own copy of the game and tells what happened.
+    """Tells what happened in a game, as its log applies each entry (``attach``).
+
+    The narrator is its log's ``Teller``: the log calls it around every roll, decision and
+    resignation it applies to its own game, once, so the story costs no second play of
+    the game. What an entry told counts once the log accepts the entry (``follow``
+    returns it then); an entry the log refuses tells nothing.
 
     ``names`` label the players in CHOICE events (``A (you): spawn ...``); ``labels``, if
     given, call them so in CHOICE and RESIGN events instead (``alice (A): spawn ...``,
-    as a spectator does with the names they signed). Rolls are
-    given as the log rolled them (``Roll``); a roll already told is skipped, so the
-    narrator may run ahead of the log with a player's view (``catch_up``).
+    as a spectator does with the names they signed). The narrator may run ahead of the
+    log with a player's view (``catch_up``): a roll told then is not told again when the
+    log rolls it.
+
+    A narrator attached to no log plays on a game of its own (``decide``, ``roll``,
+    ``resign``), told the same way.
     """
 
     def __init__(
@@ -89,105 +97,148 @@ class Narrator:
         *,
         labels: tuple[str, str] | None = None,
     ) -> None:
-        self.game = Game(setup)
+        self._own = Game(setup)
+        self.log: GameLog | None = None
+        """The log told (``attach``), if any."""
         self.names = (printable(names[0]), printable(names[1]))  # the peer chose its own
         self.labels = None if labels is None else (printable(labels[0]), printable(labels[1]))
         self.rolls_told = 0
         self.entries_told = 0
-        """Entries of the followed log told (``follow``)."""
+        """Entries of the log told (accepted since it was attached, and those before)."""
         self.events: list[Event] = []
-        self.turn_starts: dict[int, Game] = {self.game.turn: self.game.copy()}
+        self.turn_starts: dict[int, Game] = {self._own.turn: self._own.copy()}
         """The position at the start of each turn reached (before its initiative roll)."""
+        self.told_at: list[tuple[int, int]] = []
+        """For each entry of the log, by sequence number: how many ``events`` were told by
+        its end, and the game's turn after it."""
+        self._view: Game | None = None  # the log's game and the rolls told ahead of it
+        self._then: Callable[[Game], None] | None = None  # tells what was applied
+        self._told: list[Event] = []  # the entry's events, until it is accepted or refused
+        self._starts: dict[int, Game] = {}  # the turns the entry reached
+        self._rolls_kept = 0  # ``rolls_told`` before the entry
+        self._unread: list[Event] = []  # accepted entries' events, for ``follow``
 
-    def entry(
-        self, kind: EntryKind, author: Player, body: object, rolls: Sequence[Roll]
-    ) -> list[Event]:
-        """The events of one entry: the rolls it completed before its decision, the
-        decision, the rolls after it; or a resignation."""
-        todo = [r for r in rolls if r.index >= self.rolls_told]
-        events: list[Event] = []
-        game = self.game
-        while todo and isinstance(game.pending, ChanceRequest):
-            events += self.roll(todo.pop(0))
-        if kind is EntryKind.RESIGN:
-            events += self.resign(author)
-        elif isinstance(body, PlayBody) and body.decision is not None:
-            events += self.decide(author, body.decision)
-        for roll in todo:
-            events += self.roll(roll)
-        return events
+    @property
+    def game(self) -> Game:
+        """The game as told so far: the log's (with the rolls told ahead of it, if any), or
+        the narrator's own."""
+        if self._view is not None:
+            return self._view
+        return self._own if self.log is None else self.log.game
+
+    def attach(self, log: GameLog) -> None:
+        """Tell ``log``'s entries from now on, as it applies them. Attach before the first
+        entry that tells something is applied (the OFFER and the ACCEPT tell nothing): a
+        resumed game's log is attached before its records are appended, so its whole
+        story is told, once.
+
+        Raises:
+            ValueError: ``log`` has applied an entry that tells something already.
+        """
+        if len(log.entries) > 2 or log.rolls:
+            raise ValueError("a narrator is attached to a log before its entries are applied")
+        log.teller = self
+        self.log = log
+        self.entries_told = len(log.entries)
+        self.told_at = [(len(self.events), log.game.turn)] * len(log.entries)
 
     def follow(self, log: GameLog) -> list[Event]:
-        """Tell the entries of ``log`` not told yet, each with the rolls it completed (the
-        OFFER and the ACCEPT tell nothing). Every front end tells a game this way, live or
-        resumed: one entry at a time or a whole file at once."""
-        events: list[Event] = []
-        for seq in range(max(self.entries_told, 1), len(log.decoded)):
-            entry = log.decoded[seq]
-            rolls = log.rolls[log.rolls_at[seq - 1] : log.rolls_at[seq]]
-            events += self.entry(entry.kind, Player(entry.author), entry.body, rolls)
-        self.entries_told = len(log.decoded)
+        """The events of ``log``'s entries accepted since the last call, each entry's rolls
+        in their places (the OFFER and the ACCEPT tell nothing). Every front end tells a
+        game this way, live or resumed: one entry at a time or a whole file at once.
+        A narrator not yet attached is attached to ``log`` (see ``attach``)."""
+        if self.log is not log:
+            self.attach(log)
+        events, self._unread = self._unread, []
         return events
 
-    def decide(self, player: Player, notation: str) -> list[Event]:
-        game = self.game
-        choice = parse_choice(game, notation)
-        text = format_choice(game, choice)
-        turn, turns_done = game.turn, len(game.conquest_history)
-        before = places(game)
-        idle_strike = isinstance(choice, StrikeChoice) and not engaged_cells(game, player)
-        game.apply(choice)
-        name = self.names[player]
-        who = player.name if name == player.name else f"{player.name} ({name})"
-        if self.labels is not None:
-            who = self.labels[player]
-        said = text
-        if isinstance(choice, CommitChoice | RevealChoice):
-            outcome = build_words(game, player, choice)
-            said = shortened(text)
-        else:
-            outcome = IDLE_STRIKE if idle_strike else outcomes(game, before, choice)
-        words = f"{who}: {said}" + (f". {outcome}" if outcome else "")
-        event = Event(EventKind.CHOICE, player, text, words, turn=turn, outcome=outcome)
-        return self._record([event], turns_done)
+    # --- the teller (``protocol.log.Teller``) --------------------------------------------
 
-    def roll(self, roll: Roll) -> list[Event]:
-        game = self.game
-        if roll.index != self.rolls_told:
-            raise IllegalChoiceError(f"roll {roll.index} told out of order")
+    def rolling(self, game: Game, roll: Roll) -> None:
+        if roll.index < self.rolls_told:
+            self._then = None
+            return  # told ahead of the log (``catch_up``)
         request = game.pending
-        if not isinstance(request, ChanceRequest):
-            raise IllegalChoiceError(f"roll {roll.index} while the game waits for a decision")
+        assert isinstance(request, ChanceRequest)
         values = roll.dice
         words = describe_roll(game, request, values)
         turn, turns_done = game.turn, len(game.conquest_history)
         before = places(game)
-        game.roll(values)
-        self.rolls_told += 1
-        if request.kind is ChanceKind.PACKS:
-            words += " " + pools_words(game)
-        if request.kind is ChanceKind.INITIATIVE:
-            words += initiative_outcome(game)
-        outcome = outcomes(game, before, None)
-        words += f" {outcome}" if outcome else ""
-        plain = request.kind in (ChanceKind.INITIATIVE, ChanceKind.WAIL, ChanceKind.PACKS)
-        faces = "" if plain else faces_in_words(values)
-        event = Event(
-            EventKind.ROLL, None, format_dice(values), words, faces, turn, values, outcome
-        )
-        return self._record([event], turns_done)
+        self.rolls_told = roll.index + 1
 
-    def resign(self, player: Player) -> list[Event]:
-        turn = self.game.turn
-        self.game.resign(player)
-        who = player.name if self.labels is None else self.labels[player]
-        event = Event(EventKind.RESIGN, player, "resign", f"{who} resigns.", turn=turn)
-        self.events.append(event)
-        return [event]
+        def then(game: Game) -> None:
+            told = words
+            if request.kind is ChanceKind.PACKS:
+                told += " " + pools_words(game)
+            if request.kind is ChanceKind.INITIATIVE:
+                told += initiative_outcome(game)
+            outcome = outcomes(game, before, None)
+            told += f" {outcome}" if outcome else ""
+            plain = request.kind in (ChanceKind.INITIATIVE, ChanceKind.WAIL, ChanceKind.PACKS)
+            faces = "" if plain else faces_in_words(values)
+            event = Event(
+                EventKind.ROLL, None, format_dice(values), told, faces, turn, values, outcome
+            )
+            self._record(game, event, turns_done)
+
+        self._then = then
+
+    def deciding(self, game: Game, author: Player, choice: Choice) -> None:
+        text = format_choice(game, choice)
+        turn, turns_done = game.turn, len(game.conquest_history)
+        before = places(game)
+        idle_strike = isinstance(choice, StrikeChoice) and not engaged_cells(game, author)
+        name = self.names[author]
+        who = author.name if name == author.name else f"{author.name} ({name})"
+        if self.labels is not None:
+            who = self.labels[author]
+
+        def then(game: Game) -> None:
+            said = text
+            if isinstance(choice, CommitChoice | RevealChoice):
+                outcome = build_words(game, author, choice)
+                said = shortened(text)
+            else:
+                outcome = IDLE_STRIKE if idle_strike else outcomes(game, before, choice)
+            words = f"{who}: {said}" + (f". {outcome}" if outcome else "")
+            event = Event(EventKind.CHOICE, author, text, words, turn=turn, outcome=outcome)
+            self._record(game, event, turns_done)
+
+        self._then = then
+
+    def resigning(self, game: Game, author: Player) -> None:
+        who = author.name if self.labels is None else self.labels[author]
+        event = Event(EventKind.RESIGN, author, "resign", f"{who} resigns.", turn=game.turn)
+
+        def then(game: Game) -> None:
+            self._told.append(event)  # no turn ends, and no turn starts
+
+        self._then = then
+
+    def applied(self, game: Game) -> None:
+        then, self._then = self._then, None
+        if then is not None:
+            then(game)
+
+    def accepted(self, log: GameLog) -> None:
+        events = self._keep()
+        self._unread += events
+        self.entries_told = len(log.entries)
+        self.told_at.append((len(self.events), log.game.turn))
+        if self._view is not None and len(log.rolls) >= self.rolls_told:
+            self._view = None  # the log has caught up with the view
+
+    def refused(self) -> None:
+        self._then = None
+        self._told, self._starts = [], {}
+        self.rolls_told = self._rolls_kept
+
+    # --- ahead of the log, or without one -------------------------------------------------
 
     def catch_up(self, peer: Peer) -> list[Event]:
         """Roll what ``peer`` already knows: the rolls its own next links complete (its
-        ``view``), so that the narrator's game is that view."""
+        ``view``), so that the narrator's game is that view. The log's own game is not
+        touched: the rolls are made on a copy of it."""
         log = peer.log
         events: list[Event] = []
         while isinstance(self.game.pending, ChanceRequest):
@@ -200,21 +251,73 @@ class Narrator:
                     links.append(peer.chain.reveal(k))
             if len(links) < 2:
                 break
-            pending = self.game.pending
+            if self._view is None:
+                self._view = log.game.copy()
+            pending = self._view.pending
+            assert isinstance(pending, ChanceRequest)
             values = dice.roll_dice(log.game_id, k, links[0], links[1], pending.count)
-            events += self.roll(Roll(k, pending.kind.value, values))
+            events += self._roll(self._view, Roll(k, pending.kind.value, values))
         return events
 
-    def _record(self, events: list[Event], turns_done: int) -> list[Event]:
-        game = self.game
-        for turn, (a, b) in enumerate(game.conquest_history[turns_done:], start=turns_done + 1):
-            events.append(
-                Event(EventKind.TURN, None, "", _turn_result(game, turn, a, b), turn=turn)
-            )
-        if game.turn not in self.turn_starts and not game.is_over:
-            self.turn_starts[game.turn] = game.copy()
+    def decide(self, player: Player, notation: str) -> list[Event]:
+        """Apply ``player``'s decision in ``notation`` to the narrator's own game and tell
+        it (a narrator attached to no log)."""
+        game = self._own_game()
+        choice = parse_choice(game, notation)
+        self.deciding(game, player, choice)
+        game.apply(choice)
+        self.applied(game)
+        return self._keep()
+
+    def roll(self, roll: Roll) -> list[Event]:
+        """Roll ``roll`` on the narrator's own game and tell it (attached to no log)."""
+        game = self._own_game()
+        if roll.index != self.rolls_told:
+            raise IllegalChoiceError(f"roll {roll.index} told out of order")
+        if not isinstance(game.pending, ChanceRequest):
+            raise IllegalChoiceError(f"roll {roll.index} while the game waits for a decision")
+        return self._roll(game, roll)
+
+    def resign(self, player: Player) -> list[Event]:
+        """``player`` resigns the narrator's own game; told (attached to no log)."""
+        game = self._own_game()
+        self.resigning(game, player)
+        game.resign(player)
+        self.applied(game)
+        return self._keep()
+
+    def _own_game(self) -> Game:
+        if self.log is not None:
+            raise IllegalChoiceError("the narrator tells its log's game: the log applies it")
+        return self._own
+
+    def _roll(self, game: Game, roll: Roll) -> list[Event]:
+        """Roll ``roll`` on ``game`` outside any log entry, and keep what it told."""
+        self.rolling(game, roll)
+        game.roll(roll.dice)
+        self.applied(game)
+        return self._keep()
+
+    def _keep(self) -> list[Event]:
+        """What was told since the last entry (or roll told ahead) counts: keep it."""
+        events, self._told = self._told, []
         self.events += events
+        for turn, start in self._starts.items():
+            self.turn_starts.setdefault(turn, start)
+        self._starts = {}
+        self._rolls_kept = self.rolls_told
         return events
+
+    def _record(self, game: Game, event: Event, turns_done: int) -> None:
+        """Tell ``event``, then the turns it ended, and keep the position of a turn it
+        started (``game`` is after it)."""
+        told = self._told
+        told.append(event)
+        for turn, (a, b) in enumerate(game.conquest_history[turns_done:], start=turns_done + 1):
+            told.append(Event(EventKind.TURN, None, "", _turn_result(game, turn, a, b), turn=turn))
+        now = game.turn
+        if now not in self.turn_starts and now not in self._starts and not game.is_over:
+            self._starts[now] = game.copy()
 
 
 # --- words ---------------------------------------------------------------------------------

@@ -81,7 +81,7 @@ from dbnet.net.stream import RELAY, SecureStream, open_channel
 from dbnet.protocol.clock import ClockSetting
 from dbnet.protocol.errors import InvalidEntryError, ProtocolError
 from dbnet.protocol.identity import Identity, KnownPeers, fingerprint, same_fingerprint
-from dbnet.protocol.log import Status
+from dbnet.protocol.log import GameLog, Status
 from dbnet.protocol.peer import RULES_VERSION
 from dbnet.protocol.remote import EquivocationError, RemoteGame
 from dbnet.replay.errors import DiskFullError
@@ -238,6 +238,28 @@ class _Exchange:
     peer_done: bool = False  # the peer said BYE (done)
     said_done: bool = False  # we said BYE (done)
     peer_gone: trio.Event = field(default_factory=trio.Event)  # ...and then it closed
+
+
+def seat_narrator(log: GameLog, me: Player) -> Narrator:
+    """The story of ``log`` as the player in seat ``me`` is told it (``A (you)``, ``B
+    (peer)``), attached to the log (``Narrator.attach``)."""
+    names = ("you", "peer") if me is Player.A else ("peer", "you")
+    narrator = Narrator(log.game.setup, names)
+    narrator.attach(log)
+    return narrator
+
+
+def restore_game(
+    identity: Identity, records: list[bytes], save: Callable[[bytes], None]
+) -> RemoteGame:
+    """``RemoteGame.restore`` with the session's narrator attached before the records are
+    checked: a resumed game's story is told as its log checks it, and not played again
+    (a ``GameSession`` given this game tells it)."""
+    return RemoteGame.restore(identity, records, save, attach=_attach_narrator)
+
+
+def _attach_narrator(log: GameLog, me: Player) -> None:
+    seat_narrator(log, me)
 
 
 class GameSession:
@@ -1025,9 +1047,13 @@ class GameSession:
         game.save_received = functools.partial(writer.append, sync=False)
 
     def _start_narrator(self, game: RemoteGame) -> None:
-        """Tell the game so far (a resumed game's whole story) and follow it from here."""
-        names = ("you", "peer") if game.me is Player.A else ("peer", "you")
-        self.narrator = Narrator(game.log.game.setup, names)
+        """Tell the game so far (a resumed game's whole story, told as ``restore_game``
+        checked it) and follow it from here."""
+        teller = game.log.teller
+        if isinstance(teller, Narrator):
+            self.narrator = teller
+        else:
+            self.narrator = seat_narrator(game.log, game.me)
         self._narrate(game)
 
     def _narrate(self, game: RemoteGame) -> None:

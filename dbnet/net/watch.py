@@ -8,10 +8,11 @@ the entry records from the start. Each record is checked as it arrives with the 
 of ``dbnet verify`` (``dbnet.replay.verify.ReplayVerifier``: framing, signatures, the
 hash chain, the dice links and the arming rule, the re-simulation and every state
 hash), so what is shown is a verified game; it is then saved (``ReplayWriter``: one
-fsync per record) and told (``match.story.Narrator``), the players called by the names
-they signed (A's in the OFFER, B's in the ACCEPT: ``alice (A)``; ``A`` and ``B`` in
-games of protocol versions before 3, which have none). BYE (done) ends the watch once
-the log is complete; any refusal or failure is a ``WatchError`` in one line.
+fsync per record) and told (``match.story.Narrator``, as the verifier applies it), the
+players called by the names they signed (A's in the OFFER, B's in the ACCEPT: ``alice
+(A)``; ``A`` and ``B`` in games of protocol versions before 3, which have none). BYE
+(done) ends the watch once the log is complete; any refusal or failure is a
+``WatchError`` in one line.
 
 A spectator never writes an entry: it sends WATCH, then only PINGs and PONGs.
 """
@@ -211,6 +212,7 @@ class Watching:
                 return  # the OFFER tells nothing; the ACCEPT brings B's name
             self._name_players(log)
             self.narrator = Narrator(log.game.setup, labels=self.labels)
+            self.narrator.attach(log)  # told as the verifier checks each entry from here
         events = self.narrator.follow(log)
         if events and self.on_events is not None:
             self.on_events(events)

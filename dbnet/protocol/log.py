@@ -214,6 +214,39 @@ class _Snapshot(NamedTuple):
     final_author: Player | None
 
 
+class Teller(Protocol):
+    """Told what a log's entries do to its game, as the log applies them, once (the story
+    of a game, ``match.story.Narrator``): each roll, decision and resignation before it is
+    applied, then ``applied`` with the game after it; then whether the entry was
+    ``accepted`` or ``refused`` (undone: nothing told of it counts). An entry applied again
+    to undo a refused one (``GameLog._undo``) or a roll peeked at (``Peer.view``) is not
+    told."""
+
+    def rolling(self, game: Game, roll: Roll) -> None:
+        """``roll`` is about to be rolled on ``game``, which waits for it."""
+        ...
+
+    def deciding(self, game: Game, author: Player, choice: Choice) -> None:
+        """``author``'s ``choice`` is about to be applied to ``game``."""
+        ...
+
+    def resigning(self, game: Game, author: Player) -> None:
+        """``author`` is about to resign ``game``."""
+        ...
+
+    def applied(self, game: Game) -> None:
+        """The roll, decision or resignation told last is applied: ``game`` is after it."""
+        ...
+
+    def accepted(self, log: GameLog) -> None:
+        """The entry is accepted: it is the last of ``log.entries``."""
+        ...
+
+    def refused(self) -> None:
+        """The entry is refused: what was told of it did not happen."""
+        ...
+
+
 class LinkSource(Protocol):
     """Where an entry's links come from: the entry itself, or the author's own chain."""
 
@@ -270,6 +303,9 @@ class GameLog:
         self.status = Status.PLAYING
         self.final_author: Player | None = None
         self._checkpoint: _Snapshot | None = None  # made by the first entry that may be undone
+        self.teller: Teller | None = None
+        """Told what each entry does as it is applied (``Teller``), if set: set it before
+        the entries whose story is wanted are applied."""
 
     # --- construction ---------------------------------------------------------
 
@@ -378,7 +414,12 @@ class GameLog:
         ):  # ``UncheckedSignature.check``, without making one
             raise InvalidEntryError(seq, _bad_signature(author), record)
         if not atomic:
-            self._apply(seq, author, entry.kind, entry.body, record)
+            try:
+                self._apply(seq, author, entry.kind, entry.body, record)
+            except BaseException:
+                if self.teller is not None:
+                    self.teller.refused()
+                raise
         else:
             self._keep_checkpoint()
             try:
@@ -452,6 +493,8 @@ class GameLog:
         self.decoded.append(entry)
         self.rolls_at.append(len(self.rolls))
         self.head = codec.entry_hash(signed.signed)
+        if self.teller is not None:
+            self.teller.accepted(self)
 
     def _check_envelope(
         self, seq: int, entry: Entry, record: bytes, *, clock_claim: bool = False
@@ -576,7 +619,12 @@ class GameLog:
                 self._check_state(seq, body.state, record)
         elif kind is EntryKind.RESIGN:
             assert isinstance(body, ResignBody)
+            teller = self.teller
+            if teller is not None:
+                teller.resigning(self.game, author)
             self.game.resign(author)
+            if teller is not None:
+                teller.applied(self.game)
             if check_state:
                 self._check_state(seq, body.state, record)
         elif kind is EntryKind.FINAL:
@@ -732,12 +780,19 @@ class GameLog:
                     seq, f"decision {decision!r} by {author.name}, but {pending.player.name} "
                     f"owes the {pending.kind.value} decision", record
                 )  # fmt: skip
+            teller = self.teller
             try:
-                game.apply(parse_choice(game, decision) if choice is None else choice)
+                if choice is None:
+                    choice = parse_choice(game, decision)
+                if teller is not None:
+                    teller.deciding(game, author, choice)
+                game.apply(choice)
             except DbnetError as exc:
                 raise InvalidEntryError(
                     seq, f"illegal decision {decision!r}: {exc}", record
                 ) from exc
+            if teller is not None:
+                teller.applied(game)
             if links is not None:
                 used += self._resolve(seq, author, links, record)
         elif not used and seq != 1:
@@ -779,8 +834,14 @@ class GameLog:
             values = dice.roll_dice(
                 self.game_id, k, self.links[Player.A][k], self.links[Player.B][k], request.count
             )
+            roll = Roll(k, _CHANCE_NAMES[request.kind], values)
+            teller = self.teller
+            if teller is not None:
+                teller.rolling(game, roll)
             game.roll(values)
-            self.rolls.append(Roll(k, _CHANCE_NAMES[request.kind], values))
+            if teller is not None:
+                teller.applied(game)
+            self.rolls.append(roll)
         return taken
 
     def _take_link(
@@ -825,13 +886,18 @@ class GameLog:
         refused, where a copy of the game before every entry would cost a copy each."""
         checkpoint = self._checkpoint
         assert checkpoint is not None
-        head = self.head
-        self._restore(checkpoint._replace(game=checkpoint.game.copy()))  # kept for the next
-        for seq in range(checkpoint.entries, len(self.entries)):
-            self.head = codec.entry_hash(self.entries[seq - 1].signed)  # as a COSIGN saw it
-            entry = self.decoded[seq]
-            self._apply(seq, PLAYERS[entry.author], entry.kind, entry.body, b"")
-        self.head = head
+        head, teller = self.head, self.teller
+        self.teller = None  # told once, when they were accepted
+        try:
+            self._restore(checkpoint._replace(game=checkpoint.game.copy()))  # kept for the next
+            for seq in range(checkpoint.entries, len(self.entries)):
+                self.head = codec.entry_hash(self.entries[seq - 1].signed)  # as a COSIGN saw it
+                entry = self.decoded[seq]
+                self._apply(seq, PLAYERS[entry.author], entry.kind, entry.body, b"")
+        finally:
+            self.head, self.teller = head, teller
+        if teller is not None:
+            teller.refused()
 
     def _save(self) -> _Snapshot:
         """A snapshot of the log as it is: the game is copied; the rest only grows while

@@ -191,12 +191,14 @@ class Peer:
         log = self.log
         if not isinstance(log.game.pending, ChanceRequest):
             return log.game.copy()  # no dice due: nothing to roll
-        saved = log._save()
+        saved, teller = log._save(), log.teller
+        log.teller = None  # a view is no entry: its rolls are told when an entry rolls them
         try:
             log._resolve(log.next_seq, self.me, OwnLinks(self.chain, log.chain_length), b"")
             return log.game
         finally:
             log._restore(saved)
+            log.teller = teller
 
     def receive(self, record: bytes, decoded: tuple[SignedEntry, Entry] | None = None) -> Entry:
         """Check and add the other player's next entry (InvalidEntryError: nothing changed);

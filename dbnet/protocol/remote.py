@@ -154,11 +154,19 @@ class RemoteGame:
 
     @classmethod
     def restore(
-        cls, identity: Identity, records: list[bytes], save: Save, *, secret: bytes | None = None
+        cls,
+        identity: Identity,
+        records: list[bytes],
+        save: Save,
+        *,
+        secret: bytes | None = None,
+        attach: Callable[[GameLog, Player], None] | None = None,
     ) -> RemoteGame:
         """The game of a replay file's ``records`` (this player's copy), to go on with; the
         chain secret is derived from the identity and the game id unless ``secret`` is
-        given.
+        given. ``attach``, if given, is called with the log and this player's seat before
+        the records after the OFFER are applied: to set the log's ``teller``, which then
+        tells the game so far as the records are checked, with no second play of it.
 
         Raises:
             LocalProtocolError: the identity is neither player of the game.
@@ -174,9 +182,13 @@ class RemoteGame:
             # B saved the OFFER and stopped before its ACCEPT: go on as a fresh ACCEPT
             # would (the chain secret is derived, so it is the ACCEPT B would have sent)
             game = cls.accept(identity, records[0], lambda record: None, secret=secret)
+            if attach is not None:
+                attach(game.log, me)  # the OFFER and the ACCEPT tell nothing
             game.save = save
             save(game.records[1])
             return game
+        if attach is not None:
+            attach(log, me)
         for record in records[1:]:
             log.append(record)
         if secret is None:

@@ -11,8 +11,10 @@ millions of tiny records after a bad one is never framed past that one.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from dbnet.protocol.log import GameLog
 from dbnet.replay.evidence import EVIDENCE_MAGIC, check_evidence
 from dbnet.replay.file import iter_records, load_bytes
 from dbnet.replay.verify import Verdict, VerdictStatus, verify_replay
@@ -29,14 +31,17 @@ class CheckedReplay:
     records: tuple[bytes, ...]
 
 
-def check_bytes(data: bytes, *, where: str) -> CheckedReplay:
-    """Verify ``data`` (a whole file's bytes, named ``where``) and keep its valid records.
+def check_bytes(
+    data: bytes, *, where: str, attach: Callable[[GameLog], None] | None = None
+) -> CheckedReplay:
+    """Verify ``data`` (a whole file's bytes, named ``where``) and keep its valid records;
+    ``attach`` is ``verify_replay``'s (to tell the story as the file is verified).
 
     Equivocation evidence (``dbnet.replay.evidence``) is checked as such: its verdict,
     and no records (it is not a game to tell)."""
     if data.startswith(EVIDENCE_MAGIC):
         return CheckedReplay(check_evidence(data, where=where), ())
-    verdict = verify_replay(data, where=where)
+    verdict = verify_replay(data, where=where, attach=attach)
     stop: int | None = None
     if verdict.status is VerdictStatus.INVALID:
         stop = verdict.record or 0  # None: a bad magic, nothing is valid

@@ -1,8 +1,8 @@
-"""A replay file, checked then re-played: each valid entry with the rolls it completed and
-the story events it told (``match.story``), for ``dbnet replay``, ``dbnet export`` and the
+"""A replay file, checked and told: each valid entry with the rolls it completed and the
+story events it told (``match.story``), for ``dbnet replay``, ``dbnet export`` and the
 full-screen viewer. The file is read as ``dbnet verify`` reads it (``replay.checked``),
-so a hostile file costs what verifying it costs, and nothing past the first invalid
-record is re-played."""
+and told as it is verified, so a hostile file costs what verifying it costs, and
+nothing past the first invalid record is told."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from dbnet.engine import Game, GameSetup
 from dbnet.errors import DbnetError
 from dbnet.match.story import Event, Narrator
 from dbnet.protocol.log import GameLog, Roll
-from dbnet.replay.checked import CheckedReplay, check_bytes, read_checked
-from dbnet.replay.file import decode_header
+from dbnet.replay.checked import CheckedReplay, check_bytes
+from dbnet.replay.file import decode_header, load_bytes
 from dbnet.replay.verify import Verdict, VerdictStatus
 from dbnet.wire import codec
 from dbnet.wire.codec import (
@@ -71,50 +71,77 @@ class Story:
 
 
 def read_story(data: bytes, *, where: str) -> Story:
-    """Verify ``data`` (a replay file's bytes), then re-play its valid records."""
-    return story_of(check_bytes(data, where=where), where=where)
+    """Verify ``data`` (a replay file's bytes) and tell its valid records as the verifier
+    applies them: the story costs no second play of the game."""
+    narrators: list[Narrator] = []
+
+    def attach(log: GameLog) -> None:
+        narrator = Narrator(log.game.setup)
+        narrator.attach(log)
+        narrators.append(narrator)
+
+    checked = check_bytes(data, where=where, attach=attach)
+    return story_of(checked, where=where, narrator=narrators[0] if narrators else None)
 
 
-def story_of(checked: CheckedReplay, *, where: str) -> Story:
-    """Re-play the records the verifier accepted (``dbnet.replay.checked``): an invalid
-    file is told up to the record before the invalid one, and nothing past it is read."""
+def story_of(checked: CheckedReplay, *, where: str, narrator: Narrator | None = None) -> Story:
+    """The story of the records the verifier accepted (``dbnet.replay.checked``), as
+    ``narrator`` told them while they were verified (``read_story``). An invalid file is
+    told up to the record before the invalid one, and nothing past it is read: its
+    valid records are told again on a log of their own (the verifier's went on past them,
+    to check the signatures after the rules), as they are without ``narrator``."""
     story = Story(where, checked.verdict)
     records = checked.records
     try:
         if records:
             story.header = decode_header(records[0], where=where)
-        if len(records) < 2:
-            return story
-        log = GameLog.start(records[1])
     except DbnetError:
         return story  # cannot happen for records the verifier accepted
+    if len(records) < 2:
+        return story
+    if narrator is None or narrator.log is None or story.stops_at is not None:
+        narrator = _retold(records)
+        if narrator is None:
+            return story  # cannot happen for records the verifier accepted
+    log = narrator.log
+    assert log is not None
     offer = log.decoded[0].body
     assert isinstance(offer, OfferBody)
     story.setup = offer.setup
     story.keys = log.keys
-    narrator = Narrator(offer.setup)
     story.narrator = narrator
-    story.entries.append(_told(1, log, 0, ()))
-    for index, record in enumerate(records[2:], start=2):
-        before = len(log.rolls)
-        turn = narrator.game.turn
-        try:
-            log.append(record, atomic=False)
-        except DbnetError:
-            break  # cannot happen for records the verifier accepted
-        rolls = tuple(log.rolls[before:])
-        story.entries.append(_told(index, log, turn, rolls, tuple(narrator.follow(log))))
+    told_at, events = narrator.told_at, narrator.events
+    story.entries.append(_told(log, 0, 0, ()))
+    for seq in range(1, len(log.entries)):
+        (start, turn), (end, _) = told_at[seq - 1], told_at[seq]
+        rolls = tuple(log.rolls[log.rolls_at[seq - 1] : log.rolls_at[seq]])
+        story.entries.append(_told(log, seq, turn, rolls, tuple(events[start:end])))
     return story
 
 
+def _retold(records: tuple[bytes, ...]) -> Narrator | None:
+    """A narrator that told ``records`` (the header, then valid entries) on a new log."""
+    try:
+        log = GameLog.start(records[1])
+    except DbnetError:
+        return None
+    narrator = Narrator(log.game.setup)
+    narrator.attach(log)
+    for record in records[2:]:
+        try:
+            log.append(record, atomic=False)
+        except DbnetError:
+            break
+    return narrator
+
+
 def _told(
-    record: int, log: GameLog, turn: int, rolls: tuple[Roll, ...], events: tuple[Event, ...] = ()
+    log: GameLog, seq: int, turn: int, rolls: tuple[Roll, ...], events: tuple[Event, ...] = ()
 ) -> Told:
-    signed = log.entries[-1]
     return Told(
-        record=record,
-        entry=log.decoded[-1],
-        hash=codec.entry_hash(signed.signed),
+        record=seq + 1,
+        entry=log.decoded[seq],
+        hash=codec.entry_hash(log.entries[seq].signed),
         rolls=rolls,
         events=events,
         turn=max(turn, 1),
@@ -125,6 +152,6 @@ def load_story(path: Path) -> Story:
     """The story of the file at ``path``, read as ``dbnet verify`` reads it.
 
     Raises:
-        ReplayError: the file cannot be read (``read_checked``'s limits).
+        ReplayError: the file cannot be read (``load_bytes``'s limits).
     """
-    return story_of(read_checked(path), where=str(path))
+    return read_story(load_bytes(path), where=str(path))

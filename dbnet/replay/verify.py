@@ -29,7 +29,7 @@ Only ``DbnetError`` is turned into a verdict: anything else is a bug and propaga
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Final
 
@@ -221,12 +221,16 @@ class Verdict:
         }
 
 
-def verify_replay(data: bytes, *, where: str) -> Verdict:
-    """The verdict on a whole replay file's bytes; ``where`` names the file.
+def verify_replay(
+    data: bytes, *, where: str, attach: Callable[[GameLog], None] | None = None
+) -> Verdict:
+    """The verdict on a whole replay file's bytes; ``where`` names the file. ``attach``,
+    if given, is called with the log once its OFFER is checked, before any other entry is
+    applied (to set its ``teller``: the story told from the verification itself).
 
     Never raises for bad input: every ``DbnetError`` becomes an *invalid* verdict.
     """
-    return ReplayVerifier(where).run(data)
+    return ReplayVerifier(where, attach=attach).run(data)
 
 
 class ReplayVerifier:
@@ -237,8 +241,10 @@ class ReplayVerifier:
     do this). After an invalid record the verifier is spent.
     """
 
-    def __init__(self, where: str) -> None:
+    def __init__(self, where: str, *, attach: Callable[[GameLog], None] | None = None) -> None:
         self.where = where
+        self._attach = attach
+        """Called with the log once its OFFER is checked (``verify_replay``)."""
         self.header: ReplayHeader | None = None
         self.log: GameLog | None = None
         self.records = 0
@@ -322,6 +328,8 @@ class ReplayVerifier:
             log = GameLog.start(record)
             self._check_header(log)
             self.log = log
+            if self._attach is not None:
+                self._attach(log)
         else:
             assert self.log is not None
             # a record that fails after its signature's place still has it queued
@@ -528,11 +536,12 @@ def _copy_log(log: GameLog) -> GameLog:
     """An independent copy of a log, for ``ReplayVerifier.copy``.
 
     Every attribute is copied by type; an attribute of a type not listed here is a new
-    kind of log state this copy does not know how to copy, so it fails loudly.
+    kind of log state this copy does not know how to copy, so it fails loudly. The copy has
+    no teller: the original's tells its own entries.
     """
     twin = GameLog.__new__(GameLog)
     for name, value in vars(log).items():
-        setattr(twin, name, _copy_value(value, name))
+        setattr(twin, name, None if name == "teller" else _copy_value(value, name))
     return twin
 
 

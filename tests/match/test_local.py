@@ -11,6 +11,7 @@ from dbnet.bots import GreedyBot, RandomBot
 from dbnet.catalog import default_warbands, load_catalog, load_map
 from dbnet.engine import (
     ChanceRequest,
+    Choice,
     Decision,
     Game,
     GameSetup,
@@ -25,10 +26,11 @@ from dbnet.match.local import LocalGame
 from dbnet.match.seats import BotSeat, PersonSeat
 from dbnet.match.story import EventKind, faces_in_words
 from dbnet.protocol.identity import Identity
-from dbnet.protocol.log import Status
+from dbnet.protocol.log import GameLog, Status
 from dbnet.replay.file import ReplayWriter
 from dbnet.replay.paths import now_utc
 from dbnet.replay.verify import VerdictStatus, verify_replay
+from dbnet.wire.codec import PlayBody
 
 
 @pytest.fixture(scope="module")
@@ -293,3 +295,57 @@ def _bot_decision(game: LocalGame) -> str | None:
     choice = seat.ask(view)  # a bot in place decides at once
     assert choice is not None
     return format_choice(view, choice)
+
+
+def count_applies(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count every ``Game.apply`` from now on (random bots apply nothing of their own)."""
+    calls = [0]
+    real = Game.apply
+
+    def counting(game: Game, choice: Choice) -> None:
+        calls[0] += 1
+        real(game, choice)
+
+    monkeypatch.setattr(Game, "apply", counting)
+    return calls
+
+
+def decisions_in(records: list[bytes]) -> int:
+    log = GameLog.start(records[0])
+    for record in records[1:]:
+        log.append(record)
+    return sum(1 for e in log.decoded if isinstance(e.body, PlayBody) and e.body.decision)
+
+
+def test_a_decision_is_applied_once_by_each_side_s_log_and_told_from_a_s(
+    setup: GameSetup, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A whole game with its story: each decision is applied by A's log and by B's, and by
+    nothing else (the story is told from A's log as it applies it); a game resumed from
+    its records is told the same way, again two applications per decision."""
+    seats = (BotSeat(RandomBot(random.Random(5))), BotSeat(RandomBot(random.Random(6))))
+    made = keys(5)
+    records: list[bytes] = []
+    calls = count_applies(monkeypatch)
+    local = LocalGame(setup, seats, made, on_record=records.append)
+    local.advance()
+    assert local.is_closed
+    applied = calls[0]
+    monkeypatch.undo()
+    decisions = decisions_in(records)
+    assert decisions > 50
+    assert applied == 2 * decisions
+    told = [e for e in local.log if e.kind is EventKind.CHOICE]
+    assert len(told) == decisions
+    assert [e.notation for e in told] == [
+        e.body.decision
+        for e in local.match.log.decoded
+        if isinstance(e.body, PlayBody) and e.body.decision
+    ]
+    half = records[: len(records) // 2]
+    past = decisions_in(half)
+    calls = count_applies(monkeypatch)
+    resumed = LocalGame.resume(seats, made, half)
+    assert calls[0] == 2 * past
+    assert len([e for e in resumed.log if e.kind is EventKind.CHOICE]) == past
+    assert resumed.log == local.log[: len(resumed.log)]

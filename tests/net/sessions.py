@@ -28,11 +28,11 @@ from dbnet.net.session import (
     NewGame,
     Outcome,
     Timing,
+    restore_game,
 )
 from dbnet.protocol.clock import ClockSetting
 from dbnet.protocol.identity import Identity, KnownPeers
 from dbnet.protocol.log import GameLog
-from dbnet.protocol.remote import RemoteGame
 from dbnet.replay.file import ReplayWriter, load_replay
 from dbnet.replay.verify import Verdict, verify_replay
 
@@ -151,7 +151,7 @@ def resume_side(
     resume``), with a bot seeded by ``seed``."""
     old = side.session.player
     writer = ReplayWriter.resume(side.path)
-    game = RemoteGame.restore(old.identity, list(load_replay(side.path).records), writer.append)
+    game = restore_game(old.identity, list(load_replay(side.path).records), writer.append)
     again = Side(session=None, path=side.path)  # type: ignore[arg-type]
     player = LocalPlayer(
         identity=old.identity,

@@ -9,13 +9,14 @@ import functools
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
 import trio.testing
 
 from dbnet.commands import net as net_command
-from dbnet.engine import ChanceRequest
+from dbnet.engine import ChanceRequest, Choice, Game
 from dbnet.match.seats import PeerSeat, PersonSeat
 from dbnet.match.story import Event, EventKind
 from dbnet.net.session import GameSession, Outcome, Timing, resume_command
@@ -33,6 +34,7 @@ from .sessions import (
     Network,
     Side,
     Wrap,
+    bot_chooser,
     final_state,
     make_side,
     play,
@@ -114,6 +116,51 @@ async def test_a_whole_game_over_memory_streams(autojump_clock: Clock, tmp_path:
     assert joiner.session.seats == (PeerSeat("alice"), PersonSeat())
     # the replay files of both players are the same, header included
     assert host.path.read_bytes() == joiner.path.read_bytes()
+
+
+async def test_each_peer_applies_each_decision_once_and_tells_it_from_there(
+    autojump_clock: Clock, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each decision is applied once by each peer's log, and by nothing else: each side's
+    story is told from its own log's application (random bots apply nothing)."""
+    host, joiner = pair(tmp_path)
+    stories: list[list[Event]] = [[], []]
+    for side, story in zip((host, joiner), stories, strict=True):
+        seat = side.session.seat
+        seat.choose = bot_chooser("random", f"count {seat.name}", decisions=side.decisions)
+        seat.on_events = story.extend
+    inside: list[GameLog] = []  # the log applying an entry now, if any
+    calls: dict[int, int] = {}
+    real_apply, real_play = Game.apply, GameLog._play
+
+    def apply(game: Game, choice: Choice) -> None:
+        key = id(inside[-1]) if inside else 0
+        calls[key] = calls.get(key, 0) + 1
+        real_apply(game, choice)
+
+    def play_entry(log: GameLog, *args: Any, **kwargs: Any) -> None:
+        inside.append(log)
+        try:
+            real_play(log, *args, **kwargs)
+        finally:
+            inside.pop()
+
+    monkeypatch.setattr(Game, "apply", apply)
+    monkeypatch.setattr(GameLog, "_play", play_entry)
+    await play(host, joiner, Network())
+    monkeypatch.undo()
+    assert host.outcome is Outcome.COMPLETE, host.said
+    assert joiner.outcome is Outcome.COMPLETE, joiner.said
+    decisions = [
+        d for record in host.records for d in decisions_of([record], 0) + decisions_of([record], 1)
+    ]  # in the log's order
+    assert len(decisions) > 20
+    logs = [side.session.game.log for side in (host, joiner)]  # type: ignore[union-attr]
+    assert calls == {id(logs[0]): len(decisions), id(logs[1]): len(decisions)}
+    for story in stories:
+        told = [e.notation for e in story if e.kind is EventKind.CHOICE]
+        assert told == decisions
+        assert len([e for e in story if e.kind is EventKind.ROLL]) == len(logs[0].rolls)
 
 
 async def test_the_same_seed_plays_the_same_game(autojump_clock: Clock, tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import pytest
 
 from dbnet.engine import ChanceRequest, Decision, GameSetup, Player
+from dbnet.match.story import Narrator
 from dbnet.protocol.errors import InvalidEntryError, LocalProtocolError
 from dbnet.protocol.identity import Identity
 from dbnet.protocol.identity import verify as real_verify
@@ -183,3 +184,68 @@ def test_our_own_offer_starts_the_log_the_other_peer_starts(setup: GameSetup) ->
     ]  # the same on the wire (A's own setup keeps its map's note, which is not sent)
     assert peer.log.head == started.head
     assert peer.log.game.state_hash() == started.game.state_hash()
+
+
+def told(log: GameLog, narrator: Narrator) -> list[tuple[str, str]]:
+    """What ``narrator`` told of ``log`` (it is attached to it): every event's notation and
+    words, checked against a narrator that told a log rebuilt from the same records."""
+    assert narrator.log is log
+    records = [codec.encode_signed_entry(signed) for signed in log.entries]
+    fresh = GameLog.start(records[0])
+    again = Narrator(fresh.game.setup)
+    again.attach(fresh)
+    for record in records[1:]:
+        fresh.append(record)
+    assert narrator.events == again.events
+    assert narrator.rolls_told == len(log.rolls)
+    assert narrator.told_at == again.told_at
+    assert {turn: game.state_hash() for turn, game in narrator.turn_starts.items()} == {
+        turn: game.state_hash() for turn, game in again.turn_starts.items()
+    }
+    return [(event.notation, event.words) for event in narrator.events]
+
+
+def test_a_narrator_tells_each_accepted_entry_once_and_no_refused_one(
+    setup: GameSetup, choose: Chooser
+) -> None:
+    """Narrators attached to both logs (``GameLog.teller``) while entries are refused and
+    undone, received and our own, after rolls and far from a checkpoint, and while views
+    are peeked at: each tells exactly what a narrator of the accepted records alone
+    tells, and the two peers tell the same story."""
+    pair = Pair.start(setup, SEED)
+    narrators = (Narrator(setup), Narrator(setup))
+    for peer, narrator in zip(pair.peers, narrators, strict=True):
+        narrator.attach(peer.log)
+
+    def rolls_next(p: Pair) -> bool:
+        return p.a.log.next_seq > CHECKPOINT_EVERY + 3 and isinstance(
+            p.a.log.game.pending, ChanceRequest
+        )
+
+    pair.run_until(choose, rolls_next)
+    author, record = pair.write(choose)
+    reader = pair.peers[author.me.other]
+    told_before = len(narrators[reader.me].events)
+    assert_refused(reader, retouch(record, author.identity, state=bytes(32)), "state hash")
+    assert len(narrators[reader.me].events) == told_before
+    pair.deliver(author, record)
+    assert len(narrators[reader.me].events) > told_before  # the honest entry rolled
+
+    def we_roll_then_decide(p: Pair) -> bool:
+        writer = p.next_author
+        if writer is None or not isinstance(p.a.log.game.pending, ChanceRequest):
+            return False
+        pending = p.peers[writer].view().pending
+        assert narrators[writer].rolls_told == len(p.a.log.rolls)  # a view tells nothing
+        return isinstance(pending, Decision) and pending.player is writer
+
+    pair.run_until(choose, we_roll_then_decide)
+    writer = pair.peers[pair.next_author or Player.A]
+    told_before = len(narrators[writer.me].events)
+    with pytest.raises(InvalidEntryError, match="illegal decision"):
+        writer.decide("spawn nobody a1")  # after our link rolled the dice
+    assert len(narrators[writer.me].events) == told_before
+    pair.run_to_end(choose)
+    story = told(pair.a.log, narrators[Player.A])
+    assert story == told(pair.b.log, narrators[Player.B])
+    assert any(notation.startswith("roll") for notation, _ in story)

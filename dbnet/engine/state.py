@@ -279,6 +279,13 @@ class State:
         other._derive()
         return other
 
+    def copy_from(self, other: State) -> None:
+        """Put this state in ``other``'s position, in place: what ``copy`` makes, in this
+        object, so that whoever holds it sees the game move on (a game shown on a screen
+        while another object plays it)."""
+        _PLAN.copy(other, self)
+        self._derive()
+
     def _invalidate(self) -> None:
         """Forget the pending item and its legal choices: the state is about to change."""
         self._pending = None

@@ -111,7 +111,8 @@ class Narrator:
         self.told_at: list[tuple[int, int]] = []
         """For each entry of the log, by sequence number: how many ``events`` were told by
         its end, and the game's turn after it."""
-        self._view: Game | None = None  # the log's game and the rolls told ahead of it
+        self._fresh = True  # whether ``_own`` is in the position told so far
+        self._ahead = False  # whether ``_own`` holds rolls told ahead of the log (catch_up)
         self._then: Callable[[Game], None] | None = None  # tells what was applied
         self._told: list[Event] = []  # the entry's events, until it is accepted or refused
         self._starts: dict[int, Game] = {}  # the turns the entry reached
@@ -120,11 +121,14 @@ class Narrator:
 
     @property
     def game(self) -> Game:
-        """The game as told so far: the log's (with the rolls told ahead of it, if any), or
-        the narrator's own."""
-        if self._view is not None:
-            return self._view
-        return self._own if self.log is None else self.log.game
+        """The game as told so far, one object for the whole game: the narrator's own, put
+        in the log's position when asked after the log moved on (a copy, never a second
+        play), or with the rolls told ahead of the log (``catch_up``)."""
+        if not self._fresh:
+            assert self.log is not None
+            self._own.copy_from(self.log.game)
+            self._fresh = True
+        return self._own
 
     def attach(self, log: GameLog) -> None:
         """Tell ``log``'s entries from now on, as it applies them. Attach before the first
@@ -219,14 +223,16 @@ class Narrator:
         then, self._then = self._then, None
         if then is not None:
             then(game)
+        if self.log is not None and not self._ahead:
+            self._fresh = False
 
     def accepted(self, log: GameLog) -> None:
         events = self._keep()
         self._unread += events
         self.entries_told = len(log.entries)
         self.told_at.append((len(self.events), log.game.turn))
-        if self._view is not None and len(log.rolls) >= self.rolls_told:
-            self._view = None  # the log has caught up with the view
+        if self._ahead and len(log.rolls) >= self.rolls_told:
+            self._ahead = self._fresh = False  # the log has caught up with the view
 
     def refused(self) -> None:
         self._then = None
@@ -238,10 +244,11 @@ class Narrator:
     def catch_up(self, peer: Peer) -> list[Event]:
         """Roll what ``peer`` already knows: the rolls its own next links complete (its
         ``view``), so that the narrator's game is that view. The log's own game is not
-        touched: the rolls are made on a copy of it."""
+        touched: the rolls are made on the narrator's."""
         log = peer.log
         events: list[Event] = []
-        while isinstance(self.game.pending, ChanceRequest):
+        game = self.game
+        while isinstance(game.pending, ChanceRequest):
             k = self.rolls_told
             links: list[bytes] = []
             for player in (Player.A, Player.B):
@@ -251,12 +258,10 @@ class Narrator:
                     links.append(peer.chain.reveal(k))
             if len(links) < 2:
                 break
-            if self._view is None:
-                self._view = log.game.copy()
-            pending = self._view.pending
-            assert isinstance(pending, ChanceRequest)
+            pending = game.pending
             values = dice.roll_dice(log.game_id, k, links[0], links[1], pending.count)
-            events += self._roll(self._view, Roll(k, pending.kind.value, values))
+            self._ahead = self.log is not None
+            events += self._roll(game, Roll(k, pending.kind.value, values))
         return events
 
     def decide(self, player: Player, notation: str) -> list[Event]:

@@ -126,9 +126,9 @@ async def test_each_peer_applies_each_decision_once_and_tells_it_from_there(
     host, joiner = pair(tmp_path)
     stories: list[list[Event]] = [[], []]
     for side, story in zip((host, joiner), stories, strict=True):
-        seat = side.session.seat
-        seat.choose = bot_chooser("random", f"count {seat.name}", decisions=side.decisions)
-        seat.on_events = story.extend
+        player = side.session.player
+        player.choose = bot_chooser("random", f"count {player.name}", decisions=side.decisions)
+        player.on_events = story.extend
     inside: list[GameLog] = []  # the log applying an entry now, if any
     calls: dict[int, int] = {}
     real_apply, real_play = Game.apply, GameLog._play

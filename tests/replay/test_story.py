@@ -13,6 +13,7 @@ from dbnet.bots import RandomBot
 from dbnet.engine import Choice, Game
 from dbnet.match.keys import MatchKeys
 from dbnet.match.local import LocalGame
+from dbnet.match.seats import BotSeat
 from dbnet.match.story import EventKind
 from dbnet.replay.file import LENGTH_SIZE, iter_records
 from dbnet.replay.story import read_story
@@ -24,7 +25,7 @@ from .helpers import header_for, setup_with, write_replay
 def live_game(path: Path) -> tuple[LocalGame, bytes]:
     """A whole game between random bots told live, and its replay file's bytes."""
     records: list[bytes] = []
-    seats = (RandomBot(random.Random(11)), RandomBot(random.Random(12)))
+    seats = (BotSeat(RandomBot(random.Random(11))), BotSeat(RandomBot(random.Random(12))))
     local = LocalGame(
         setup_with(), seats, MatchKeys.from_seed(b"test-replay-story"), on_record=records.append
     )

@@ -6,6 +6,30 @@ inside the lab's own namespaces, with the lab's addresses."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+
+import pytest
 
 os.environ["DBNET_RELAY"] = "off"
 os.environ["DBNET_PORT_MAPPING"] = "off"
+
+
+@pytest.fixture
+def count_applies(monkeypatch: pytest.MonkeyPatch) -> Callable[[], list[int]]:
+    """Start counting every ``Game.apply`` (random bots apply nothing of their own): each
+    call starts a count from 0 and gives the list that holds it; ``monkeypatch.undo()``
+    stops counting."""
+    from dbnet.engine import Choice, Game
+
+    def start() -> list[int]:
+        calls = [0]
+        real = Game.apply
+
+        def counting(game: Game, choice: Choice) -> None:
+            calls[0] += 1
+            real(game, choice)
+
+        monkeypatch.setattr(Game, "apply", counting)
+        return calls
+
+    return start

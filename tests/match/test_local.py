@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,6 @@ from dbnet.bots import GreedyBot, RandomBot
 from dbnet.catalog import default_warbands, load_catalog, load_map
 from dbnet.engine import (
     ChanceRequest,
-    Choice,
     Decision,
     Game,
     GameSetup,
@@ -297,19 +297,6 @@ def _bot_decision(game: LocalGame) -> str | None:
     return format_choice(view, choice)
 
 
-def count_applies(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Count every ``Game.apply`` from now on (random bots apply nothing of their own)."""
-    calls = [0]
-    real = Game.apply
-
-    def counting(game: Game, choice: Choice) -> None:
-        calls[0] += 1
-        real(game, choice)
-
-    monkeypatch.setattr(Game, "apply", counting)
-    return calls
-
-
 def decisions_in(records: list[bytes]) -> int:
     log = GameLog.start(records[0])
     for record in records[1:]:
@@ -318,7 +305,7 @@ def decisions_in(records: list[bytes]) -> int:
 
 
 def test_a_decision_is_applied_once_by_each_side_s_log_and_told_from_a_s(
-    setup: GameSetup, monkeypatch: pytest.MonkeyPatch
+    setup: GameSetup, monkeypatch: pytest.MonkeyPatch, count_applies: Callable[[], list[int]]
 ) -> None:
     """A whole game with its story: each decision is applied by A's log and by B's, and by
     nothing else (the story is told from A's log as it applies it); a game resumed from
@@ -326,7 +313,7 @@ def test_a_decision_is_applied_once_by_each_side_s_log_and_told_from_a_s(
     seats = (BotSeat(RandomBot(random.Random(5))), BotSeat(RandomBot(random.Random(6))))
     made = keys(5)
     records: list[bytes] = []
-    calls = count_applies(monkeypatch)
+    calls = count_applies()
     local = LocalGame(setup, seats, made, on_record=records.append)
     local.advance()
     assert local.is_closed
@@ -344,7 +331,7 @@ def test_a_decision_is_applied_once_by_each_side_s_log_and_told_from_a_s(
     ]
     half = records[: len(records) // 2]
     past = decisions_in(half)
-    calls = count_applies(monkeypatch)
+    calls = count_applies()
     resumed = LocalGame.resume(seats, made, half)
     assert calls[0] == 2 * past
     assert len([e for e in resumed.log if e.kind is EventKind.CHOICE]) == past

@@ -50,6 +50,14 @@ def rebuilt(records: list[bytes]) -> GameLog:
     return log
 
 
+def rolls_past_checkpoint(pair: Pair) -> bool:
+    """Dice are due a few entries past a checkpoint (a refusal there is undone far from
+    it)."""
+    return pair.a.log.next_seq > CHECKPOINT_EVERY + 3 and isinstance(
+        pair.a.log.game.pending, ChanceRequest
+    )
+
+
 def same_log(log: GameLog, other: GameLog) -> None:
     """``log`` is in exactly ``other``'s state, chains included."""
     assert snapshot(log) == snapshot(other)
@@ -110,12 +118,7 @@ def test_a_refused_entry_after_its_rolls_is_undone_exactly(
     """An entry whose links roll dice, refused after the roll (at its state hash)."""
     pair = Pair.start(setup, SEED)
 
-    def rolls_next(p: Pair) -> bool:
-        return p.a.log.next_seq > CHECKPOINT_EVERY + 3 and isinstance(
-            p.a.log.game.pending, ChanceRequest
-        )
-
-    pair.run_until(choose, rolls_next)
+    pair.run_until(choose, rolls_past_checkpoint)
     author, record = pair.write(choose)
     reader = pair.peers[author.me.other]
     entry = decode(record)
@@ -217,12 +220,7 @@ def test_a_narrator_tells_each_accepted_entry_once_and_no_refused_one(
     for peer, narrator in zip(pair.peers, narrators, strict=True):
         narrator.attach(peer.log)
 
-    def rolls_next(p: Pair) -> bool:
-        return p.a.log.next_seq > CHECKPOINT_EVERY + 3 and isinstance(
-            p.a.log.game.pending, ChanceRequest
-        )
-
-    pair.run_until(choose, rolls_next)
+    pair.run_until(choose, rolls_past_checkpoint)
     author, record = pair.write(choose)
     reader = pair.peers[author.me.other]
     told_before = len(narrators[reader.me].events)

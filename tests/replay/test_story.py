@@ -4,13 +4,13 @@ story the game told live, and nothing past an invalid record."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from dbnet.bots import RandomBot
-from dbnet.engine import Choice, Game
 from dbnet.match.keys import MatchKeys
 from dbnet.match.local import LocalGame
 from dbnet.match.seats import BotSeat
@@ -35,19 +35,12 @@ def live_game(path: Path) -> tuple[LocalGame, bytes]:
 
 
 def test_a_replay_is_told_as_it_is_verified_and_as_it_was_told_live(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, count_applies: Callable[[], list[int]]
 ) -> None:
     """Each decision is applied once, by the verifier, and the story told from that is the
     one the game told live, event for event."""
     local, data = live_game(tmp_path / "game.dbnr")
-    calls = [0]
-    real = Game.apply
-
-    def counting(game: Game, choice: Choice) -> None:
-        calls[0] += 1
-        real(game, choice)
-
-    monkeypatch.setattr(Game, "apply", counting)
+    calls = count_applies()
     story = read_story(data, where="game.dbnr")
     monkeypatch.undo()
     assert story.verdict.ok

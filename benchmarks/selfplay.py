@@ -6,7 +6,8 @@ In one run, so that every ratio compares figures taken under the same conditions
    of the example ability warbands in ``examples/warbands/`` (each against the next,
    both seats). Every decision counts the legal-choice generation (the random bot
    calls ``legal_choices()`` each time), the choice's application (``Game.apply``
-   checks a choice again unless it is the very one listed) and the dice. Decisions and games per second, next to the targets.
+   checks a choice again unless it is the very one listed) and the dice. Decisions
+   and games per second, next to the targets.
 2. python-chess (the ``bench`` extra): random legal moves until the game is over,
    from a seeded ``random.Random``, against the default-warband engine games again, in
    ``CHESS_TURNS`` alternating turns: a share of the games, then chess (one run of

@@ -187,12 +187,17 @@ def _add_limited(parser: argparse.ArgumentParser, *, joiner: bool = False) -> No
     )
 
 
+def _number(text: str, unit: str) -> float:
+    """``text`` as a number of ``unit`` (an argparse type's first step)."""
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of {unit}") from None
+
+
 def _minutes(text: str) -> float:
     """An argparse type: a positive number of minutes, fractions allowed."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of minutes") from None
+    value = _number(text, "minutes")
     if not 0 < value <= 1440:
         raise argparse.ArgumentTypeError(f"{text!r} must be more than 0 and at most 1440")
     return value
@@ -254,20 +259,14 @@ def _clock(text: str) -> tuple[int, int]:
 
 
 def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    value = _number(text, "seconds")
     if not 0 <= value <= 60:
         raise argparse.ArgumentTypeError(f"{text!r}: give 0 to 60 seconds")
     return value
 
 
 def _think(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    value = _number(text, "seconds")
     if not 0 < value <= 600:
         raise argparse.ArgumentTypeError(f"{text!r}: give more than 0 and at most 600 seconds")
     return value

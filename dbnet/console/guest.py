@@ -13,8 +13,8 @@ from typing import Final
 
 import trio
 
-from dbnet.console.session import LogKind, LogLine, log_line
-from dbnet.match.story import Event, EventKind
+from dbnet.console.session import LogKind, LogLine, tell
+from dbnet.match.story import Event
 
 CLOSE_TIMEOUT: Final = 10.0
 """Seconds ``aclose`` waits for the trio run to end once cancelled."""
@@ -98,12 +98,7 @@ class GuestRun(abc.ABC):
 
     def _on_events(self, events: list[Event]) -> None:
         """The story's events in the log, each but a turn's result numbered."""
-        for event in events:
-            number = 0
-            if event.kind is not EventKind.TURN:
-                self._numbered += 1
-                number = self._numbered
-            self._log.append(log_line(event, number))
+        self._numbered = tell(self._log, events, self._numbered)
         self._publish()
 
     def _note(self, words: str) -> None:

@@ -67,6 +67,18 @@ class LogLine:
     number: int = 0
 
 
+def tell(log: list[LogLine], events: list[Event], numbered: int) -> int:
+    """Append the log lines of ``events`` to ``log``, each but a turn's result numbered
+    after the ``numbered`` told before; the count told now."""
+    for event in events:
+        number = 0
+        if event.kind is not EventKind.TURN:
+            numbered += 1
+            number = numbered
+        log.append(log_line(event, number))
+    return numbered
+
+
 def log_line(event: Event, number: int) -> LogLine:
     """The log line of one of the story's events (``dbnet.match.story``; TURN events get
     no number)."""
@@ -465,12 +477,7 @@ class LocalSession:
         events = self.local.log
         new = events[self._told :]
         self._told = len(events)
-        for event in new:
-            number = 0
-            if event.kind is not EventKind.TURN:
-                self._numbered += 1
-                number = self._numbered
-            self._log.append(log_line(event, number))
+        self._numbered = tell(self._log, new, self._numbered)
         if self.local.is_closed and not self._sealed:
             self._sealed = True
             if self.replay is not None:

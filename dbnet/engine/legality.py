@@ -20,7 +20,6 @@ from dbnet.engine.abilities import (
     apply_minimum,
     blade_abilities,
     channel_reductions,
-    cost_modifier,
     has_active,
     is_active,
     matches,
@@ -130,15 +129,12 @@ def _spawn_choices(game: Game) -> list[Choice]:
     # the cost is at least the spawn cost less every reduction: most of the reserves are
     # out of reach after a spawn or two
     reach = points + sum(x for _, x in channels) if channels else points
-    limited = statics.spawn_limited
     reinforcing = statics.holders.get("Reinforce", _NO_HOLDERS)
     creature_cells: list[int] | None = None  # the same for each creature (but Reinforce)
     for m in game.warband_minis[player]:
         if m.defn.spawn_cost > reach and m.zone is Zone.RESERVES:
             continue
-        if m.zone is Zone.RESERVES and m.id not in limited:
-            pass  # ``_spawnable``: its usual case, written out (asked after every spawn)
-        elif m.cell >= 0 or not _spawnable(game, m):
+        if m.cell >= 0 or not _spawnable(game, m):
             continue
         if spawn_cost(game, m, counts, channels) > points:
             continue
@@ -772,29 +768,16 @@ def spawn_cost(
     spawn", so it reduces that whole amount, and 900.8 floors the result at 0 after all
     modifiers: a 1VV miniature with both Valor short under Channel 2 costs 1 + 2 - 2 = 1.
     """
-    if m.zone is Zone.GRAVEYARD:
-        base, shortfall, reduction = spawn_cost_parts(game, m, counts)
-        return apply_minimum(Stat.COST, base + shortfall - reduction)
-    # spawn_cost_parts from the reserves, written out: asked for every miniature there at
-    # every spawn decision
-    cost = m.defn.spawn_cost
-    for aspect, needed in m.needs:
-        have = counts[aspect]
-        if have < needed:
-            cost += needed - have
-    if game.rules.statics.channels:
-        if channels is None:
-            channels = channel_reductions(game, m.owner)
-        for modifier, x in channels:
-            if matches(modifier, m.defn):
-                cost -= x
-    return apply_minimum(Stat.COST, cost)
+    base, shortfall, reduction = spawn_cost_parts(game, m, counts, channels)
+    return apply_minimum(Stat.COST, base + shortfall - reduction)
 
 
-def spawn_cost_parts(game: Game, m: Mini, counts: list[int]) -> tuple[int, int, int]:
+def spawn_cost_parts(
+    game: Game, m: Mini, counts: list[int], channels: list[tuple[str | None, int]] | None = None
+) -> tuple[int, int, int]:
     """The three parts of ``spawn_cost``: the spawn cost (Respawn's cost from the
-    graveyard), the aspect shortfall (801.4) and Channel's reduction, before the 900.8
-    floor."""
+    graveyard), the aspect shortfall (801.4) and Channel's reduction (``channels``: the
+    owner's ``channel_reductions``, if the caller has them), before the 900.8 floor."""
     cost = m.defn.spawn_cost
     itself = 0  # a miniature in the graveyard counts towards its own aspects there
     if m.zone is Zone.GRAVEYARD:
@@ -808,7 +791,11 @@ def spawn_cost_parts(game: Game, m: Mini, counts: list[int]) -> tuple[int, int, 
         have = counts[aspect] - itself
         if have < needed:
             shortfall += needed - have
-    reduction = -cost_modifier(game, m) if game.rules.statics.channels else 0
+    reduction = 0
+    if game.rules.statics.channels:
+        if channels is None:
+            channels = channel_reductions(game, m.owner)
+        reduction = sum(x for modifier, x in channels if matches(modifier, m.defn))
     return cost, shortfall, reduction
 
 

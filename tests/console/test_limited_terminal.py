@@ -10,8 +10,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from dbnet.engine import Player
+from dbnet.engine import GameSetup, Player
 from dbnet.engine.limited import auto_build
+from dbnet.engine.model import MiniatureDef
 from dbnet.match.building import warband_path
 from dbnet.protocol.log import GameLog
 from dbnet.replay.file import load_replay
@@ -37,6 +38,17 @@ def built_log(path: Path) -> GameLog:
     for record in records[1:]:
         log.append(record)
     return log
+
+
+Pools = tuple[tuple[MiniatureDef, ...], tuple[MiniatureDef, ...]]
+
+
+def built(path: Path) -> tuple[GameSetup, Pools]:
+    """The built setup of the Limited game in ``path`` and the pools it was built from."""
+    setup = built_log(path).game.setup
+    assert setup.limited is not None
+    assert setup.limited.pools is not None
+    return setup, setup.limited.pools
 
 
 def quit_game(tmux: Tmux) -> None:
@@ -68,14 +80,11 @@ def test_a_warband_built_from_the_pool_is_committed(tmux: Tmux, tmp_path: Path) 
     pane = tmux.wait_for("Your decision: A to")
     assert "Turn 1" in pane
     quit_game(tmux)
-    log = built_log(path)
-    limited = log.game.setup.limited
-    assert limited is not None
-    assert limited.pools is not None
-    mine = log.game.setup.warbands[Player.A].minis
+    setup, pools = built(path)
+    mine = setup.warbands[Player.A].minis
     assert len(mine) == held
     assert len({m.slug for m in mine}) == 1
-    assert all(m in limited.pools[0] for m in mine)
+    assert all(m in pools[0] for m in mine)
 
 
 def test_the_automatic_build_is_committed_when_the_time_runs_out(
@@ -87,11 +96,8 @@ def test_the_automatic_build_is_committed_when_the_time_runs_out(
     pane = tmux.wait_for("Your decision: A to")
     assert "Turn 1" in pane
     quit_game(tmux)
-    log = built_log(path)
-    limited = log.game.setup.limited
-    assert limited is not None
-    assert limited.pools is not None
-    assert log.game.setup.warbands[Player.A].minis == auto_build(limited.pools[0])
+    setup, pools = built(path)
+    assert setup.warbands[Player.A].minis == auto_build(pools[0])
 
 
 def test_the_pool_draft_keeps_to_the_pool() -> None:

@@ -54,14 +54,19 @@ async def _play(tmp_path: Path, homes: Path) -> tuple[Dbnet, Dbnet, Path, Path]:
     return host, joiner, host_replay, joiner_replay
 
 
-async def test_a_limited_game_between_two_processes(tmp_path: Path, homes: Path) -> None:
-    host, joiner, host_replay, joiner_replay = await _play(tmp_path, homes)
-    for process in (host, joiner):
+def both_complete(processes: tuple[Dbnet, Dbnet], replays: tuple[Path, Path]) -> None:
+    """Both processes exited 0 and both replays verify as complete games."""
+    for process in processes:
         assert process.code == 0, f"{process.name} exited {process.code}:\n{process.output()}"
-    for path in (host_replay, joiner_replay):
+    for path in replays:
         result = verify_command(path)
         assert result.returncode == 0, result.stdout + result.stderr
         assert f"{path}: complete:" in result.stdout
+
+
+async def test_a_limited_game_between_two_processes(tmp_path: Path, homes: Path) -> None:
+    host, joiner, host_replay, joiner_replay = await _play(tmp_path, homes)
+    both_complete((host, joiner), (host_replay, joiner_replay))
     data = host_replay.read_bytes()
     assert data == joiner_replay.read_bytes()
     assert host.saw("The packs are opened with 48 dice (600.6). A's pool: ")
@@ -214,11 +219,6 @@ async def test_a_game_resumed_between_commit_and_reveal_reveals(
             )  # fmt: skip
             await host.wait()
             await joiner.wait()
-    for process in (host, joiner):
-        assert process.code == 0, f"{process.name} exited {process.code}:\n{process.output()}"
-    for path in (alice, bob):
-        result = verify_command(path)
-        assert result.returncode == 0, result.stdout + result.stderr
-        assert f"{path}: complete:" in result.stdout
+    both_complete((host, joiner), (alice, bob))
     assert alice.read_bytes() == bob.read_bytes()
     assert host.saw("A reveals its warband: ")

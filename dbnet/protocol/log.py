@@ -19,12 +19,13 @@ the engine is not waiting for yet is invalid.
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final, NamedTuple, Protocol
+
+import msgspec
 
 from dbnet.catalog.check import check_setup
 from dbnet.engine import (
@@ -334,8 +335,8 @@ class GameLog:
         """
         body = _check_offer(draft, b"")
         game = _offered_game(body, b"")
-        body = dataclasses.replace(body, state=game.state_hash())
-        entry = dataclasses.replace(draft, body=body)
+        body = msgspec.structs.replace(body, state=game.state_hash())
+        entry = msgspec.structs.replace(draft, body=body)
         signed = codec.sign_entry(entry, sign)
         return cls(signed, entry, body, game, entry.game_id), codec.encode_signed_entry(signed)
 

@@ -33,6 +33,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Final
 
+import msgspec
+
 from dbnet.engine import ChanceRequest, Decision, Game, Player
 from dbnet.errors import DbnetError
 from dbnet.protocol.dice import ChainVerifier
@@ -553,11 +555,14 @@ def _copy_value(value: object, name: str) -> object:
         return value.copy()
     if isinstance(value, list):
         return [_copy_value(item, name) for item in value]
-    if isinstance(value, _IMMUTABLE) or _is_frozen_dataclass(value):
+    if isinstance(value, _IMMUTABLE) or _is_frozen(value):
         return value
     raise TypeError(f"GameLog.{name}: cannot snapshot a {type(value).__name__}")
 
 
-def _is_frozen_dataclass(value: object) -> bool:
+def _is_frozen(value: object) -> bool:
+    """Whether ``value`` is a frozen dataclass or a frozen msgspec struct (the wire's)."""
+    if isinstance(value, msgspec.Struct):
+        return value.__struct_config__.frozen
     params = getattr(type(value), "__dataclass_params__", None)
     return bool(params is not None and params.frozen)

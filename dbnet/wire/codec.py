@@ -802,10 +802,12 @@ class EntryKind(enum.IntEnum):
         return f"EntryKind.{self.name}"
 
 
-class _WireBody:
-    """What every entry body shares: its plain wire value, made from its one shape."""
+class _WireBody(msgspec.Struct, frozen=True, gc=False):
+    """What every entry body shares: its plain wire value, made from its one shape.
 
-    __slots__ = ()
+    Bodies, entries and signed entries are frozen msgspec structs rather than frozen
+    dataclasses: two of each are made for every entry a peer writes or reads, and a
+    struct is made several times faster (``gc=False``: they hold no cycles)."""
 
     def to_wire(self) -> dict[str, object]:
         """The body as plain values, as ``decode`` gives them (maps in the documented key
@@ -814,8 +816,7 @@ class _WireBody:
         return wire
 
 
-@dataclass(frozen=True, slots=True)
-class OfferBody(_WireBody):
+class OfferBody(_WireBody, frozen=True, gc=False):
     """Entry 0: the rules version, both identity keys, both players' nonces (A's alone in
     protocol version 1), the setup and A's anchor.
 
@@ -890,8 +891,7 @@ class _OfferV1(Shape):
         )
 
 
-@dataclass(frozen=True, slots=True)
-class AcceptBody(_WireBody):
+class AcceptBody(_WireBody, frozen=True, gc=False):
     """Entry 1: B's chain anchor, B's links for any roll already waiting, and B's name
     (version 3 and later; None before)."""
 
@@ -914,8 +914,7 @@ class _Accept(Shape):
         return AcceptBody(self.anchor, self.links, self.state)
 
 
-@dataclass(frozen=True, slots=True)
-class PlayBody(_WireBody):
+class PlayBody(_WireBody, frozen=True, gc=False):
     """A decision in notation (or None), the author's chain links as ``(roll, link)``, the
     author's next-generation anchor (or None) and the state hash after the entry."""
 
@@ -947,8 +946,7 @@ class _Play(Shape, kw_only=True):
         )
 
 
-@dataclass(frozen=True, slots=True)
-class ResignBody(_WireBody):
+class ResignBody(_WireBody, frozen=True, gc=False):
     KIND: ClassVar[EntryKind] = EntryKind.RESIGN
     state: bytes
     clock: tuple[int, int] | None = None  # see PlayBody
@@ -961,8 +959,7 @@ class _Resign(Shape):
         return ResignBody(self.state)
 
 
-@dataclass(frozen=True, slots=True)
-class ClaimBody(_WireBody):
+class ClaimBody(_WireBody, frozen=True, gc=False):
     """A unilateral claim: the entry ``waiting_for`` never came (``timeout``), or the other
     player's clock ran out before its entry ``waiting_for`` came (``clock``, version 3)."""
 
@@ -980,8 +977,7 @@ class _Claim(Shape):
         return ClaimBody(self.reason, self.waiting_for)
 
 
-@dataclass(frozen=True, slots=True)
-class FinalBody(_WireBody):
+class FinalBody(_WireBody, frozen=True, gc=False):
     """The result: the winner (0 A, 1 B), how, the conquest points (A, B) of every turn."""
 
     KIND: ClassVar[EntryKind] = EntryKind.FINAL
@@ -1009,8 +1005,7 @@ class _Final(Shape):
         return FinalBody(self.winner, self.reason.value, self.turns, self.state)
 
 
-@dataclass(frozen=True, slots=True)
-class CosignBody(_WireBody):
+class CosignBody(_WireBody, frozen=True, gc=False):
     """The counter-signature: the hash of the FINAL entry and the winner it agrees to."""
 
     KIND: ClassVar[EntryKind] = EntryKind.COSIGN
@@ -1083,7 +1078,7 @@ class _OfferV3(_Offer):
     def value(self, path: str) -> OfferBody:
         clock = self.setup.clock
         body = super().value(path)
-        return dataclasses.replace(body, name=self.name, clock=_unset(clock))
+        return msgspec.structs.replace(body, name=self.name, clock=_unset(clock))
 
 
 class _AcceptV3(_Accept):
@@ -1260,8 +1255,7 @@ _ENTRY: Final = Schema[_Entry](_Entry, "entry", MAX_ENTRY_SIZE)
 _ENTRY_KINDS: Final = tuple(EntryKind)  # by number, without the enum's lookup by value
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(msgspec.Struct, frozen=True, gc=False):
     """One entry of a game's log: what its author signs.
 
     On the wire: ``[version, game_id, seq, author, prev_hash, kind, body]``.
@@ -1289,8 +1283,7 @@ class Entry:
         ]
 
 
-@dataclass(frozen=True, slots=True)
-class SignedEntry:
+class SignedEntry(msgspec.Struct, frozen=True, gc=False):
     """An entry's exact bytes and its author's Ed25519 signature over ``signing_message``."""
 
     signed: bytes

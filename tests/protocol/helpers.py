@@ -9,7 +9,6 @@ signed with ``Identity.sign``, never checked by the cheater's own log.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import random
 import re
@@ -17,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
+from msgspec import structs
 
 from dbnet.bots import make_bot
 from dbnet.engine import ChanceRequest, Choice, Decision, Game, GameSetup, Player, format_choice
@@ -203,8 +203,8 @@ def decode(record: bytes) -> Entry:
 def retouch(record: bytes, signer: Identity, **changes: object) -> bytes:
     """``record`` with its body's fields changed, signed again by ``signer``."""
     entry = decode(record)
-    body = dataclasses.replace(entry.body, **changes)  # type: ignore[arg-type]
-    return sign(signer, dataclasses.replace(entry, body=body))
+    body = structs.replace(entry.body, **changes)  # type: ignore[arg-type]
+    return sign(signer, structs.replace(entry, body=body))
 
 
 # --- refusals --------------------------------------------------------------------------------

@@ -8,11 +8,11 @@ at or after it, and both ways must name the same record for the same reason.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from msgspec import structs
 
 from dbnet.engine import Player
 from dbnet.errors import DbnetError
@@ -53,7 +53,7 @@ def resign(record: bytes, game: RecordedGame, *, forge: bool, state: bytes | Non
     _, entry = codec.decode_signed_entry(record)
     if state is not None:
         assert isinstance(entry.body, PlayBody)
-        entry = dataclasses.replace(entry, body=dataclasses.replace(entry.body, state=state))
+        entry = structs.replace(entry, body=structs.replace(entry.body, state=state))
     author = Player(entry.author)
     signer = game.identities[author.other if forge else author]
     body = codec.encode_entry(entry)

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from msgspec import structs
 
 from dbnet.catalog import default_warbands, load_catalog, load_map
 from dbnet.engine import model
@@ -131,7 +132,7 @@ def test_every_kind_round_trips_byte_for_byte(kind: EntryKind) -> None:
 def test_play_body_optional_fields_are_left_out() -> None:
     bare = PlayBody(None, (), None, h(9))
     assert bare.to_wire() == {"links": [], "state": h(9)}
-    e = replace(entry(EntryKind.PLAY), body=bare)
+    e = structs.replace(entry(EntryKind.PLAY), body=bare)
     assert codec.decode_entry(codec.encode_entry(e)) == e
     full = BODIES[EntryKind.PLAY]
     assert list(full.to_wire()) == ["decision", "links", "anchor", "state"]
@@ -142,7 +143,7 @@ def test_catalog_setups_round_trip(setup: GameSetup) -> None:
     wire = codec.setup_to_wire(setup)
     assert codec.setup_from_wire(wire, "setup") == setup
     assert codec.setup_from_wire(codec.decode(codec.encode(wire)), "setup") == setup
-    e = replace(entry(EntryKind.OFFER, seq=0, author=0), body=offer(setup))
+    e = structs.replace(entry(EntryKind.OFFER, seq=0, author=0), body=offer(setup))
     assert codec.decode_entry(codec.encode_entry(e)) == e
 
 
@@ -566,7 +567,7 @@ SETUP_ERRORS: list[tuple[Callable[[Wire], None], str]] = [
 def _mutated(kind: EntryKind, change: Callable[[Wire], None], setup: GameSetup = SETUP) -> bytes:
     e = entry(kind)
     if kind is EntryKind.OFFER:
-        e = replace(e, body=offer(setup))
+        e = structs.replace(e, body=offer(setup))
     wire = copy.deepcopy(e.to_wire())
     change(wire)
     return codec.encode(wire)
@@ -614,13 +615,13 @@ def test_signed_entry_errors(record_wire: object, message: str) -> None:
 
 def test_encode_entry_refuses_an_invalid_entry() -> None:
     with pytest.raises(DecodeError, match=r"^entry\.seq: expected an integer at least 0, got -1$"):
-        codec.encode_entry(replace(entry(EntryKind.RESIGN), seq=-1))
+        codec.encode_entry(structs.replace(entry(EntryKind.RESIGN), seq=-1))
     with pytest.raises(DecodeError, match=r"^entry\.body: unknown key 'head'"):
-        codec.encode_entry(replace(entry(EntryKind.RESIGN), body=BODIES[EntryKind.COSIGN]))
+        codec.encode_entry(structs.replace(entry(EntryKind.RESIGN), body=BODIES[EntryKind.COSIGN]))
     with pytest.raises(DecodeError, match=r"^entry\.body\.links\[0\]\[1\]: expected 32 bytes"):
-        codec.encode_entry(replace(entry(EntryKind.ACCEPT), body=AcceptBody(h(1), ((0, b""),), h(2))))  # fmt: skip # noqa: E501
+        codec.encode_entry(structs.replace(entry(EntryKind.ACCEPT), body=AcceptBody(h(1), ((0, b""),), h(2))))  # fmt: skip # noqa: E501
     turns = ((2**62, 2**62),) * 10_000  # 19 bytes each
-    huge = replace(entry(EntryKind.FINAL), body=FinalBody(0, "victory", turns, h(1)))
+    huge = structs.replace(entry(EntryKind.FINAL), body=FinalBody(0, "victory", turns, h(1)))
     with pytest.raises(DecodeError, match=r"^entry: \d+ bytes is more than the limit of 65466$"):
         codec.encode_entry(huge)
 

@@ -565,6 +565,17 @@ class GameLog:
         a PLAY draft's (see ``write``)."""
         if self.clock is not None or body.clock is not None:
             self._check_reading(seq, kind, body, record)
+        if kind is _PLAY and seq != 1 and self.status is _PLAYING:  # most entries
+            assert isinstance(body, PlayBody)
+            if links is None and (body.links or body.anchor is not None):
+                links = EntryLinks(body.links, body.anchor, self.chain_length)
+            self._play(seq, author, body.decision, links, record, choice, decide)
+            if check_state:
+                self._check_state(seq, body.state, record)
+            if self.game.is_over:
+                self.status = Status.FINAL_DUE
+                self.final_author = author
+            return
         if kind is _CLAIM:  # also while FINAL or COSIGN is withheld
             assert isinstance(body, ClaimBody)
             if body.reason == "clock":
@@ -764,14 +775,15 @@ class GameLog:
         author owes one then), resolve again, and check the arming rule (see the module
         docstring). ``links`` is None for an entry that carries none: then there is nothing
         to resolve, since a roll whose links were all in was rolled then."""
-        used = 0 if links is None else self._resolve(seq, author, links, record)
         game = self.game
-        if decide is not None:
+        pending = game.pending
+        used = 0
+        if links is not None and isinstance(pending, ChanceRequest):
+            used = self._resolve(seq, author, links, record)
             pending = game.pending
-            if isinstance(pending, Decision) and pending.player is author:
-                decision, choice = decide(game)
+        if decide is not None and isinstance(pending, Decision) and pending.player is author:
+            decision, choice = decide(game)  # at once, changing nothing
         if decision is not None:
-            pending = game.pending
             if not isinstance(pending, Decision):
                 raise InvalidEntryError(
                     seq, f"a decision ({decision!r}) while dice are due", record
@@ -794,7 +806,7 @@ class GameLog:
                 ) from exc
             if teller is not None:
                 teller.applied(game)
-            if links is not None:
+            if links is not None and isinstance(game.pending, ChanceRequest):
                 used += self._resolve(seq, author, links, record)
         elif not used and seq != 1:
             raise InvalidEntryError(

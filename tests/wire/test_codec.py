@@ -129,6 +129,18 @@ def test_every_kind_round_trips_byte_for_byte(kind: EntryKind) -> None:
     assert eval(repr(decoded), NAMES) == decoded  # reprs can be pasted back
 
 
+@pytest.mark.parametrize("kind", list(EntryKind))
+def test_entries_and_bodies_are_immutable_values(kind: EntryKind) -> None:
+    original = entry(kind)
+    signed = SignedEntry(codec.encode_entry(original), bytes(64))
+    for value, field in ((original, "seq"), (original.body, "clock"), (signed, "signature")):
+        with pytest.raises(AttributeError):
+            setattr(value, field, None)
+    assert hash(entry(kind)) == hash(original)  # equal values, as dict keys and set members
+    assert structs.replace(original, seq=6) != original
+    assert original.body.KIND is kind
+
+
 def test_play_body_optional_fields_are_left_out() -> None:
     bare = PlayBody(None, (), None, h(9))
     assert bare.to_wire() == {"links": [], "state": h(9)}

@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dbnet.catalog import default_warbands, load_catalog, load_map
+from dbnet.catalog.packs import limited_setup
 from dbnet.engine import model
 from dbnet.engine.model import AbilityDef, Activation, GameSetup, Options, Warband
 from dbnet.errors import DecodeError
@@ -174,6 +175,18 @@ def test_setup_wire_form() -> None:
         "official", "set", "abilities",
     ]  # fmt: skip
     assert all(a in ("valor", "madness", "fear", "passion") for a in mini["aspects"])
+
+
+@pytest.mark.parametrize("clock", [None, (60_000, 2_000)])
+@pytest.mark.parametrize("setup", [SETUPS[0], SETUPS[-1], limited_setup("3-boosters")])
+def test_encode_setup_is_the_wire_forms_bytes(
+    setup: GameSetup, clock: tuple[int, int] | None
+) -> None:
+    expected = codec.encode(codec.setup_to_wire(setup, clock))
+    assert codec.encode_setup(setup, clock) == expected
+    assert codec.encode_setup(setup, clock) is codec.encode_setup(setup, clock)  # kept
+    twin = replace(setup, options=replace(setup.options))  # equal, another object
+    assert codec.encode_setup(twin, clock) == expected
 
 
 def test_replay_header_round_trips() -> None:

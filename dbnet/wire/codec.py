@@ -782,7 +782,7 @@ def encode_setup(setup: GameSetup, clock: tuple[int, int] | None = None) -> byte
     """``encode(setup_to_wire(setup, clock))``, the setup's bytes in the game id. Those of
     the last few setups are kept, by the setup's identity (a setup is immutable): one game
     start needs them several times (the game id, A's and B's checks of the OFFER), and the
-    games of a run may share one setup."""
+    games of a run or of a folder of replays share one setup."""
     key = (id(setup), clock)
     kept = _ENCODED.get(key)
     if kept is not None and kept[0] is setup:
@@ -792,11 +792,27 @@ def encode_setup(setup: GameSetup, clock: tuple[int, int] | None = None) -> byte
     return data
 
 
+def _setup_value(shape: _Setup, path: str) -> GameSetup:
+    """``shape.value(path)``, made once for the same shape and bytes: a setup is a function
+    of them and immutable, so the last few are kept and shared. Every OFFER of one setup
+    (the games of a run, A's own OFFER read back by ``encode_entry``, a folder of replays)
+    then decodes to the same ``GameSetup``, whose rules the engine derives once."""
+    key = (type(shape), encode(shape))
+    kept = _DECODED.get(key)
+    if kept is not None:
+        return kept
+    setup = shape.value(path)
+    _keep(_DECODED, key, setup)
+    return setup
+
+
 _KEEP: Final = 16
 _KEEPING: Final = threading.Lock()
 _ENCODED: dict[tuple[int, tuple[int, int] | None], tuple[GameSetup, bytes]] = {}
 """``encode_setup``'s bytes of the last ``_KEEP`` setups, by the setup's id; each entry
 holds its setup, so that the id is not reused while it is kept."""
+_DECODED: dict[tuple[type[_Setup], bytes], GameSetup] = {}
+"""``_setup_value``'s setups of the last ``_KEEP`` shapes, by the shape's class and bytes."""
 K = TypeVar("K")
 V = TypeVar("V")
 
@@ -901,7 +917,7 @@ class _Offer(Shape):
 
     def value(self, path: str) -> OfferBody:
         _key_problem(self.keys, f"{path}.keys")
-        setup = self.setup.value(f"{path}.setup")
+        setup = _setup_value(self.setup, f"{path}.setup")
         a, b = self.nonces
         return OfferBody(self.rules, self.keys, a, setup, self.chain, self.anchor, self.state, b)
 
@@ -919,7 +935,7 @@ class _OfferV1(Shape):
 
     def value(self, path: str) -> OfferBody:
         _key_problem(self.keys, f"{path}.keys")
-        setup = self.setup.value(f"{path}.setup")
+        setup = _setup_value(self.setup, f"{path}.setup")
         return OfferBody(
             self.rules, self.keys, self.nonce, setup, self.chain, self.anchor, self.state
         )

@@ -110,7 +110,7 @@ class MatchKeys:
     def game_id(self, setup: GameSetup) -> bytes:
         """The id of the game these keys make with ``setup`` (before it is offered)."""
         keys = (self.identities[0].public_key, self.identities[1].public_key)
-        setup_bytes = codec.encode(codec.setup_to_wire(setup))
+        setup_bytes = codec.encode_setup(setup)
         return game_id_for(RULES_VERSION, keys, self.nonce, setup_bytes, self.joiner_nonce)
 
 

@@ -98,7 +98,7 @@ class Peer:
         keys = (identity.public_key, peer_key)
         nonce = nonce if nonce is not None else secrets.token_bytes(32)
         joiner_nonce = joiner_nonce if joiner_nonce is not None else secrets.token_bytes(32)
-        setup_bytes = codec.encode(codec.setup_to_wire(setup, clock))
+        setup_bytes = codec.encode_setup(setup, clock)
         game_id = game_id_for(rules, keys, nonce, setup_bytes, joiner_nonce)
         chain = dice.Chain.create(
             secret if secret is not None else secrets.token_bytes(32),

@@ -114,7 +114,7 @@ class RemoteGame:
         ms, if it has one."""
         if secret is None:  # derived from the game id
             keys = (identity.public_key, peer_key)
-            setup_bytes = codec.encode(codec.setup_to_wire(setup, clock))
+            setup_bytes = codec.encode_setup(setup, clock)
             game_id = game_id_for(RULES_VERSION, keys, nonce, setup_bytes, joiner_nonce)
             secret = chain_secret(identity, game_id)
         peer, offer = Peer.offer(

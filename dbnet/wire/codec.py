@@ -24,6 +24,7 @@ import dataclasses
 import enum
 import hashlib
 import re
+import threading
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Final, Generic, Literal, TypeVar, cast
@@ -60,8 +61,8 @@ __all__ = [
     "EntryKind", "FinalBody", "Hash", "Meta", "Name", "OfferBody", "PlayBody", "ReplayHeader",
     "ResignBody", "Schema", "Shape", "SignedEntry", "WarbandShape", "decode", "decode_entry",
     "decode_replay_header", "decode_signed_entry", "encode", "encode_entry",
-    "encode_replay_header", "encode_signed_entry", "entry_hash", "refuse", "setup_from_wire",
-    "setup_to_wire", "sign_entry", "signing_message",
+    "encode_replay_header", "encode_setup", "encode_signed_entry", "entry_hash", "refuse",
+    "setup_from_wire", "setup_to_wire", "sign_entry", "signing_message",
 ]  # fmt: skip
 
 PROTOCOL_VERSION: Final = 3
@@ -767,11 +768,61 @@ def setup_to_wire(setup: GameSetup, clock: tuple[int, int] | None = None) -> dic
     """The setup as a plain value (the map's ``note`` is informative and not sent), with
     the ``clock`` setting ``(base, increment)`` in ms if given and a Limited game's
     ``limited`` part (both protocol version 3)."""
-    shape = _Setup.of(setup)
-    if clock is not None or setup.limited is not None:
-        shape = _SetupV3.of(setup, clock)
-    wire: dict[str, object] = _plain(shape)
+    wire: dict[str, object] = _plain(_setup_shape(setup, clock))
     return wire
+
+
+def _setup_shape(setup: GameSetup, clock: tuple[int, int] | None) -> _Setup:
+    if clock is not None or setup.limited is not None:
+        return _SetupV3.of(setup, clock)
+    return _Setup.of(setup)
+
+
+def encode_setup(setup: GameSetup, clock: tuple[int, int] | None = None) -> bytes:
+    """``encode(setup_to_wire(setup, clock))``, the setup's bytes in the game id. Those of
+    the last few setups are kept, by the setup's identity (a setup is immutable): one game
+    start needs them several times (the game id, A's and B's checks of the OFFER), and the
+    games of a run or of a folder of replays share one setup."""
+    key = (id(setup), clock)
+    kept = _ENCODED.get(key)
+    if kept is not None and kept[0] is setup:
+        return kept[1]
+    data = encode(_setup_shape(setup, clock))
+    _keep(_ENCODED, key, (setup, data))
+    return data
+
+
+def _setup_value(shape: _Setup, path: str) -> GameSetup:
+    """``shape.value(path)``, made once for the same shape and bytes: a setup is a function
+    of them and immutable, so the last few are kept and shared. Every OFFER of one setup
+    (the games of a run, A's own OFFER read back by ``encode_entry``, a folder of replays)
+    then decodes to the same ``GameSetup``, whose rules the engine derives once."""
+    key = (type(shape), encode(shape))
+    kept = _DECODED.get(key)
+    if kept is not None:
+        return kept
+    setup = shape.value(path)
+    _keep(_DECODED, key, setup)
+    return setup
+
+
+_KEEP: Final = 16
+_KEEPING: Final = threading.Lock()
+_ENCODED: dict[tuple[int, tuple[int, int] | None], tuple[GameSetup, bytes]] = {}
+"""``encode_setup``'s bytes of the last ``_KEEP`` setups, by the setup's id; each entry
+holds its setup, so that the id is not reused while it is kept."""
+_DECODED: dict[tuple[type[_Setup], bytes], GameSetup] = {}
+"""``_setup_value``'s setups of the last ``_KEEP`` shapes, by the shape's class and bytes."""
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+def _keep(kept: dict[K, V], key: K, value: V) -> None:
+    """Keep ``value`` under ``key``, dropping the oldest entry past ``_KEEP``."""
+    with _KEEPING:  # games may start in several threads
+        if len(kept) >= _KEEP:
+            del kept[next(iter(kept))]  # the oldest (dicts keep insertion order)
+        kept[key] = value
 
 
 def setup_from_wire(obj: object, path: str) -> GameSetup:
@@ -867,7 +918,7 @@ class _Offer(Shape):
 
     def value(self, path: str) -> OfferBody:
         _key_problem(self.keys, f"{path}.keys")
-        setup = self.setup.value(f"{path}.setup")
+        setup = _setup_value(self.setup, f"{path}.setup")
         a, b = self.nonces
         return OfferBody(self.rules, self.keys, a, setup, self.chain, self.anchor, self.state, b)
 
@@ -885,7 +936,7 @@ class _OfferV1(Shape):
 
     def value(self, path: str) -> OfferBody:
         _key_problem(self.keys, f"{path}.keys")
-        setup = self.setup.value(f"{path}.setup")
+        setup = _setup_value(self.setup, f"{path}.setup")
         return OfferBody(
             self.rules, self.keys, self.nonce, setup, self.chain, self.anchor, self.state
         )

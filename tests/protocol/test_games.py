@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from dbnet.engine import ChanceRequest, Game, GameSetup, Player, parse_choice
@@ -158,3 +160,18 @@ def test_a_resignation_ends_complete_with_the_other_player_winning(setup: GameSe
     assert isinstance(final.body, FinalBody)
     assert (final.body.winner, final.body.reason) == (Player.A, "resignation")
     assert a.game.winner is b.game.winner is Player.A
+
+
+def test_games_of_equal_setups_share_their_rules(setup: GameSetup, short_setup: GameSetup) -> None:
+    """B reads its setup from the OFFER: the games of equal setups (other objects, other
+    players, other nonces) give B one setup, and so one ``Rules``; a setup that differs in
+    one field has its own."""
+    first = Pair.start(setup, seed=1)
+    twin = dataclasses.replace(setup, options=dataclasses.replace(setup.options))
+    second = Pair.start(twin, seed=2)
+    assert second.b.game.setup is first.b.game.setup
+    assert second.b.game.rules is first.b.game.rules
+    other = Pair.start(short_setup, seed=3)
+    assert other.b.game.rules is not first.b.game.rules
+    assert other.b.game.setup.options == short_setup.options
+    assert other.b.game.state_hash() == other.a.game.state_hash()

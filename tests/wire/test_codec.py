@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from msgspec import structs
 
 from dbnet.catalog import default_warbands, load_catalog, load_map
+from dbnet.catalog.packs import limited_setup
 from dbnet.engine import model
 from dbnet.engine.model import AbilityDef, Activation, GameSetup, Options, Warband
 from dbnet.errors import DecodeError
@@ -187,6 +188,77 @@ def test_setup_wire_form() -> None:
         "official", "set", "abilities",
     ]  # fmt: skip
     assert all(a in ("valor", "madness", "fear", "passion") for a in mini["aspects"])
+
+
+@pytest.mark.parametrize("clock", [None, (60_000, 2_000)])
+@pytest.mark.parametrize("setup", [SETUPS[0], SETUPS[-1], limited_setup("3-boosters")])
+def test_encode_setup_is_the_wire_forms_bytes(
+    setup: GameSetup, clock: tuple[int, int] | None
+) -> None:
+    expected = codec.encode(codec.setup_to_wire(setup, clock))
+    assert codec.encode_setup(setup, clock) == expected
+    assert codec.encode_setup(setup, clock) is codec.encode_setup(setup, clock)  # kept
+    twin = replace(setup, options=replace(setup.options))  # equal, another object
+    assert codec.encode_setup(twin, clock) == expected
+
+
+def _decoded_setup(setup: GameSetup, nonce: int = 0x4E, version: int = 2) -> GameSetup:
+    """The setup of an OFFER of ``setup`` (its other fields fixed by ``nonce``), decoded."""
+    body = replace(offer(setup), nonce=h(nonce), joiner_nonce=h(0x4F))
+    if version == 3:
+        body = replace(body, name="A")
+    e = replace(entry(EntryKind.OFFER, seq=0, author=0), version=version, body=body)
+    decoded = codec.decode_entry(codec.encode_entry(e)).body
+    assert isinstance(decoded, OfferBody)
+    return decoded.setup
+
+
+def test_offers_of_one_setup_decode_to_one_setup() -> None:
+    """A decoded setup is a function of its bytes and immutable: each OFFER of one setup
+    gives the same object (so the engine derives its rules once)."""
+    first = _decoded_setup(SETUP)
+    assert first == SETUP
+    assert _decoded_setup(SETUP, nonce=0x50) is first
+    assert _decoded_setup(replace(SETUP, map=replace(SETUP.map, note="unsent"))) is first
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda s: replace(s, options=replace(s.options, turns_to_win=5)),
+        lambda s: replace(s, map=replace(s.map, reconstructed=not s.map.reconstructed)),
+        lambda s: replace(s, warbands=(replace(s.warbands[0], name="other"), s.warbands[1])),
+        lambda s: replace(
+            s,
+            warbands=(
+                s.warbands[0],
+                replace(
+                    s.warbands[1],
+                    minis=(
+                        replace(s.warbands[1].minis[0], name="Renamed"),
+                        *s.warbands[1].minis[1:],
+                    ),
+                ),
+            ),
+        ),
+    ],
+    ids=["options", "map", "warband name", "a miniature's name"],
+)
+def test_offers_of_setups_that_differ_decode_to_their_own(
+    change: Callable[[GameSetup], GameSetup],
+) -> None:
+    first = _decoded_setup(SETUP)
+    changed = change(SETUP)
+    other = _decoded_setup(changed)
+    assert other == changed != first
+    assert other is not first
+
+
+def test_an_offer_of_another_version_decodes_its_own_setup() -> None:
+    v2, v3 = _decoded_setup(SETUP), _decoded_setup(SETUP, version=3)
+    assert v2 == v3
+    assert v3 is not v2  # another shape: kept apart
+    assert _decoded_setup(SETUP, nonce=0x51, version=3) is v3
 
 
 def test_replay_header_round_trips() -> None:

@@ -204,10 +204,10 @@ def test_encode_setup_is_the_wire_forms_bytes(
 
 def _decoded_setup(setup: GameSetup, nonce: int = 0x4E, version: int = 2) -> GameSetup:
     """The setup of an OFFER of ``setup`` (its other fields fixed by ``nonce``), decoded."""
-    body = replace(offer(setup), nonce=h(nonce), joiner_nonce=h(0x4F))
+    body = structs.replace(offer(setup), nonce=h(nonce), joiner_nonce=h(0x4F))
     if version == 3:
-        body = replace(body, name="A")
-    e = replace(entry(EntryKind.OFFER, seq=0, author=0), version=version, body=body)
+        body = structs.replace(body, name="A")
+    e = structs.replace(entry(EntryKind.OFFER, seq=0, author=0), version=version, body=body)
     decoded = codec.decode_entry(codec.encode_entry(e)).body
     assert isinstance(decoded, OfferBody)
     return decoded.setup

@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -259,6 +260,69 @@ def compare_floor(setup: GameSetup, games: int, seed: int, rounds: int) -> None:
     )
 
 
+class PartTimers:
+    """CPU time spent in some callables while they are patched with timing wrappers: where
+    a decision through the signed log spends its time, measured in place (each call costs
+    the wrapper's own fraction of a microsecond more)."""
+
+    def __init__(self, parts: dict[str, list[tuple[object, str]]]) -> None:
+        self.parts = parts
+        self.spent = dict.fromkeys(parts, 0)
+        self._saved: list[tuple[object, str, object]] = []
+
+    def __enter__(self) -> PartTimers:
+        for part, places in self.parts.items():
+            for owner, name in places:
+                original = getattr(owner, name)
+                self._saved.append((owner, name, original))
+                setattr(owner, name, self._timed(part, original))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for owner, name, original in reversed(self._saved):
+            setattr(owner, name, original)
+
+    def _timed(self, part: str, original: Callable[..., object]) -> Callable[..., object]:
+        spent, clock = self.spent, time.process_time_ns
+
+        def timed(*args: object, **kwargs: object) -> object:
+            start = clock()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                spent[part] += clock() - start
+
+        return timed
+
+
+def breakdown(setup: GameSetup, games: int, seed: int) -> None:
+    """Print where a decision through the signed log spends its CPU time, measured in
+    place: the signed log's games timed with every part wrapped (``PartTimers``)."""
+    from dbnet.engine import Game
+    from dbnet.match import peers, seats
+    from dbnet.protocol import identity
+    from dbnet.protocol import log as log_module
+
+    parts: dict[str, list[tuple[object, str]]] = {
+        "Ed25519 signing": [(identity.Identity, "sign")],
+        "Ed25519 verifying": [(log_module, "verify")],
+        "engine: bots choosing": [(seats.BotSeat, "ask")],
+        "engine: applying, rolling": [(Game, "apply"), (Game, "roll")],
+        "state hashes": [(Game, "state_hash")],
+        "notation": [(peers, "format_choice"), (log_module, "parse_choice")],
+        "entry encoding": [(codec, "encode_entry"), (codec, "encode_signed_entry")],
+        "entry decoding": [(codec, "decode_signed_entry")],
+    }
+    with PartTimers(parts) as timers:
+        log = signed_log(setup, games, seed)
+    us = 1e6 / log.decisions
+    print(f"signed log, in place: where a decision's {log.cpu * us:.1f} us go (wrapped calls)")
+    for part, spent in timers.spent.items():
+        print(f"  {part:26} {spent / 1e9 * us:6.1f} us")
+    rest = log.cpu - sum(timers.spent.values()) / 1e9
+    print(f"  {'the rest (log, peers)':26} {rest * us:6.1f} us")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=300, help="games of each set (default 300)")
@@ -272,6 +336,11 @@ def main() -> None:
         help="timings of the signed log's parts (default 3)",
     )
     parser.add_argument("--seed", type=int, default=1, help="seed (default 1)")
+    parser.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="also print where a decision through the signed log spends its time, in place",
+    )
     args = parser.parse_args()
     default = [GameSetup(load_map(), default_warbands(load_catalog()))]
     measure("default warbands", default, args.games, args.seed, TARGET_DEFAULT)
@@ -282,6 +351,8 @@ def main() -> None:
     )
     compare_chess(default[0], args.games, args.seed)
     compare_floor(default[0], args.log_games, args.seed, args.rounds)
+    if args.breakdown:
+        breakdown(default[0], args.log_games, args.seed)
 
 
 if __name__ == "__main__":

@@ -122,7 +122,7 @@ class LocalMatch(Driver):
         """Write the entry due, asking ``choose`` for the decision when one is due, on the
         log's own game once the author's due links are in (``Driver.play``): ``choose``
         must decide at once and change nothing."""
-        author = self.next_author
+        author = self.log.expected_author()
         if author is None:
             raise LocalProtocolError("the game's log is closed")
 
@@ -132,5 +132,6 @@ class LocalMatch(Driver):
                 return decision, None
             return format_choice(view, decision), decision
 
-        side = self.sides[author]  # both players are played here
-        return self._deliver(side, side.play(decide))
+        record = self.sides[author].play(decide)  # both players are played here
+        self.sides[author.other].receive(record)
+        return record

@@ -407,7 +407,10 @@ class GameLog:
                 signed, entry = codec.decode_signed_entry(record)
             except DbnetError as exc:
                 raise InvalidEntryError(seq, f"malformed: {exc}", record) from exc
-        author = self._check_envelope(seq, entry, record, clock_claim=_is_clock_claim(entry.body))
+        kind = entry.kind
+        author = self._check_envelope(
+            seq, entry, record, clock_claim=kind is _CLAIM and _is_clock_claim(entry.body)
+        )
         if unchecked is not None:
             unchecked.append(UncheckedSignature(seq, author, self.keys[author], signed, record))
         elif not verify(
@@ -464,7 +467,9 @@ class GameLog:
         """
         seq = len(self.entries)
         kind = body.KIND
-        self._check_author(seq, author, kind, b"", clock_claim=_is_clock_claim(body))
+        self._check_author(
+            seq, author, kind, b"", clock_claim=kind is _CLAIM and _is_clock_claim(body)
+        )
         self._keep_checkpoint()
         try:
             self._apply(

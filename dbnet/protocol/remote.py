@@ -273,9 +273,11 @@ class RemoteGame:
             LocalProtocolError: it is not this player's turn.
             InvalidEntryError: the decision is illegal (nothing is written).
         """
-        if self.log.status in (Status.FINAL_DUE, Status.COSIGN_DUE):
-            return self._keep(self.peer.finish())
-        return self._keep(self.peer.play(decide))
+        peer = self.peer
+        status = peer.log.status
+        if status is Status.FINAL_DUE or status is Status.COSIGN_DUE:
+            return self._keep(peer.finish())
+        return self._keep(peer.play(decide))
 
     def resign(self) -> bytes:
         """Resign in place of the decision this player owes (after the link it owes

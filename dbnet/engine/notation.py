@@ -49,6 +49,8 @@ from dbnet.engine.choices import (
     SpawnChoice,
     StrikeChoice,
     TargetChoice,
+    moves_of,
+    spawns_of,
 )
 from dbnet.engine.game import Game, Mini, Zone
 from dbnet.engine.model import Player
@@ -65,16 +67,16 @@ _Parser = Callable[[Game, Decision, str, Sequence[str]], Choice]
 def format_choice(game: Game, choice: Choice) -> str:
     """The canonical notation of ``choice`` in ``game`` (call before applying it)."""
     h = game.minis
+    if isinstance(choice, MoveChoice):  # the most frequent first
+        return f"move {h[choice.mini].handle} {board.CELL_NAMES[choice.cell]}"
+    if isinstance(choice, SpawnChoice):
+        return f"spawn {h[choice.mini].handle} {board.CELL_NAMES[choice.cell]}"
     if isinstance(choice, Done):
         return "done"
     if isinstance(choice, ShiftChoice):
         return "shift"
     if isinstance(choice, StrikeChoice):
         return "strike"
-    if isinstance(choice, SpawnChoice):
-        return f"spawn {h[choice.mini].handle} {board.cell_name(choice.cell)}"
-    if isinstance(choice, MoveChoice):
-        return f"move {h[choice.mini].handle} {board.cell_name(choice.cell)}"
     if isinstance(choice, AttackChoice):
         cell = board.cell_name(choice.cell)
         owner = h[choice.attackers[0]].owner if choice.attackers else game.active
@@ -169,8 +171,20 @@ def _decision_words(game: Game, text: str) -> tuple[Decision, list[str]]:
 
 
 def parse_choice(game: Game, text: str) -> Choice:
-    """Read ``text`` as a choice for the game's pending decision."""
+    """Read ``text`` as a choice for the game's pending decision.
+
+    A spawn, a move or targets come back as the very value that ``legal_choices`` lists
+    when they are legal, so that ``Game.apply`` finds them there and checks no further.
+    """
     pending, words = _decision_words(game, text)
+    if len(words) == 3:
+        placed = _PLACED.get(words[0])
+        if placed is not None and placed[0] is pending.kind:
+            # most decisions: canonical, so each word is looked up as it is
+            mini = game.rules.handles[pending.player].get(words[1])
+            cell = board.cell_by_name(words[2])
+            if mini is not None and cell is not None and placed[2](game.minis[mini]):
+                return placed[1](mini)[cell]
     verb, args = words[0].lower(), words[1:]
     known = _VERBS.get(verb)
     if known is None or pending.kind not in known[0]:
@@ -199,13 +213,13 @@ def _in_dreamscape(m: Mini) -> bool:
 def _parse_spawn(game: Game, pending: Decision, text: str, args: Sequence[str]) -> Choice:
     _arity(text, args, 2)
     m = _mini(game, args[0], pending.player, _spawnable_from, "in reserves")
-    return SpawnChoice(m.id, _cell(args[1]))
+    return spawns_of(m.id)[_cell(args[1])]
 
 
 def _parse_move(game: Game, pending: Decision, text: str, args: Sequence[str]) -> Choice:
     _arity(text, args, 2)
     m = _mini(game, args[0], pending.player, _in_dreamscape, "in the dreamscape")
-    return MoveChoice(m.id, _cell(args[1]))
+    return moves_of(m.id)[_cell(args[1])]
 
 
 def _parse_attack(game: Game, pending: Decision, text: str, args: Sequence[str]) -> Choice:
@@ -373,12 +387,13 @@ def _format_targets(game: Game, targets: tuple[int, ...]) -> str:
             words.append(board.cell_name(value))
             continue
         m = game.minis[value]
-        rivals = {
-            o.targets[position]
+        # handles are unique within a warband: only a namesake of the other player's,
+        # if it may be targeted here too, makes the handle ambiguous
+        namesake = game.handles[m.owner.other].get(m.handle)
+        clash = namesake is not None and any(
+            len(o.targets) > position and o.targets[position] == namesake
             for o in _target_options(game)
-            if len(o.targets) > position and o.targets[position] != value
-        }
-        clash = any(game.minis[r].handle == m.handle for r in rivals)
+        )
         words.append(m.label if clash else m.handle)
     return " ".join(words)
 
@@ -390,35 +405,42 @@ def _target_options(game: Game) -> list[TargetChoice]:
 
 def _parse_targets(game: Game, pending: Decision, text: str, args: Sequence[str]) -> Choice:
     if len(args) == 1 and args[0].lower() == "none":
-        return TargetChoice(())
+        return next((o for o in _target_options(game) if not o.targets), TargetChoice(()))
     if not args:
         raise InvalidChoiceError(f"{text!r}: name the targets, or 'target none'")
     ability = game.ability_def(*pending.ability)
-    options = _target_options(game)
     kinds = slots(ability, len(args))
     for kind, word in zip(kinds, args, strict=True):
         if kind is Slot.CELL:
             _cell(word)  # a word that is no cell at all is said to be so, first
+    options = _target_options(game)  # narrowed, word by word, to those that begin as read
     chosen: list[int] = []
     for position, (kind, word) in enumerate(zip(kinds, args, strict=True)):
         if kind is Slot.CELL:
-            chosen.append(_cell(word))
-            continue
-        key = word.lower()
-        candidates: list[int] = []
-        for o in options:
-            value = o.targets[position] if len(o.targets) > position else -1
-            if value >= 0 and o.targets[:position] == tuple(chosen) and value not in candidates:
-                candidates.append(value)
-        exact = [
-            c for c in candidates if key in (game.minis[c].handle, game.minis[c].label.lower())
-        ]
-        matches = exact or [c for c in candidates if _names(game.minis[c], key)]
-        if len(matches) != 1:
-            problem = "is ambiguous" if matches else "names no miniature that can be targeted"
-            raise IllegalChoiceError(f"{text!r}: {word!r} {problem} here")
-        chosen.append(matches[0])
+            value = _cell(word)
+        else:
+            candidates = dict.fromkeys(
+                o.targets[position] for o in options if len(o.targets) > position
+            )
+            value = _target(game, text, word, candidates)
+        chosen.append(value)
+        options = [o for o in options if len(o.targets) > position and o.targets[position] == value]
+    for o in options:
+        if len(o.targets) == len(chosen):
+            return o  # the listed value itself
     return TargetChoice(tuple(chosen))
+
+
+def _target(game: Game, text: str, word: str, candidates: Iterable[int]) -> int:
+    """The one of ``candidates`` that ``word`` names: by its handle or label, else by
+    their beginning."""
+    key = word.lower()
+    exact = [c for c in candidates if key in (game.minis[c].handle, game.minis[c].label.lower())]
+    matches = exact or [c for c in candidates if _names(game.minis[c], key)]
+    if len(matches) != 1:
+        problem = "is ambiguous" if matches else "names no miniature that can be targeted"
+        raise IllegalChoiceError(f"{text!r}: {word!r} {problem} here")
+    return matches[0]
 
 
 def _parse_reroll(game: Game, pending: Decision, text: str, args: Sequence[str]) -> Choice:
@@ -497,6 +519,14 @@ def _by_verb(
 _VERBS: Final = _by_verb(_PARSERS)
 """``_PARSERS`` by verb, for ``parse_choice``: a string's hash is C code, a
 ``DecisionKind``'s is Python."""
+
+_PLACED: Final[dict[str, tuple[DecisionKind, Callable[[int], Sequence[Choice]], _Filter]]] = {
+    "spawn": (DecisionKind.SPAWN, spawns_of, _spawnable_from),
+    "move": (DecisionKind.SHIFT, moves_of, _in_dreamscape),
+}
+"""The verbs of most decisions, ``VERB HANDLE CELL``, which ``parse_choice`` reads straight
+from their canonical spelling: the decision each answers, the shared choices of a
+miniature by cell, and where the miniature must be (as ``_parse_spawn``, ``_parse_move``)."""
 
 
 @functools.lru_cache(maxsize=1024)

@@ -33,6 +33,7 @@ from dbnet.engine import (
     GameSetup,
     MoveChoice,
     RerollChoice,
+    SpawnChoice,
     TargetChoice,
     Zone,
     format_choice,
@@ -98,7 +99,10 @@ def check_state(game: Game) -> None:
     assert len(legal) >= 2, f"forced decision {pending!r} was not applied automatically"
     assert len(legal) == len(set(legal)), "duplicate legal choices"
     for choice in legal:
-        assert parse_choice(game, format_choice(game, choice)) == choice, choice
+        parsed = parse_choice(game, format_choice(game, choice))
+        assert parsed == choice, choice
+        if isinstance(choice, (SpawnChoice, MoveChoice, TargetChoice)):
+            assert parsed is choice, choice  # the listed value: Game.apply needs no check
 
 
 def illegal_attempts(game: Game, rng: random.Random) -> list[Choice]:

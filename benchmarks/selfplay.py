@@ -24,9 +24,14 @@ In one run, so that every ratio compares figures taken under the same conditions
    ``--rounds`` times, alternately, and its best time counts, so that other work on
    the machine disturbs neither side of the ratio.
 
+With ``--breakdown``, then: where a decision through the signed log spends its CPU time,
+timed in place (its signatures, verifications, engine work, state hashes, notation,
+encoding and decoding, and the rest), to set beside the floor's parts timed alone.
+
 It asserts nothing, since timings depend on the machine.
 
     python benchmarks/selfplay.py [--games N] [--log-games N] [--rounds R] [--seed S]
+                                  [--breakdown]
 """
 
 from __future__ import annotations

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import msgpack
 import pytest
-from msgspec import structs
 
 from dbnet.catalog import default_warbands, load_catalog, load_map
 from dbnet.engine.abilities import EventKind
@@ -161,7 +160,7 @@ def offer_wire(**changes: object) -> dict[str, object]:
         bytes([2]) * 32,
         joiner_nonce=bytes([3]) * 32,
     )
-    return codec.OfferBody.to_wire(structs.replace(body, **changes))  # type: ignore[arg-type]
+    return codec.OfferBody.to_wire(codec.replace(body, **changes))
 
 
 def test_the_documented_chain_lengths_are_the_decoders() -> None:

@@ -25,8 +25,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final, NamedTuple, Protocol
 
-import msgspec
-
 from dbnet.catalog.check import check_setup
 from dbnet.engine import (
     PLAYERS,
@@ -335,8 +333,8 @@ class GameLog:
         """
         body = _check_offer(draft, b"")
         game = _offered_game(body, b"")
-        body = msgspec.structs.replace(body, state=game.state_hash())
-        entry = msgspec.structs.replace(draft, body=body)
+        body = codec.replace(body, state=game.state_hash())
+        entry = codec.replace(draft, body=body)
         signed = codec.sign_entry(entry, sign)
         return cls(signed, entry, body, game, entry.game_id), codec.encode_signed_entry(signed)
 

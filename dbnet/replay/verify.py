@@ -33,8 +33,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Final
 
-import msgspec
-
 from dbnet.engine import ChanceRequest, Decision, Game, Player
 from dbnet.errors import DbnetError
 from dbnet.protocol.dice import ChainVerifier
@@ -43,7 +41,14 @@ from dbnet.protocol.identity import fingerprint
 from dbnet.protocol.log import GameLog, Status, UncheckedSignature
 from dbnet.replay.errors import ReplayError
 from dbnet.replay.file import HEADER_OFFSET, decode_header, iter_records
-from dbnet.wire.codec import ClaimBody, Entry, ReplayHeader, SignedEntry, decode_signed_entry
+from dbnet.wire.codec import (
+    ClaimBody,
+    Entry,
+    ReplayHeader,
+    SignedEntry,
+    decode_signed_entry,
+    is_frozen_value,
+)
 
 __all__ = ["Owed", "ReplayVerifier", "Verdict", "VerdictStatus", "verify_replay"]
 
@@ -561,8 +566,8 @@ def _copy_value(value: object, name: str) -> object:
 
 
 def _is_frozen(value: object) -> bool:
-    """Whether ``value`` is a frozen dataclass or a frozen msgspec struct (the wire's)."""
-    if isinstance(value, msgspec.Struct):
-        return value.__struct_config__.frozen
+    """Whether ``value`` is a frozen dataclass or one of the wire's frozen values."""
+    if is_frozen_value(value):
+        return True
     params = getattr(type(value), "__dataclass_params__", None)
     return bool(params is not None and params.frozen)

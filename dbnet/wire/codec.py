@@ -61,8 +61,9 @@ __all__ = [
     "EntryKind", "FinalBody", "Hash", "Meta", "Name", "OfferBody", "PlayBody", "ReplayHeader",
     "ResignBody", "Schema", "Shape", "SignedEntry", "WarbandShape", "decode", "decode_entry",
     "decode_replay_header", "decode_signed_entry", "encode", "encode_entry",
-    "encode_replay_header", "encode_setup", "encode_signed_entry", "entry_hash", "refuse",
-    "setup_from_wire", "setup_to_wire", "sign_entry", "signing_message",
+    "encode_replay_header", "encode_setup", "encode_signed_entry", "entry_hash",
+    "is_frozen_value", "refuse", "replace", "setup_from_wire", "setup_to_wire", "sign_entry",
+    "signing_message",
 ]  # fmt: skip
 
 PROTOCOL_VERSION: Final = 3
@@ -1357,6 +1358,20 @@ _RECORD: Final = Schema[_Record](_Record, "signed_entry")
 def signing_message(signed: bytes) -> bytes:
     """What an entry's author signs: a domain tag and the entry's exact bytes."""
     return SIGNING_TAG + signed
+
+
+Wire = TypeVar("Wire", bound=msgspec.Struct)
+
+
+def replace(value: Wire, **changes: object) -> Wire:
+    """A copy of ``value`` (an entry, a signed entry or a body) with ``changes``."""
+    return msgspec.structs.replace(value, **changes)
+
+
+def is_frozen_value(value: object) -> bool:
+    """Whether ``value`` is one of the wire's immutable values (an entry, a signed entry, a
+    body), which a copy may share."""
+    return isinstance(value, msgspec.Struct) and value.__struct_config__.frozen
 
 
 def entry_hash(signed: bytes) -> bytes:

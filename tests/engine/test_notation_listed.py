@@ -60,7 +60,8 @@ def test_an_illegal_spawn_is_still_checked_and_refused() -> None:
     game = spawn_game()
     before = game.state_hash()
     choice = parse_choice(game, "spawn ash-sentinel#1 c3")  # not the spawn row
-    assert choice == SpawnChoice(choice.mini, 12)
+    assert isinstance(choice, SpawnChoice)
+    assert choice.cell == 12
     assert choice not in (game.legal_choices() or [])
     with pytest.raises(IllegalChoiceError, match="can't be spawned in c3"):
         game.apply(choice)
@@ -95,6 +96,7 @@ def test_targets_parse_to_the_listed_choice_and_namesakes_by_label() -> None:
         if isinstance(pending, ChanceRequest):
             game.roll([rng.randint(1, 6) for _ in range(pending.count)])
             continue
+        assert pending is not None
         if pending.kind is DecisionKind.TARGET:
             for choice in game.legal_choices() or []:
                 assert isinstance(choice, TargetChoice)

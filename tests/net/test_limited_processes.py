@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from msgspec import structs
 
 from dbnet.engine import Player
 from dbnet.engine.choices import Decision, DecisionKind
@@ -100,7 +99,7 @@ async def test_a_limited_game_between_two_processes(tmp_path: Path, homes: Path)
     assert body.decision is not None
     words = body.decision.split()
     words[1] = outsider.slug
-    changed = structs.replace(entry, body=structs.replace(body, decision=" ".join(words)))
+    changed = codec.replace(entry, body=codec.replace(body, decision=" ".join(words)))
     key = Ed25519PrivateKey.from_private_bytes(KEYS[1])
     record = codec.encode_signed_entry(codec.sign_entry(changed, key.sign))
     verdict = _verify(tmp_path / "outsider.dbnr", host_replay, [*records[:reveal_seq], record])

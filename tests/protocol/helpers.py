@@ -16,7 +16,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
-from msgspec import structs
 
 from dbnet.bots import make_bot
 from dbnet.engine import ChanceRequest, Choice, Decision, Game, GameSetup, Player, format_choice
@@ -203,8 +202,8 @@ def decode(record: bytes) -> Entry:
 def retouch(record: bytes, signer: Identity, **changes: object) -> bytes:
     """``record`` with its body's fields changed, signed again by ``signer``."""
     entry = decode(record)
-    body = structs.replace(entry.body, **changes)  # type: ignore[arg-type]
-    return sign(signer, structs.replace(entry, body=body))
+    body = codec.replace(entry.body, **changes)
+    return sign(signer, codec.replace(entry, body=body))
 
 
 # --- refusals --------------------------------------------------------------------------------

@@ -12,7 +12,6 @@ is then accepted, which shows the refusal was for the cheat and nothing else.
 from __future__ import annotations
 
 import pytest
-from msgspec import structs
 
 from dbnet.engine import ChanceRequest, Decision, Game, GameSetup, Player, SpawnChoice, parse_choice
 from dbnet.protocol import dice
@@ -222,7 +221,7 @@ def test_an_entry_from_another_game_is_refused(setup: GameSetup, choose: Chooser
     # re-sequenced and re-chained by its author to fit this game's log: still another game's
     fitted = sign(
         foreign.identity,
-        structs.replace(entry, seq=here.a.log.next_seq, prev_hash=here.a.log.head),
+        codec.replace(entry, seq=here.a.log.next_seq, prev_hash=here.a.log.head),
     )
     honest = here.peers[author.other]
     assert_refused(honest, fitted, r"^it belongs to another game \(game id differs\)$")
@@ -448,11 +447,11 @@ def test_a_game_played_under_other_rules_is_refused_by_name(setup: GameSetup) ->
     entry = decode(offer)
     body = entry.body
     assert isinstance(body, OfferBody)
-    old = structs.replace(body, rules="dbnet-rules-1")
+    old = codec.replace(body, rules="dbnet-rules-1")
     setup_bytes = codec.encode(codec.setup_to_wire(old.setup))
     keys = (old.keys[0], old.keys[1])
     game_id = game_id_for(old.rules, keys, old.nonce, setup_bytes, old.joiner_nonce)
-    record = sign(a_identity, structs.replace(entry, game_id=game_id, body=old))
+    record = sign(a_identity, codec.replace(entry, game_id=game_id, body=old))
     with pytest.raises(InvalidEntryError) as caught:
         GameLog.start(record)
     assert caught.value.seq == 0

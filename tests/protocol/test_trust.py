@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from msgspec import structs
 
 from dbnet.catalog import default_warbands, load_catalog, load_map
 from dbnet.engine import GameSetup, MapDef, Player, Warband
@@ -83,8 +82,8 @@ def test_a_version_3_offer_carries_both_nonces_and_signed_names_and_entries_keep
     accept_fields = codec.decode(codec.decode_signed_entry(accept)[0].signed)
     assert isinstance(accept_fields, list)
     assert list(accept_fields[6]) == ["anchor", "links", "state", "name"]
-    unnamed = structs.replace(entry.body, name=None)  # the version-2 ACCEPT's form
-    downgraded = sign(BOB, structs.replace(entry, version=2, body=unnamed))
+    unnamed = codec.replace(entry.body, name=None)  # the version-2 ACCEPT's form
+    downgraded = sign(BOB, codec.replace(entry, version=2, body=unnamed))
     with pytest.raises(InvalidEntryError, match="protocol version 2 in a game of version 3"):
         a.receive(downgraded)
 

@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from msgspec import structs
 
 from dbnet.engine import Player
 from dbnet.replay.errors import ReplayError
@@ -25,7 +24,7 @@ def other_entry(game: RecordedGame, seq: int, *, signer: Player | None = None) -
     ``signer``)."""
     _, entry = codec.decode_signed_entry(game.records[seq])
     assert isinstance(entry.body, PlayBody)
-    entry = structs.replace(entry, body=structs.replace(entry.body, state=bytes(32)))
+    entry = codec.replace(entry, body=codec.replace(entry.body, state=bytes(32)))
     body = codec.encode_entry(entry)
     who = Player(entry.author) if signer is None else signer
     return codec.encode_signed_entry(

@@ -7,7 +7,6 @@ import dataclasses
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from msgspec import structs
 
 from dbnet.engine import Player
 from dbnet.replay.errors import ReplayError
@@ -113,25 +112,25 @@ def test_byte_mutations_of_a_real_replay(
 def _mutate_entry(entry: Entry, choice: int, noise: bytes) -> Entry:
     body = entry.body
     if choice == 0:
-        return structs.replace(entry, seq=entry.seq + 1)
+        return codec.replace(entry, seq=entry.seq + 1)
     if choice == 1:
-        return structs.replace(entry, prev_hash=noise)
+        return codec.replace(entry, prev_hash=noise)
     if choice == 2:
-        return structs.replace(entry, author=1 - entry.author)
+        return codec.replace(entry, author=1 - entry.author)
     if choice == 3 and isinstance(body, PlayBody):
-        return structs.replace(entry, body=structs.replace(body, state=noise))
+        return codec.replace(entry, body=codec.replace(body, state=noise))
     if choice == 4 and isinstance(body, PlayBody) and body.links:
         (roll, _link), *rest = body.links
         links = ((roll, noise), *rest)
-        return structs.replace(entry, body=structs.replace(body, links=links))
+        return codec.replace(entry, body=codec.replace(body, links=links))
     if choice == 5 and isinstance(body, PlayBody):
         decision = "done" if body.decision != "done" else "shift"
-        return structs.replace(entry, body=structs.replace(body, decision=decision))
+        return codec.replace(entry, body=codec.replace(body, decision=decision))
     if choice == 6 and isinstance(body, PlayBody) and body.links:
         (roll, link), *rest = body.links
         links = ((roll + 1, link), *rest)
-        return structs.replace(entry, body=structs.replace(body, links=links))
-    return structs.replace(entry, game_id=noise)
+        return codec.replace(entry, body=codec.replace(body, links=links))
+    return codec.replace(entry, game_id=noise)
 
 
 @SETTINGS

@@ -12,7 +12,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from msgspec import structs
 
 from dbnet.engine import Player
 from dbnet.errors import DbnetError
@@ -53,7 +52,7 @@ def resign(record: bytes, game: RecordedGame, *, forge: bool, state: bytes | Non
     _, entry = codec.decode_signed_entry(record)
     if state is not None:
         assert isinstance(entry.body, PlayBody)
-        entry = structs.replace(entry, body=structs.replace(entry.body, state=state))
+        entry = codec.replace(entry, body=codec.replace(entry.body, state=state))
     author = Player(entry.author)
     signer = game.identities[author.other if forge else author]
     body = codec.encode_entry(entry)

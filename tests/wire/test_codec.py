@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from msgspec import structs
 
 from dbnet.catalog import default_warbands, load_catalog, load_map
 from dbnet.catalog.packs import limited_setup
@@ -138,14 +137,14 @@ def test_entries_and_bodies_are_immutable_values(kind: EntryKind) -> None:
         with pytest.raises(AttributeError):
             setattr(value, field, None)
     assert hash(entry(kind)) == hash(original)  # equal values, as dict keys and set members
-    assert structs.replace(original, seq=6) != original
+    assert codec.replace(original, seq=6) != original
     assert original.body.KIND is kind
 
 
 def test_play_body_optional_fields_are_left_out() -> None:
     bare = PlayBody(None, (), None, h(9))
     assert bare.to_wire() == {"links": [], "state": h(9)}
-    e = structs.replace(entry(EntryKind.PLAY), body=bare)
+    e = codec.replace(entry(EntryKind.PLAY), body=bare)
     assert codec.decode_entry(codec.encode_entry(e)) == e
     full = BODIES[EntryKind.PLAY]
     assert list(full.to_wire()) == ["decision", "links", "anchor", "state"]
@@ -156,7 +155,7 @@ def test_catalog_setups_round_trip(setup: GameSetup) -> None:
     wire = codec.setup_to_wire(setup)
     assert codec.setup_from_wire(wire, "setup") == setup
     assert codec.setup_from_wire(codec.decode(codec.encode(wire)), "setup") == setup
-    e = structs.replace(entry(EntryKind.OFFER, seq=0, author=0), body=offer(setup))
+    e = codec.replace(entry(EntryKind.OFFER, seq=0, author=0), body=offer(setup))
     assert codec.decode_entry(codec.encode_entry(e)) == e
 
 
@@ -204,10 +203,10 @@ def test_encode_setup_is_the_wire_forms_bytes(
 
 def _decoded_setup(setup: GameSetup, nonce: int = 0x4E, version: int = 2) -> GameSetup:
     """The setup of an OFFER of ``setup`` (its other fields fixed by ``nonce``), decoded."""
-    body = structs.replace(offer(setup), nonce=h(nonce), joiner_nonce=h(0x4F))
+    body = codec.replace(offer(setup), nonce=h(nonce), joiner_nonce=h(0x4F))
     if version == 3:
-        body = structs.replace(body, name="A")
-    e = structs.replace(entry(EntryKind.OFFER, seq=0, author=0), version=version, body=body)
+        body = codec.replace(body, name="A")
+    e = codec.replace(entry(EntryKind.OFFER, seq=0, author=0), version=version, body=body)
     decoded = codec.decode_entry(codec.encode_entry(e)).body
     assert isinstance(decoded, OfferBody)
     return decoded.setup
@@ -651,7 +650,7 @@ SETUP_ERRORS: list[tuple[Callable[[Wire], None], str]] = [
 def _mutated(kind: EntryKind, change: Callable[[Wire], None], setup: GameSetup = SETUP) -> bytes:
     e = entry(kind)
     if kind is EntryKind.OFFER:
-        e = structs.replace(e, body=offer(setup))
+        e = codec.replace(e, body=offer(setup))
     wire = copy.deepcopy(e.to_wire())
     change(wire)
     return codec.encode(wire)
@@ -699,13 +698,13 @@ def test_signed_entry_errors(record_wire: object, message: str) -> None:
 
 def test_encode_entry_refuses_an_invalid_entry() -> None:
     with pytest.raises(DecodeError, match=r"^entry\.seq: expected an integer at least 0, got -1$"):
-        codec.encode_entry(structs.replace(entry(EntryKind.RESIGN), seq=-1))
+        codec.encode_entry(codec.replace(entry(EntryKind.RESIGN), seq=-1))
     with pytest.raises(DecodeError, match=r"^entry\.body: unknown key 'head'"):
-        codec.encode_entry(structs.replace(entry(EntryKind.RESIGN), body=BODIES[EntryKind.COSIGN]))
+        codec.encode_entry(codec.replace(entry(EntryKind.RESIGN), body=BODIES[EntryKind.COSIGN]))
     with pytest.raises(DecodeError, match=r"^entry\.body\.links\[0\]\[1\]: expected 32 bytes"):
-        codec.encode_entry(structs.replace(entry(EntryKind.ACCEPT), body=AcceptBody(h(1), ((0, b""),), h(2))))  # fmt: skip # noqa: E501
+        codec.encode_entry(codec.replace(entry(EntryKind.ACCEPT), body=AcceptBody(h(1), ((0, b""),), h(2))))  # fmt: skip # noqa: E501
     turns = ((2**62, 2**62),) * 10_000  # 19 bytes each
-    huge = structs.replace(entry(EntryKind.FINAL), body=FinalBody(0, "victory", turns, h(1)))
+    huge = codec.replace(entry(EntryKind.FINAL), body=FinalBody(0, "victory", turns, h(1)))
     with pytest.raises(DecodeError, match=r"^entry: \d+ bytes is more than the limit of 65466$"):
         codec.encode_entry(huge)
 

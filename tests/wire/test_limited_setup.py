@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from msgspec import structs
 
 from dbnet.catalog import default_warbands, load_catalog, load_map
 from dbnet.catalog.packs import limited_setup
@@ -66,7 +65,7 @@ def test_a_limited_offer_is_only_written_in_protocol_version_3() -> None:
     )  # fmt: skip
     with pytest.raises(ValueError, match="only written in protocol version 3"):
         body.to_wire()
-    named = structs.replace(body, name="alice")
+    named = codec.replace(body, name="alice")
     wire = named.to_wire()
     assert "limited" in wire["setup"]  # type: ignore[operator]
 

@@ -20,9 +20,11 @@ In one run, so that every ratio compares figures taken under the same conditions
    Ed25519 signature and one verification, of the entries of a real game), and
    ``dbnet selfplay``'s own games (``play_one``, random vs random, ``--seed S``'s
    games 1 to ``--log-games``) per decision, over the floor, next to the target.
-   These use this process's CPU time (``time.process_time``); each part is timed
-   ``--rounds`` times, alternately, and its best time counts, so that other work on
-   the machine disturbs neither side of the ratio.
+   These use this process's CPU time (``time.process_time``), interleaved game by game
+   (engine game ``i - 1``, one pass of signing and verifying a game's entries, then log
+   game ``i``) in each of ``--rounds`` rounds, so that a machine whose speed drifts (a
+   shared virtual machine) slows every part alike; the ratio is over all the rounds'
+   totals, and each round's own is printed beside it.
 
 With ``--breakdown``, then: where a decision through the signed log spends its CPU time,
 timed in place (its signatures, verifications, engine work, state hashes, notation,
@@ -57,7 +59,7 @@ TARGET_ABILITIES = 10_000  # ...and with the ability warbands
 TARGET_CHESS = 3.0  # engine decisions/s at least this many times python-chess's plies/s
 TARGET_FLOOR = 1.5  # a decision through the signed log: at most this many floors
 CHESS_TURNS = 10  # alternations of engine games and chess (a drifting machine evens out)
-SIGNATURE_ROUNDS = 5  # passes over one game's entries to time signing and verifying
+SIGNATURE_PASSES = 1  # passes over one game's signatures beside each game, to time them
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "warbands"
 
 
@@ -206,59 +208,97 @@ def signings(setup: GameSetup, seed: int) -> list[Signing]:
 
 
 def signature_times(jobs: list[Signing]) -> tuple[float, float]:
-    """CPU seconds per Ed25519 signature and per verification of ``jobs`` (each message
-    signed, and its signature checked, with its author's key)."""
+    """CPU seconds spent signing each of ``jobs``' messages once, and checking each
+    signature once, with its author's key."""
     start = time.process_time()
-    for _ in range(SIGNATURE_ROUNDS):
-        for identity, message, _ in jobs:
-            identity.sign(message)
+    for identity, message, _ in jobs:
+        identity.sign(message)
     middle = time.process_time()
-    for _ in range(SIGNATURE_ROUNDS):
-        for identity, message, signature in jobs:
-            if not verify(identity.public_key, signature, message):
-                raise SystemExit("an entry's signature did not verify")
-    end = time.process_time()
-    count = SIGNATURE_ROUNDS * len(jobs)
-    return (middle - start) / count, (end - middle) / count
+    for identity, message, signature in jobs:
+        if not verify(identity.public_key, signature, message):
+            raise SystemExit("an entry's signature did not verify")
+    return middle - start, time.process_time() - middle
 
 
-def signed_log(setup: GameSetup, games: int, seed: int) -> Throughput:
-    """Games 1 to ``games`` of ``dbnet selfplay --seed seed --a random --b random``, as
-    that command plays them (``play_one``: two peers, every entry signed and checked)."""
+def signed_log(setup: GameSetup, games: int, seed: int, first: int = 1) -> Throughput:
+    """Games ``first`` to ``first + games - 1`` of ``dbnet selfplay --seed seed --a random
+    --b random``, as that command plays them (``play_one``: two peers, every entry signed
+    and checked)."""
     decisions = 0
     start, cpu_start = time.perf_counter(), time.process_time()
-    for i in range(1, games + 1):
+    for i in range(first, first + games):
         decisions += play_one(setup, ("random", "random"), seed, i, DEFAULT_MAX_TURNS).decisions
     return Throughput(decisions, time.perf_counter() - start, time.process_time() - cpu_start)
 
 
+@dataclass(slots=True)
+class FloorRound:
+    """One round's CPU seconds and counts for each part of the floor, and for the log."""
+
+    engine: float = 0.0
+    engine_decisions: int = 0
+    signing: float = 0.0
+    verifying: float = 0.0
+    signatures: int = 0
+    log: float = 0.0
+    log_decisions: int = 0
+
+    def add(self, other: FloorRound) -> None:
+        for name in self.__slots__:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    def floor(self) -> float:
+        """Seconds a decision: two engine decisions, one signature, one verification."""
+        engine = self.engine / self.engine_decisions
+        return 2 * engine + (self.signing + self.verifying) / self.signatures
+
+    def ratio(self) -> float:
+        return self.log / self.log_decisions / self.floor()
+
+
+def floor_round(setup: GameSetup, games: int, seed: int, jobs: list[Signing]) -> FloorRound:
+    """The floor's parts and the log, interleaved game by game: engine game ``i - 1``,
+    ``SIGNATURE_PASSES`` passes over one game's signatures, then log game ``i``, so that a
+    machine whose speed drifts slows every part alike."""
+    measured = FloorRound()
+    for i in range(1, games + 1):
+        engine, _ = engine_games([setup], 1, seed, first=i - 1)
+        measured.engine += engine.cpu
+        measured.engine_decisions += engine.decisions
+        for _ in range(SIGNATURE_PASSES):
+            signing, verifying = signature_times(jobs)
+            measured.signing += signing
+            measured.verifying += verifying
+            measured.signatures += len(jobs)
+        log = signed_log(setup, 1, seed, first=i)
+        measured.log += log.cpu
+        measured.log_decisions += log.decisions
+    return measured
+
+
 def compare_floor(setup: GameSetup, games: int, seed: int, rounds: int) -> None:
     """Print the floor of a decision through the signed log, the signed log's cost per
-    decision, and their ratio: each part timed ``rounds`` times, its best time counting."""
+    decision, and their ratio, over ``rounds`` rounds of ``floor_round``."""
     jobs = signings(setup, seed)
-    engine_s = sign_s = verify_s = log_s = float("inf")
-    ratios = []
+    total, ratios = FloorRound(), []
     for _ in range(rounds):
-        engine, _ = engine_games([setup], games, seed)
-        signing, verifying = signature_times(jobs)
-        log = signed_log(setup, games, seed)
-        floor = 2 * engine.cpu / engine.decisions + signing + verifying
-        ratios.append(log.cpu / log.decisions / floor)
-        engine_s = min(engine_s, engine.cpu / engine.decisions)
-        sign_s, verify_s = min(sign_s, signing), min(verify_s, verifying)
-        log_s = min(log_s, log.cpu / log.decisions)
-    floor = 2 * engine_s + sign_s + verify_s
-    ratio = log_s / floor
+        measured = floor_round(setup, games, seed, jobs)
+        ratios.append(measured.ratio())
+        total.add(measured)
+    ratio = total.ratio()
     verdict = "meets" if ratio <= TARGET_FLOOR else "MISSES"
     us = 1e6
     print(
         f"signed log: dbnet selfplay --games {games} --seed {seed} --a random --b random, "
-        f"CPU time, best of {rounds} rounds"
+        f"CPU time, {rounds} rounds interleaved game by game"
     )
-    print(f"  engine      {engine_s * us:6.1f} us a decision (default-warband games 0-{games - 1})")
-    print(f"  Ed25519     {sign_s * us:6.1f} us a signature, {verify_s * us:.1f} us a verification")
+    engine = total.engine / total.engine_decisions
+    sign, check = total.signing / total.signatures, total.verifying / total.signatures
+    floor, log = total.floor(), total.log / total.log_decisions
+    print(f"  engine      {engine * us:6.1f} us a decision (default-warband games 0-{games - 1})")
+    print(f"  Ed25519     {sign * us:6.1f} us a signature, {check * us:.1f} us a verification")
     print(f"  floor       {floor * us:6.1f} us a decision (2 engine, 1 signature, 1 verification)")
-    print(f"  signed log  {log_s * us:6.1f} us a decision ({log.decisions} decisions)")
+    print(f"  signed log  {log * us:6.1f} us a decision ({total.log_decisions // rounds} a round)")
     print(
         f"  ratio {ratio:.2f} of the floor ({verdict} the target of at most {TARGET_FLOOR}); "
         f"by round {' '.join(f'{r:.2f}' for r in ratios)}"
@@ -338,7 +378,7 @@ def main() -> None:
         "--rounds",
         type=int,
         default=3,
-        help="timings of the signed log's parts (default 3)",
+        help="rounds of the signed log's comparison (default 3)",
     )
     parser.add_argument("--seed", type=int, default=1, help="seed (default 1)")
     parser.add_argument(

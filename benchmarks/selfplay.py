@@ -59,7 +59,6 @@ TARGET_ABILITIES = 10_000  # ...and with the ability warbands
 TARGET_CHESS = 3.0  # engine decisions/s at least this many times python-chess's plies/s
 TARGET_FLOOR = 1.5  # a decision through the signed log: at most this many floors
 CHESS_TURNS = 10  # alternations of engine games and chess (a drifting machine evens out)
-SIGNATURE_PASSES = 1  # passes over one game's signatures beside each game, to time them
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "warbands"
 
 
@@ -258,18 +257,17 @@ class FloorRound:
 
 def floor_round(setup: GameSetup, games: int, seed: int, jobs: list[Signing]) -> FloorRound:
     """The floor's parts and the log, interleaved game by game: engine game ``i - 1``,
-    ``SIGNATURE_PASSES`` passes over one game's signatures, then log game ``i``, so that a
+    one pass over a game's signatures, then log game ``i``, so that a
     machine whose speed drifts slows every part alike."""
     measured = FloorRound()
     for i in range(1, games + 1):
         engine, _ = engine_games([setup], 1, seed, first=i - 1)
         measured.engine += engine.cpu
         measured.engine_decisions += engine.decisions
-        for _ in range(SIGNATURE_PASSES):
-            signing, verifying = signature_times(jobs)
-            measured.signing += signing
-            measured.verifying += verifying
-            measured.signatures += len(jobs)
+        signing, verifying = signature_times(jobs)
+        measured.signing += signing
+        measured.verifying += verifying
+        measured.signatures += len(jobs)
         log = signed_log(setup, 1, seed, first=i)
         measured.log += log.cpu
         measured.log_decisions += log.decisions

@@ -33,10 +33,6 @@ def parse_cell(text: str) -> int | None:
     return _CELL_BY_NAME.get(text.strip().lower())
 
 
-cell_by_name: Final = _CELL_BY_NAME.get
-"""The cell named exactly ``name`` (``'c3'``: lower case, no spaces), or None."""
-
-
 def cells_of(mask: int) -> list[int]:
     """The cells of a bitmask of cells (bit ``cell`` set), in order."""
     return [cell for cell in range(CELL_COUNT) if (mask >> cell) & 1]

@@ -177,14 +177,6 @@ def parse_choice(game: Game, text: str) -> Choice:
     when they are legal, so that ``Game.apply`` finds them there and checks no further.
     """
     pending, words = _decision_words(game, text)
-    if len(words) == 3:
-        placed = _PLACED.get(words[0])
-        if placed is not None and placed[0] is pending.kind:
-            # most decisions: canonical, so each word is looked up as it is
-            mini = game.rules.handles[pending.player].get(words[1])
-            cell = board.cell_by_name(words[2])
-            if mini is not None and cell is not None and placed[2](game.minis[mini]):
-                return placed[1](mini)[cell]
     verb, args = words[0].lower(), words[1:]
     known = _VERBS.get(verb)
     if known is None or pending.kind not in known[0]:
@@ -519,14 +511,6 @@ def _by_verb(
 _VERBS: Final = _by_verb(_PARSERS)
 """``_PARSERS`` by verb, for ``parse_choice``: a string's hash is C code, a
 ``DecisionKind``'s is Python."""
-
-_PLACED: Final[dict[str, tuple[DecisionKind, Callable[[int], Sequence[Choice]], _Filter]]] = {
-    "spawn": (DecisionKind.SPAWN, spawns_of, _spawnable_from),
-    "move": (DecisionKind.SHIFT, moves_of, _in_dreamscape),
-}
-"""The verbs of most decisions, ``VERB HANDLE CELL``, which ``parse_choice`` reads straight
-from their canonical spelling: the decision each answers, the shared choices of a
-miniature by cell, and where the miniature must be (as ``_parse_spawn``, ``_parse_move``)."""
 
 
 @functools.lru_cache(maxsize=1024)

@@ -9,7 +9,6 @@ of the game, and every copy of one, shares the same ``Rules`` by reference.
 from __future__ import annotations
 
 import hashlib
-import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -17,6 +16,7 @@ from typing import TYPE_CHECKING, Final
 
 from dbnet.engine.abilities import Statics
 from dbnet.engine.canonical import setup_bytes
+from dbnet.engine.kept import Kept
 from dbnet.engine.keywords import check_ability
 from dbnet.engine.model import AbilityDef, Activation, GameSetup, MiniatureDef, Player
 from dbnet.errors import DataError
@@ -75,10 +75,7 @@ class Rules:
         if kept is not None and kept[0] is setup:
             return kept[1]
         rules = cls._made(setup, allow_unimplemented)
-        with _KEEPING:  # bots may start games in threads of their own
-            if len(_KEPT) >= _KEEP:
-                del _KEPT[next(iter(_KEPT))]  # the oldest (dicts keep insertion order)
-            _KEPT[key] = (setup, rules)
+        _KEPT.put(key, (setup, rules))
         return rules
 
     @classmethod
@@ -108,10 +105,8 @@ class Rules:
         )
 
 
-_KEEP: Final = 16
-_KEEPING: Final = threading.Lock()
-_KEPT: dict[tuple[int, bool], tuple[GameSetup, Rules]] = {}
-"""The rules of the last ``_KEEP`` setups, by the setup's id (``Rules.from_setup``); each
+_KEPT: Final = Kept[tuple[int, bool], tuple[GameSetup, Rules]](16)
+"""The rules of the last 16 setups, by the setup's id (``Rules.from_setup``); each
 entry holds its setup, so that the id is not reused while it is kept."""
 
 

@@ -122,7 +122,7 @@ class LocalMatch(Driver):
         """Write the entry due, asking ``choose`` for the decision when one is due, on the
         log's own game once the author's due links are in (``Driver.play``): ``choose``
         must decide at once and change nothing."""
-        author = self.log.expected_author()
+        author = self.next_author
         if author is None:
             raise LocalProtocolError("the game's log is closed")
 
@@ -132,6 +132,5 @@ class LocalMatch(Driver):
                 return decision, None
             return format_choice(view, decision), decision
 
-        record = self.sides[author].play(decide)  # both players are played here
-        self.sides[author.other].receive(record)
-        return record
+        side = self.sides[author]  # both players are played here
+        return self._deliver(side, side.play(decide))

@@ -22,6 +22,7 @@ from dbnet.files import replace_atomically
 from dbnet.net.link import Link
 from dbnet.protocol.clock import ClockView, format_clock
 from dbnet.protocol.errors import ProtocolError
+from dbnet.protocol.log import is_clock_claim
 from dbnet.protocol.remote import RemoteGame
 from dbnet.text import os_error_words
 from dbnet.wire import codec
@@ -46,7 +47,7 @@ def clock_claim_result(game: RemoteGame | None) -> str | None:
     if game is None or not game.records:
         return None
     last = game.log.decoded[-1]
-    if not _is_clock_claim(last):
+    if not is_clock_claim(last.body):
         return None
     winner = Player(last.author)
     who = "you" if winner is game.me else "the opponent"
@@ -54,10 +55,6 @@ def clock_claim_result(game: RemoteGame | None) -> str | None:
         f"{winner.name} ({who}) won on time: {winner.other.name}'s clock ran out (a clock "
         f"claim signed by {winner.name}; dbnet verify shows it as such)"
     )
-
-
-def _is_clock_claim(entry: codec.Entry) -> bool:
-    return isinstance(entry.body, codec.ClaimBody) and entry.body.reason == "clock"
 
 
 class SessionClocks:
@@ -124,7 +121,7 @@ class SessionClocks:
         if view.late is not None and view.flagged is game.me.other and not game.is_closed:
             self._claim(game, view.late)
         last = game.log.decoded[-1]
-        if _is_clock_claim(last) and last.author != game.me:
+        if is_clock_claim(last.body) and last.author != game.me:
             self.say(
                 f"the opponent claims the game on time: by its clock yours ran out; by "
                 f"yours, {format_clock(view.left(game.me, now))} was left. The claim is "
@@ -180,7 +177,7 @@ class SessionClocks:
             return None
         last = game.log.decoded[-1]
         body = last.body
-        if _is_clock_claim(last) and last.author == game.me:
+        if is_clock_claim(last.body) and last.author == game.me:
             assert isinstance(body, codec.ClaimBody)
             return body.waiting_for
         return None

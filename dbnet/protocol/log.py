@@ -405,10 +405,7 @@ class GameLog:
                 signed, entry = codec.decode_signed_entry(record)
             except DbnetError as exc:
                 raise InvalidEntryError(seq, f"malformed: {exc}", record) from exc
-        kind = entry.kind
-        author = self._check_envelope(
-            seq, entry, record, clock_claim=kind is _CLAIM and _is_clock_claim(entry.body)
-        )
+        author = self._check_envelope(seq, entry, record, clock_claim=is_clock_claim(entry.body))
         if unchecked is not None:
             unchecked.append(UncheckedSignature(seq, author, self.keys[author], signed, record))
         elif not verify(
@@ -465,9 +462,7 @@ class GameLog:
         """
         seq = len(self.entries)
         kind = body.KIND
-        self._check_author(
-            seq, author, kind, b"", clock_claim=kind is _CLAIM and _is_clock_claim(body)
-        )
+        self._check_author(seq, author, kind, b"", clock_claim=is_clock_claim(body))
         self._keep_checkpoint()
         try:
             self._apply(
@@ -575,9 +570,7 @@ class GameLog:
             self._play(seq, author, body.decision, links, record, choice, decide)
             if check_state:
                 self._check_state(seq, body.state, record)
-            if self.game.is_over:
-                self.status = Status.FINAL_DUE
-                self.final_author = author
+            self._note_end(author)
             return
         if kind is _CLAIM:  # also while FINAL or COSIGN is withheld
             assert isinstance(body, ClaimBody)
@@ -625,13 +618,6 @@ class GameLog:
                 self._check_state(seq, body.state, record)
         elif seq == 1:
             raise InvalidEntryError(seq, f"entry 1 must be B's ACCEPT, not {kind.name}", record)
-        elif kind is _PLAY:
-            assert isinstance(body, PlayBody)
-            if links is None and (body.links or body.anchor is not None):
-                links = EntryLinks(body.links, body.anchor, self.chain_length)
-            self._play(seq, author, body.decision, links, record, choice, decide)  # most: no links
-            if check_state:
-                self._check_state(seq, body.state, record)
         elif kind is EntryKind.RESIGN:
             assert isinstance(body, ResignBody)
             teller = self.teller
@@ -662,6 +648,10 @@ class GameLog:
             return
         else:
             raise InvalidEntryError(seq, f"an entry of kind {kind.name} cannot appear here", record)
+        self._note_end(author)
+
+    def _note_end(self, author: Player) -> None:
+        """After ``author``'s entry that may end the game: if it did, FINAL is due from them."""
         if self.game.is_over:
             self.status = Status.FINAL_DUE
             self.final_author = author
@@ -947,7 +937,8 @@ class GameLog:
         self.final_author = saved.final_author
 
 
-def _is_clock_claim(body: Body) -> bool:
+def is_clock_claim(body: Body) -> bool:
+    """Whether ``body`` is a clock claim (docs/protocol.md, "Clocks")."""
     return isinstance(body, ClaimBody) and body.reason == "clock"
 
 

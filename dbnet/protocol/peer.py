@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
-from typing import Final
 
 from dbnet.engine import ChanceRequest, Choice, EndReason, Game, GameSetup, Player
 from dbnet.protocol import dice
@@ -31,10 +30,6 @@ from dbnet.wire.codec import (
 )
 
 PROTOCOL_VERSION = codec.PROTOCOL_VERSION
-
-
-_DRAFT_PLAY: Final = PlayBody(decision=None, links=(), anchor=None, state=ZERO_HASH)
-"""The draft of most PLAY entries (see ``Peer._write_play``), made once."""
 
 
 class OwnLinks:
@@ -329,15 +324,11 @@ class Peer:
         def played(state: bytes) -> Body:
             return PlayBody(made, tuple(links.links), links.anchor, state, clock)
 
-        draft = (
-            _DRAFT_PLAY
-            if decision is None and clock is None
-            else PlayBody(decision=decision, links=(), anchor=None, state=ZERO_HASH, clock=clock)
+        draft: Body = PlayBody(
+            decision=decision, links=(), anchor=None, state=ZERO_HASH, clock=clock
         )
-        return self.log.write(
-            self.me,
+        return self._write(
             draft,
-            self.identity.sign,
             links=links,
             complete=played,
             choice=choice,

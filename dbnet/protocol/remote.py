@@ -32,7 +32,7 @@ from dbnet.errors import DbnetError
 from dbnet.protocol import dice
 from dbnet.protocol.errors import InvalidEntryError, LocalProtocolError, ProtocolError
 from dbnet.protocol.identity import Identity, verify
-from dbnet.protocol.log import Decide, GameLog, Status, game_id_for
+from dbnet.protocol.log import Decide, GameLog, Status, game_id_for, is_clock_claim
 from dbnet.protocol.peer import RULES_VERSION, Peer
 from dbnet.wire import codec
 from dbnet.wire.codec import EntryKind
@@ -56,11 +56,6 @@ class EquivocationError(ProtocolError):
             f"entry {seq}: the peer signed two different entries with this sequence number "
             "(equivocation); both are kept as evidence"
         )
-
-
-def _on_time(entry: codec.Entry) -> bool:
-    """Whether ``entry`` is a clock claim."""
-    return isinstance(entry.body, codec.ClaimBody) and entry.body.reason == "clock"
 
 
 def chain_secret(identity: Identity, game_id: bytes) -> bytes:
@@ -273,11 +268,9 @@ class RemoteGame:
             LocalProtocolError: it is not this player's turn.
             InvalidEntryError: the decision is illegal (nothing is written).
         """
-        peer = self.peer
-        status = peer.log.status
-        if status is Status.FINAL_DUE or status is Status.COSIGN_DUE:
-            return self._keep(peer.finish())
-        return self._keep(peer.play(decide))
+        if self.log.status in (Status.FINAL_DUE, Status.COSIGN_DUE):
+            return self._keep(self.peer.finish())
+        return self._keep(self.peer.play(decide))
 
     def resign(self) -> bytes:
         """Resign in place of the decision this player owes (after the link it owes
@@ -357,7 +350,7 @@ class RemoteGame:
             raise InvalidEntryError(
                 seq, f"the peer sent an entry written as {self.me.name}, this player", record
             )
-        if live and entry.kind is EntryKind.CLAIM and not _on_time(entry):
+        if live and entry.kind is EntryKind.CLAIM and not is_clock_claim(entry.body):
             raise InvalidEntryError(
                 seq,
                 f"the peer claims that {self.me.name} stopped answering, while {self.me.name} "
@@ -372,7 +365,11 @@ class RemoteGame:
         """If ``record`` (decoded: ``entry``) is the peer's clock claim for an entry this
         player already wrote (the claim and the entry crossed): the seq of that entry,
         else None. The claim stays the claimant's word: see docs/protocol.md, "Clocks"."""
-        if not _on_time(entry) or entry.author == self.me or entry.game_id != self.game_id:
+        if (
+            not is_clock_claim(entry.body)
+            or entry.author == self.me
+            or entry.game_id != self.game_id
+        ):
             return None
         if entry.seq < len(self.records) and self.records[entry.seq] != record:
             return entry.seq

@@ -24,7 +24,6 @@ import dataclasses
 import enum
 import hashlib
 import re
-import threading
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Final, Generic, Literal, TypeVar, cast
@@ -36,6 +35,7 @@ from msgspec import UNSET, Meta, Raw, UnsetType
 
 from dbnet.engine import board
 from dbnet.engine.game import check_warband_size
+from dbnet.engine.kept import Kept
 from dbnet.engine.model import (
     KIND_TEXT,
     AbilityDef,
@@ -789,7 +789,7 @@ def encode_setup(setup: GameSetup, clock: tuple[int, int] | None = None) -> byte
     if kept is not None and kept[0] is setup:
         return kept[1]
     data = encode(_setup_shape(setup, clock))
-    _keep(_ENCODED, key, (setup, data))
+    _ENCODED.put(key, (setup, data))
     return data
 
 
@@ -803,27 +803,15 @@ def _setup_value(shape: _Setup, path: str) -> GameSetup:
     if kept is not None:
         return kept
     setup = shape.value(path)
-    _keep(_DECODED, key, setup)
+    _DECODED.put(key, setup)
     return setup
 
 
-_KEEP: Final = 16
-_KEEPING: Final = threading.Lock()
-_ENCODED: dict[tuple[int, tuple[int, int] | None], tuple[GameSetup, bytes]] = {}
-"""``encode_setup``'s bytes of the last ``_KEEP`` setups, by the setup's id; each entry
-holds its setup, so that the id is not reused while it is kept."""
-_DECODED: dict[tuple[type[_Setup], bytes], GameSetup] = {}
-"""``_setup_value``'s setups of the last ``_KEEP`` shapes, by the shape's class and bytes."""
-K = TypeVar("K")
-V = TypeVar("V")
-
-
-def _keep(kept: dict[K, V], key: K, value: V) -> None:
-    """Keep ``value`` under ``key``, dropping the oldest entry past ``_KEEP``."""
-    with _KEEPING:  # games may start in several threads
-        if len(kept) >= _KEEP:
-            del kept[next(iter(kept))]  # the oldest (dicts keep insertion order)
-        kept[key] = value
+_ENCODED: Final = Kept[tuple[int, tuple[int, int] | None], tuple[GameSetup, bytes]](16)
+"""``encode_setup``'s bytes of the last 16 setups, by the setup's id; each entry holds its
+setup, so that the id is not reused while it is kept."""
+_DECODED: Final = Kept[tuple[type[_Setup], bytes], GameSetup](16)
+"""``_setup_value``'s setups of the last 16 shapes, by the shape's class and bytes."""
 
 
 def setup_from_wire(obj: object, path: str) -> GameSetup:

@@ -39,6 +39,7 @@ from dbnet.engine import (
     parse_choice,
 )
 from dbnet.engine.game import warband_breaches
+from dbnet.engine.kept import Kept
 from dbnet.errors import DbnetError
 from dbnet.protocol import dice
 from dbnet.protocol.errors import InvalidEntryError
@@ -141,7 +142,11 @@ def game_id_for(
 def check_offered_setup(setup: GameSetup, record: bytes = b"") -> None:
     """Refuse (as entry 0) a setup that is not made of this dbnet's catalog, card for card
     and the map's values included, or whose warbands break the limits every peer and
-    verifier keeps: a peer's cards are checked, never taken on trust."""
+    verifier keeps: a peer's cards are checked, never taken on trust. A setup that passed
+    is not checked again while it is kept (a setup is immutable, and so is the catalog):
+    both peers of a local game, and the games of a run, share one."""
+    if _CHECKED.get(id(setup)) is setup:
+        return
     for player, warband in zip(PLAYERS, setup.warbands, strict=True):
         # The one check of rule 600 (and the power bound) that `dbnet warband check` and
         # the warband builder make too.
@@ -152,6 +157,12 @@ def check_offered_setup(setup: GameSetup, record: bytes = b"") -> None:
         check_setup(setup)
     except DbnetError as exc:
         raise InvalidEntryError(0, f"the setup is not this dbnet's catalog: {exc}", record) from exc
+    _CHECKED.put(id(setup), setup)
+
+
+_CHECKED: Final = Kept[int, GameSetup](16)
+"""The last 16 setups that passed ``check_offered_setup``, by id (each holds its setup, so
+that the id is not reused while it is kept)."""
 
 
 def _check_offer(entry: Entry, record: bytes) -> OfferBody:

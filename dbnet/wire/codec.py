@@ -793,25 +793,31 @@ def encode_setup(setup: GameSetup, clock: tuple[int, int] | None = None) -> byte
     return data
 
 
-def _setup_value(shape: _Setup, path: str) -> GameSetup:
-    """``shape.value(path)``, made once for the same shape and bytes: a setup is a function
-    of them and immutable, so the last few are kept and shared. Every OFFER of one setup
-    (the games of a run, A's own OFFER read back by ``encode_entry``, a folder of replays)
-    then decodes to the same ``GameSetup``, whose rules the engine derives once."""
-    key = (type(shape), encode(shape))
+def _setup_value(
+    schema: Schema[_Setup] | Schema[_SetupV3], data: Raw, path: str
+) -> tuple[GameSetup, tuple[int, int] | None]:
+    """The setup in an OFFER's setup bytes ``data`` read with ``schema`` (every check of
+    ``Schema.decode``, errors under ``path``), and its clock setting (version 3), read once
+    for the same bytes: a setup is a function of them and immutable, so the last few are
+    kept and shared. Every OFFER of one setup (the games of a run, A's own OFFER read back
+    by ``encode_entry``, a folder of replays) then reads to the same ``GameSetup``, whose
+    rules the engine derives once, and its bytes are checked once."""
+    key = (schema, bytes(data))
     kept = _DECODED.get(key)
     if kept is not None:
         return kept
-    setup = shape.value(path)
-    _DECODED.put(key, setup)
-    return setup
+    shape = schema.decode(key[1], path)
+    clock = _unset(shape.clock) if isinstance(shape, _SetupV3) else None
+    made = (shape.value(path), clock)
+    _DECODED.put(key, made)
+    return made
 
 
 _ENCODED: Final = Kept[tuple[int, tuple[int, int] | None], tuple[GameSetup, bytes]](16)
 """``encode_setup``'s bytes of the last 16 setups, by the setup's id; each entry holds its
 setup, so that the id is not reused while it is kept."""
-_DECODED: Final = Kept[tuple[type[_Setup], bytes], GameSetup](16)
-"""``_setup_value``'s setups of the last 16 shapes, by the shape's class and bytes."""
+_DECODED: Final = Kept[tuple[object, bytes], tuple[GameSetup, tuple[int, int] | None]](16)
+"""``_setup_value``'s setups (and clocks) of the last 16 setups read, by schema and bytes."""
 
 
 def setup_from_wire(obj: object, path: str) -> GameSetup:
@@ -900,14 +906,15 @@ class _Offer(Shape):
     rules: Annotated[str, Meta(max_length=MAX_RULES_LEN)]
     keys: tuple[Hash, Hash]
     nonces: tuple[Hash, Hash]
-    setup: _Setup
+    setup: Raw
+    """The setup's bytes, read by ``_setup_value`` with the setup schema of the version."""
     chain: Annotated[int, Meta(ge=2, le=MAX_CHAIN)]
     anchor: Hash
     state: Hash
 
     def value(self, path: str) -> OfferBody:
         _key_problem(self.keys, f"{path}.keys")
-        setup = _setup_value(self.setup, f"{path}.setup")
+        setup, _ = _setup_value(_SETUP_V2, self.setup, f"{path}.setup")
         a, b = self.nonces
         return OfferBody(self.rules, self.keys, a, setup, self.chain, self.anchor, self.state, b)
 
@@ -918,14 +925,15 @@ class _OfferV1(Shape):
     rules: Annotated[str, Meta(max_length=MAX_RULES_LEN)]
     keys: tuple[Hash, Hash]
     nonce: Hash
-    setup: _Setup
+    setup: Raw
+    """The setup's bytes, as in ``_Offer``."""
     chain: Annotated[int, Meta(ge=2, le=MAX_CHAIN)]
     anchor: Hash
     state: Hash
 
     def value(self, path: str) -> OfferBody:
         _key_problem(self.keys, f"{path}.keys")
-        setup = _setup_value(self.setup, f"{path}.setup")
+        setup, _ = _setup_value(_SETUP_V2, self.setup, f"{path}.setup")
         return OfferBody(
             self.rules, self.keys, self.nonce, setup, self.chain, self.anchor, self.state
         )
@@ -1107,18 +1115,23 @@ class _SetupV3(_Setup, kw_only=True):
 
 
 _SETUP: Final = Schema[_SetupV3](_SetupV3, "setup")
+_SETUP_V2: Final = Schema[_Setup](_Setup, "setup")
+"""The setup of an OFFER of version 1 or 2 (no clock, no Limited play)."""
 
 
 class _OfferV3(_Offer):
     """An OFFER of version 3: A's name last, and the setup may end with the clock."""
 
-    setup: _SetupV3
     name: Name
 
     def value(self, path: str) -> OfferBody:
-        clock = self.setup.clock
-        body = super().value(path)
-        return msgspec.structs.replace(body, name=self.name, clock=_unset(clock))
+        _key_problem(self.keys, f"{path}.keys")
+        setup, clock = _setup_value(_SETUP, self.setup, f"{path}.setup")
+        a, b = self.nonces
+        return OfferBody(
+            self.rules, self.keys, a, setup, self.chain, self.anchor, self.state, b,
+            self.name, clock,
+        )  # fmt: skip
 
 
 class _AcceptV3(_Accept):
@@ -1220,7 +1233,7 @@ def _body_shape(body: Body) -> _BodyShape:
             state=body.state,
         )
     if isinstance(body, OfferBody):
-        setup = _Setup.of(body.setup)
+        setup = Raw(encode_setup(body.setup))
         if body.joiner_nonce is None:
             return _OfferV1(
                 body.rules, body.keys, body.nonce, setup, body.chain, body.anchor, body.state
@@ -1247,7 +1260,7 @@ def _v3_shape(body: Body) -> _BodyShape:
     if isinstance(body, OfferBody):
         b = body
         assert b.joiner_nonce is not None  # a version-3 OFFER has both nonces
-        setup3 = _SetupV3.of(b.setup, clock)
+        setup3 = Raw(encode_setup(b.setup, clock))
         nonces = (b.nonce, b.joiner_nonce)
         name = b.name or ""
         return _OfferV3(b.rules, b.keys, nonces, setup3, b.chain, b.anchor, b.state, name)

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from dbnet.errors import IdentityError, KnownPeerMismatchError, WeakKeyError
 from dbnet.protocol.identity import (
@@ -331,6 +333,47 @@ def test_non_canonical_keys_are_refused(encoding: str, why: str) -> None:
     assert problem is not None
     assert problem.startswith("not canonical (")
     assert why in problem
+
+
+def _reference_problem(encoding: bytes) -> str | None:
+    """What ``public_key_problem`` must say, the slow way: decode the point (a square root)
+    and multiply it until it reaches the identity or has shown an order above 8."""
+    number = int.from_bytes(encoding, "little")
+    y, sign = number & (2**255 - 1), number >> 255
+    if y >= P:
+        return "not canonical (its y coordinate is not reduced modulo 2^255 - 19)"
+    xx = (y * y - 1) * pow(D * y * y + 1, -1, P) % P
+    if pow(xx, (P - 1) // 2, P) not in (0, 1):
+        return None  # not on the curve
+    if xx == 0 and sign:
+        return "not canonical (x is 0 but its sign bit is set)"
+    point = _decode(encoding)
+    multiple = point
+    for order in range(1, 9):
+        if multiple == (0, 1):
+            return (
+                f"a small-order point (order {order}) that no private key matches: a "
+                "signature under it proves nothing"
+            )
+        multiple = _add(multiple, point)
+    return None
+
+
+@given(st.binary(min_size=32, max_size=32))
+@example(bytes(32))
+@example(bytes.fromhex(next(iter(NON_CANONICAL))))
+@example((P - 1).to_bytes(32, "little"))
+@example((2**256 - 1).to_bytes(32, "little"))
+def test_the_problem_is_the_one_the_decoded_point_has(encoding: bytes) -> None:
+    """Telling the small-order points apart by y alone says what decoding the point and
+    finding its order says, for any 32 bytes."""
+    assert public_key_problem(encoding) == _reference_problem(encoding)
+
+
+@pytest.mark.parametrize("encoding", [*SMALL_ORDER, *NON_CANONICAL])
+def test_the_listed_keys_get_the_problem_of_their_decoded_point(encoding: str) -> None:
+    key = bytes.fromhex(encoding)
+    assert public_key_problem(key) == _reference_problem(key) is not None
 
 
 def test_real_keys_are_accepted() -> None:

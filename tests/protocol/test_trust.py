@@ -183,3 +183,37 @@ def test_a_bot_game_between_catalog_warbands_still_plays(setup: GameSetup) -> No
     for _ in range(40):
         pair.step(choose)
     assert pair.a.log.game.state_hash() == pair.b.log.game.state_hash()
+
+
+def test_a_refused_setup_is_refused_every_time(setup: GameSetup) -> None:
+    """Setups that passed the catalog check are kept so that it runs once per setup;
+    a refused one is never kept: the same OFFER (which decodes to the same setup
+    object) is refused again."""
+    bad = altered(setup, Player.A, 2, power=60)
+    offer = forged_offer(bad)
+    for _ in range(2):
+        with pytest.raises(InvalidEntryError, match="its power is 60"):
+            GameLog.start(offer)
+
+
+def test_a_setup_that_passed_is_not_checked_again(
+    setup: GameSetup, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both peers of a local game, and every game of a run, check one setup object once;
+    an equal but distinct setup is checked on its own."""
+    from dbnet.protocol import log
+
+    checked: list[GameSetup] = []
+
+    def counting(checked_setup: GameSetup) -> None:
+        checked.append(checked_setup)
+
+    monkeypatch.setattr(log, "check_setup", counting)
+    fresh = dataclasses.replace(setup)
+    assert fresh is not setup
+    for _ in range(3):
+        log.check_offered_setup(fresh)
+    assert checked == [fresh]
+    other = dataclasses.replace(setup)
+    log.check_offered_setup(other)
+    assert [s is other for s in checked] == [False, True]

@@ -393,6 +393,24 @@ def test_map_keys_out_of_order_are_refused() -> None:
     )
 
 
+def test_an_offers_setup_is_read_with_every_check_however_often_its_setup_was_read() -> None:
+    """An OFFER's setup is read once for the same bytes and shared: bytes that differ
+    from a setup read before, even in width alone, are read and checked on their own."""
+    data = codec.encode_entry(entry(EntryKind.OFFER))
+    first, again = codec.decode_entry(data), codec.decode_entry(data)
+    assert isinstance(first.body, OfferBody) and isinstance(again.body, OfferBody)
+    assert again.body.setup is first.body.setup
+    setup_bytes = codec.encode_setup(first.body.setup)
+    turns = b"\xacturns_to_win\x06"
+    assert setup_bytes.count(turns) == 1
+    wide = data.replace(turns, b"\xacturns_to_win\xcc\x06")
+    assert codec.decode(wide) == codec.decode(data)
+    assert decode_error(wide) == (
+        "entry.body.setup: not canonical msgpack: byte "
+        f"{setup_bytes.index(turns) + len(turns) - 1} is 0xcc, the shortest encoding has 0x06"
+    )
+
+
 def test_non_canonical_record_is_refused() -> None:
     signed = codec.encode_entry(entry(EntryKind.RESIGN))
     bin32 = b"\x92\xc6" + len(signed).to_bytes(4, "big") + signed + codec.encode(bytes(64))

@@ -26,7 +26,7 @@ In one run, so that every ratio compares figures taken under the same conditions
    shared virtual machine) slows every part alike; the ratio is over all the rounds'
    totals, and each round's own is printed beside it.
 
-With ``--breakdown``, then: where a decision through the signed log spends its CPU time,
+With ``--breakdown``, then: where a decision through the signed log spends its time,
 timed in place (its signatures, verifications, engine work, state hashes, notation,
 encoding and decoding, and the rest), to set beside the floor's parts timed alone.
 
@@ -304,13 +304,15 @@ def compare_floor(setup: GameSetup, games: int, seed: int, rounds: int) -> None:
 
 
 class PartTimers:
-    """CPU time spent in some callables while they are patched with timing wrappers: where
-    a decision through the signed log spends its time, measured in place (each call costs
-    the wrapper's own fraction of a microsecond more)."""
+    """Time spent in some callables while they are patched with timing wrappers: where a
+    decision through the signed log spends its time, measured in place. The clock is
+    ``perf_counter_ns`` (wall time: run it on an idle machine): reading the CPU clock costs
+    about a microsecond, which every wrapped call would carry; this one, a tenth of that."""
 
     def __init__(self, parts: dict[str, list[tuple[object, str]]]) -> None:
         self.parts = parts
         self.spent = dict.fromkeys(parts, 0)
+        self.calls = dict.fromkeys(parts, 0)
         self._saved: list[tuple[object, str, object]] = []
 
     def __enter__(self) -> PartTimers:
@@ -326,7 +328,7 @@ class PartTimers:
             setattr(owner, name, original)
 
     def _timed(self, part: str, original: Callable[..., object]) -> Callable[..., object]:
-        spent, clock = self.spent, time.process_time_ns
+        spent, calls, clock = self.spent, self.calls, time.perf_counter_ns
 
         def timed(*args: object, **kwargs: object) -> object:
             start = clock()
@@ -334,12 +336,13 @@ class PartTimers:
                 return original(*args, **kwargs)
             finally:
                 spent[part] += clock() - start
+                calls[part] += 1
 
         return timed
 
 
 def breakdown(setup: GameSetup, games: int, seed: int) -> None:
-    """Print where a decision through the signed log spends its CPU time, measured in
+    """Print where a decision through the signed log spends its time, measured in
     place: the signed log's games timed with every part wrapped (``PartTimers``)."""
     from dbnet.engine import Game
     from dbnet.match import peers, seats
@@ -359,10 +362,11 @@ def breakdown(setup: GameSetup, games: int, seed: int) -> None:
     with PartTimers(parts) as timers:
         log = signed_log(setup, games, seed)
     us = 1e6 / log.decisions
-    print(f"signed log, in place: where a decision's {log.cpu * us:.1f} us go (wrapped calls)")
+    print(f"signed log, in place: where a decision's {log.wall * us:.1f} us go (wrapped calls)")
     for part, spent in timers.spent.items():
-        print(f"  {part:26} {spent / 1e9 * us:6.1f} us")
-    rest = log.cpu - sum(timers.spent.values()) / 1e9
+        made = timers.calls[part] / log.decisions
+        print(f"  {part:26} {spent / 1e9 * us:6.1f} us  ({made:.2f} calls a decision)")
+    rest = log.wall - sum(timers.spent.values()) / 1e9
     print(f"  {'the rest (log, peers)':26} {rest * us:6.1f} us")
 
 

@@ -398,7 +398,8 @@ def test_an_offers_setup_is_read_with_every_check_however_often_its_setup_was_re
     from a setup read before, even in width alone, are read and checked on their own."""
     data = codec.encode_entry(entry(EntryKind.OFFER))
     first, again = codec.decode_entry(data), codec.decode_entry(data)
-    assert isinstance(first.body, OfferBody) and isinstance(again.body, OfferBody)
+    assert isinstance(first.body, OfferBody)
+    assert isinstance(again.body, OfferBody)
     assert again.body.setup is first.body.setup
     setup_bytes = codec.encode_setup(first.body.setup)
     turns = b"\xacturns_to_win\x06"

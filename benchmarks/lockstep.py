@@ -38,7 +38,6 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 OTHER = "dbnet_at_rev"
-MAX_TURNS = 500  # dbnet selfplay's default
 _MODULE_PATH = re.compile(r"\bdbnet(?=\.\w|\s+import\b)")
 """``dbnet`` where it names the package: ``dbnet.x`` and ``from dbnet import``."""
 
@@ -69,6 +68,7 @@ class Version:
             self.local: Any = importlib.import_module(f"{package}.match.local")
             self.selfplay: Any = importlib.import_module(f"{package}.commands.selfplay")
             self.bots: Any = importlib.import_module(f"{package}.bots")
+            self.max_turns: int = importlib.import_module(f"{package}.bots.match").DEFAULT_MAX_TURNS
         except ImportError as exc:
             raise SystemExit(f"{package}: {exc} (the comparison needs the match layer)") from exc
         catalog: ModuleType = importlib.import_module(f"{package}.catalog")
@@ -102,7 +102,7 @@ class Version:
     def playing(self) -> bool:
         """As ``play_one`` loops: until the log is closed or the turn limit is passed."""
         game = self.match.log.game
-        return not self.match.is_closed and (game.is_over or game.turn <= MAX_TURNS)
+        return not self.match.is_closed and (game.is_over or game.turn <= self.max_turns)
 
     def step(self) -> None:
         started = time.perf_counter_ns()

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Final
 
 from dbnet.engine.abilities import Statics
 from dbnet.engine.canonical import setup_bytes
-from dbnet.engine.kept import Kept
+from dbnet.engine.kept import KeptFor
 from dbnet.engine.keywords import check_ability
 from dbnet.engine.model import AbilityDef, Activation, GameSetup, MiniatureDef, Player
 from dbnet.errors import DataError
@@ -70,12 +70,11 @@ class Rules:
 
         The rules of the last few setups are kept: games of one setup (selfplay, a
         bot's playouts, a tournament's rounds) share them, as copies of one game do."""
-        key = (id(setup), allow_unimplemented)
-        kept = _KEPT.get(key)
-        if kept is not None and kept[0] is setup:
-            return kept[1]
+        kept = _KEPT.get(setup, allow_unimplemented)
+        if kept is not None:
+            return kept
         rules = cls._made(setup, allow_unimplemented)
-        _KEPT.put(key, (setup, rules))
+        _KEPT.put(setup, rules, allow_unimplemented)
         return rules
 
     @classmethod
@@ -105,9 +104,9 @@ class Rules:
         )
 
 
-_KEPT: Final = Kept[tuple[int, bool], tuple[GameSetup, Rules]](16)
-"""The rules of the last 16 setups, by the setup's id (``Rules.from_setup``); each
-entry holds its setup, so that the id is not reused while it is kept."""
+_KEPT: Final = KeptFor[GameSetup, Rules](16)
+"""The rules of the last 16 setups (``Rules.from_setup``), by the setup and
+``allow_unimplemented``."""
 
 
 def make_handles(minis: Sequence[MiniatureDef]) -> list[str]:

@@ -39,7 +39,7 @@ from dbnet.engine import (
     parse_choice,
 )
 from dbnet.engine.game import warband_breaches
-from dbnet.engine.kept import Kept
+from dbnet.engine.kept import KeptFor
 from dbnet.errors import DbnetError
 from dbnet.protocol import dice
 from dbnet.protocol.errors import InvalidEntryError
@@ -145,7 +145,7 @@ def check_offered_setup(setup: GameSetup, record: bytes = b"") -> None:
     verifier keeps: a peer's cards are checked, never taken on trust. A setup that passed
     is not checked again while it is kept (a setup is immutable, and so is the catalog):
     both peers of a local game, and the games of a run, share one."""
-    if _CHECKED.get(id(setup)) is setup:
+    if _CHECKED.get(setup):
         return
     for player, warband in zip(PLAYERS, setup.warbands, strict=True):
         # The one check of rule 600 (and the power bound) that `dbnet warband check` and
@@ -157,12 +157,11 @@ def check_offered_setup(setup: GameSetup, record: bytes = b"") -> None:
         check_setup(setup)
     except DbnetError as exc:
         raise InvalidEntryError(0, f"the setup is not this dbnet's catalog: {exc}", record) from exc
-    _CHECKED.put(id(setup), setup)
+    _CHECKED.put(setup, True)
 
 
-_CHECKED: Final = Kept[int, GameSetup](16)
-"""The last 16 setups that passed ``check_offered_setup``, by id (each holds its setup, so
-that the id is not reused while it is kept)."""
+_CHECKED: Final = KeptFor[GameSetup, bool](16)
+"""The last 16 setups that passed ``check_offered_setup``."""
 
 
 def _check_offer(entry: Entry, record: bytes) -> OfferBody:
@@ -829,8 +828,6 @@ class GameLog:
         """Take the author's links for the rolls the engine waits for, and roll when both
         players' links are in. Returns how many links were taken."""
         game = self.game
-        if not isinstance(game.pending, ChanceRequest):
-            return 0  # most entries: no roll waits
         taken = 0
         mine, theirs = self.links[author], self.links[author.other]
         while isinstance(game.pending, ChanceRequest):

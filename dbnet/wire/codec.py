@@ -35,7 +35,7 @@ from msgspec import UNSET, Meta, Raw, UnsetType
 
 from dbnet.engine import board
 from dbnet.engine.game import check_warband_size
-from dbnet.engine.kept import Kept
+from dbnet.engine.kept import Kept, KeptFor
 from dbnet.engine.model import (
     KIND_TEXT,
     AbilityDef,
@@ -784,12 +784,11 @@ def encode_setup(setup: GameSetup, clock: tuple[int, int] | None = None) -> byte
     the last few setups are kept, by the setup's identity (a setup is immutable): one game
     start needs them several times (the game id, A's and B's checks of the OFFER), and the
     games of a run or of a folder of replays share one setup."""
-    key = (id(setup), clock)
-    kept = _ENCODED.get(key)
-    if kept is not None and kept[0] is setup:
-        return kept[1]
+    kept = _ENCODED.get(setup, clock)
+    if kept is not None:
+        return kept
     data = encode(_setup_shape(setup, clock))
-    _ENCODED.put(key, (setup, data))
+    _ENCODED.put(setup, data, clock)
     return data
 
 
@@ -813,9 +812,8 @@ def _setup_value(
     return made
 
 
-_ENCODED: Final = Kept[tuple[int, tuple[int, int] | None], tuple[GameSetup, bytes]](16)
-"""``encode_setup``'s bytes of the last 16 setups, by the setup's id; each entry holds its
-setup, so that the id is not reused while it is kept."""
+_ENCODED: Final = KeptFor[GameSetup, bytes](16)
+"""``encode_setup``'s bytes of the last 16 setups, by the setup and the clock."""
 _DECODED: Final = Kept[tuple[object, bytes], tuple[GameSetup, tuple[int, int] | None]](16)
 """``_setup_value``'s setups (and clocks) of the last 16 setups read, by schema and bytes."""
 
@@ -913,10 +911,7 @@ class _Offer(Shape):
     state: Hash
 
     def value(self, path: str) -> OfferBody:
-        _key_problem(self.keys, f"{path}.keys")
-        setup, _ = _setup_value(_SETUP_V2, self.setup, f"{path}.setup")
-        a, b = self.nonces
-        return OfferBody(self.rules, self.keys, a, setup, self.chain, self.anchor, self.state, b)
+        return _offer_body(self, *self.nonces, _SETUP_V2, path)
 
 
 class _OfferV1(Shape):
@@ -932,11 +927,25 @@ class _OfferV1(Shape):
     state: Hash
 
     def value(self, path: str) -> OfferBody:
-        _key_problem(self.keys, f"{path}.keys")
-        setup, _ = _setup_value(_SETUP_V2, self.setup, f"{path}.setup")
-        return OfferBody(
-            self.rules, self.keys, self.nonce, setup, self.chain, self.anchor, self.state
-        )
+        return _offer_body(self, self.nonce, None, _SETUP_V2, path)
+
+
+def _offer_body(
+    shape: _Offer | _OfferV1,
+    nonce: bytes,
+    joiner_nonce: bytes | None,
+    schema: Schema[_Setup] | Schema[_SetupV3],
+    path: str,
+    name: str | None = None,
+) -> OfferBody:
+    """The OFFER of ``shape`` (any version's), its keys checked and its setup read with
+    ``schema``."""
+    _key_problem(shape.keys, f"{path}.keys")
+    setup, clock = _setup_value(schema, shape.setup, f"{path}.setup")
+    return OfferBody(
+        shape.rules, shape.keys, nonce, setup, shape.chain, shape.anchor, shape.state,
+        joiner_nonce, name, clock,
+    )  # fmt: skip
 
 
 class AcceptBody(_WireBody, frozen=True, gc=False):
@@ -1125,13 +1134,7 @@ class _OfferV3(_Offer):
     name: Name
 
     def value(self, path: str) -> OfferBody:
-        _key_problem(self.keys, f"{path}.keys")
-        setup, clock = _setup_value(_SETUP, self.setup, f"{path}.setup")
-        a, b = self.nonces
-        return OfferBody(
-            self.rules, self.keys, a, setup, self.chain, self.anchor, self.state, b,
-            self.name, clock,
-        )  # fmt: skip
+        return _offer_body(self, *self.nonces, _SETUP, path, self.name)
 
 
 class _AcceptV3(_Accept):

@@ -27,7 +27,6 @@ from pathlib import Path
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
-from prompt_toolkit.data_structures import Point
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition, has_completions, has_focus
 from prompt_toolkit.formatted_text import StyleAndTextTuples
@@ -308,7 +307,7 @@ class ConsoleApp:
         )
         seats = Window(FormattedTextControl(self._seats_text), height=2)
         self.log_window = Window(
-            FormattedTextControl(self._log_text, get_cursor_position=self._log_cursor),
+            screen.lines_control(self._log_lines, lambda lines: len(lines) - 1),
             wrap_lines=True,
             always_hide_cursor=True,
             height=Dimension(min=LOG_MIN, weight=1),
@@ -496,12 +495,6 @@ class ConsoleApp:
 
     def _log_lines(self) -> list[StyleAndTextTuples]:
         return view.log_lines(self.session.log, view.board_width(self.cell_width))
-
-    def _log_text(self) -> StyleAndTextTuples:
-        return screen.join(self._log_lines())
-
-    def _log_cursor(self) -> Point:
-        return Point(0, max(0, len(self._log_lines()) - 1))
 
     def _decision_text(self) -> StyleAndTextTuples:
         text = view.decision_text(self.session)

@@ -29,7 +29,6 @@ from pathlib import Path
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
-from prompt_toolkit.data_structures import Point
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import Input
@@ -283,7 +282,7 @@ class ReplayApp:
     def _layout(self) -> Layout:
         board_width = lambda: view.board_width(screen.cell_width(self.size[0]))  # noqa: E731
         self.log_window = Window(
-            FormattedTextControl(self._log_text, get_cursor_position=self._log_cursor),
+            screen.lines_control(self._log_lines, view.current_row),
             always_hide_cursor=True,
             scroll_offsets=ScrollOffsets(top=1, bottom=1),
             # the board first: the step line under it repeats the current entry anyway
@@ -386,12 +385,6 @@ class ReplayApp:
         model = self.model
         width = view.board_width(screen.cell_width(self.size[0]))
         return view.log_lines(model.log, width, model.log_index(model.current))
-
-    def _log_text(self) -> StyleAndTextTuples:
-        return join(self._log_lines())
-
-    def _log_cursor(self) -> Point:
-        return Point(0, view.current_row(self._log_lines()))
 
     def _tab_bar(self) -> StyleAndTextTuples:
         return screen.tab_bar(TABS, self.tab, screen.panel_width(self.size[0]))

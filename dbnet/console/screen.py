@@ -82,6 +82,26 @@ MONO_STYLE = {
 }
 
 
+def lines_control(
+    lines: Callable[[], Sequence[StyleAndTextTuples]],
+    row: Callable[[Sequence[StyleAndTextTuples]], int],
+) -> FormattedTextControl:
+    """A control drawing ``lines()`` with the cursor on row ``row(lines)`` of the very
+    lines drawn. Computed twice, text and cursor could disagree (the terminal resized
+    between the two), and a cursor past the last line breaks prompt-toolkit's wrapping."""
+    drawn: list[Sequence[StyleAndTextTuples]] = [()]
+
+    def text() -> StyleAndTextTuples:
+        drawn[0] = lines()
+        return join(drawn[0])
+
+    def cursor() -> Point:
+        last = max(0, len(drawn[0]) - 1)
+        return Point(0, min(max(0, row(drawn[0])), last))
+
+    return FormattedTextControl(text, get_cursor_position=cursor)
+
+
 def cursor_list(text: Callable[[], StyleAndTextTuples], row: Callable[[], int]) -> Window:
     """A focusable list of lines, unwrapped, with the cursor on line ``row()`` (the
     terminal scrolls to keep it in view)."""

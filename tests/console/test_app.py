@@ -498,6 +498,35 @@ async def test_resize_redraws_for_the_new_size() -> None:
         assert len(d.screen().splitlines()) == 24
 
 
+class ResizingOutput(SizedOutput):
+    """A terminal resized between any two looks at its size: wide, narrow, wide..."""
+
+    def __init__(self) -> None:
+        super().__init__(120, 40)
+        self.looks = 0
+
+    def get_size(self) -> Size:
+        self.looks += 1
+        return Size(rows=40, columns=120) if self.looks % 2 else Size(rows=24, columns=80)
+
+
+@run
+async def test_a_resize_in_the_middle_of_a_draw_still_draws_the_log() -> None:
+    """The log's text and its cursor come from one look at the width. When the terminal
+    narrowed between two looks, the cursor fell past the last line of the log drawn
+    wide, and the draw failed (prompt-toolkit: list index out of range)."""
+    async with running() as d:
+        long = "a note that wraps in the narrow log but not in the wide one " * 2
+        session = d.session
+        assert isinstance(session, LocalSession)
+        for _ in range(30):
+            session.note(long)
+        session.note("the newest note")
+        d.console.app.output = ResizingOutput()
+        for _ in range(4):  # the draws start on either size
+            assert "the newest note" in d.screen()
+
+
 # --- errors inside the app ---------------------------------------------------------
 
 

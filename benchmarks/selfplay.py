@@ -28,7 +28,10 @@ In one run, so that every ratio compares figures taken under the same conditions
 
 With ``--breakdown``, then: where a decision through the signed log spends its time,
 timed in place (its signatures, verifications, engine work, state hashes, notation,
-encoding and decoding, and the rest), to set beside the floor's parts timed alone.
+encoding and decoding, and the rest), to set beside the floor's parts timed alone; and
+what running the floor's parts interleaved costs: the floor's games played by two peers'
+engines in step, with a signature and a verification between A's engine decision and
+B's (as the log must run them), against the same games and signatures timed apart.
 
 It asserts nothing, since timings depend on the machine.
 
@@ -39,6 +42,7 @@ It asserts nothing, since timings depend on the machine.
 from __future__ import annotations
 
 import argparse
+import itertools
 import random
 import time
 from collections.abc import Callable
@@ -46,10 +50,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dbnet.bots import RandomBot
-from dbnet.bots.match import DEFAULT_MAX_TURNS, play_match
+from dbnet.bots.match import DEFAULT_MAX_TURNS, play_match, roll_dice
 from dbnet.catalog import default_warbands, load_catalog, load_map, load_warband
 from dbnet.commands.selfplay import game_keys, play_one
-from dbnet.engine import GameSetup, Warband
+from dbnet.engine import ChanceRequest, Game, GameSetup, Warband
 from dbnet.engine.keywords import check_ability
 from dbnet.protocol.identity import Identity, verify
 from dbnet.wire import codec
@@ -344,7 +348,6 @@ class PartTimers:
 def breakdown(setup: GameSetup, games: int, seed: int) -> None:
     """Print where a decision through the signed log spends its time, measured in
     place: the signed log's games timed with every part wrapped (``PartTimers``)."""
-    from dbnet.engine import Game
     from dbnet.match import peers, seats
     from dbnet.protocol import identity
     from dbnet.protocol import log as log_module
@@ -368,6 +371,69 @@ def breakdown(setup: GameSetup, games: int, seed: int) -> None:
         print(f"  {part:26} {spent / 1e9 * us:6.1f} us  ({made:.2f} calls a decision)")
     rest = log.wall - sum(timers.spent.values()) / 1e9
     print(f"  {'the rest (log, peers)':26} {rest * us:6.1f} us")
+
+
+def peer_game(setup: GameSetup, seed: int, index: int, jobs: list[Signing]) -> tuple[float, int]:
+    """The floor's engine game ``index`` played by two peers' engines in step: peer A's
+    bot decides and A applies, then (with ``jobs``) the next job's entry is signed and its
+    signature checked, then B applies the same choice; both roll the same dice. The CPU
+    seconds and the decisions."""
+    bots = (
+        RandomBot(random.Random(f"{seed}:{index}:A")),
+        RandomBot(random.Random(f"{seed}:{index}:B")),
+    )
+    dice = random.Random(f"{seed}:{index}:dice")
+    sign_next = itertools.cycle(jobs) if jobs else None
+    decisions = 0
+    start = time.process_time()
+    a, b = Game(setup), Game(setup)
+    while not a.is_over and a.turn <= DEFAULT_MAX_TURNS:
+        pending = a.pending
+        if isinstance(pending, ChanceRequest):
+            values = roll_dice(dice, pending.count)
+            a.roll(values)
+            b.roll(values)
+            continue
+        assert pending is not None
+        choice = bots[pending.player].choose(a)
+        a.apply(choice)
+        if sign_next is not None:
+            identity, message, signature = next(sign_next)
+            identity.sign(message)
+            if not verify(identity.public_key, signature, message):
+                raise SystemExit("an entry's signature did not verify")
+        b.apply(choice)
+        decisions += 1
+    return time.process_time() - start, decisions
+
+
+def interleaving(setup: GameSetup, games: int, seed: int, rounds: int) -> None:
+    """Print what running the floor's parts interleaved, as a decision through the log
+    must (A's engine decision, a signature, a verification, B's engine decision), costs
+    over timing them apart: each of the floor's games with and without the signatures in
+    between, beside a pass of the signatures timed alone, game by game in each of
+    ``rounds`` rounds (a drifting machine slows both alike)."""
+    jobs = signings(setup, seed)
+    apart = together = 0.0
+    decisions = 0
+    for _ in range(rounds):
+        for i in range(games):
+            engines, made = peer_game(setup, seed, i, [])
+            signing, verifying = signature_times(jobs)
+            both, _ = peer_game(setup, seed, i, jobs)
+            apart += engines + made * (signing + verifying) / len(jobs)
+            together += both
+            decisions += made
+    us = 1e6 / decisions
+    print(
+        "the floor's parts run interleaved, as the log must (A's engine decision, a "
+        "signature, a verification, B's engine decision), in the floor's games:"
+    )
+    print(f"  timed apart  {apart * us:6.1f} us a decision")
+    print(
+        f"  interleaved  {together * us:6.1f} us a decision: "
+        f"{(together - apart) * us:+.1f} us ({together / apart - 1:+.0%})"
+    )
 
 
 def main() -> None:
@@ -400,6 +466,7 @@ def main() -> None:
     compare_floor(default[0], args.log_games, args.seed, args.rounds)
     if args.breakdown:
         breakdown(default[0], args.log_games, args.seed)
+        interleaving(default[0], args.log_games, args.seed, args.rounds)
 
 
 if __name__ == "__main__":

@@ -424,6 +424,16 @@ class Builder:
             out.append(("class:choice.selected" if selected else "", line + "\n"))
         return out
 
+    def _warband_selected(self) -> MiniatureDef | None:
+        """The miniature of the warband entry under the cursor, or None when the warband is
+        empty. The cursor is kept on the list first: a removal shortens it, and keys typed
+        ahead are read before the screen is drawn again."""
+        entries = self.draft.entries
+        if not entries:
+            return None
+        self.warband_cursor = min(self.warband_cursor, len(entries) - 1)
+        return entries[self.warband_cursor][0]
+
     def _warband_text(self) -> StyleAndTextTuples:
         width = self._size()[0] - self._half() - 1
         entries = self.draft.entries
@@ -556,22 +566,22 @@ class Builder:
 
         @kb.add("down", filter=in_warband)
         def _wb_down(event: KeyPressEvent) -> None:
-            self.warband_cursor = min(len(self.draft.counts) - 1, self.warband_cursor + 1)
+            self.warband_cursor = max(0, min(len(self.draft.counts) - 1, self.warband_cursor + 1))
 
         @kb.add("+", filter=in_warband)
         @kb.add("enter", filter=in_warband & editing)
         def _wb_add(event: KeyPressEvent) -> None:
-            entries = self.draft.entries
-            if entries:
-                self.draft.add(entries[self.warband_cursor][0])
+            selected = self._warband_selected()
+            if selected is not None:
+                self.draft.add(selected)
 
         @kb.add("-", filter=in_warband)
         @kb.add("delete", filter=in_warband)
         @kb.add("d", filter=in_warband)
         def _wb_remove(event: KeyPressEvent) -> None:
-            entries = self.draft.entries
-            if entries:
-                self.draft.remove(entries[self.warband_cursor][0])
+            selected = self._warband_selected()
+            if selected is not None:
+                self.draft.remove(selected)
 
         @kb.add("escape", filter=in_lists & Condition(lambda: bool(self.draft.message)))
         def _clear(event: KeyPressEvent) -> None:

@@ -104,11 +104,19 @@ def lines_control(
 
 def cursor_list(text: Callable[[], StyleAndTextTuples], row: Callable[[], int]) -> Window:
     """A focusable list of lines, unwrapped, with the cursor on line ``row()`` (the
-    terminal scrolls to keep it in view)."""
-    control = FormattedTextControl(
-        text, focusable=True, get_cursor_position=lambda: Point(0, row())
-    )
-    return Window(control, wrap_lines=False)
+    terminal scrolls to keep it in view), kept within the lines drawn: prompt-toolkit
+    fails on a cursor past them."""
+    drawn: list[StyleAndTextTuples] = [[]]
+
+    def draw() -> StyleAndTextTuples:
+        drawn[0] = text()
+        return drawn[0]
+
+    def cursor() -> Point:
+        last = sum(fragment[1].count("\n") for fragment in drawn[0])
+        return Point(0, min(max(0, row()), last))
+
+    return Window(FormattedTextControl(draw, focusable=True, get_cursor_position=cursor))
 
 
 def no_color() -> bool:

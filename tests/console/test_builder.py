@@ -3,13 +3,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import shlex
 import sys
 from pathlib import Path
 
-from dbnet.catalog import load_catalog, read_warband_list
-from dbnet.console.builder import Draft, catalog_line, warband_line
+from prompt_toolkit.input import create_pipe_input
 
+from dbnet.catalog import load_catalog, read_warband_list
+from dbnet.console.builder import Builder, Draft, catalog_line, warband_line
+
+from .helpers import DOWN, TAB, SizedOutput
 from .tmux import Tmux
 
 
@@ -95,3 +99,30 @@ def test_builder_in_a_real_terminal(tmux: Tmux, tmp_path: Path) -> None:
     tmux.wait_for("Warband (3/16)")
     tmux.keys("C-q")
     tmux.wait_for("EXIT=0")
+
+
+def test_keys_typed_ahead_never_reach_past_the_warband(tmp_path: Path) -> None:
+    """Two removals typed before the screen is drawn again: the first takes the last entry
+    away under the cursor, and the second removes the entry now under it, where it once
+    reached past the list (IndexError, and the builder died)."""
+
+    async def scenario() -> tuple[int, dict[str, int]]:
+        d = draft(tmp_path)
+        with create_pipe_input() as pipe:
+            builder = Builder(d, input=pipe, output=SizedOutput(80, 24), colour=False)
+            task = asyncio.create_task(builder.app.run_async())
+            await asyncio.sleep(0.2)
+            pipe.send_text("a" + DOWN + "a")  # two different miniatures from the catalog
+            await asyncio.sleep(0.2)
+            pipe.send_text(TAB + DOWN)  # to the warband, on its second entry
+            await asyncio.sleep(0.2)
+            assert builder.warband_cursor == 1, builder.warband_cursor
+            pipe.send_text("dd")  # both read before the next draw
+            await asyncio.sleep(0.3)
+            counts = dict(d.counts)
+            builder.app.exit(result=0)
+            return await asyncio.wait_for(task, 5), counts
+
+    code, counts = asyncio.run(scenario())
+    assert code == 0
+    assert counts == {}  # the second entry, then the first

@@ -140,11 +140,13 @@ class WarbandsScreen(ListModel):
         self.reload(select)
 
     def reload(self, select: Path | None = None) -> None:
-        """Read the files again; put the cursor on ``select`` if it is listed."""
+        """Read the files again; put the cursor on ``select`` if it is listed, else keep it
+        on the list (files may have gone meanwhile)."""
         self.items = read_shelf(self.catalog)
         paths = [item.path for item in self.items]
         if select is not None and select in paths:
             self.cursor = paths.index(select)
+        self.cursor = min(self.cursor, max(len(self.items) - 1, 0))
         self.title = f"Warbands: yours in {warband_folder()}"
 
     def heading(self) -> str:

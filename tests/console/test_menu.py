@@ -128,6 +128,21 @@ def test_rows_fit_80_columns_and_line_up_under_the_heading(catalog: Catalog) -> 
     assert rows[0].text.startswith("A warband with a name mu")
 
 
+def test_the_cursor_stays_on_the_list_when_warbands_go_meanwhile(catalog: Catalog) -> None:
+    """Warband files deleted while the list was away (in the builder): read again, the
+    list keeps its cursor on its last row, where its details once failed (IndexError)."""
+    paths = [write_band(catalog, f"Pack {i}", 3) for i in range(3)]
+    screen = WarbandsScreen(catalog)
+    screen.press("end")
+    before = len(screen.items)
+    for path in paths:
+        path.unlink()
+    screen.reload()
+    assert len(screen.items) == before - 3
+    assert screen.cursor == len(screen.items) - 1
+    assert screen.details()[0].startswith(screen.items[-1].name)
+
+
 def test_a_new_warband_file_never_takes_a_name_already_used(tmp_path: Path) -> None:
     assert new_warband_path("Hive Terror!", tmp_path) == tmp_path / "hive-terror.toml"
     (tmp_path / "hive-terror.toml").write_text("")

@@ -146,7 +146,7 @@ class WarbandsScreen(ListModel):
         paths = [item.path for item in self.items]
         if select is not None and select in paths:
             self.cursor = paths.index(select)
-        self.cursor = min(self.cursor, max(len(self.items) - 1, 0))
+        self.keep_cursor_on_rows()
         self.title = f"Warbands: yours in {warband_folder()}"
 
     def heading(self) -> str:

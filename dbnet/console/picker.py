@@ -116,6 +116,10 @@ class ListModel(abc.ABC):
         self.asking = ""
         return self.answer(text)
 
+    def keep_cursor_on_rows(self) -> None:
+        """Put the cursor back on the rows, which may have become fewer (read again)."""
+        self.cursor = min(self.cursor, max(len(self.rows()) - 1, 0))
+
 
 class Picker:
     """Draws a ``ListModel`` full screen and passes it the keys."""

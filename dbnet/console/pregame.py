@@ -57,7 +57,7 @@ class Pregame(ListModel):
         paths = [item.path for item in self.items]
         if select is not None and select in paths:
             self.cursor = paths.index(select)
-        self.cursor = min(self.cursor, max(len(self.items) - 1, 0))
+        self.keep_cursor_on_rows()
         if self.opponent is not None:
             same = [i for i in self.opponents() if i is not None and i.path == self.opponent.path]
             self.opponent = same[0] if same else None

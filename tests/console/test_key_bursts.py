@@ -27,6 +27,8 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from dbnet.catalog import load_catalog
 from dbnet.console.app import ConsoleApp
 from dbnet.console.builder import Builder, Draft
+from dbnet.console.menu import WarbandsScreen
+from dbnet.console.picker import Picker
 from dbnet.console.replay_app import ReplayApp
 from dbnet.console.replay_view import ReplayModel
 
@@ -64,7 +66,7 @@ SIZES = [(80, 24), (120, 40), (100, 30), (60, 15), (200, 60)]
 BURSTS = 120
 REPLAY = sorted((Path(__file__).resolve().parents[2] / "replays").glob("*.dbnr"))[0]
 
-Started = tuple[Any, Application[int]]
+Started = tuple[Any, Application[Any]]
 
 
 class JitteryOutput(SizedOutput):
@@ -93,6 +95,12 @@ def viewer(pipe: PipeInput, output: SizedOutput, home: Path) -> Started:
     return app, app.app
 
 
+def warbands(pipe: PipeInput, output: SizedOutput, home: Path) -> Started:
+    """The menu's list of warbands (``Picker``): it ends on Enter, Escape or q."""
+    app = Picker(WarbandsScreen(load_catalog()), input=pipe, output=output, colour=False)
+    return app, app.app
+
+
 def play(pipe: PipeInput, output: SizedOutput, home: Path) -> Started:
     app = ConsoleApp(bot_session(), input=pipe, output=output, colour=False)
     return app, app.app
@@ -106,7 +114,7 @@ async def type_bursts(
     rng = random.Random(seed)
     errors: list[str] = []
 
-    def caught(app: Application[int], loop: object, context: dict[str, Any]) -> None:
+    def caught(app: Application[Any], loop: object, context: dict[str, Any]) -> None:
         exc = context.get("exception")
         errors.append("".join(traceback.format_exception(exc)) if exc else str(context))
 
@@ -136,7 +144,9 @@ async def type_bursts(
 
 
 @pytest.mark.parametrize("seed", range(5))
-@pytest.mark.parametrize("start", [builder, viewer, play], ids=["builder", "viewer", "play"])
+@pytest.mark.parametrize(
+    "start", [builder, viewer, warbands, play], ids=["builder", "viewer", "warbands", "play"]
+)
 def test_bursts_of_keys_never_fail_an_app(
     start: Callable[[PipeInput, SizedOutput, Path], Started], seed: int, tmp_path: Path
 ) -> None:

@@ -795,7 +795,8 @@ def spawn_cost_parts(
     if game.rules.statics.channels:
         if channels is None:
             channels = channel_reductions(game, m.owner)
-        reduction = sum(x for modifier, x in channels if matches(modifier, m.defn))
+        if channels:  # no generator for the usual none
+            reduction = sum(x for modifier, x in channels if matches(modifier, m.defn))
     return cost, shortfall, reduction
 
 

@@ -15,9 +15,12 @@ cent show. The revision's ``dbnet`` package is taken with ``git archive`` into a
 folder and imported under another name (``dbnet_at_rev``), its own imports renamed to
 match; the revision must have the match layer (``dbnet.match.local.Match``).
 
+With ``--engine``, the same for engine games without the log (``benchmarks/selfplay.py``'s
+random-vs-random games of the default warbands), alternated game by game.
+
 It asserts nothing, since timings depend on the machine.
 
-    python benchmarks/lockstep.py REV [--games N] [--seed S] [--rounds R]
+    python benchmarks/lockstep.py REV [--games N] [--seed S] [--rounds R] [--engine]
 """
 
 from __future__ import annotations
@@ -68,7 +71,8 @@ class Version:
             self.local: Any = importlib.import_module(f"{package}.match.local")
             self.selfplay: Any = importlib.import_module(f"{package}.commands.selfplay")
             self.bots: Any = importlib.import_module(f"{package}.bots")
-            self.max_turns: int = importlib.import_module(f"{package}.bots.match").DEFAULT_MAX_TURNS
+            self.bot_match: Any = importlib.import_module(f"{package}.bots.match")
+            self.max_turns: int = self.bot_match.DEFAULT_MAX_TURNS
         except ImportError as exc:
             raise SystemExit(f"{package}: {exc} (the comparison needs the match layer)") from exc
         catalog: ModuleType = importlib.import_module(f"{package}.catalog")
@@ -119,6 +123,17 @@ class Version:
         """Microseconds a decision, in all and at game starts."""
         return self.spent_ns / self.decisions / 1e3, self.start_ns / self.decisions / 1e3
 
+    def engine_game(self, seed: int, index: int) -> tuple[int, bytes]:
+        """Engine game ``index`` of ``seed`` as ``benchmarks/selfplay.py`` plays them (no
+        log; timed): its decisions and final state hash."""
+        bots = tuple(self.bots.RandomBot(random.Random(f"{seed}:{index}:{seat}")) for seat in "AB")
+        dice = random.Random(f"{seed}:{index}:dice")
+        started = time.perf_counter_ns()
+        result = self.bot_match.play_match(self.setup, bots, dice)
+        self.play_ns += time.perf_counter_ns() - started
+        self.decisions += result.decisions
+        return result.decisions, result.state_hash
+
 
 def lockstep(versions: tuple[Version, Version], games: int, seed: int) -> None:
     """Play games 1 to ``games`` of ``seed`` with both versions, step by step (times add
@@ -141,13 +156,29 @@ def lockstep(versions: tuple[Version, Version], games: int, seed: int) -> None:
             )
 
 
+def engine_lockstep(versions: tuple[Version, Version], games: int, seed: int) -> None:
+    """Engine games 0 to ``games - 1`` of ``seed`` with both versions, game by game, the
+    one that goes first changing every game (times add up in the versions)."""
+    for index in range(games):
+        order = versions if index % 2 else versions[::-1]
+        results = {version.package: version.engine_game(seed, index) for version in order}
+        if len(set(results.values())) != 1:
+            raise SystemExit(f"engine game {index}: the versions play different games")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("revision", metavar="REV", help="the git revision to compare with")
     parser.add_argument("--games", type=int, default=20, help="games a version (default 20)")
     parser.add_argument("--seed", type=int, default=1, help="the selfplay seed (default 1)")
     parser.add_argument("--rounds", type=int, default=3, help="times to play them (default 3)")
+    parser.add_argument(
+        "--engine",
+        action="store_true",
+        help="compare engine games instead (no log; benchmarks/selfplay.py's), game by game",
+    )
     args = parser.parse_args()
+    compare = engine_lockstep if args.engine else lockstep
     with tempfile.TemporaryDirectory() as folder:
         try:
             other = package_at(args.revision, Path(folder))
@@ -156,21 +187,32 @@ def main() -> None:
             raise SystemExit(f"git archive {args.revision}: {why}") from None
         sys.path.insert(0, folder)
         versions = (Version(other), Version("dbnet"))
-        lockstep(versions, 1, args.seed + 1)  # a warm-up game of another seed, not counted
+        compare(versions, 1, args.seed + 1)  # a warm-up game of another seed, not counted
         for version in versions:
             version.reset()
         rounds = []
         for _ in range(args.rounds):
             spent = [version.spent_ns for version in versions]
-            lockstep(versions, args.games, args.seed)
+            compare(versions, args.games, args.seed)
             rounds.append((versions[1].spent_ns - spent[1]) / (versions[0].spent_ns - spent[0]))
     (theirs, their_start), (ours, our_start) = (v.per_decision() for v in versions)
-    print(
-        f"signed log in lockstep: dbnet selfplay --seed {args.seed} games 1-{args.games}, "
-        f"{args.rounds} rounds, {versions[1].decisions // args.rounds} decisions a round"
-    )
-    print(f"  {args.revision:12} {theirs:7.1f} us a decision ({their_start:.1f} at game starts)")
-    print(f"  {'this':12} {ours:7.1f} us a decision ({our_start:.1f} at game starts)")
+    made = versions[1].decisions // args.rounds
+    if args.engine:
+        print(
+            f"engine games in lockstep: random vs random, seed {args.seed} games "
+            f"0-{args.games - 1}, {args.rounds} rounds, {made} decisions a round"
+        )
+        print(f"  {args.revision:12} {theirs:7.2f} us a decision")
+        print(f"  {'this':12} {ours:7.2f} us a decision")
+    else:
+        print(
+            f"signed log in lockstep: dbnet selfplay --seed {args.seed} games 1-{args.games}, "
+            f"{args.rounds} rounds, {made} decisions a round"
+        )
+        print(
+            f"  {args.revision:12} {theirs:7.1f} us a decision ({their_start:.1f} at game starts)"
+        )
+        print(f"  {'this':12} {ours:7.1f} us a decision ({our_start:.1f} at game starts)")
     by_round = " ".join(f"{r:.3f}" for r in rounds)
     print(f"  this / {args.revision}: {ours / theirs:.3f}; by round {by_round}")
 

@@ -96,6 +96,15 @@ def ability_setups() -> list[GameSetup]:
     return setups
 
 
+def engine_players(seed: int, index: int) -> tuple[tuple[RandomBot, RandomBot], random.Random]:
+    """The bots (A's, B's) and the dice of engine game ``index`` of ``seed``'s."""
+    bots = (
+        RandomBot(random.Random(f"{seed}:{index}:A")),
+        RandomBot(random.Random(f"{seed}:{index}:B")),
+    )
+    return bots, random.Random(f"{seed}:{index}:dice")
+
+
 def engine_games(
     setups: list[GameSetup], games: int, seed: int, first: int = 0
 ) -> tuple[Throughput, int]:
@@ -104,12 +113,8 @@ def engine_games(
     decisions = rolls = 0
     start, cpu_start = time.perf_counter(), time.process_time()
     for i in range(first, first + games):
-        bots = (
-            RandomBot(random.Random(f"{seed}:{i}:A")),
-            RandomBot(random.Random(f"{seed}:{i}:B")),
-        )
-        setup = setups[i % len(setups)]
-        result = play_match(setup, bots, random.Random(f"{seed}:{i}:dice"))
+        bots, dice = engine_players(seed, i)
+        result = play_match(setups[i % len(setups)], bots, dice)
         decisions += result.decisions
         rolls += result.rolls
     elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
@@ -278,10 +283,12 @@ def floor_round(setup: GameSetup, games: int, seed: int, jobs: list[Signing]) ->
     return measured
 
 
-def compare_floor(setup: GameSetup, games: int, seed: int, rounds: int) -> None:
-    """Print the floor of a decision through the signed log, the signed log's cost per
-    decision, and their ratio, over ``rounds`` rounds of ``floor_round``."""
-    jobs = signings(setup, seed)
+def compare_floor(
+    setup: GameSetup, games: int, seed: int, rounds: int, jobs: list[Signing]
+) -> None:
+    """Print the floor of a decision through the signed log (its signatures: ``jobs``),
+    the signed log's cost per decision, and their ratio, over ``rounds`` rounds of
+    ``floor_round``."""
     total, ratios = FloorRound(), []
     for _ in range(rounds):
         measured = floor_round(setup, games, seed, jobs)
@@ -378,11 +385,7 @@ def peer_game(setup: GameSetup, seed: int, index: int, jobs: list[Signing]) -> t
     bot decides and A applies, then (with ``jobs``) the next job's entry is signed and its
     signature checked, then B applies the same choice; both roll the same dice. The CPU
     seconds and the decisions."""
-    bots = (
-        RandomBot(random.Random(f"{seed}:{index}:A")),
-        RandomBot(random.Random(f"{seed}:{index}:B")),
-    )
-    dice = random.Random(f"{seed}:{index}:dice")
+    bots, dice = engine_players(seed, index)
     sign_next = itertools.cycle(jobs) if jobs else None
     decisions = 0
     start = time.process_time()
@@ -407,13 +410,12 @@ def peer_game(setup: GameSetup, seed: int, index: int, jobs: list[Signing]) -> t
     return time.process_time() - start, decisions
 
 
-def interleaving(setup: GameSetup, games: int, seed: int, rounds: int) -> None:
+def interleaving(setup: GameSetup, games: int, seed: int, rounds: int, jobs: list[Signing]) -> None:
     """Print what running the floor's parts interleaved, as a decision through the log
     must (A's engine decision, a signature, a verification, B's engine decision), costs
     over timing them apart: each of the floor's games with and without the signatures in
     between, beside a pass of the signatures timed alone, game by game in each of
-    ``rounds`` rounds (a drifting machine slows both alike)."""
-    jobs = signings(setup, seed)
+    ``rounds`` rounds (a drifting machine slows both alike); ``jobs``: the signatures."""
     apart = together = 0.0
     decisions = 0
     for _ in range(rounds):
@@ -463,10 +465,11 @@ def main() -> None:
         f"ability warbands ({', '.join(names)})", setups, args.games, args.seed, TARGET_ABILITIES
     )
     compare_chess(default[0], args.games, args.seed)
-    compare_floor(default[0], args.log_games, args.seed, args.rounds)
+    jobs = signings(default[0], args.seed)
+    compare_floor(default[0], args.log_games, args.seed, args.rounds, jobs)
     if args.breakdown:
         breakdown(default[0], args.log_games, args.seed)
-        interleaving(default[0], args.log_games, args.seed, args.rounds)
+        interleaving(default[0], args.log_games, args.seed, args.rounds, jobs)
 
 
 if __name__ == "__main__":

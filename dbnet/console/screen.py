@@ -88,24 +88,28 @@ def lines_control(
 ) -> FormattedTextControl:
     """A control drawing ``lines()`` with the cursor on row ``row(lines)`` of the very
     lines drawn. Computed twice, text and cursor could disagree (the terminal resized
-    between the two), and a cursor past the last line breaks prompt-toolkit's wrapping."""
+    between the two)."""
     drawn: list[Sequence[StyleAndTextTuples]] = [()]
 
     def text() -> StyleAndTextTuples:
         drawn[0] = lines()
         return join(drawn[0])
 
-    def cursor() -> Point:
-        last = max(0, len(drawn[0]) - 1)
-        return Point(0, min(max(0, row(drawn[0])), last))
-
-    return FormattedTextControl(text, get_cursor_position=cursor)
+    return _kept_cursor(text, lambda: row(drawn[0]))
 
 
 def cursor_list(text: Callable[[], StyleAndTextTuples], row: Callable[[], int]) -> Window:
     """A focusable list of lines, unwrapped, with the cursor on line ``row()`` (the
-    terminal scrolls to keep it in view), kept within the lines drawn: prompt-toolkit
-    fails on a cursor past them."""
+    terminal scrolls to keep it in view)."""
+    return Window(_kept_cursor(text, row, focusable=True))
+
+
+def _kept_cursor(
+    text: Callable[[], StyleAndTextTuples], row: Callable[[], int], *, focusable: bool = False
+) -> FormattedTextControl:
+    """A control drawing ``text()`` with the cursor on line ``row()``, kept within the
+    lines drawn: prompt-toolkit fails on a cursor past them (a list shortened by keys
+    read before the next draw, a log drawn at one width and counted at another)."""
     drawn: list[StyleAndTextTuples] = [[]]
 
     def draw() -> StyleAndTextTuples:
@@ -116,7 +120,7 @@ def cursor_list(text: Callable[[], StyleAndTextTuples], row: Callable[[], int]) 
         last = sum(fragment[1].count("\n") for fragment in drawn[0])
         return Point(0, min(max(0, row()), last))
 
-    return Window(FormattedTextControl(draw, focusable=True, get_cursor_position=cursor))
+    return FormattedTextControl(draw, focusable=focusable, get_cursor_position=cursor)
 
 
 def no_color() -> bool:

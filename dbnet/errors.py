@@ -39,16 +39,6 @@ class DataError(DbnetError, ValueError):
         super().__init__(f"{where}: {problem}" if where else problem)
 
 
-class ScenarioFailedError(DbnetError):
-    """A scenario whose expectations did not hold (one or more mismatches)."""
-
-    def __init__(self, path: str, mismatches: list[str]) -> None:
-        self.path = path
-        self.mismatches = mismatches
-        joined = "\n".join(f"  {m}" for m in mismatches)
-        super().__init__(f"{path}: {len(mismatches)} mismatch(es)\n{joined}")
-
-
 class DecodeError(DbnetError, ValueError):
     """Bytes that are not valid msgpack for dbnet, or a value that breaks a message's schema.
 

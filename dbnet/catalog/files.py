@@ -43,10 +43,6 @@ def read_text(path: Path) -> str:
         raise DataError(where, f"is not UTF-8 text (bad byte at offset {exc.start})") from exc
 
 
-def read_toml(path: Path) -> dict[str, Any]:
-    return parse_toml(read_text(path), str(path))
-
-
 def shipped_text(name: str) -> tuple[str, str]:
     """The text of the shipped data file ``name`` (e.g. ``"maps/standard.toml"``) and its label."""
     where = SHIPPED_PREFIX + name

@@ -72,7 +72,6 @@ class Draft:
     catalog: Catalog
     counts: dict[str, int] = field(default_factory=dict)
     """Copies of each miniature, by slug, in the order they were first added."""
-    query_text: str = ""
     query: Query = field(default_factory=Query)
     results: list[MiniatureDef] = field(default_factory=list)
     message: str = ""
@@ -174,7 +173,6 @@ class Draft:
     def search(self, text: str) -> None:
         """Show the catalog's miniatures that match ``text``; a query that means nothing
         keeps the last results and says why."""
-        self.query_text = text
         try:
             self.query = parse_query(text)
         except DataError as exc:

@@ -73,10 +73,6 @@ SCORING_CELLS: Final[tuple[tuple[int, ...], tuple[int, ...]]] = tuple(  # type: 
 )
 
 
-def is_scoring_cell(player: Player, cell: int) -> bool:
-    return cell in SCORING_CELLS[player]
-
-
 _SPAWN_ROW_CELLS: Final[tuple[tuple[int, ...], ...]] = tuple(
     tuple(r * SIZE + c for c in range(SIZE)) for r in SPAWN_ROW
 )

@@ -93,13 +93,12 @@ class _Stream:
     """Uniform draws from SHA-256 in counter mode: block ``k`` is
     SHA-256(tag || seed || k as 8 bytes), read as 4-byte big-endian words."""
 
-    __slots__ = ("_block", "_counter", "_seed", "_words")
+    __slots__ = ("_counter", "_seed", "_words")
 
     def __init__(self, seed: bytes) -> None:
         self._seed = seed
         self._counter = 0
         self._words: list[int] = []
-        self._block = 0
 
     def _word(self) -> int:
         if not self._words:

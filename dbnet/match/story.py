@@ -103,8 +103,6 @@ class Narrator:
         self.names = (printable(names[0]), printable(names[1]))  # the peer chose its own
         self.labels = None if labels is None else (printable(labels[0]), printable(labels[1]))
         self.rolls_told = 0
-        self.entries_told = 0
-        """Entries of the log told (accepted since it was attached, and those before)."""
         self.events: list[Event] = []
         self.turn_starts: dict[int, Game] = {self._own.turn: self._own.copy()}
         """The position at the start of each turn reached (before its initiative roll)."""
@@ -143,7 +141,6 @@ class Narrator:
             raise ValueError("a narrator is attached to a log before its entries are applied")
         log.teller = self
         self.log = log
-        self.entries_told = len(log.entries)
         self.told_at = [(len(self.events), log.game.turn)] * len(log.entries)
 
     def follow(self, log: GameLog) -> list[Event]:
@@ -229,7 +226,6 @@ class Narrator:
     def accepted(self, log: GameLog) -> None:
         events = self._keep()
         self._unread += events
-        self.entries_told = len(log.entries)
         self.told_at.append((len(self.events), log.game.turn))
         if self._ahead and len(log.rolls) >= self.rolls_told:
             self._ahead = self._fresh = False  # the log has caught up with the view

@@ -33,7 +33,6 @@ from dbnet.errors import DecodeError
 from dbnet.net.errors import NetError
 from dbnet.wire import codec
 
-MAX_NAME_LEN: Final = 32
 MAX_REASON_LEN: Final = 200
 MAX_ENTRIES: Final = 2**31
 NAME_PATTERN: Final = codec.NAME_PATTERN

@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition, has_completions, has_focus
@@ -55,11 +54,11 @@ from dbnet.catalog import default_warbands, load_catalog, load_map
 from dbnet.console import screen, view
 from dbnet.console.builder import run_pool_builder
 from dbnet.console.completion import ChoiceCompleter
+from dbnet.console.fullscreen import EXIT_ERROR, EXIT_INTERRUPTED, FullScreen
 from dbnet.console.screen import (
     TAB_KEYS,
     TAB_WORDS,
     Tab,
-    no_color,
 )
 from dbnet.console.session import DEFAULT_BOT_DELAY, LocalSession, Session
 from dbnet.engine import (
@@ -79,8 +78,6 @@ from dbnet.match.render import describe_pending, describe_result, render_score_b
 from dbnet.text import printable
 
 EXIT_DONE = 0
-EXIT_ERROR = 1
-EXIT_INTERRUPTED = 130
 
 LOG_MIN = 2
 
@@ -96,7 +93,7 @@ class Confirm:
     on_yes: Callable[[], None]
 
 
-class ConsoleApp:
+class ConsoleApp(FullScreen):
     """The full-screen client for one session. ``run()`` returns the exit code."""
 
     def __init__(
@@ -109,7 +106,6 @@ class ConsoleApp:
         mouse: bool = True,
     ) -> None:
         self.session = session
-        self.colour = not no_color() if colour is None else colour
         self.tab = Tab.CHOICES
         self.message = "Welcome to dbnet. Type 'help' or press F1 at any time."
         if session.replay_path is not None:
@@ -121,7 +117,6 @@ class ConsoleApp:
         self.panel_top = 0  # the panel line shown at the top (PageUp, PageDown)
         self.confirm: Confirm | None = None
         self.exit_code = EXIT_DONE
-        self.error: str | None = None  # an internal error's traceback, shown after exit
         self.closing_words: list[str] = []
         self._items_key: object = None
         self._items: list[str] = []
@@ -138,34 +133,26 @@ class ConsoleApp:
             name="entry",
         )
         self.buffer.on_text_changed += self._on_text_changed
-        style, depth = screen.style(self.colour)
-        self.app: Application[int] = Application(
-            layout=self._layout(),
-            key_bindings=self._key_bindings(),
-            style=style,
-            color_depth=depth,
-            full_screen=True,
-            mouse_support=mouse,
+        self.open(
+            self._layout(),
+            self._key_bindings(),
+            colour=colour,
             input=input,
             output=output,
+            mouse=mouse,
         )
         self._set_default_tab()
 
     # --- running --------------------------------------------------------------------
 
-    def run(self) -> int:
+    async def run_async(self) -> int:
         """Run until the person quits or interrupts; the terminal is restored either way,
         and the session is closed (its replay saved as far as the game went) on the same
         event loop, which a network game runs on too."""
-        return asyncio.run(self.run_async())
+        return await self._finish(await super().run_async())
 
-    async def run_async(self) -> int:
-        try:
-            code = await self.app.run_async(pre_run=self.start_advance)
-        except Exception:
-            self.error = traceback.format_exc()
-            code = EXIT_ERROR
-        return await self._finish(code)
+    def starting(self) -> None:
+        self.start_advance()
 
     async def _finish(self, code: int) -> int:
         try:
@@ -216,13 +203,6 @@ class ConsoleApp:
         self._set_default_tab()
         self.app.invalidate()
 
-    def crash(self, text: str) -> None:
-        """An internal error: leave the full screen and report it (run() returns 1)."""
-        self.error = text
-        future = self.app.future
-        if future is not None and not future.done():
-            self.app.exit(result=EXIT_ERROR)
-
     def quit(self, code: int = EXIT_DONE) -> None:
         game = self.session.game
         if game.is_over:
@@ -235,11 +215,6 @@ class ConsoleApp:
         self.app.exit(result=code)
 
     # --- what to show -------------------------------------------------------------------
-
-    @property
-    def size(self) -> tuple[int, int]:
-        size = self.app.output.get_size()
-        return size.columns, size.rows
 
     @property
     def cell_width(self) -> int:
@@ -521,17 +496,6 @@ class ConsoleApp:
 
     # --- keys ----------------------------------------------------------------------------
 
-    def _guard(self, handler: Callable[[KeyPressEvent], None]) -> Callable[[KeyPressEvent], None]:
-        """Run a key handler; an internal error ends the app cleanly and is reported."""
-
-        def guarded(event: KeyPressEvent) -> None:
-            try:
-                handler(event)
-            except Exception:
-                self.crash(traceback.format_exc())
-
-        return guarded
-
     def _key_bindings(self) -> KeyBindings:
         kb = KeyBindings()
         confirming = Condition(lambda: self.confirm is not None)
@@ -545,37 +509,34 @@ class ConsoleApp:
                 self.closing_words = ["Interrupted: game abandoned."]
             event.app.exit(result=EXIT_INTERRUPTED)
 
-        kb.add("c-q", filter=~confirming)(self._guard(lambda e: self.ask_quit()))
+        kb.add("c-q", filter=~confirming)(self.guard(self.ask_quit))
         kb.add("c-d", filter=entry & Condition(lambda: not self.buffer.text))(
-            self._guard(lambda e: self.ask_quit())
+            self.guard(self.ask_quit)
         )
         for key, tab in TAB_KEYS.items():
-            kb.add(key, filter=~confirming)(self._guard(partial(self._key_tab, tab)))
-        kb.add("pageup", filter=~confirming)(self._guard(lambda e: self.scroll(-1)))
-        kb.add("pagedown", filter=~confirming)(self._guard(lambda e: self.scroll(1)))
-        kb.add("up", filter=entry & ~has_completions)(self._guard(lambda e: self.step(-1)))
-        kb.add("down", filter=entry & ~has_completions)(self._guard(lambda e: self.step(1)))
+            kb.add(key, filter=~confirming)(self.guard(partial(self.show_tab, tab)))
+        kb.add("pageup", filter=~confirming)(self.guard(partial(self.scroll, -1)))
+        kb.add("pagedown", filter=~confirming)(self.guard(partial(self.scroll, 1)))
+        kb.add("up", filter=entry & ~has_completions)(self.guard(partial(self.step, -1)))
+        kb.add("down", filter=entry & ~has_completions)(self.guard(partial(self.step, 1)))
         kb.add("escape", filter=entry & has_completions, eager=True)(
-            self._guard(lambda e: self.buffer.cancel_completion())
+            self.guard(self.buffer.cancel_completion)
         )
-        kb.add("enter", filter=entry)(self._guard(lambda e: self.enter()))
+        kb.add("enter", filter=entry)(self.guard(self.enter))
         return kb
 
     def _confirm_bindings(self) -> KeyBindings:
         kb = KeyBindings()
         for key in ("y", "Y", "enter"):
-            kb.add(key)(self._guard(lambda e: self.answer(True)))
+            kb.add(key)(self.guard(partial(self.answer, True)))
         for key in ("n", "N", "escape", "c-q"):
-            kb.add(key)(self._guard(lambda e: self.answer(False)))
+            kb.add(key)(self.guard(partial(self.answer, False)))
 
         @kb.add("<any>")
         def _ignore(event: KeyPressEvent) -> None:
             pass
 
         return kb
-
-    def _key_tab(self, tab: Tab, event: KeyPressEvent) -> None:
-        self.show_tab(tab)
 
     def scroll(self, direction: int) -> None:
         """PageUp (-1) or PageDown (1): the panel by a page less one line."""
@@ -749,12 +710,6 @@ class ConsoleApp:
             self.say(self.verdict())
         self.start_advance()
         self.app.invalidate()
-
-    # --- snapshots -------------------------------------------------------------------------
-
-    def screen_text(self) -> str:
-        """The screen as plain text at the output's size (tests and captures)."""
-        return screen.screen_text(self.app)
 
 
 def _is_selected(line: StyleAndTextTuples) -> bool:

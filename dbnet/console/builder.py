@@ -53,6 +53,7 @@ from dbnet.catalog.construction import (
     range_label,
 )
 from dbnet.console import screen
+from dbnet.console.fullscreen import application
 from dbnet.engine.game import MAX_COPIES, MAX_WARBAND
 from dbnet.engine.limited import limited_breaches
 from dbnet.engine.model import MiniatureDef
@@ -339,8 +340,6 @@ class Builder:
         self.search_buffer.on_text_changed += self._on_search
         self.catalog_window = screen.cursor_list(self._catalog_text, lambda: self.catalog_cursor)
         self.warband_window = screen.cursor_list(self._warband_text, lambda: self.warband_cursor)
-        colour = not screen.no_color() if colour is None else colour
-        style, depth = screen.style(colour)
         body = HSplit(
             [
                 Window(FormattedTextControl(self._top_text), height=1, style="class:topbar"),
@@ -378,21 +377,16 @@ class Builder:
                 Window(FormattedTextControl(self._message_text), height=1),
             ]
         )
-        self.app: Application[int] = Application(
-            layout=Layout(
-                screen.fitted(body, self._size, QUIT_KEYS), focused_element=self.catalog_window
-            ),
-            key_bindings=self._key_bindings(),
-            style=style,
-            color_depth=depth,
-            full_screen=True,
+        self.app: Application[int] = application(
+            Layout(screen.fitted(body, self._size, QUIT_KEYS), focused_element=self.catalog_window),
+            self._key_bindings(),
+            colour=colour,
             input=input,
             output=output,
         )
 
     def _size(self) -> tuple[int, int]:
-        size = self.app.output.get_size()
-        return size.columns, size.rows
+        return screen.terminal_size(self.app)
 
     def _half(self) -> int:
         return max(20, (self._size()[0] - 1) // 2)

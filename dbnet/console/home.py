@@ -18,6 +18,7 @@ from pathlib import Path
 
 from dbnet.catalog import Catalog, WarbandList, load_catalog
 from dbnet.console.builder import Builder, Draft
+from dbnet.console.fullscreen import EXIT_INTERRUPTED
 from dbnet.console.menu import MainMenu, NetworkScreen, ReplaysScreen, WarbandsScreen
 from dbnet.console.outcomes import Back, Edit, NewWarband, Open, Start, View
 from dbnet.console.picker import Interrupted, ListModel, Picker, QuitAll
@@ -27,7 +28,6 @@ from dbnet.errors import DbnetError
 from dbnet.protocol.identity import config_dir
 
 EXIT_OK = 0
-EXIT_INTERRUPTED = 130
 EXIT_CANNOT_VIEW = 2  # dbnet replay: the file cannot be read (1 is an invalid file, shown)
 
 Handler = Callable[[object], "int | str | None"]

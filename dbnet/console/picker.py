@@ -34,6 +34,7 @@ from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.output import Output
 
 from dbnet.console import screen
+from dbnet.console.fullscreen import application
 
 QUIT_KEYS = "Ctrl-Q"
 PAGE = 10
@@ -137,8 +138,6 @@ class Picker:
         asking = Condition(lambda: bool(self.model.asking))
         self.list_window = screen.cursor_list(self._rows_text, lambda: self.model.cursor)
         self.entry_window = Window(BufferControl(self.entry), height=1)
-        colour = not screen.no_color() if colour is None else colour
-        style, depth = screen.style(colour)
         body = HSplit(
             [
                 Window(FormattedTextControl(self._title_text), height=1, style="class:topbar"),
@@ -174,21 +173,16 @@ class Picker:
                 Window(FormattedTextControl(self._help_text), height=1),
             ]
         )
-        self.app: Application[object] = Application(
-            layout=Layout(
-                screen.fitted(body, self._size, QUIT_KEYS), focused_element=self.list_window
-            ),
-            key_bindings=self._key_bindings(asking),
-            style=style,
-            color_depth=depth,
-            full_screen=True,
+        self.app: Application[object] = application(
+            Layout(screen.fitted(body, self._size, QUIT_KEYS), focused_element=self.list_window),
+            self._key_bindings(asking),
+            colour=colour,
             input=input,
             output=output,
         )
 
     def _size(self) -> tuple[int, int]:
-        size = self.app.output.get_size()
-        return size.columns, size.rows
+        return screen.terminal_size(self.app)
 
     def _width(self) -> int:
         return self._size()[0]

@@ -22,12 +22,10 @@ from __future__ import annotations
 import re
 import sys
 import textwrap
-import traceback
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
@@ -40,8 +38,9 @@ from prompt_toolkit.layout.processors import BeforeInput
 from prompt_toolkit.output import Output
 
 from dbnet.console import screen, view
+from dbnet.console.fullscreen import EXIT_INTERRUPTED, FullScreen
 from dbnet.console.replay_view import ReplayModel
-from dbnet.console.screen import TAB_KEYS, TAB_WORDS, Tab, join, no_color
+from dbnet.console.screen import TAB_KEYS, TAB_WORDS, Tab, join
 from dbnet.console.session import LogKind
 from dbnet.engine import Player, find_minis
 from dbnet.match.render import describe_result, render_score_by_turn
@@ -49,8 +48,6 @@ from dbnet.text import printable
 
 EXIT_OK = 0
 EXIT_INVALID = 1  # as dbnet replay --plain: the file is invalid (shown up to where it stops)
-EXIT_ERROR = 1
-EXIT_INTERRUPTED = 130
 
 NBSP = "\u00a0"
 TABS = (Tab.HELP, Tab.RESERVES, Tab.GRAVES, Tab.LOG, Tab.CARD)
@@ -75,7 +72,7 @@ STEPS_HELP = (
 )
 
 
-class ReplayApp:
+class ReplayApp(FullScreen):
     """The full-screen viewer of one replay. ``run()`` returns the exit code."""
 
     def __init__(
@@ -87,65 +84,21 @@ class ReplayApp:
         colour: bool | None = None,
     ) -> None:
         self.model = model
-        self.colour = not no_color() if colour is None else colour
         self.tab = Tab.RESERVES
         self.card: list[int] = []
         self.panel_top = 0
         self.message = ""
         self.message_style = "class:status.info"
-        self.error: str | None = None
         self.buffer = Buffer(multiline=False, name="command")
         self.buffer.on_text_changed += self._on_text_changed
-        style, depth = screen.style(self.colour)
-        self.app: Application[int] = Application(
-            layout=self._layout(),
-            key_bindings=self._key_bindings(),
-            style=style,
-            color_depth=depth,
-            full_screen=True,
-            mouse_support=False,
-            input=input,
-            output=output,
-        )
+        self.open(self._layout(), self._key_bindings(), colour=colour, input=input, output=output)
 
     # --- running --------------------------------------------------------------------
-
-    def run(self) -> int:
-        """Run until quit; the terminal is restored either way."""
-        try:
-            code = self.app.run()
-        except Exception:
-            self.error = traceback.format_exc()
-            code = EXIT_ERROR
-        return code if self.error is None else EXIT_ERROR
-
-    async def run_async(self) -> int:
-        try:
-            code = await self.app.run_async()
-        except Exception:
-            self.error = traceback.format_exc()
-            code = EXIT_ERROR
-        return code if self.error is None else EXIT_ERROR
 
     def quit(self, code: int | None = None) -> None:
         if code is None:
             code = EXIT_INVALID if self.model.is_invalid else EXIT_OK
         self.app.exit(result=code)
-
-    def crash(self, text: str) -> None:
-        self.error = text
-        future = self.app.future
-        if future is not None and not future.done():
-            self.app.exit(result=EXIT_ERROR)
-
-    def screen_text(self) -> str:
-        """The screen as plain text at the output's size (tests and captures)."""
-        return screen.screen_text(self.app)
-
-    @property
-    def size(self) -> tuple[int, int]:
-        size = self.app.output.get_size()
-        return size.columns, size.rows
 
     def say(self, text: str, error: bool = False) -> None:
         self.message = text
@@ -487,15 +440,6 @@ class ReplayApp:
 
     # --- keys ---------------------------------------------------------------------------
 
-    def _guard(self, handler: Callable[[], None]) -> Callable[[KeyPressEvent], None]:
-        def guarded(event: KeyPressEvent) -> None:
-            try:
-                handler()
-            except Exception:
-                self.crash(traceback.format_exc())
-
-        return guarded
-
     def _key_bindings(self) -> KeyBindings:
         kb = KeyBindings()
         empty = Condition(lambda: not self.buffer.text)
@@ -515,15 +459,15 @@ class ReplayApp:
         ]
         for keys, action in moves:
             for key in keys:
-                kb.add(key, filter=empty)(self._guard(action))
-        kb.add("c-q")(self._guard(self.quit))
-        kb.add("up")(self._guard(partial(self.scroll, -1)))
-        kb.add("down")(self._guard(partial(self.scroll, 1)))
+                kb.add(key, filter=empty)(self.guard(action))
+        kb.add("c-q")(self.guard(self.quit))
+        kb.add("up")(self.guard(partial(self.scroll, -1)))
+        kb.add("down")(self.guard(partial(self.scroll, 1)))
         for key, tab in TAB_KEYS.items():
             if tab in TABS:
-                kb.add(key)(self._guard(partial(self.show_tab, tab)))
-        kb.add("escape", eager=True)(self._guard(self.buffer.reset))
-        kb.add("enter")(self._guard(self.enter))
+                kb.add(key)(self.guard(partial(self.show_tab, tab)))
+        kb.add("escape", eager=True)(self.guard(self.buffer.reset))
+        kb.add("enter")(self.guard(self.enter))
         return kb
 
 

@@ -14,6 +14,7 @@ import os
 import textwrap
 from collections.abc import Callable, Sequence
 from functools import partial
+from typing import Any
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.application.current import set_app
@@ -255,10 +256,15 @@ def join(lines: Sequence[StyleAndTextTuples]) -> StyleAndTextTuples:
     return out
 
 
+def terminal_size(app: Application[Any]) -> tuple[int, int]:
+    """The columns and rows of ``app``'s terminal, now."""
+    size = app.output.get_size()
+    return size.columns, size.rows
+
+
 def screen_text(app: Application[int]) -> str:
     """``app``'s screen as plain text at its output's size (tests and captures)."""
-    size = app.output.get_size()
-    columns, rows = size.columns, size.rows
+    columns, rows = terminal_size(app)
     app.render_counter += 1  # controls cache their text per render: draw afresh
     with set_app(app):
         screen = Screen()

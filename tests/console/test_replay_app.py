@@ -15,7 +15,8 @@ from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 
-from dbnet.console.replay_app import EXIT_INTERRUPTED, ReplayApp
+from dbnet.console.fullscreen import EXIT_INTERRUPTED
+from dbnet.console.replay_app import ReplayApp
 from dbnet.console.replay_view import ReplayModel
 from dbnet.console.screen import Tab
 from dbnet.console.view import NARROW_CELL, compact_token

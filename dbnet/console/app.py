@@ -54,7 +54,7 @@ from dbnet.catalog import default_warbands, load_catalog, load_map
 from dbnet.console import screen, view
 from dbnet.console.builder import run_pool_builder
 from dbnet.console.completion import ChoiceCompleter
-from dbnet.console.fullscreen import EXIT_ERROR, EXIT_INTERRUPTED, FullScreen
+from dbnet.console.fullscreen import EXIT_ERROR, EXIT_INTERRUPTED, FullScreen, application
 from dbnet.console.screen import (
     TAB_KEYS,
     TAB_WORDS,
@@ -134,12 +134,14 @@ class ConsoleApp(FullScreen):
         )
         self.buffer.on_text_changed += self._on_text_changed
         self.open(
-            self._layout(),
-            self._key_bindings(),
-            colour=colour,
-            input=input,
-            output=output,
-            mouse=mouse,
+            application(
+                self._layout(),
+                self._key_bindings(),
+                colour=colour,
+                input=input,
+                output=output,
+                mouse=mouse,
+            )
         )
         self._set_default_tab()
 

@@ -49,31 +49,18 @@ def application(
 
 class FullScreen:
     """A full-screen app that ends with an exit code. A subclass builds its layout and
-    keys, then calls ``open``; its key handlers go through ``guard``."""
+    keys, then ``open``s the application they make; its key handlers go through
+    ``guard``."""
 
     app: Application[int]
-    colour: bool
-    """Whether it draws in colour."""
     error: str | None
     """An internal error's traceback, to show after the app (which then ends with
     EXIT_ERROR)."""
 
-    def open(
-        self,
-        layout: Layout,
-        key_bindings: KeyBindingsBase,
-        *,
-        colour: bool | None,
-        input: Input | None,
-        output: Output | None,
-        mouse: bool = False,
-    ) -> None:
-        """Make the app (see ``application``)."""
-        self.colour = not screen.no_color() if colour is None else colour
+    def open(self, app: Application[int]) -> None:
+        """Take ``app`` (made by ``application``) as this app's."""
+        self.app = app
         self.error = None
-        self.app = application(
-            layout, key_bindings, colour=self.colour, input=input, output=output, mouse=mouse
-        )
 
     @property
     def size(self) -> tuple[int, int]:

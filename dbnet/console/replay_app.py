@@ -38,7 +38,7 @@ from prompt_toolkit.layout.processors import BeforeInput
 from prompt_toolkit.output import Output
 
 from dbnet.console import screen, view
-from dbnet.console.fullscreen import EXIT_INTERRUPTED, FullScreen
+from dbnet.console.fullscreen import EXIT_INTERRUPTED, FullScreen, application
 from dbnet.console.replay_view import ReplayModel
 from dbnet.console.screen import TAB_KEYS, TAB_WORDS, Tab, join
 from dbnet.console.session import LogKind
@@ -91,7 +91,11 @@ class ReplayApp(FullScreen):
         self.message_style = "class:status.info"
         self.buffer = Buffer(multiline=False, name="command")
         self.buffer.on_text_changed += self._on_text_changed
-        self.open(self._layout(), self._key_bindings(), colour=colour, input=input, output=output)
+        self.open(
+            application(
+                self._layout(), self._key_bindings(), colour=colour, input=input, output=output
+            )
+        )
 
     # --- running --------------------------------------------------------------------
 

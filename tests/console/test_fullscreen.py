@@ -4,30 +4,36 @@ its own, with real prompt-toolkit keys through a pipe."""
 from __future__ import annotations
 
 import asyncio
+import io
 
 import pytest
+from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.layout import FormattedTextControl, Layout, Window
+from prompt_toolkit.output import Output
+from prompt_toolkit.output.vt100 import Vt100_Output
 
-from dbnet.console.fullscreen import EXIT_ERROR, FullScreen
+from dbnet.console.fullscreen import EXIT_ERROR, FullScreen, application
 
 from .helpers import TIMEOUT, SizedOutput
+from .test_app import colour_codes
 
 
 class Counter(FullScreen):
     """``+`` counts, ``q`` quits with the count, ``!`` fails in its key handler; with
-    ``broken_start``, the app fails before its first key."""
+    ``broken_start``, the app fails before its first key. The count is drawn in player
+    A's colour."""
 
-    def __init__(self, pipe: PipeInput, output: SizedOutput, *, colour: bool | None = None) -> None:
+    def __init__(self, pipe: PipeInput, output: Output, *, colour: bool | None = None) -> None:
         self.count = 0
         self.broken_start = False
         keys = KeyBindings()
         keys.add("+")(self.guard(self.add))
         keys.add("!")(self.guard(self.fail))
         keys.add("q")(self.guard(lambda: self.app.exit(result=self.count)))
-        shown = Window(FormattedTextControl(lambda: f"count {self.count}"))
-        self.open(Layout(shown), keys, colour=colour, input=pipe, output=output)
+        shown = Window(FormattedTextControl(lambda: [("class:owner-a", f"count {self.count}")]))
+        self.open(application(Layout(shown), keys, colour=colour, input=pipe, output=output))
 
     def add(self) -> None:
         self.count += 1
@@ -86,21 +92,31 @@ def test_the_size_is_the_terminal_s_now() -> None:
 
 
 @pytest.mark.parametrize(
-    ("no_color", "colour", "expected"),
+    ("no_color", "colour", "coloured"),
     [
         (None, None, True),
         ("1", None, False),
-        ("", None, True),
+        ("", None, True),  # NO_COLOR empty: as if unset
         ("1", True, True),
         (None, False, False),
     ],
 )
 def test_colour_follows_no_color_unless_told(
-    monkeypatch: pytest.MonkeyPatch, no_color: str | None, colour: bool | None, expected: bool
+    monkeypatch: pytest.MonkeyPatch, no_color: str | None, colour: bool | None, coloured: bool
 ) -> None:
     if no_color is None:
         monkeypatch.delenv("NO_COLOR", raising=False)
     else:
         monkeypatch.setenv("NO_COLOR", no_color)
-    with create_pipe_input() as pipe:
-        assert Counter(pipe, SizedOutput(80, 24), colour=colour).colour is expected
+    written = io.StringIO()
+    output = Vt100_Output(written, lambda: Size(rows=24, columns=80), term="xterm")
+
+    async def scenario() -> int:
+        with create_pipe_input() as pipe:
+            app = Counter(pipe, output, colour=colour)
+            pipe.send_text("+q")
+            return await asyncio.wait_for(app.run_async(), TIMEOUT)
+
+    assert asyncio.run(scenario()) == 1
+    assert "count 1" in written.getvalue()
+    assert (colour_codes(written.getvalue()) != []) is coloured

@@ -111,15 +111,15 @@ def _kept_cursor(
     """A control drawing ``text()`` with the cursor on line ``row()``, kept within the
     lines drawn: prompt-toolkit fails on a cursor past them (a list shortened by keys
     read before the next draw, a log drawn at one width and counted at another)."""
-    drawn: list[StyleAndTextTuples] = [[]]
+    last = [0]  # the last line drawn, counted once a draw (the cursor is asked often)
 
     def draw() -> StyleAndTextTuples:
-        drawn[0] = text()
-        return drawn[0]
+        fragments = text()
+        last[0] = sum(fragment[1].count("\n") for fragment in fragments)
+        return fragments
 
     def cursor() -> Point:
-        last = sum(fragment[1].count("\n") for fragment in drawn[0])
-        return Point(0, min(max(0, row()), last))
+        return Point(0, min(max(0, row()), last[0]))
 
     return FormattedTextControl(draw, focusable=focusable, get_cursor_position=cursor)
 

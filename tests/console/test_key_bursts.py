@@ -66,7 +66,8 @@ SIZES = [(80, 24), (120, 40), (100, 30), (60, 15), (200, 60)]
 BURSTS = 120
 REPLAY = sorted((Path(__file__).resolve().parents[2] / "replays").glob("*.dbnr"))[0]
 
-Started = tuple[Any, Application[Any]]
+Starter = Callable[[PipeInput, SizedOutput, Path], Application[Any]]
+"""Makes an app on a pipe, a terminal and a home folder: its prompt-toolkit application."""
 
 
 class JitteryOutput(SizedOutput):
@@ -83,32 +84,26 @@ class JitteryOutput(SizedOutput):
         return super().get_size()
 
 
-def builder(pipe: PipeInput, output: SizedOutput, home: Path) -> Started:
+def builder(pipe: PipeInput, output: SizedOutput, home: Path) -> Application[Any]:
     draft = Draft("Pack", home / "pack.toml", load_catalog())
-    app = Builder(draft, input=pipe, output=output, colour=False)
-    return app, app.app
+    return Builder(draft, input=pipe, output=output, colour=False).app
 
 
-def viewer(pipe: PipeInput, output: SizedOutput, home: Path) -> Started:
+def viewer(pipe: PipeInput, output: SizedOutput, home: Path) -> Application[Any]:
     model = ReplayModel.from_bytes(REPLAY.read_bytes(), where=str(REPLAY))
-    app = ReplayApp(model, input=pipe, output=output, colour=False)
-    return app, app.app
+    return ReplayApp(model, input=pipe, output=output, colour=False).app
 
 
-def warbands(pipe: PipeInput, output: SizedOutput, home: Path) -> Started:
+def warbands(pipe: PipeInput, output: SizedOutput, home: Path) -> Application[Any]:
     """The menu's list of warbands (``Picker``): it ends on Enter, Escape or q."""
-    app = Picker(WarbandsScreen(load_catalog()), input=pipe, output=output, colour=False)
-    return app, app.app
+    return Picker(WarbandsScreen(load_catalog()), input=pipe, output=output, colour=False).app
 
 
-def play(pipe: PipeInput, output: SizedOutput, home: Path) -> Started:
-    app = ConsoleApp(bot_session(), input=pipe, output=output, colour=False)
-    return app, app.app
+def play(pipe: PipeInput, output: SizedOutput, home: Path) -> Application[Any]:
+    return ConsoleApp(bot_session(), input=pipe, output=output, colour=False).app
 
 
-async def type_bursts(
-    start: Callable[[PipeInput, SizedOutput, Path], Started], seed: int, home: Path
-) -> list[str]:
+async def type_bursts(start: Starter, seed: int, home: Path) -> list[str]:
     """Type ``BURSTS`` bursts of random keys into the app ``start`` makes, on a terminal
     resized now and then; the errors it met (an app that ends by its own keys is fine)."""
     rng = random.Random(seed)
@@ -121,7 +116,7 @@ async def type_bursts(
     with pytest.MonkeyPatch.context() as patch, create_pipe_input() as pipe:
         patch.setattr(Application, "_handle_exception", caught)
         output = JitteryOutput(random.Random(-seed))
-        _, app = start(pipe, output, home)
+        app = start(pipe, output, home)
         task = asyncio.create_task(app.run_async())
         await asyncio.sleep(0.05)
         for _ in range(BURSTS):
@@ -147,8 +142,6 @@ async def type_bursts(
 @pytest.mark.parametrize(
     "start", [builder, viewer, warbands, play], ids=["builder", "viewer", "warbands", "play"]
 )
-def test_bursts_of_keys_never_fail_an_app(
-    start: Callable[[PipeInput, SizedOutput, Path], Started], seed: int, tmp_path: Path
-) -> None:
+def test_bursts_of_keys_never_fail_an_app(start: Starter, seed: int, tmp_path: Path) -> None:
     errors = asyncio.run(type_bursts(start, seed, tmp_path))
     assert not errors, errors[0]

@@ -83,6 +83,8 @@ class Watching:
         self.writer: ReplayWriter | None = None
         self.narrator: Narrator | None = None
         self._created: str | None = None
+        self._host_key: bytes | None = None  # the key the channel authenticated
+        self._game_id: bytes | None = None  # the game the host's HELLO named
         self.names: tuple[str | None, str | None] = (None, None)
         """The names the players signed (A's in the OFFER, B's in the ACCEPT), once known;
         None for a player of a protocol version before 3."""
@@ -125,6 +127,7 @@ class Watching:
         link = Link(secure, self.timing)
         try:
             self._check_key(secure.peer_key)
+            self._host_key = secure.peer_key
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(link.heartbeat)
                 proof = None if self.secret is None else watch_proof(self.secret, secure.transcript)
@@ -185,6 +188,7 @@ class Watching:
             )
         self.host_name = hello.name
         self._created = hello.created
+        self._game_id = hello.game_id
         self.say(
             f"watching the game {hello.game_id.hex()[:16]} of {printable(hello.name)} "
             f"({fingerprint(link.peer_key)}) via {link.stream.path}; {hello.have} entries so far"
@@ -198,6 +202,8 @@ class Watching:
                 verifier = self._start(record)
             else:
                 verifier.add(record)
+        except WatchError:
+            raise  # not the host's own game: said as it is
         except DbnetError as exc:
             seq = 0 if verifier is None or verifier.log is None else len(verifier.log.entries)
             raise WatchError(
@@ -236,6 +242,7 @@ class Watching:
         body = entry.body
         if not isinstance(body, codec.OfferBody):
             raise WatchError(f"the host's first entry is {entry.kind.name}, not an OFFER")
+        self._check_host_game(entry.game_id, body)
         created = self._created or now_utc().isoformat().replace("+00:00", "Z")
         header = codec.ReplayHeader(
             protocol=entry.version,
@@ -253,6 +260,26 @@ class Watching:
             self.writer = start_replay(self.replay_path, header)
             self.say(f"replay: {self.replay_path}")
         return verifier
+
+    def _check_host_game(self, game_id: bytes, offer: codec.OfferBody) -> None:
+        """The game shown must be the host's own and the one its HELLO named: the key the
+        channel authenticated plays one of the OFFER's seats (A, or B when the joiner
+        hosts a resumed game), and the HELLO's game id is the OFFER's. Else a host could
+        show someone else's game as its own; nothing is saved."""
+        host = self._host_key
+        assert host is not None
+        if host not in offer.keys:
+            raise WatchError(
+                f"the host ({fingerprint(host)}) shows a game between "
+                f"{fingerprint(offer.keys[0])} and {fingerprint(offer.keys[1])}, which it "
+                "does not play: refusing to watch someone else's game as the host's"
+            )
+        if game_id != self._game_id:
+            said = "none" if self._game_id is None else self._game_id.hex()[:16]
+            raise WatchError(
+                f"the host's HELLO named the game {said}, but its OFFER is of the game "
+                f"{game_id.hex()[:16]}: refusing to watch"
+            )
 
     def _saved(self) -> str:
         if self.writer is None or not self.writer.entries:

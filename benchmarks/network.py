@@ -229,7 +229,8 @@ async def play(root: Path, delay: float, turns: int, seed: int) -> Figures:
                 nursery,
                 alice,
                 [
-                    *("host", "--port", "0", "--turns-to-win", str(turns), "--name", "alice"),
+                    *("host", "--port", "0", "--open", "--turns-to-win", str(turns)),
+                    *("--name", "alice"),
                     *("--replay", str(host_replay), *common),
                 ],
                 ports,
@@ -439,7 +440,7 @@ async def watched_game(root: Path, delay: float, turns: int, seed: int, watchers
                 nursery,
                 alice,
                 [
-                    *("host", "--port", "0", "--address", "127.0.0.1", "--name", "alice"),
+                    *("host", "--port", "0", "--open", "--address", "127.0.0.1", "--name", "alice"),
                     *("--turns-to-win", str(turns), "--spectators", str(max(watchers, 1))),
                     *("--replay", str(root / "alice.dbnr"), *common),
                 ],

@@ -574,7 +574,8 @@ def _add_network(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         description="Listen for an opponent on IPv4 and IPv6 and play a game as A. Prints "
         "the line to send the opponent (dbnet join INVITE: your key's fingerprint, a "
         "one-game secret and every way to reach you: this machine's addresses, a port "
-        "mapping on your router, a relay), and your addresses for dbnet join HOST:PORT. "
+        "mapping on your router, a relay); only its holder takes the seat, unless --expect "
+        "names the joiner's key or --open seats anyone (then dbnet join HOST:PORT works). "
         "Exit codes: 0 complete, 1 the game could not go on, 2 bad arguments, 3 adjourned, "
         "130 Ctrl-C.",
         epilog=HOME_HELP,
@@ -605,7 +606,8 @@ def _add_network(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         help="join a game hosted over the network (you play B)",
         description="Connect to a host and play a game as B: with the INVITE the host "
         "printed, every path it lists is tried at once (direct first, the relay after a "
-        "moment) and the host's key is the one it names; or directly to HOST:PORT. "
+        "moment) and the host's key is the one it names; or directly to HOST:PORT (a host "
+        "seats you so only with --open, or with --expect naming your key). "
         "Reconnects by itself when the connection drops. Exit codes as for 'dbnet host'.",
         epilog=HOME_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -658,13 +660,13 @@ def _add_network(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         description="Follow a game live as a spectator of a host started with --spectators: "
         "with the spectator INVITE the host printed (dbnet watch INVITE: its direct paths and "
         "its relay are raced, as dbnet join does), or with HOST:PORT and --expect "
-        "FINGERPRINT. Every entry is verified as it arrives with the checks of "
-        "dbnet verify (signatures, hash chain, dice, re-simulation), full screen or in lines "
-        "(--plain); joining in the middle of a game catches up from its start. A spectator "
-        "never takes a seat. The players are called by the names they signed (alice (A)); the "
-        "last line names the winner. Exit codes: 0 the game was "
-        "watched to its end, 1 refused (no place left, a wrong key, the game over) or the "
-        "watch broke off, 2 bad arguments, 130 Ctrl-C.",
+        "FINGERPRINT (a host admits that only with --open). Every entry is verified as it "
+        "arrives with the checks of dbnet verify (signatures, hash chain, dice, "
+        "re-simulation), full screen or in lines (--plain); joining in the middle of a game "
+        "catches up from its start. A spectator never takes a seat. The players are called "
+        "by the names they signed (alice (A)); the last line names the winner. Exit codes: "
+        "0 the game was watched to its end, 1 refused (no place left, a wrong key, the game "
+        "over) or the watch broke off, 2 bad arguments, 130 Ctrl-C.",
         epilog=HOME_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -726,6 +728,14 @@ def _hosting(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="do not ask the router for a port mapping (UPnP IGD, NAT-PMP, PCP); also "
         "DBNET_PORT_MAPPING=off in the environment",
+    )
+    parser.add_argument(
+        "--open",
+        action="store_true",
+        help="seat the first joiner who reaches the port, invite or not (dbnet join "
+        "HOST:PORT), and admit spectators without the spectator invite (dbnet watch "
+        "HOST:PORT --expect FP): for a LAN party or a script. Without it, only the holder "
+        "of the invite (or of a key named with --expect) takes the seat",
     )
     parser.add_argument(
         "--spectators",

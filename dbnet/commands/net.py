@@ -340,7 +340,9 @@ def run_host(args: argparse.Namespace) -> int:
     timing = _timing(args)
 
     def make(player: LocalPlayer) -> GameSession:
-        return GameSession(player, new_game=new, replay_path=args.replay, timing=timing)
+        return GameSession(
+            player, new_game=new, replay_path=args.replay, timing=timing, open_seat=args.open
+        )
 
     async def play(session: GameSession) -> Outcome:
         session.player.say(f"hosting; your key fingerprint is {identity.fingerprint}")
@@ -426,6 +428,7 @@ def run_resume(args: argparse.Namespace) -> int:
             replay_path=args.file,
             timing=timing,
             invite_secret=None if invite is None else invite.secret,
+            open_seat=args.open,
         )
 
     async def play(session: GameSession) -> Outcome:
@@ -481,7 +484,7 @@ async def _host(
             doors = [] if relay is None else [relay_door(relay, secret, say)]
             if args.spectators:
                 doors += _admit_spectators(args, session, candidates, relay)
-            _show_addresses(say, listeners)
+            _show_addresses(say, listeners, args.open, session.player.expect)
             if relay is not None:
                 say(f"also waiting at the relay {with_port(*relay)}")
             return await session.host(listeners, doors)
@@ -498,14 +501,15 @@ def _admit_spectators(
     relay as the player's. The door at the relay for spectators (none without a relay):
     its token is the watch secret's, so it never opens the seat's."""
     secret = session.own_watch_secret()
-    session.spectating = Spectating(args.spectators, args.spectator_delay, secret)
+    session.spectating = Spectating(args.spectators, args.spectator_delay, secret, open=args.open)
     fp = session.player.identity.fingerprint
     invite = Invite(fp, secret, candidates, relay, watch=True)
     say = session.player.say
     delay = f", {args.spectator_delay} entries behind" if args.spectator_delay else ""
     say(f"up to {args.spectators} spectators may watch{delay} (this line never takes a seat):")
     say(f"  dbnet watch {invite.text()}")
-    say(f"  (or dbnet watch HOST:PORT --expect {fp})")
+    if args.open:  # else a place goes only to the holder of this invite
+        say(f"  (or dbnet watch HOST:PORT --expect {fp}: this host is open)")
     if relay is None:
         return []
 
@@ -567,18 +571,28 @@ def _own_addresses(listeners: list[trio.SocketListener]) -> list[str]:
     return [a for a in reachable_addresses() if any(m in a for m in marks)]
 
 
-def _show_addresses(say: Callable[[str], None], listeners: list[trio.SocketListener]) -> None:
-    """The addresses to give the opponent: this machine's own (not loopback) in the
-    families listened on, the public one behind a router, and the port."""
+def _show_addresses(
+    say: Callable[[str], None],
+    listeners: list[trio.SocketListener],
+    open_seat: bool,
+    expect: str | None,
+) -> None:
+    """This machine's own addresses (not loopback) in the families listened on, and the
+    port: for ``dbnet join HOST:PORT`` when that takes the seat (``--open``, or the key
+    named by ``--expect``); else only as the invite's paths (only the invite seats)."""
     port = listener_port(listeners[0])
     families = {listener.socket.family for listener in listeners}
-    addresses = _own_addresses(listeners)
-    if addresses:
-        say("or, on the same network, one of these (with dbnet join HOST:PORT):")
-        for address in addresses:
-            say(f"  {with_port(address, port)}")
-    else:
-        say(f"this machine's address could not be found: give the opponent it and port {port}")
+    addresses = [with_port(address, port) for address in _own_addresses(listeners)]
+    if open_seat or expect is not None:
+        who = "whoever comes first (--open)" if open_seat else f"only the key {expect}"
+        if addresses:
+            say(f"or, on the same network, one of these (with dbnet join HOST:PORT; {who}):")
+            for address in addresses:
+                say(f"  {address}")
+        else:
+            say(f"this machine's address could not be found: give the opponent it and port {port}")
+    elif addresses:
+        say(f"on the same network the invite reaches this machine at {', '.join(addresses)}")
     kinds = " and ".join(
         name for family, name in ((socket.AF_INET, "IPv4"), (socket.AF_INET6, "IPv6"))
         if family in families

@@ -93,6 +93,7 @@ from dbnet.wire import codec
 
 __all__ = [
     "RESIGN",
+    "SEAT_NEEDS_INVITE",
     "Chooser",
     "GameSession",
     "GameSessionError",
@@ -108,6 +109,11 @@ __all__ = [
 RESIGN: Final = "resign"
 """What a chooser returns to resign instead of deciding."""
 
+SEAT_NEEDS_INVITE: Final = (
+    "this host seats only the holder of its invite: use dbnet join INVITE (the line the "
+    "host printed)"
+)
+"""What a joiner without the invite's proof is told by a host that made an invite."""
 ARRIVALS_QUEUED: Final = 8
 """Connections the host keeps waiting while it serves one; more are closed at once."""
 
@@ -276,6 +282,7 @@ class GameSession:
         timing: Timing | None = None,
         invite_secret: bytes | None = None,
         spectating: Spectating | None = None,
+        open_seat: bool = False,
     ) -> None:
         if (game is None) == (new_game is None):
             raise ValueError("give either a game to resume or a new game's warband")
@@ -288,8 +295,13 @@ class GameSession:
         self.timing = timing or Timing()
         self.invite_secret = invite_secret
         """The secret of the invite this side made (host) or was given (joiner), if any:
-        each side proves it knows it (``dbnet.net.proof``), and a joiner that comes
-        through the relay must."""
+        each side proves it knows it (``dbnet.net.proof``). A host with one seats only a
+        joiner that proves it, on every path, until the game has started (then the
+        logged keys bind the seats), unless ``open_seat`` or the player's ``expect``."""
+        self.open_seat = open_seat
+        """Whether a host that made an invite also seats a joiner without its proof
+        (``dbnet host --open``): the first that reaches a direct path. The relay path
+        always needs the proof."""
         self.spectating = spectating
         """Whether a host admits spectators, how many and how far behind the game
         (``dbnet.net.spectators``); None: none (every connection is for the seat)."""
@@ -625,6 +637,7 @@ class GameSession:
                     f"no game with this joiner: {printable(str(exc))}; still "
                     "waiting for an opponent"
                 )
+                self._drop_refused_offer()
             else:
                 self.player.say(
                     f"refused a connection: {printable(str(exc))}; still waiting for the opponent"
@@ -644,6 +657,19 @@ class GameSession:
             self.connected = False
             self.messages_sent += link.sent
             await link.close()
+
+    def _drop_refused_offer(self) -> None:
+        """A new game's OFFER refused before its ACCEPT (by either side) is no game: its
+        replay, written ahead of sending it, is removed, so that no unfinished file of a
+        game that never started is left to ``dbnet verify`` and ``dbnet event``. (A
+        connection lost after the OFFER keeps it: the joiner may hold its ACCEPT, and
+        the game resumes from the OFFER. A resumed game's file is never removed.)"""
+        if self.new_game is None or self.game is None or self._started(self.game):
+            return
+        path = self.replay_path
+        self._discard_offer()
+        if path is not None:
+            self.player.say(f"the refused OFFER's replay {path} is removed")
 
     def _keep_evidence(self, exc: ProtocolError) -> str:
         """Save the proof of an equivocation beside the replay (``dbnet.replay.evidence``);
@@ -729,10 +755,11 @@ class GameSession:
 
     def _check_proof(self, link: Link, hello: Hello) -> None:
         """Whether the peer knows the invite's secret, where it must (``dbnet.net.proof``):
-        a host this side joined through an invite always; a joiner when it sends a proof,
-        or comes through the relay (whoever learned the relay token must not take the
-        seat). A joiner without an invite (``dbnet join HOST:PORT``) may still come
-        directly."""
+        a host this side joined through an invite always; a joiner of a host that made an
+        invite on every path (LAN, IPv6, port mapping, relay, a reconnection) until the
+        game has started, unless the host named the joiner's key (``expect``, which
+        ``_check_peer`` checks) or seats anyone (``open_seat``, not through the relay:
+        whoever learned the relay token must not take the seat)."""
         secret = self.invite_secret
         if secret is None or self._started(self.game):
             return  # a started game binds both keys: _check_peer asks for the game's own
@@ -749,7 +776,13 @@ class GameSession:
                     "a peer came through the relay without proof of the invite's secret",
                     to_peer="the relay path needs the invite: use dbnet join INVITE",
                 )
-            return
+            if self.open_seat or self.player.expect is not None:
+                return
+            raise GameSessionError(
+                "a joiner came without proof of the invite's secret (this host seats only "
+                "the holder of its invite, a key named with --expect, or anyone with --open)",
+                to_peer=SEAT_NEEDS_INVITE,
+            )
         if not proof_matches(secret, link.stream.transcript, hello.proof, joiner=peer_joins):
             who = "joiner" if peer_joins else "host"
             raise GameSessionError(

@@ -59,6 +59,7 @@ from dbnet.text import printable
 __all__ = [
     "GRACE",
     "PEEKING",
+    "PLACE_NEEDS_INVITE",
     "RELAY_NEEDS_INVITE",
     "SPECTATOR_QUEUE",
     "Spectating",
@@ -73,6 +74,11 @@ oldest (as the gate does with handshakes)."""
 RELAY_NEEDS_INVITE: Final = "the relay path needs the spectator invite: use dbnet watch INVITE"
 """The refusal of a WATCH that came through the relay without a proof of the watch
 secret (whoever learned the relay token must not watch)."""
+PLACE_NEEDS_INVITE: Final = (
+    "this host admits only holders of its spectator invite: use dbnet watch INVITE (the "
+    "line the host printed for spectators)"
+)
+"""The refusal of a WATCH without a proof on a direct path, by a host that is not open."""
 GRACE: Final = 5.0
 """Seconds after the game for the spectators to receive the rest of it."""
 GATHER: Final = 0.1
@@ -91,14 +97,16 @@ the end."""
 @dataclass(frozen=True, slots=True)
 class Spectating:
     """How the host admits spectators: at most ``places`` at once, ``delay`` entries behind
-    the game; ``secret`` is the spectator invite's (a WATCH that carries a proof must prove
-    it, and so must one that came through the relay; one without a proof may still watch
-    directly); ``queue`` is the length of each spectator's queue."""
+    the game; ``secret`` is the spectator invite's: with one, a place goes only to a WATCH
+    that proves it, on every path, unless the host is ``open`` (``dbnet host --open``: a
+    WATCH without a proof may then watch directly, never through the relay); ``queue`` is
+    the length of each spectator's queue."""
 
     places: int
     delay: int = 0
     secret: bytes | None = field(default=None, repr=False)
     queue: int = SPECTATOR_QUEUE
+    open: bool = False
 
     def __post_init__(self) -> None:
         if self.places < 0 or self.delay < 0 or self.queue < 1:
@@ -313,6 +321,8 @@ class Spectators:
             return "the game is over: there is nothing left to watch"
         if watch.proof is None and secure.path == RELAY:
             return RELAY_NEEDS_INVITE
+        if watch.proof is None and secret is not None and not self.rules.open:
+            return PLACE_NEEDS_INVITE
         if watch.proof is not None and (
             secret is None or not watch_proof_matches(secret, secure.transcript, watch.proof)
         ):

@@ -135,7 +135,7 @@ def test_a_network_host_builds_full_screen(tmux: Tmux, tmp_path: Path) -> None:
     port = free_port()
     path = tmp_path / "host.dbnr"
     command = [
-        sys.executable, "-m", "dbnet", "host", "--limited", "3-boosters", "--address",
+        sys.executable, "-m", "dbnet", "host", "--open", "--limited", "3-boosters", "--address",
         "127.0.0.1", "--port", str(port), "--build-minutes", "5", "--replay", str(path),
     ]  # fmt: skip
     home = shlex.quote(str(tmp_path / "alice"))

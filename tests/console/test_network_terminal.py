@@ -101,7 +101,7 @@ def test_host_and_join_play_a_game_by_keys(tmux: Tmux, second_tmux: Tmux, tmp_pa
     port = free_port()
     host_replay, join_replay = tmp_path / "host.dbnr", tmp_path / "join.dbnr"
     launch(
-        tmux, tmp_path / "alice", "host", "--port", str(port), "--name", "alice",
+        tmux, tmp_path / "alice", "host", "--port", str(port), "--open", "--name", "alice",
         "--replay", str(host_replay),
     )  # fmt: skip
     tmux.wait_for("listening on port")
@@ -186,7 +186,7 @@ def test_the_clocks_show_and_run_on_the_top_bar(
     clocks, the host's running (``*``) while it owes a decision, counting down."""
     port = free_port()
     launch(
-        tmux, tmp_path / "alice", "host", "--port", str(port), "--address", "127.0.0.1",
+        tmux, tmp_path / "alice", "host", "--port", str(port), "--open", "--address", "127.0.0.1",
         "--clock", "10", "--name", "alice", "--replay", str(tmp_path / "host.dbnr"),
     )  # fmt: skip
     tmux.wait_for("listening on port")

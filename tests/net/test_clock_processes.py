@@ -34,8 +34,8 @@ async def test_a_loopback_game_with_a_clock(tmp_path: Path, homes: Path) -> None
         async with trio.open_nursery() as nursery:
             host = await Dbnet.start(
                 nursery, "host", homes / "alice",
-                ["host", "--port", "0", "--address", "127.0.0.1", "--clock", "10", "--bot",
-                 "greedy", "--plain", "--turns-to-win", "2", "--name", "alice", "--replay",
+                ["host", "--port", "0", "--open", "--address", "127.0.0.1", "--clock", "10",
+                 "--bot", "greedy", "--plain", "--turns-to-win", "2", "--name", "alice", "--replay",
                  str(host_replay)],
             )  # fmt: skip
             port = await until_listening(host)

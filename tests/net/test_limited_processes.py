@@ -34,7 +34,7 @@ async def _play(tmp_path: Path, homes: Path) -> tuple[Dbnet, Dbnet, Path, Path]:
     forget_played_games(homes)
     host_replay, joiner_replay = tmp_path / "alice.dbnr", tmp_path / "bob.dbnr"
     host_args = [
-        "host", "--address", "127.0.0.1", "--port", "0", "--limited", "3-boosters",
+        "host", "--open", "--address", "127.0.0.1", "--port", "0", "--limited", "3-boosters",
         "--bot", "greedy", "--plain", "--seed", "16", "--turns-to-win", "2",
         "--name", "alice", "--replay", str(host_replay), "--adjourn-after", "60",
     ]  # fmt: skip
@@ -167,7 +167,7 @@ async def test_a_game_resumed_between_commit_and_reveal_reveals(
     with trio.fail_after(GAME_TIMEOUT):
         async with trio.open_nursery() as nursery:
             host_args = [
-                "host", "--address", "127.0.0.1", "--port", "0", "--turns-to-win", "2",
+                "host", "--open", "--address", "127.0.0.1", "--port", "0", "--turns-to-win", "2",
                 "--name", "alice", "--replay", str(alice), *common,
             ]  # fmt: skip
             host = await Dbnet.start(nursery, "host", homes / "alice", host_args, stdin=True)

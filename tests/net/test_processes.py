@@ -47,7 +47,7 @@ class Game:
 
 def host_args(replay: Path, port: int = 0) -> list[str]:
     return [
-        "host", "--port", str(port), "--bot", "greedy", "--seed", SEED,
+        "host", "--port", str(port), "--open", "--bot", "greedy", "--seed", SEED,
         "--turns-to-win", TURNS, "--name", "alice", "--replay", str(replay),
         "--adjourn-after", "60",
     ]  # fmt: skip

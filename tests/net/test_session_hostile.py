@@ -462,8 +462,9 @@ async def test_misbehaviour_before_the_accept_leaves_the_host_waiting(
     autojump_clock: Clock, tmp_path: Path
 ) -> None:
     """Before its ACCEPT the joiner is no opponent yet: an invalid entry (or any other
-    misbehaviour) ends that connection only; the host keeps waiting, makes a new OFFER to
-    the next joiner, and that game is played to the end."""
+    misbehaviour) ends that connection only; the host removes the refused OFFER's replay
+    (issue 30.6), keeps waiting, makes a new OFFER to the next joiner, and that game is
+    played to the end."""
     host, network = new_host(tmp_path), Network()
     told: list[Bye] = []
 
@@ -478,7 +479,8 @@ async def test_misbehaviour_before_the_accept_leaves_the_host_waiting(
     await with_host(host, network, body)
     assert told[0].reason.startswith("your entry was refused: entry 1: malformed")
     assert host.saw("no game with this joiner: the peer sent an invalid entry: entry 1")
-    assert host.saw("the OFFER made before was not accepted: offering a new game")
+    assert host.saw(f"the refused OFFER's replay {host.path} is removed")
+    assert not host.saw("the OFFER made before was not accepted")  # none was left
 
 
 async def test_an_accept_signing_another_name_than_hello_is_refused(

@@ -1,8 +1,9 @@
-"""The invite's secret in the session (docs/network.md, "The relay"): a joiner that
-comes through the relay must prove it knows the secret, inside the authenticated
-channel, so whoever learned the relay token cannot take the seat; a joiner with an
-invite refuses a host that cannot prove it made it; a joiner without an invite may
-still come directly (``dbnet join HOST:PORT``)."""
+"""The invite's secret in the session (docs/network.md, "The secret"): a host that
+printed an invite seats only a joiner that proves it knows the secret, inside the
+authenticated channel, on every path, so neither whoever learned the relay token nor
+whoever reaches the port takes the seat; a joiner with an invite refuses a host that
+cannot prove it made it. Without the proof, a host seats only the key it named
+(``--expect``), or anyone on a direct path when it is open (``--open``)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import trio.testing
 
 from dbnet.net.messages import Bye, Entry, Hello
 from dbnet.net.proof import PROOF_SIZE, invite_secret, proof, proof_matches
-from dbnet.net.session import GameSessionError, Outcome
+from dbnet.net.session import SEAT_NEEDS_INVITE, GameSessionError, Outcome
 from dbnet.net.stream import RELAY, SecureStream, open_channel
 from dbnet.protocol.identity import Identity
 from dbnet.replay.verify import VerdictStatus
@@ -177,11 +178,37 @@ async def test_a_joiner_with_an_invite_refuses_a_host_that_cannot_prove_it_made_
             )
 
 
-async def test_a_joiner_without_an_invite_may_still_come_directly(
+async def test_a_joiner_without_the_invite_takes_no_seat_on_a_direct_path(
     autojump_clock: Clock, tmp_path: Path
 ) -> None:
-    """``dbnet join HOST:PORT`` keeps working against a host that printed an invite."""
+    """``dbnet join HOST:PORT`` (no proof) against a host that printed an invite: refused
+    before any OFFER, on the direct path as on the relay; the host waits on (issue 29.3)."""
     host = with_secret(make_side(tmp_path, "alice", identity=ALICE, host=True), SECRET)
+    joiner = make_side(tmp_path, "bob", identity=BOB, host=False)
+    network = Network()
+
+    async def body() -> None:
+        await run_side(joiner, lambda: joiner.session.join(network.connect))
+
+    await with_host(host, network, body)
+    assert isinstance(joiner.outcome, GameSessionError), joiner.said
+    assert str(joiner.outcome) == f"the host hung up: {SEAT_NEEDS_INVITE}"
+    assert joiner.records == []
+    assert host.records == []
+    assert not host.path.exists()
+    assert host.saw(
+        "refused a connection: a joiner came without proof of the invite's secret (this host "
+        "seats only the holder of its invite, a key named with --expect, or anyone with "
+        "--open); still waiting for the opponent"
+    )
+
+
+async def test_an_open_host_seats_a_joiner_without_the_invite(
+    autojump_clock: Clock, tmp_path: Path
+) -> None:
+    """``dbnet host --open``: the first joiner who reaches a direct path plays."""
+    host = with_secret(make_side(tmp_path, "alice", identity=ALICE, host=True), SECRET)
+    host.session.open_seat = True
     joiner = make_side(tmp_path, "bob", identity=BOB, host=False)
     network = Network()
 
@@ -192,3 +219,56 @@ async def test_a_joiner_without_an_invite_may_still_come_directly(
     await with_host(host, network, body)
     await expect_the_reference_game(tmp_path, host, joiner)
     assert any(line.endswith("via direct") for line in joiner.said if line.startswith("connected"))
+
+
+async def test_an_open_host_still_needs_the_proof_through_the_relay(
+    autojump_clock: Clock, tmp_path: Path
+) -> None:
+    """The relay token alone never takes a seat, ``--open`` or not."""
+    host = with_secret(make_side(tmp_path, "alice", identity=ALICE, host=True), SECRET)
+    host.session.open_seat = True
+    joiner = make_side(tmp_path, "bob", identity=BOB, host=False)
+    network = Network()
+
+    async def body() -> None:
+        await run_side(joiner, lambda: joiner.session.join(relayed(network)))
+
+    await with_host(host, network, body)
+    assert isinstance(joiner.outcome, GameSessionError), joiner.said
+    assert "the relay path needs the invite" in str(joiner.outcome)
+    assert host.records == []
+
+
+async def test_a_host_that_names_the_joiners_key_seats_it_without_the_invite(
+    autojump_clock: Clock, tmp_path: Path
+) -> None:
+    """``dbnet host --expect FP``: the key named takes the seat without the secret;
+    another key without it does not."""
+    host = with_secret(
+        make_side(tmp_path, "alice", identity=ALICE, host=True, expect=BOB.fingerprint), SECRET
+    )
+    network = Network()
+    byes: list[Bye] = []
+
+    async def body() -> None:
+        secure = await direct(network, MALLORY)
+        await send(secure, Hello("mallory", None, 0, B_WARBAND, nonce=JOINER_NONCE))
+        while True:
+            message = await receive(secure)
+            assert not isinstance(message, Entry), "the host offered Mallory a game"
+            if isinstance(message, Bye):
+                byes.append(message)
+                break
+        joiner = make_side(tmp_path, "bob", identity=BOB, host=False)
+        await run_side(joiner, lambda: joiner.session.join(network.connect))
+        await until(lambda: host.outcome is not None)
+        await expect_the_reference_game(tmp_path, host, joiner)
+
+    await with_host(host, network, body)
+    assert [bye.reason for bye in byes] == ["your key is not the one this player expects"]
+
+
+async def direct(network: Network, identity: Identity) -> SecureStream:
+    """A direct connection of ``identity`` to the host, authenticated."""
+    stream = await network.connect()
+    return await open_channel(stream, identity, initiator=True)

@@ -34,7 +34,8 @@ def named(result: str) -> str:
 
 def host_args(replay: Path) -> list[str]:
     return [
-        "host", "--port", "0", "--address", "127.0.0.1", "--clock", "10", "--spectators", "1",
+        "host", "--port", "0", "--open", "--address", "127.0.0.1", "--clock", "10",
+        "--spectators", "1",
         "--bot",
         "greedy", "--plain", "--seed", "31", "--turns-to-win", "2", "--name", "alice",
         "--replay", str(replay), "--adjourn-after", "60",

@@ -18,9 +18,9 @@ from dbnet.match.keys import login_name
 from dbnet.net.messages import Bye, Watch
 from dbnet.net.proof import invite_secret, watch_proof, watch_secret
 from dbnet.net.relay import relay_side, relay_token
-from dbnet.net.spectators import RELAY_NEEDS_INVITE, Spectating
+from dbnet.net.spectators import PLACE_NEEDS_INVITE, RELAY_NEEDS_INVITE, Spectating
 from dbnet.net.stream import RELAY, SecureStream
-from dbnet.net.watch import Watching
+from dbnet.net.watch import Watching, WatchRefusedError
 from dbnet.protocol.identity import Identity
 from dbnet.replay.verify import VerdictStatus
 
@@ -119,25 +119,37 @@ async def test_a_relayed_spectator_must_prove_the_spectator_invites_secret(
     assert (spectating.admitted, spectating.refused) == (1, 2)
 
 
-async def test_a_direct_spectator_without_a_proof_may_still_watch(
-    autojump_clock: Clock, tmp_path: Path
+@pytest.mark.parametrize("open_host", [False, True], ids=["invite-only", "open"])
+async def test_a_direct_spectator_without_a_proof_watches_only_an_open_host(
+    autojump_clock: Clock, tmp_path: Path, open_host: bool
 ) -> None:
-    """``dbnet watch HOST:PORT --expect`` (no invite, no proof) keeps working directly
-    against a host that printed a spectator invite: only the relay path needs it."""
-    host = host_side(tmp_path, Spectating(1, secret=SECRET))
+    """``dbnet watch HOST:PORT --expect`` (no invite, no proof) against a host that printed
+    a spectator invite takes no place, on a direct path as on the relay, so whoever
+    reaches the port cannot fill the places and keep the invited spectators out (issue
+    29.3); a host that is open (``--open``) admits it directly."""
+    host = host_side(tmp_path, Spectating(1, secret=SECRET, open=open_host))
     network = Network()
     said: list[str] = []
     eve = Watching(EVE, "eve", say=said.append, expect=ALICE.fingerprint)
     results: list[object] = []
 
     async def spectate() -> None:
-        results.append(await watch(eve, network))
+        try:
+            results.append(await watch(eve, network))
+        except WatchRefusedError as exc:
+            results.append(exc)
 
     joiner = await game_with(tmp_path, host, network, spectate, joiner_after=1.0)
     await the_game_is_unaffected(tmp_path, host, joiner)
     [verdict] = results
-    assert not isinstance(verdict, Exception), verdict
-    assert any(line.startswith("watching the game") and " via direct;" in line for line in said)
+    if open_host:
+        assert not isinstance(verdict, Exception), verdict
+        assert any(line.startswith("watching the game") and " via direct;" in line for line in said)
+    else:
+        assert isinstance(verdict, WatchRefusedError)
+        assert str(verdict) == f"the host refused this spectator: {PLACE_NEEDS_INVITE}"
+        assert host.session.spectators is not None
+        assert host.session.spectators.admitted == 0
 
 
 def test_a_spectators_default_name_is_its_login_kept_to_a_players_characters(

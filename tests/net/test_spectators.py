@@ -88,8 +88,10 @@ async def game_with(
     joiner_after: float = 0.0,
 ) -> Side:
     """The host serving ``network``, ``spectators()`` running beside it, and bob joining
-    after ``joiner_after`` seconds; returns bob's side once everything has ended."""
+    after ``joiner_after`` seconds (with the host's invite, if it made one); returns bob's
+    side once everything has ended."""
     joiner = make_side(tmp_path, "bob", identity=BOB, host=False)
+    joiner.session.invite_secret = host.session.invite_secret
     with trio.fail_after(GAME_LIMIT):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(run_side, host, lambda: host.session.serve(network.arrivals))

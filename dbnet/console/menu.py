@@ -238,7 +238,10 @@ NETWORK = (
     ),
     (
         "Join a game (you play B)",
-        ["dbnet join INVITE", "INVITE is the line the host sent you (or HOST:PORT)."],
+        [
+            "dbnet join INVITE",
+            "INVITE is the line the host sent you (HOST:PORT only if it hosts with --open).",
+        ],
     ),
     (
         "Watch a game",

@@ -93,6 +93,7 @@ from dbnet.wire import codec
 
 __all__ = [
     "RESIGN",
+    "RESUME_NEEDS_INVITE",
     "SEAT_NEEDS_INVITE",
     "Chooser",
     "GameSession",
@@ -114,6 +115,11 @@ SEAT_NEEDS_INVITE: Final = (
     "host printed)"
 )
 """What a joiner without the invite's proof is told by a host that made an invite."""
+RESUME_NEEDS_INVITE: Final = (
+    "this host seats only the holder of its invite until the game has started: use dbnet "
+    "resume FILE INVITE with the invite the host printed"
+)
+"""...and a joiner resuming a game whose ACCEPT the host has not logged."""
 ARRIVALS_QUEUED: Final = 8
 """Connections the host keeps waiting while it serves one; more are closed at once."""
 
@@ -781,7 +787,7 @@ class GameSession:
             raise GameSessionError(
                 "a joiner came without proof of the invite's secret (this host seats only "
                 "the holder of its invite, a key named with --expect, or anyone with --open)",
-                to_peer=SEAT_NEEDS_INVITE,
+                to_peer=SEAT_NEEDS_INVITE if hello.game_id is None else RESUME_NEEDS_INVITE,
             )
         if not proof_matches(secret, link.stream.transcript, hello.proof, joiner=peer_joins):
             who = "joiner" if peer_joins else "host"

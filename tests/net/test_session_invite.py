@@ -15,13 +15,24 @@ import trio.testing
 
 from dbnet.net.messages import Bye, Entry, Hello
 from dbnet.net.proof import PROOF_SIZE, invite_secret, proof, proof_matches
-from dbnet.net.session import SEAT_NEEDS_INVITE, GameSessionError, Outcome
+from dbnet.net.session import RESUME_NEEDS_INVITE, SEAT_NEEDS_INVITE, GameSessionError, Outcome
 from dbnet.net.stream import RELAY, SecureStream, open_channel
 from dbnet.protocol.identity import Identity
+from dbnet.protocol.log import GameLog
+from dbnet.replay.file import ReplayWriter, load_replay
 from dbnet.replay.verify import VerdictStatus
+from dbnet.wire import codec
 
 from .helpers import ALICE, BOB, MALLORY
-from .sessions import JOINER_NONCE, Network, Side, make_side, reference, run_side
+from .sessions import (
+    JOINER_NONCE,
+    Network,
+    Side,
+    make_side,
+    reference,
+    resume_side,
+    run_side,
+)
 from .test_session_hostile import B_WARBAND, receive, send, until, with_host
 
 Clock = trio.testing.MockClock
@@ -272,3 +283,78 @@ async def direct(network: Network, identity: Identity) -> SecureStream:
     """A direct connection of ``identity`` to the host, authenticated."""
     stream = await network.connect()
     return await open_channel(stream, identity, initiator=True)
+
+
+async def test_a_reconnection_proves_the_secret_until_the_accept_is_logged(
+    autojump_clock: Clock, tmp_path: Path
+) -> None:
+    """Bob proves the invite, takes the OFFER and drops before his ACCEPT (the host holds
+    the OFFER alone, and keeps it: the connection was lost, not refused). His key back
+    on a direct path without the proof, asking for the same OFFER, is refused (the OFFER
+    binds nobody yet); back with the proof, he plays the game."""
+    host = with_secret(make_side(tmp_path, "alice", identity=ALICE, host=True), SECRET)
+    network = Network()
+    byes: list[Bye] = []
+
+    async def bob(with_proof: bool) -> None:
+        secure = await direct(network, BOB)
+        said = proof(SECRET, secure.transcript, joiner=True) if with_proof else None
+        await send(secure, Hello("bob", None, 0, B_WARBAND, nonce=JOINER_NONCE, proof=said))
+        while True:
+            message = await receive(secure)
+            if isinstance(message, Entry):
+                assert with_proof, "the host offered a game without the proof"
+                await secure.aclose()  # gone before the ACCEPT
+                return
+            if isinstance(message, Bye):
+                byes.append(message)
+                return
+
+    async def body() -> None:
+        await bob(with_proof=True)
+        await until(lambda: host.saw("connection"))
+        assert len(host.records) == 1
+        await bob(with_proof=False)
+        assert len(host.records) == 1  # the OFFER held is still the one Bob took
+        assert host.path.exists()
+        joiner = with_secret(make_side(tmp_path, "bob", identity=BOB, host=False), SECRET)
+        await run_side(joiner, lambda: joiner.session.join(network.connect))
+        await until(lambda: host.outcome is not None)
+        await expect_the_reference_game(tmp_path, host, joiner)
+
+    await with_host(host, network, body)
+    assert [bye.reason for bye in byes] == [SEAT_NEEDS_INVITE]
+
+
+async def test_a_resumed_offer_is_taken_only_with_the_invite(
+    autojump_clock: Clock, tmp_path: Path
+) -> None:
+    """Both replays hold the OFFER alone (no ACCEPT is logged), both sides resume: the
+    host (which prints an invite again, with the game's secret) refuses the joiner that
+    comes back without it, in one line that says how to come back, and keeps its
+    replay; the OFFER binds nobody until the ACCEPT."""
+    offer = (await reference(tmp_path / "reference"))[:1]
+    sides = []
+    for name, identity, hosting in (("alice", ALICE, True), ("bob", BOB, False)):
+        side = make_side(tmp_path, name, identity=identity, host=hosting)
+        log = GameLog.start(offer[0])
+        header = codec.ReplayHeader(
+            rules=log.rules, game_id=log.game_id, keys=log.keys, created="2026-01-01T00:00:00Z"
+        )
+        with ReplayWriter.create(side.path, header) as writer:
+            writer.append(offer[0])
+        sides.append(resume_side(side, seed=name))
+    host, joiner = sides
+    host.session.invite_secret = SECRET
+    network = Network()
+
+    async def body() -> None:
+        await run_side(joiner, lambda: joiner.session.join(network.connect))
+
+    await with_host(host, network, body)
+    assert isinstance(joiner.outcome, GameSessionError), joiner.said
+    assert str(joiner.outcome) == f"the peer left: {RESUME_NEEDS_INVITE}"
+    assert host.records == offer
+    assert load_replay(host.path).records == tuple(offer)
+    for side in sides:
+        side.session.writer.close()  # type: ignore[union-attr]

@@ -901,10 +901,12 @@ class GameSession:
 
     def _offer_replaceable(self, hello: Hello) -> bool:
         """Whether this host's game is an OFFER nobody accepted and ``hello`` is a new
-        joiner's: the OFFER binds nobody, so it may give way to a new one."""
+        joiner's: the OFFER binds nobody, so it may give way to a new one. (Not in a
+        resumed game: it has no new game to offer instead, and its joiner is the OFFER's.)"""
         return (
             self._hosting
             and not self._initiator
+            and self.new_game is not None
             and self.game is not None
             and not self._started(self.game)
             and hello.game_id is None

@@ -332,7 +332,9 @@ async def test_a_resumed_offer_is_taken_only_with_the_invite(
     """Both replays hold the OFFER alone (no ACCEPT is logged), both sides resume: the
     host (which prints an invite again, with the game's secret) refuses the joiner that
     comes back without it, in one line that says how to come back, and keeps its
-    replay; the OFFER binds nobody until the ACCEPT."""
+    replay; the OFFER binds nobody until the ACCEPT. A stranger with the invite who asks
+    for a new game is refused too: a resumed game has no other OFFER to make (this
+    crashed the host, after deleting its replay, with an AssertionError)."""
     offer = (await reference(tmp_path / "reference"))[:1]
     sides = []
     for name, identity, hosting in (("alice", ALICE, True), ("bob", BOB, False)):
@@ -347,13 +349,26 @@ async def test_a_resumed_offer_is_taken_only_with_the_invite(
     host, joiner = sides
     host.session.invite_secret = SECRET
     network = Network()
+    byes: list[Bye] = []
 
     async def body() -> None:
         await run_side(joiner, lambda: joiner.session.join(network.connect))
+        # a stranger with the invite asks for a new game: the resumed OFFER is not hers
+        secure = await direct(network, MALLORY)
+        said = proof(SECRET, secure.transcript, joiner=True)
+        await send(secure, Hello("mallory", None, 0, B_WARBAND, nonce=bytes(32), proof=said))
+        while True:
+            message = await receive(secure)
+            assert not isinstance(message, Entry), "the host offered Mallory a game"
+            if isinstance(message, Bye):
+                byes.append(message)
+                break
+        assert host.outcome is None, host.said  # still waiting for Bob
 
     await with_host(host, network, body)
     assert isinstance(joiner.outcome, GameSessionError), joiner.said
     assert str(joiner.outcome) == f"the peer left: {RESUME_NEEDS_INVITE}"
+    assert [bye.reason for bye in byes] == ["you are not the other player of this game"]
     assert host.records == offer
     assert load_replay(host.path).records == tuple(offer)
     for side in sides:

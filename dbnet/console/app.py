@@ -54,6 +54,7 @@ from dbnet.catalog import default_warbands, load_catalog, load_map
 from dbnet.console import screen, view
 from dbnet.console.builder import run_pool_builder
 from dbnet.console.completion import ChoiceCompleter
+from dbnet.console.copying import Copyable, show_alone
 from dbnet.console.fullscreen import EXIT_ERROR, EXIT_INTERRUPTED, FullScreen, application
 from dbnet.console.screen import (
     TAB_KEYS,
@@ -624,6 +625,8 @@ class ConsoleApp(FullScreen):
             self._clear()
         elif command == "resign" and not rest:
             self.ask_resign()
+        elif command == "invite" and not rest:
+            self.show_invite()
         elif command in ("quit", "exit") and not rest:
             self._clear()
             self.ask_quit()
@@ -645,6 +648,16 @@ class ConsoleApp(FullScreen):
         self.card = found
         self.show_tab(Tab.CARD)
         self._clear(f"Card of {', '.join(self.session.game.minis[i].label for i in found)}.")
+
+    def show_invite(self) -> None:
+        """'invite': the host's invites alone, out of the full screen, to copy whole."""
+        session = self.session
+        lines = session.copyable if isinstance(session, Copyable) else ()
+        if not lines:
+            self.say("No invite here: the host of a network game has one.", error=True)
+            return
+        self._clear()
+        self.app.create_background_task(show_alone(lines))
 
     def ask_resign(self) -> None:
         game = self.session.game

@@ -364,7 +364,6 @@ class ReplayWriter:
             fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
         except OSError as exc:
             raise _write_error(exc, where, "cannot create the file") from exc
-        linked = False
         held: int | None = fd  # the open file, locked once it is in place
         try:
             contents = MAGIC + _frame(header_record)
@@ -378,8 +377,9 @@ class ReplayWriter:
                 os.close(fd)
             if replace:
                 os.replace(temp, target)
-            else:
-                linked = _link_new(temp, target, where)
+            elif _link_new(temp, target, where):
+                with contextlib.suppress(OSError):
+                    os.unlink(temp)  # before it is opened again (Windows)
             _sync_dir(directory)
             if held is None:
                 held = os.open(target, os.O_RDWR | files.BINARY)
@@ -393,9 +393,6 @@ class ReplayWriter:
             if isinstance(exc, OSError):
                 raise _write_error(exc, where, "cannot create the file") from exc
             raise
-        if linked:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
         return cls(target, held, len(contents), header, 0, repaired=False)
 
     @classmethod

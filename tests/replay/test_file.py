@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import os
@@ -407,6 +408,43 @@ class WindowsLocks:
             raise OSError(errno.EACCES, "Permission denied") from exc  # as msvcrt says it
 
 
+class HeldOpen:
+    """Windows' refusal to rename, replace or unlink a file some handle holds open
+    (``os.open`` does not share deletion there), by the file (any of its names)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.held: dict[int, int] = {}  # fd: inode
+        self._open, self._close = os.open, os.close
+        self._unlink, self._replace = os.unlink, os.replace
+        monkeypatch.setattr(os, "open", self.open)
+        monkeypatch.setattr(os, "close", self.close)
+        monkeypatch.setattr(os, "unlink", self.unlink)
+        monkeypatch.setattr(os, "replace", self.replace)
+
+    def open(self, path: str | os.PathLike[str], flags: int, mode: int = 0o777) -> int:
+        fd = self._open(path, flags, mode)
+        self.held[fd] = os.fstat(fd).st_ino
+        return fd
+
+    def close(self, fd: int) -> None:
+        self.held.pop(fd, None)
+        self._close(fd)
+
+    def _refuse_held(self, *paths: str | os.PathLike[str]) -> None:
+        for path in paths:
+            with contextlib.suppress(FileNotFoundError):
+                if os.lstat(path).st_ino in self.held.values():
+                    raise PermissionError(errno.EACCES, "held open by a process", str(path))
+
+    def unlink(self, path: str | os.PathLike[str]) -> None:
+        self._refuse_held(path)
+        self._unlink(path)
+
+    def replace(self, source: str | os.PathLike[str], target: str | os.PathLike[str]) -> None:
+        self._refuse_held(source, target)
+        self._replace(source, target)
+
+
 @pytest.fixture
 def windows_files(monkeypatch: pytest.MonkeyPatch) -> WindowsLocks:
     """The replay writer as it runs on Windows (Python 3.11): no ``os.fchmod``, no
@@ -415,6 +453,7 @@ def windows_files(monkeypatch: pytest.MonkeyPatch) -> WindowsLocks:
     monkeypatch.delattr(os, "fchmod")
     monkeypatch.setattr(files, "_LOCKS", files._ByteRange(locks))
     monkeypatch.setattr(files, "OPEN_FILES_MOVE", False)
+    HeldOpen(monkeypatch)
     return locks
 
 

@@ -20,7 +20,7 @@ import asyncio
 import sys
 import textwrap
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -657,7 +657,14 @@ class ConsoleApp(FullScreen):
             self.say("No invite here: the host of a network game has one.", error=True)
             return
         self._clear()
-        self.app.create_background_task(show_alone(lines))
+        self.app.create_background_task(self._show_alone(lines))
+
+    async def _show_alone(self, lines: Sequence[tuple[str, str]]) -> None:
+        try:
+            await show_alone(lines)
+        except Exception as exc:  # a convenience: the game goes on without it
+            self.say(f"The invite could not be shown alone ({exc}); it is in the log.", error=True)
+            self._changed()
 
     def ask_resign(self) -> None:
         game = self.session.game

@@ -153,7 +153,8 @@ LIMITED_FORMATS = ("3-boosters", "starter+booster")
 def _add_limited(parser: argparse.ArgumentParser, *, joiner: bool = False) -> None:
     """``--limited FORMAT`` and ``--build-minutes N`` (docs/limited.md)."""
     what = (
-        "join a Limited game (the host's format must be this one)"
+        "refuse any game but this Limited format (without it, the joiner plays the "
+        "format the host offers, told before it accepts)"
         if joiner
         else "play Limited (600.6)"
     )

@@ -20,7 +20,7 @@ import asyncio
 import sys
 import textwrap
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -54,6 +54,7 @@ from dbnet.catalog import default_warbands, load_catalog, load_map
 from dbnet.console import screen, view
 from dbnet.console.builder import run_pool_builder
 from dbnet.console.completion import ChoiceCompleter
+from dbnet.console.copying import Copyable, show_alone
 from dbnet.console.fullscreen import EXIT_ERROR, EXIT_INTERRUPTED, FullScreen, application
 from dbnet.console.screen import (
     TAB_KEYS,
@@ -624,6 +625,8 @@ class ConsoleApp(FullScreen):
             self._clear()
         elif command == "resign" and not rest:
             self.ask_resign()
+        elif command == "invite" and not rest:
+            self.show_invite()
         elif command in ("quit", "exit") and not rest:
             self._clear()
             self.ask_quit()
@@ -645,6 +648,23 @@ class ConsoleApp(FullScreen):
         self.card = found
         self.show_tab(Tab.CARD)
         self._clear(f"Card of {', '.join(self.session.game.minis[i].label for i in found)}.")
+
+    def show_invite(self) -> None:
+        """'invite': the host's invites alone, out of the full screen, to copy whole."""
+        session = self.session
+        lines = session.copyable if isinstance(session, Copyable) else ()
+        if not lines:
+            self.say("No invite here: the host of a network game has one.", error=True)
+            return
+        self._clear()
+        self.app.create_background_task(self._show_alone(lines))
+
+    async def _show_alone(self, lines: Sequence[tuple[str, str]]) -> None:
+        try:
+            await show_alone(lines)
+        except Exception as exc:  # a convenience: the game goes on without it
+            self.say(f"The invite could not be shown alone ({exc}); it is in the log.", error=True)
+            self._changed()
 
     def ask_resign(self) -> None:
         game = self.session.game

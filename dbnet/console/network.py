@@ -36,11 +36,12 @@ from prompt_toolkit.application import Application, get_app_or_none, in_terminal
 from dbnet.catalog import load_catalog
 from dbnet.console.builder import run_pool_builder_async
 from dbnet.console.guest import GuestRun
-from dbnet.console.session import LogLine
+from dbnet.console.session import LogKind, LogLine
 from dbnet.engine import Choice, Decision, Game, GameSetup, Player, format_choice, read_choice
 from dbnet.engine.choices import DecisionKind
 from dbnet.errors import DbnetError, IllegalChoiceError
 from dbnet.match.building import build_decision, pool_of
+from dbnet.net.invite import looks_like_invite
 from dbnet.net.session import (
     RESIGN,
     GameSession,
@@ -72,6 +73,12 @@ _ENDINGS = {
     Outcome.UNREACHED: "The host could not be reached; no game was started.",
 }
 
+_INVITES = {
+    "join": "Send your opponent this line (it names your key and carries a one-game secret):",
+    "watch": "Spectators watch with this line (it never takes a seat):",
+}
+"""The host's printed invites (``dbnet join ...``, ``dbnet watch ...``), by their command."""
+
 Runner = Callable[[GameSession], Awaitable[Outcome]]
 """Plays the session (``session.host(...)`` or ``session.join(...)``) in the game thread."""
 
@@ -101,6 +108,7 @@ class NetworkSession(GuestRun):
         """In a game with a clock: both clocks as the game's run last saw them, whose
         runs, and when (``time.monotonic``): the screen counts the running one down."""
         self._app: Application[int] | None = None  # the game's screen, once it runs
+        self._copyable: list[tuple[str, str]] = []  # the host's invites ('invite')
         self.build_seconds = 600.0  # Limited: the person's time to build
         self.net = make(player)  # a resumed game tells its story to _on_events at once
         self._view: Game = _placeholder(self.net)
@@ -334,7 +342,26 @@ class NetworkSession(GuestRun):
         self._asking = False
         token.run_sync_soon(answers.send_nowait, text)
 
+    @property
+    def copyable(self) -> Sequence[tuple[str, str]]:
+        """The host's invites, to copy whole (``console.copying``): the player's, and the
+        spectators' when they are admitted."""
+        return self._copyable
+
     def _say(self, text: str) -> None:
+        line = text.strip()
+        words = line.split()
+        if (
+            len(words) == 3
+            and words[0] == "dbnet"
+            and words[1] in _INVITES
+            and looks_like_invite(words[2])
+        ):
+            self._copyable.append((_INVITES[words[1]], line))
+            self._log.append(LogLine(LogKind.COPY, None, "", line))
+            if len(self._copyable) == 1:
+                self._note("(type 'invite' to show it alone, to copy it whole)")
+            return
         if text.startswith("connected to "):
             self._state = "connected to " + text.removeprefix("connected to ").split(" (")[0]
         elif text.startswith(("connection lost", "connection failed", "cannot reach")):

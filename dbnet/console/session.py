@@ -52,6 +52,7 @@ class LogKind(enum.Enum):
     TURN = "turn"  # a conquest phase's result: words only
     NOTE = "note"  # anything else the session wants people to read
     SEAL = "seal"  # an entry that closes the log (FINAL, COSIGN, CLAIM): words only
+    COPY = "copy"  # a line to copy whole (an invite): not indented, cut at the width only
 
 
 @dataclass(frozen=True, slots=True)

@@ -455,6 +455,8 @@ def choice_lines(
 def log_text(line: LogLine) -> str:
     """``'  12. B spawn ashmaw-brute a5'``; rolls add their outcome in words. Escaped: a
     note may quote the other peer's names or reasons."""
+    if line.kind is LogKind.COPY:
+        return printable(line.words)
     if line.kind is LogKind.TURN or (line.kind is LogKind.NOTE and not line.number):
         return printable(f"      {line.words}")
     if line.kind in (LogKind.NOTE, LogKind.SEAL):
@@ -487,6 +489,9 @@ def log_lines(log: Sequence[LogLine], width: int = 0, current: int | None = None
             style += " class:log.current"
         if width <= 0 or len(text) <= width:
             lines.append([(style, text)])
+            continue
+        if line.kind is LogKind.COPY:  # its rows hold its characters only, in order
+            lines += [[(style, text[i : i + width])] for i in range(0, len(text), width)]
             continue
         parts = textwrap.wrap(
             text, max(20, width), subsequent_indent=" " * 8, break_on_hyphens=False
@@ -524,7 +529,8 @@ KEYS_HELP = (
 )
 COMMANDS_HELP = (
     "Commands: help, show NAME (a miniature's card and its abilities in words; 'show "
-    "B:ashmaw' for B's), choices, reserves, graves, log, resign, quit. Anything else is read "
+    "B:ashmaw' for B's), choices, reserves, graves, log, resign, invite (the host's, to "
+    "copy whole), quit. Anything else is read "
     "as a choice in notation: 'spawn lantern e1', 'activate rallying advance', 'target "
     "lant d1', 'move lant d2', 'attack c3', 'blade herald advance', 'done'. Names may be "
     "shortened."

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Final
 
 from dbnet.errors import IdentityError
+from dbnet.files import BINARY
 from dbnet.protocol.identity import config_dir
 
 PLAYED_GAMES_FILE: Final = "played_games"
@@ -41,7 +42,7 @@ class PlayedGames:
             IdentityError: the file cannot be written (names it and why).
         """
         try:
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | BINARY, 0o600)
             try:
                 os.write(fd, f"{game_id.hex()}\n".encode("ascii"))
                 os.fsync(fd)

@@ -923,7 +923,8 @@ class GameSession:
         return (
             body.keys[1] == key
             and body.joiner_nonce == hello.nonce
-            and body.setup.warbands[1] == hello.warband
+            and hello.warband is not None
+            and body.setup.warbands[1] == _warband_in(body.setup.limited, hello.warband)
         )
 
     def _discard_offer(self) -> None:
@@ -1018,7 +1019,7 @@ class GameSession:
                     await link.send(Pong(message.token))
         if not isinstance(message, Entry):
             raise _ConnectionLostError("no OFFER from the host in time")
-        setup = _offered_setup(
+        offer = _offered_setup(
             message.record,
             self.player.identity,
             link.peer_key,
@@ -1026,7 +1027,8 @@ class GameSession:
             self._nonce,
             hello.name,
         )
-        _check_limited_offer(setup, new.limited)
+        _check_limited_offer(offer.setup, new.limited)
+        self.player.say(_terms(offer, new.warband))  # before the ACCEPT
         holder: list[bytes] = []
         try:
             game = RemoteGame.accept(
@@ -1037,12 +1039,6 @@ class GameSession:
                 f"the host's OFFER is refused: {exc}", to_peer=f"your OFFER is refused: {exc}"
             ) from exc
         self._check_fresh(game.game_id)
-        clock = game.log.clock
-        timed = "" if clock is None else f", a clock of {ClockSetting.from_wire(clock).describe()}"
-        self.player.say(
-            f"the host offers: {printable(setup.map.name)}, {setup.options.turns_to_win} turns "
-            f"to win{timed}; you play B with {printable(new.warband.name)}"
-        )
         if hello.created is not None:
             self._created_at = hello.created  # the same header as the host's
         self._open_replay(game, holder)
@@ -1241,37 +1237,62 @@ class GameSession:
                     self.clocks.pong(link, message.token)
 
 
+LIMITED_WARBAND: Final = "Limited warband"
+"""The name of the empty warband of a Limited game's player (built from packs in the game)."""
+
+
+def _warband_in(limited: Limited | None, warband: Warband) -> Warband:
+    """The joiner's ``warband`` as a game of these terms holds it: in a Limited game empty
+    (it is built from the pool in the game; a joiner who brought one plays the host's
+    terms, docs/limited.md), under its own name if it was empty already."""
+    if limited is None or not warband.minis:
+        return warband
+    return Warband(LIMITED_WARBAND, ())
+
+
 def _limited_offer(setup: GameSetup, fmt: str) -> GameSetup:
     """The host's Limited OFFER (docs/limited.md): both warbands empty (each is built from
-    its pool in the game), the pack set of this dbnet's catalog. A joiner who brings a
-    warband has not asked for a Limited game and is refused."""
+    its pool in the game), the pack set of this dbnet's catalog. A joiner who brought a
+    warband is offered the Limited game all the same: the OFFER carries the format, and
+    the joiner is told it before it accepts."""
     from dbnet.catalog.packs import pack_set
 
-    if setup.warbands[1].minis:
-        raise GameSessionError(
-            f"the joiner brought a warband, but this game is Limited ({fmt}): refusing it",
-            to_peer=f"this host plays Limited {fmt}: join with --limited {fmt}",
-        )
+    limited = Limited(fmt, pack_set())
     return GameSetup(
         setup.map,
-        (Warband(setup.warbands[0].name, ()), setup.warbands[1]),
+        (Warband(setup.warbands[0].name, ()), _warband_in(limited, setup.warbands[1])),
         setup.options,
-        Limited(fmt, pack_set()),
+        limited,
     )
 
 
 def _check_limited_offer(setup: GameSetup, fmt: str | None) -> None:
-    """Refuse an OFFER whose format is not the one this joiner asked for (Constructed when
-    ``fmt`` is None)."""
+    """Refuse an OFFER of another format than ``--limited`` asked for, if it asked: a
+    joiner without it plays the format the OFFER carries (Limited or Constructed)."""
     offered = None if setup.limited is None else setup.limited.format
-    if offered == fmt:
+    if fmt is None or offered == fmt:
         return
     said = "a Constructed game" if offered is None else f"Limited {offered}"
-    wanted = "a Constructed game" if fmt is None else f"Limited {fmt}"
-    how = "" if offered is None else f": join with --limited {offered}"
     raise GameSessionError(
-        f"the host offers {said}, and this side asked for {wanted}{how}",
-        to_peer=f"your OFFER is refused: this side asked for {wanted}",
+        f"the host offers {said}, and this side asked for Limited {fmt}: join without "
+        "--limited to play the host's terms",
+        to_peer=f"your OFFER is refused: this side asked for Limited {fmt}",
+    )
+
+
+def _terms(offer: codec.OfferBody, warband: Warband) -> str:
+    """The terms of the host's OFFER as the joiner is told them before it accepts: the
+    map, the turns to win, the clock, the format and the warband this side plays."""
+    setup, clock = offer.setup, offer.clock
+    timed = "" if clock is None else f", a clock of {ClockSetting.from_wire(clock).describe()}"
+    if setup.limited is None:
+        kind, plays = "", printable(warband.name)
+    else:
+        kind = f", Limited {printable(setup.limited.format)}"
+        plays = "a warband you build from your pool"
+    return (
+        f"the host offers: {printable(setup.map.name)}, {setup.options.turns_to_win} turns "
+        f"to win{timed}{kind}; you play B with {plays}"
     )
 
 
@@ -1282,8 +1303,8 @@ def _offered_setup(
     warband: Warband,
     nonce: bytes,
     host_name: str,
-) -> GameSetup:
-    """The setup of the host's OFFER, checked: written by the key the channel
+) -> codec.OfferBody:
+    """The host's OFFER, checked: written by the key the channel
     authenticated (``host_key``), made to this key, with this side's fresh ``nonce`` in
     its game id, this warband as B, and the name the host said in HELLO (``host_name``).
     (The game a host names in HELLO may be an OFFER nobody accepted, which it replaces
@@ -1312,10 +1333,10 @@ def _offered_setup(
         )
     if body.rules != RULES_VERSION:
         raise GameSessionError(f"the host plays rules {body.rules!r}; this is {RULES_VERSION!r}")
-    if body.setup.warbands[1] != warband:
+    if body.setup.warbands[1] != _warband_in(body.setup.limited, warband):
         raise GameSessionError("the host's OFFER does not give you your own warband")
     _check_signed_name(body, host_name)
-    return body.setup
+    return body
 
 
 def _decoded(record: bytes) -> tuple[codec.SignedEntry, codec.Entry] | None:

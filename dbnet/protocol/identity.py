@@ -28,7 +28,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from dbnet.errors import IdentityError, KnownPeerMismatchError, WeakKeyError
-from dbnet.files import replace_atomically, sync_folder, write_temp
+from dbnet.files import BINARY, replace_atomically, sync_folder, write_temp
 from dbnet.wire.keys import PUBLIC_KEY_SIZE, public_key_problem
 
 __all__ = [
@@ -221,7 +221,7 @@ class Identity:
     def _load(cls, path: Path) -> Identity:
         """The identity in ``path``; FileNotFoundError if there is none."""
         try:  # O_NONBLOCK: a FIFO put there must not block the open
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | BINARY)
         except FileNotFoundError:
             raise
         except OSError as exc:

@@ -24,7 +24,6 @@ import contextlib
 import errno
 import os
 import stat
-import sys
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -32,13 +31,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import Final
 
+from dbnet import files
 from dbnet.errors import DbnetError
 from dbnet.replay.errors import DiskFullError, ReplayError, TornRecordError
 from dbnet.wire import codec
 from dbnet.wire.codec import ReplayHeader
-
-if sys.platform != "win32":
-    import fcntl
 
 __all__ = [
     "EXTENSION",
@@ -234,13 +231,15 @@ def holds_no_entry(path: str | os.PathLike[str], key: bytes) -> bool:
         replay = read_replay(load_bytes(path), where=where)
         if replay.records or key not in replay.header.keys:
             return False
-        fd = os.open(path, os.O_RDONLY)
+        fd = os.open(path, os.O_RDONLY | files.BINARY)
     except (DbnetError, OSError):
         return False
     try:
         _lock(fd, where)  # a writer of this file would hold the lock
     except ReplayError:
         return False
+    else:
+        files.unlock(fd)
     finally:
         os.close(fd)
     return True
@@ -284,15 +283,17 @@ def create_file(path: str | os.PathLike[str], contents: bytes) -> None:
     except OSError as exc:
         raise _write_error(exc, where, "cannot create the file") from exc
     try:
-        _write_all(fd, contents)
-        os.fchmod(fd, _FILE_MODE)
-        os.fsync(fd)
+        try:
+            _write_all(fd, contents)
+            files.set_mode(fd, temp, _FILE_MODE)
+            os.fsync(fd)
+        finally:
+            os.close(fd)  # closed before it is linked: Windows cannot unlink an open file
         _link_new(temp, target, where)
         _sync_dir(target.parent)
     except OSError as exc:
         raise _write_error(exc, where, "cannot create the file") from exc
     finally:
-        os.close(fd)
         with contextlib.suppress(OSError):
             os.unlink(temp)
 
@@ -302,8 +303,9 @@ class ReplayWriter:
 
     Create a new file with ``create`` or continue an existing one with ``resume``;
     ``append`` each entry record before sending it; ``close`` at the end (or use the
-    writer as a context manager). On POSIX the file is locked (``flock``) while a
-    writer has it open, so two processes cannot append to one replay.
+    writer as a context manager). The file is locked (``dbnet.files.lock``: ``flock`` on
+    POSIX, a byte range on Windows) while a writer has it open, so two processes cannot
+    append to one replay.
     """
 
     def __init__(
@@ -362,29 +364,36 @@ class ReplayWriter:
             fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
         except OSError as exc:
             raise _write_error(exc, where, "cannot create the file") from exc
-        linked = False
+        held: int | None = fd  # the open file, locked once it is in place
         try:
             contents = MAGIC + _frame(header_record)
             _write_all(fd, contents)
-            os.fchmod(fd, _FILE_MODE)
+            files.set_mode(fd, temp, _FILE_MODE)
             os.fsync(fd)
-            _lock(fd, where)
+            if files.OPEN_FILES_MOVE:
+                _lock(fd, where)  # locked before anyone can see it
+            else:  # Windows: an open file is neither renamed nor unlinked
+                held = None
+                os.close(fd)
             if replace:
                 os.replace(temp, target)
-            else:
-                linked = _link_new(temp, target, where)
+            elif _link_new(temp, target, where):
+                with contextlib.suppress(OSError):
+                    os.unlink(temp)  # before it is opened again (Windows)
             _sync_dir(directory)
+            if held is None:
+                held = os.open(target, os.O_RDWR | files.BINARY)
+                _lock(held, where)
+                os.lseek(held, len(contents), os.SEEK_SET)
         except BaseException as exc:
-            os.close(fd)
+            if held is not None:
+                os.close(held)
             with contextlib.suppress(OSError):
                 os.unlink(temp)
             if isinstance(exc, OSError):
                 raise _write_error(exc, where, "cannot create the file") from exc
             raise
-        if linked:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
-        return cls(target, fd, len(contents), header, 0, repaired=False)
+        return cls(target, held, len(contents), header, 0, repaired=False)
 
     @classmethod
     def resume(cls, path: str | os.PathLike[str]) -> ReplayWriter:
@@ -401,7 +410,7 @@ class ReplayWriter:
         target = Path(path)
         where = str(target)
         try:
-            fd = os.open(target, os.O_RDWR)
+            fd = os.open(target, os.O_RDWR | files.BINARY)
         except OSError as exc:
             raise ReplayError(where, f"cannot open the file: {_why(exc)}") from exc
         try:
@@ -478,6 +487,7 @@ class ReplayWriter:
         """Close the file (every record is already on disk). Closing twice is harmless."""
         fd, self._fd = self._fd, None
         if fd is not None:
+            files.unlock(fd)
             os.close(fd)
 
     def __enter__(self) -> ReplayWriter:
@@ -521,14 +531,8 @@ def _read_all(fd: int) -> bytes:
 
 
 def _lock(fd: int, where: str) -> None:
-    if sys.platform == "win32":
-        return
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError as exc:
-        raise ReplayError(where, "another process is writing this replay file") from exc
-    except OSError:
-        pass  # a file system without locks: go on unlocked
+    if not files.lock(fd):
+        raise ReplayError(where, "another process is writing this replay file")
 
 
 def _link_new(temp: str, target: Path, where: str) -> bool:
@@ -551,15 +555,4 @@ def _link_new(temp: str, target: Path, where: str) -> bool:
 
 def _sync_dir(directory: Path) -> None:
     """Make a new directory entry durable (POSIX); best effort elsewhere."""
-    if sys.platform == "win32":
-        return
-    try:
-        fd = os.open(directory if str(directory) else ".", os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    files.sync_folder(directory)

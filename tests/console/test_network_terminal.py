@@ -214,3 +214,39 @@ def test_the_clocks_show_and_run_on_the_top_bar(
     tmux.keys("y")
     tmux.wait_for("EXIT=3")
     second_tmux.wait_for("EXIT=")
+
+
+@pytest.mark.parametrize("columns", [120, 80])
+def test_the_host_shows_its_invite_alone_to_copy_it_whole(
+    tmux: Tmux, tmp_path: Path, columns: int
+) -> None:
+    """Issue 30, item 8: the full-screen host's log wraps at its width, so the invite is
+    also shown alone ('invite'): out of the full screen, on a line of its own that the
+    terminal wraps itself, so a copy joins it whole (``capture-pane -J``) and the rows it
+    takes hold nothing but its characters, in order; Enter goes back to the game."""
+    tmux.resize(columns, 30)
+    home = tmp_path / "alice"
+    launch(tmux, home, "host", "--port", str(free_port()), "--name", "alice")
+    tmux.wait_for("listening on port")
+    invite = (home / "invite.txt").read_text(encoding="ascii").strip()
+    assert invite.startswith("dbnet join DB1")
+    assert len(invite) > 80  # longer than the log is wide
+    wait_until(tmux, r"type 'invite'")  # the log says how
+    tmux.type("invite")
+    tmux.keys("Enter")
+    pane = wait_until(tmux, r"Press Enter to go back to the game")
+
+    joined = tmux.text().splitlines()  # the terminal's own wrapping undone
+    assert invite in [line.rstrip() for line in joined], "\n".join(joined)
+    rows = pane.splitlines()
+    first = next(i for i, row in enumerate(rows) if row.startswith("dbnet join DB1"))
+    count = -(-len(invite) // columns)
+    shown = rows[first : first + count]
+    assert shown == [invite[i : i + columns] for i in range(0, len(invite), columns)], pane
+
+    tmux.keys("Enter")
+    wait_until(tmux, r"\[waiting for the opponent\]")  # the game's screen again
+    tmux.keys("C-q")
+    wait_until(tmux, r"Quit\?")
+    tmux.keys("y")
+    tmux.wait_for("EXIT=")

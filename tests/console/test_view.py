@@ -336,3 +336,16 @@ def test_the_board_fits_the_lines_it_is_given() -> None:
         assert len(lines) == min(room, len(natural))
         assert [line[0] for line in lines if line[:1].isdigit()] == ["5", "4", "3", "2", "1"]
         assert all(f"-{c}-" in lines[-1] for c in "abcde")
+
+
+def test_a_line_to_copy_is_cut_at_the_width_only() -> None:
+    """An invite in the log: no indent, each row its next characters, nothing else (a note
+    beside it wraps under its text as before)."""
+    invite = "dbnet join DB1" + "X7" * 50
+    lines = [LogLine(LogKind.COPY, None, "", invite), LogLine(LogKind.NOTE, None, "", "a " * 40)]
+    for width in (40, 78):
+        rows = plain(log_lines(lines, width)).splitlines()
+        count = -(-len(invite) // width)
+        assert rows[:count] == [invite[i : i + width] for i in range(0, len(invite), width)]
+        assert rows[count].startswith("      a a")
+    assert plain(log_lines(lines[:1])) == invite

@@ -108,6 +108,85 @@ async def test_a_limited_game_between_two_processes(tmp_path: Path, homes: Path)
     assert f"{outsider.name!r} is not in the pool" in verdict.reason, verdict
 
 
+async def test_a_joiner_plays_the_limited_terms_the_host_offers(
+    tmp_path: Path, homes: Path
+) -> None:
+    """Issue 30, item 9: the joiner need not repeat the host's ``--limited FORMAT``: the
+    OFFER carries it, ``dbnet join`` says it before its ACCEPT and plays it."""
+    forget_played_games(homes)
+    host_replay, joiner_replay = tmp_path / "alice.dbnr", tmp_path / "bob.dbnr"
+    with trio.fail_after(GAME_TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            host = await Dbnet.start(nursery, "host", homes / "alice", [
+                "host", "--address", "127.0.0.1", "--port", "0", "--limited", "3-boosters",
+                "--bot", "greedy", "--plain", "--seed", "16", "--turns-to-win", "2",
+                "--name", "alice", "--replay", str(host_replay), "--adjourn-after", "60",
+            ])  # fmt: skip
+            port = await until_listening(host)
+            joiner = await Dbnet.start(nursery, "join", homes / "bob", [
+                "join", f"127.0.0.1:{port}", "--bot", "greedy", "--plain", "--seed", "16",
+                "--name", "bob", "--replay", str(joiner_replay), "--adjourn-after", "60",
+            ])  # fmt: skip
+            if await joiner.wait() != 0:
+                host.kill()  # a refused joiner: the host would wait for another
+            await host.wait()
+    both_complete((host, joiner), (host_replay, joiner_replay))
+    assert host_replay.read_bytes() == joiner_replay.read_bytes()
+    offers = [i for i, line in enumerate(joiner.lines) if "the host offers:" in line]
+    assert len(offers) == 1, joiner.output()
+    said = joiner.lines[offers[0]]
+    assert "Limited 3-boosters" in said, said
+    assert "you play B with a warband you build from your pool" in said, said
+    opened = next(i for i, line in enumerate(joiner.lines) if "The packs are opened" in line)
+    assert offers[0] < opened  # told before the game
+    records = replay_records(joiner_replay)
+    log = GameLog.start(records[0])
+    assert log.game.setup.limited is not None
+    assert log.game.setup.limited.format == "3-boosters"
+
+
+@pytest.mark.parametrize(
+    ("host_terms", "join_terms", "said"),
+    [
+        (
+            ["--limited", "3-boosters"],
+            ["--limited", "starter+booster"],
+            "the host offers Limited 3-boosters, and this side asked for Limited "
+            "starter+booster: join without --limited to play the host's terms",
+        ),
+        (
+            [],
+            ["--limited", "starter+booster"],
+            "the host offers a Constructed game, and this side asked for Limited "
+            "starter+booster: join without --limited to play the host's terms",
+        ),
+    ],
+)
+async def test_a_joiners_limited_that_disagrees_is_refused_in_one_line(
+    tmp_path: Path, homes: Path, host_terms: list[str], join_terms: list[str], said: str
+) -> None:
+    forget_played_games(homes)
+    with trio.fail_after(GAME_TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            host = await Dbnet.start(nursery, "host", homes / "alice", [
+                "host", "--address", "127.0.0.1", "--port", "0", *host_terms, "--bot",
+                "greedy", "--plain", "--seed", "17", "--name", "alice",
+                "--replay", str(tmp_path / "alice.dbnr"), "--adjourn-after", "60",
+            ])  # fmt: skip
+            port = await until_listening(host)
+            joiner = await Dbnet.start(nursery, "join", homes / "bob", [
+                "join", f"127.0.0.1:{port}", *join_terms, "--bot", "greedy", "--plain",
+                "--seed", "17", "--name", "bob", "--replay", str(tmp_path / "bob.dbnr"),
+            ])  # fmt: skip
+            code = await joiner.wait()
+            host.kill()
+    assert code == 1, joiner.output()
+    assert "Traceback" not in joiner.output()
+    refusals = [line for line in joiner.lines if "the host offers" in line]
+    assert len(refusals) == 1, joiner.output()
+    assert said in refusals[0], joiner.output()
+
+
 def _reveal_seq(records: list[bytes], player: Player) -> int:
     """The sequence number of ``player``'s reveal."""
     log = GameLog.start(records[0])
@@ -131,22 +210,27 @@ def _verify(path: Path, original: Path, records: list[bytes]) -> Verdict:
 
 
 def test_the_host_and_the_joiner_agree_on_the_format() -> None:
-    """A Limited host refuses a joiner who brings a warband; a joiner refuses an OFFER of
-    another format than it asked for, or a Limited one when it asked for none."""
+    """A Limited host offers its format to a joiner who brought a warband too (empty in
+    the OFFER); a joiner without ``--limited`` plays the format offered, and one with it
+    refuses an OFFER of another format, Constructed included."""
     from dbnet.catalog import default_warbands, load_catalog, load_map
     from dbnet.engine.model import GameSetup, Warband
-    from dbnet.net.session import GameSessionError, _check_limited_offer, _limited_offer
+    from dbnet.net.session import (
+        LIMITED_WARBAND,
+        GameSessionError,
+        _check_limited_offer,
+        _limited_offer,
+    )
 
     mine, theirs = default_warbands(load_catalog())
     constructed = GameSetup(load_map(), (mine, theirs))
-    with pytest.raises(GameSessionError, match=r"brought a warband, but this game is Limited"):
-        _limited_offer(constructed, "3-boosters")
+    brought = _limited_offer(constructed, "3-boosters")
+    assert brought.warbands == (Warband(mine.name, ()), Warband(LIMITED_WARBAND, ()))
     offer = _limited_offer(GameSetup(load_map(), (mine, Warband("x", ()))), "3-boosters")
-    assert offer.warbands[0].minis == ()
+    assert offer.warbands == (Warband(mine.name, ()), Warband("x", ()))
     assert offer.limited is not None
     _check_limited_offer(offer, "3-boosters")
-    with pytest.raises(GameSessionError, match="join with --limited 3-boosters"):
-        _check_limited_offer(offer, None)
+    _check_limited_offer(offer, None)  # the joiner plays the host's terms
     with pytest.raises(GameSessionError, match="offers Limited 3-boosters, and this side asked"):
         _check_limited_offer(offer, "starter+booster")
     with pytest.raises(GameSessionError, match="offers a Constructed game"):

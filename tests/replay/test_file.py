@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import fcntl
 import os
 import re
+import stat
+import struct
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from dbnet import files
 from dbnet.replay import file
 from dbnet.replay.errors import DiskFullError, ReplayError
 from dbnet.replay.file import (
@@ -372,3 +377,156 @@ def test_a_replay_of_ours_without_entries_may_be_replaced(
     with pytest.raises(ReplayError, match="already exists"):
         ReplayWriter.create(other, short_game.header)  # without a key: never replaced
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+# --- the calls some systems lack (README, "On Windows and macOS") -----------------------------
+
+
+class WindowsLocks:
+    """``msvcrt``'s ``locking`` (the call dbnet makes on Windows), rebuilt on Linux's
+    open-file-description locks, which behave as Windows' do: a byte range, held by one
+    open file (two opens in one process exclude each other), the range starting at the
+    file's position."""
+
+    LK_UNLCK = 0
+    LK_NBLCK = 2
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[int, int, int]] = []  # (mode, offset, bytes)
+
+    def locking(self, fd: int, mode: int, nbytes: int, /) -> None:
+        start = os.lseek(fd, 0, os.SEEK_CUR)
+        self.calls.append((mode, start, nbytes))
+        reading = fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_RDONLY
+        kind = (
+            fcntl.F_UNLCK if mode == self.LK_UNLCK else fcntl.F_RDLCK if reading else fcntl.F_WRLCK
+        )
+        lock = struct.pack("hhqqi4x", kind, os.SEEK_SET, start, nbytes, 0)
+        try:
+            fcntl.fcntl(fd, fcntl.F_OFD_SETLK, lock)
+        except OSError as exc:
+            raise OSError(errno.EACCES, "Permission denied") from exc  # as msvcrt says it
+
+
+class HeldOpen:
+    """Windows' refusal to rename, replace or unlink a file some handle holds open
+    (``os.open`` does not share deletion there), by the file (any of its names)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.held: dict[int, int] = {}  # fd: inode
+        self._open, self._close = os.open, os.close
+        self._unlink, self._replace = os.unlink, os.replace
+        monkeypatch.setattr(os, "open", self.open)
+        monkeypatch.setattr(os, "close", self.close)
+        monkeypatch.setattr(os, "unlink", self.unlink)
+        monkeypatch.setattr(os, "replace", self.replace)
+
+    def open(self, path: str | os.PathLike[str], flags: int, mode: int = 0o777) -> int:
+        fd = self._open(path, flags, mode)
+        self.held[fd] = os.fstat(fd).st_ino
+        return fd
+
+    def close(self, fd: int) -> None:
+        self.held.pop(fd, None)
+        self._close(fd)
+
+    def _refuse_held(self, *paths: str | os.PathLike[str]) -> None:
+        for path in paths:
+            with contextlib.suppress(FileNotFoundError):
+                if os.lstat(path).st_ino in self.held.values():
+                    raise PermissionError(errno.EACCES, "held open by a process", str(path))
+
+    def unlink(self, path: str | os.PathLike[str]) -> None:
+        self._refuse_held(path)
+        self._unlink(path)
+
+    def replace(self, source: str | os.PathLike[str], target: str | os.PathLike[str]) -> None:
+        self._refuse_held(source, target)
+        self._replace(source, target)
+
+
+@pytest.fixture
+def windows_files(monkeypatch: pytest.MonkeyPatch) -> WindowsLocks:
+    """The replay writer as it runs on Windows (Python 3.11): no ``os.fchmod``, no
+    ``flock`` but ``msvcrt.locking``, and no renaming or unlinking a file held open."""
+    locks = WindowsLocks()
+    monkeypatch.delattr(os, "fchmod")
+    monkeypatch.setattr(files, "_LOCKS", files._ByteRange(locks))
+    monkeypatch.setattr(files, "OPEN_FILES_MOVE", False)
+    HeldOpen(monkeypatch)
+    return locks
+
+
+def test_without_fchmod_a_replay_is_written_read_back_and_verified(
+    tmp_path: Path, short_game: RecordedGame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``os.fchmod`` is POSIX only before Python 3.13: the mode is set on the path."""
+    monkeypatch.delattr(os, "fchmod")
+    path = tmp_path / "game.dbnr"
+    data = write_replay(path, short_game.header, short_game.records)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644
+    assert load_replay(path).records == short_game.records
+    assert verify_replay(data, where="game").status is VerdictStatus.COMPLETE
+    file.create_file(tmp_path / "whole.bin", b"whole\r\n\x1a")
+    assert (tmp_path / "whole.bin").read_bytes() == b"whole\r\n\x1a"
+    assert stat.S_IMODE((tmp_path / "whole.bin").stat().st_mode) == 0o644
+    with ReplayWriter.resume(path) as writer:
+        assert writer.entries == len(short_game.records)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["game.dbnr", "whole.bin"]
+
+
+def test_as_on_windows_a_replay_is_written_locked_read_back_and_verified(
+    tmp_path: Path, short_game: RecordedGame, windows_files: WindowsLocks
+) -> None:
+    """The Windows path: the new file closed before it is linked into place, then opened
+    again and locked by one byte far past its end (readers are never blocked), the
+    position put back; a second writer is refused; the lock is released at close."""
+    path = tmp_path / "game.dbnr"
+    with ReplayWriter.create(path, short_game.header) as writer:
+        assert not file.holds_no_entry(path, short_game.header.keys[0])  # a writer holds it
+        with pytest.raises(ReplayError, match="another process is writing"):
+            ReplayWriter.resume(path)
+        assert load_replay(path).records == ()  # readers read while it is locked
+        for record in short_game.records:
+            writer.append(record)
+    far = files._ByteRange.OFFSET
+    assert windows_files.calls[0] == (WindowsLocks.LK_NBLCK, far, 1)
+    assert windows_files.calls[-1] == (WindowsLocks.LK_UNLCK, far, 1)  # released at close
+    data = path.read_bytes()
+    assert data == MAGIC + framed(codec.encode_replay_header(short_game.header)) + b"".join(
+        map(framed, short_game.records)
+    )
+    assert verify_replay(data, where="game").status is VerdictStatus.COMPLETE
+    assert file.holds_no_entry(path, short_game.header.keys[0]) is False  # it holds entries
+    with ReplayWriter.resume(path) as writer:  # free again once closed
+        assert writer.entries == len(short_game.records)
+    assert [p.name for p in tmp_path.iterdir()] == ["game.dbnr"]  # no temporary file left
+
+
+def test_as_on_windows_an_empty_replay_of_ours_is_replaced(
+    tmp_path: Path,
+    short_game: RecordedGame,
+    sibling_game: RecordedGame,
+    windows_files: WindowsLocks,
+) -> None:
+    ours = short_game.header.keys[1]
+    path = tmp_path / "game.dbnr"
+    write_replay(path, sibling_game.header, [])
+    assert file.holds_no_entry(path, ours)
+    with ReplayWriter.create(path, short_game.header, replace_empty_for=ours) as writer:
+        writer.append(short_game.records[0])
+    assert load_replay(path).records == short_game.records[:1]
+    with pytest.raises(ReplayError, match="already exists"):
+        ReplayWriter.create(path, sibling_game.header)
+    assert [p.name for p in tmp_path.iterdir()] == ["game.dbnr"]
+
+
+def test_without_any_lock_a_replay_is_written_unlocked(
+    tmp_path: Path, short_game: RecordedGame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A system with neither ``flock`` nor ``msvcrt``: the replay is written all the same."""
+    monkeypatch.setattr(files, "_LOCKS", files._NoLocks())
+    path = tmp_path / "game.dbnr"
+    data = write_replay(path, short_game.header, short_game.records)
+    assert load_replay(path).records == short_game.records
+    assert verify_replay(data, where="game").status is VerdictStatus.COMPLETE

@@ -118,8 +118,9 @@ async def test_a_joiner_plays_the_limited_terms_the_host_offers(
     with trio.fail_after(GAME_TIMEOUT):
         async with trio.open_nursery() as nursery:
             host = await Dbnet.start(nursery, "host", homes / "alice", [
-                "host", "--address", "127.0.0.1", "--port", "0", "--limited", "3-boosters",
-                "--bot", "greedy", "--plain", "--seed", "16", "--turns-to-win", "2",
+                "host", "--open", "--address", "127.0.0.1", "--port", "0",
+                "--limited", "3-boosters", "--bot", "greedy", "--plain", "--seed", "16",
+                "--turns-to-win", "2",
                 "--name", "alice", "--replay", str(host_replay), "--adjourn-after", "60",
             ])  # fmt: skip
             port = await until_listening(host)
@@ -169,7 +170,7 @@ async def test_a_joiners_limited_that_disagrees_is_refused_in_one_line(
     with trio.fail_after(GAME_TIMEOUT):
         async with trio.open_nursery() as nursery:
             host = await Dbnet.start(nursery, "host", homes / "alice", [
-                "host", "--address", "127.0.0.1", "--port", "0", *host_terms, "--bot",
+                "host", "--open", "--address", "127.0.0.1", "--port", "0", *host_terms, "--bot",
                 "greedy", "--plain", "--seed", "17", "--name", "alice",
                 "--replay", str(tmp_path / "alice.dbnr"), "--adjourn-after", "60",
             ])  # fmt: skip

@@ -4,10 +4,15 @@ From the facts of every file (``replay.gamefile``):
 
 - **Games.** Files with one game id are copies of one game (each player keeps one) when
   they hold the same entries, or one holds the start of the other (a copy saved before
-  the last entries came): the game counts once, told by its most complete copy. Copies
-  that disagree prove that someone signed two different games under one id: they are
-  flagged and none counts. An invalid file or a file of evidence is a game of its own,
-  flagged, never counted.
+  the last entries came, or damaged after its valid entries: a *bad copy*, listed under
+  its game): the game counts once, told by its most complete valid copy
+  (``replay.forks``). Copies that fork prove, when one key signed both entries at the
+  fork, that this key's owner cheated (*equivocation*), and so does an evidence file
+  (``DBNEQUV1``) of the game: the game counts for the other player as a win by forfeit,
+  whatever its moves say; when both keys equivocated it counts for nobody
+  (``forks.forfeit_winner``, the rule an event may replace). Copies that fork between
+  two authors (a claim crossing an entry) prove nothing: flagged, none counts. A file
+  without a valid OFFER holds no game: it is listed as unreadable, never as a game.
 - **Standings** count only complete, verified games: ``complete`` (both signed the
   result) and ``decided`` (the result derived by re-simulation when one player
   withheld the FINAL or its counter-signature; flagged). Unfinished games and games
@@ -28,12 +33,13 @@ from __future__ import annotations
 
 import enum
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final
 
-from dbnet.replay.errors import ReplayError
+from dbnet.replay.evidence import Proof
+from dbnet.replay.forks import Forfeit, Fork, GameCopies, Hashes, forfeit_winner, games_of
 from dbnet.replay.gamefile import GameFile, entry_hashes
 from dbnet.replay.verify import Verdict, VerdictStatus
 
@@ -46,11 +52,13 @@ __all__ = [
     "Points",
     "Report",
     "Standing",
+    "count",
+    "no_names",
     "report",
 ]
 
 NO_NAMES: Final = (
-    "{files} record no player names (replays before protocol version 3): their players "
+    "{files} no player names (replays before protocol version 3): their players "
     "are known by key fingerprint alone."
 )
 COUNTED: Final = (VerdictStatus.COMPLETE, VerdictStatus.DECIDED)
@@ -65,10 +73,21 @@ class Points:
     loss: int = 0
 
 
+def count(n: int, what: str, plural: str | None = None) -> str:
+    """``1 game``, ``2 games``: ``n`` of ``what`` (``plural`` when it is not ``what`` + s)."""
+    return f"{n} {what}" if n == 1 else f"{n} {plural or what + 's'}"
+
+
+def no_names(files: int) -> str:
+    """The roster's note on ``files`` files that record no player names."""
+    return NO_NAMES.format(files=count(files, "file records", "files record"))
+
+
 class FlagKind(enum.Enum):
+    EQUIVOCATION = "equivocation proven"
     SAME_ID = "two different replays with one game id"
-    INVALID = "invalid file"
-    EVIDENCE = "equivocation evidence"
+    INVALID = "damaged copy (invalid file)"
+    UNREADABLE = "unreadable file (no game in it)"
     UNFINISHED = "unfinished game"
     CLAIM = "game closed by a timeout claim"
     CLOCK_CLAIM = "game won on time by a clock claim (signed by the winner alone)"
@@ -97,8 +116,12 @@ class Flag:
 
 @dataclass(frozen=True, slots=True)
 class EventGame:
-    """One game of the event: its copies (``files``, the most complete first), the verdict
-    of that copy, and whether it counts in the standings."""
+    """One game of the event: its copies (``files``, the most complete valid one first),
+    the verdict of that copy (of an evidence file, when the game has no copy), and whether
+    it counts in the standings. ``bad`` are the verdicts of its damaged copies, ``proofs``
+    the proofs of equivocation found against its players (in ``evidence`` files or in its
+    copies) and ``forfeit`` the seat that wins by forfeit because of them (None when both
+    equivocated)."""
 
     files: tuple[str, ...]
     verdict: Verdict
@@ -108,16 +131,33 @@ class EventGame:
     counted: bool
     flags: tuple[FlagKind, ...]
     names: tuple[str | None, str | None] = (None, None)
+    bad: tuple[Verdict, ...] = ()
+    proofs: tuple[Proof, ...] = ()
+    evidence: tuple[str, ...] = ()
+    forfeit: int | None = None
 
     @property
     def winner(self) -> int | None:
         """0 (A) or 1 (B) for a counted game with a winner; None for a draw or uncounted."""
-        if not self.counted or self.verdict.winner not in ("A", "B"):
+        if not self.counted:
+            return None
+        if self.proofs:
+            return self.forfeit
+        if self.verdict.winner not in ("A", "B"):
             return None
         return 0 if self.verdict.winner == "A" else 1
 
     def result(self) -> str:
-        """``A won (victory)``, ``B won (resignation), not counter-signed``, what is owed."""
+        """``A won (victory)``, ``B won (resignation), not counter-signed``, what is owed,
+        ``A won by forfeit: B (FINGERPRINT) signed two different entries ...``."""
+        if self.proofs:
+            said = "; ".join(p.describe() for p in self.proofs)
+            if self.forfeit is None:
+                return (
+                    "no result: both players signed two different entries for one place "
+                    f"({said}); the game counts for nobody"
+                )
+            return f"{'AB'[self.forfeit]} won by forfeit: {said}"
         v = self.verdict
         if v.status in COUNTED:
             won = f"{v.winner} won ({v.reason})" if v.winner else "a draw"
@@ -141,8 +181,11 @@ class EventGame:
             else dict(zip("AB", self.warbands, strict=True)),
             "status": self.verdict.status.value,
             "result": self.result(),
-            "winner": self.verdict.winner if self.counted else None,
+            "winner": None if self.winner is None else "AB"[self.winner],
             "counted": self.counted,
+            "forfeit": bool(self.proofs) and self.counted,
+            "equivocations": [p.to_json() for p in self.proofs],
+            "bad_copies": [v.where for v in self.bad],
             "flags": [f.name.lower() for f in self.flags],
             "verdict": self.verdict.to_json(),
         }
@@ -186,6 +229,8 @@ class Standing:
     opponents_win_rate: Fraction
     unsigned: int
     names: tuple[str, ...] = ()
+    forfeits: int = 0
+    """Games won by forfeit (the opponent equivocated)."""
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -199,11 +244,14 @@ class Standing:
             "points": self.points,
             "opponents_win_rate": round(float(self.opponents_win_rate), 4),
             "not_counter_signed": self.unsigned,
+            "won_by_forfeit": self.forfeits,
         }
 
 
 @dataclass(frozen=True, slots=True)
 class Report:
+    """An event: ``files`` files, of which ``unreadable`` (their verdicts) hold no game."""
+
     files: int
     points: Points
     roster: tuple[Entrant, ...]
@@ -211,6 +259,12 @@ class Report:
     games: tuple[EventGame, ...]
     flags: tuple[Flag, ...]
     notes: tuple[str, ...]
+    unreadable: tuple[Verdict, ...] = ()
+
+    @property
+    def copies(self) -> int:
+        """The files that are copies of the games (damaged ones too)."""
+        return sum(len(g.files) for g in self.games)
 
     @property
     def counted(self) -> tuple[EventGame, ...]:
@@ -218,7 +272,8 @@ class Report:
 
     @property
     def apart(self) -> tuple[EventGame, ...]:
-        """The games that count for nobody: unfinished, claims, invalid, in conflict."""
+        """The games that count for nobody: unfinished, claims, without a valid copy, in
+        conflict, with both players proven to have equivocated."""
         return tuple(g for g in self.games if not g.counted)
 
     def to_json(self) -> dict[str, object]:
@@ -232,22 +287,30 @@ class Report:
             "games": [g.to_json() for g in self.games],
             "flags": [f.to_json() for f in self.flags],
             "notes": list(self.notes),
+            "unreadable": [{"file": v.where, "reason": v.summary()} for v in self.unreadable],
         }
 
 
-Hashes = Callable[[str], list[str]]
-"""The entry hashes of a file (``gamefile.entry_hashes``; a fake in tests)."""
-
-
 def report(
-    files: Sequence[GameFile], points: Points = Points(), hashes: Hashes = entry_hashes
+    files: Sequence[GameFile],
+    points: Points = Points(),
+    hashes: Hashes = entry_hashes,
+    *,
+    fork: Fork | None = None,
+    forfeit: Forfeit = forfeit_winner,
 ) -> Report:
-    """The event of ``files`` (each file once, in the order given)."""
-    games = _games(files, hashes)
-    flags = (*_flags(games), *_name_flags(files))
+    """The event of ``files`` (each file once, in the order given). ``hashes`` and ``fork``
+    read copies that disagree (``replay.forks``); ``forfeit`` decides a game with proven
+    equivocation."""
+    games = [_one_game(g, forfeit) for g in games_of(files, hashes, fork)]
+    unreadable = tuple(f.verdict for f in files if f.game_id is None)
+    flags = (
+        *_flags(games),
+        *(Flag(FlagKind.UNREADABLE, v.summary(), (v.where,)) for v in unreadable),
+        *_name_flags(files),
+    )
     roster = tuple(_roster(files, games))
-    unnamed = sum(1 for f in files if f.players is not None and None in f.names)
-    noun = "1 file" if unnamed == 1 else f"{unnamed} files"
+    unnamed = sum(1 for f in files if f.is_copy and f.players is not None and None in f.names)
     return Report(
         files=len(files),
         points=points,
@@ -255,88 +318,86 @@ def report(
         standings=tuple(_standings(games, points, {e.fingerprint: e.names for e in roster})),
         games=tuple(games),
         flags=flags,
-        notes=(NO_NAMES.format(files=noun),) if unnamed else (),
+        notes=(no_names(unnamed),) if unnamed else (),
+        unreadable=unreadable,
     )
 
 
 # --- games from files --------------------------------------------------------------------
 
 
-def _games(files: Sequence[GameFile], hashes: Hashes) -> list[EventGame]:
-    by_id: dict[str, list[GameFile]] = defaultdict(list)
-    alone: list[GameFile] = []
-    for f in files:
-        status = f.verdict.status
-        if (
-            f.game_id is None
-            or status is VerdictStatus.INVALID
-            or status is VerdictStatus.EQUIVOCATION
-        ):
-            alone.append(f)
-        else:
-            by_id[f.game_id].append(f)
-    games = []
-    for copies in by_id.values():
-        games.append(_one_game(copies, hashes))
-    for f in alone:
-        kind = (
-            FlagKind.EVIDENCE
-            if f.verdict.status is VerdictStatus.EQUIVOCATION
-            else FlagKind.INVALID
-        )
-        games.append(_game([f], counted=False, flags=(kind,)))
-    return games
-
-
-def _one_game(copies: list[GameFile], hashes: Hashes) -> EventGame:
-    """One game id's copies: one game, told by its most complete copy, unless they
-    disagree."""
-    copies = sorted(copies, key=lambda f: -f.entries)  # stable: the order given otherwise
-    if len({f.head for f in copies}) > 1 and not _prefixes(copies, hashes):
-        return _game(copies, counted=False, flags=(FlagKind.SAME_ID,))
-    best = copies[0]
+def _one_game(copies: GameCopies, forfeit: Forfeit) -> EventGame:
+    """One game: told by its most complete valid copy (by its evidence when it has no
+    copy); decided by ``forfeit`` when a player was proven to have equivocated."""
+    ordered = sorted(copies.copies, key=lambda f: -f.entries)  # stable
+    valid = [f for f in ordered if not f.damaged]
+    best = (valid or ordered or list(copies.evidence))[0]
     status = best.verdict.status
     flags: list[FlagKind] = []
-    if best.players is not None and best.players[0] == best.players[1]:
+    one_key = best.players is not None and best.players[0] == best.players[1]
+    if one_key:
         flags.append(FlagKind.ONE_KEY)
-    if status is VerdictStatus.DECIDED:
-        flags.append(FlagKind.DECIDED)
-    elif status is VerdictStatus.UNFINISHED:
-        flags.append(FlagKind.UNFINISHED)
-    elif status is VerdictStatus.CLAIM:
-        clock = best.verdict.reason == "clock"
-        flags.append(FlagKind.CLOCK_CLAIM if clock else FlagKind.CLAIM)
-    counted = status in COUNTED and FlagKind.ONE_KEY not in flags
-    return _game(copies, counted=counted, flags=tuple(flags))
-
-
-def _prefixes(copies: list[GameFile], hashes: Hashes) -> bool:
-    """Whether every copy holds the start of the longest one (``copies[0]``)."""
-    try:
-        longest = hashes(copies[0].where)
-    except ReplayError:
-        return False
-    return all(0 < f.entries <= len(longest) and longest[f.entries - 1] == f.head for f in copies)
-
-
-def _game(copies: list[GameFile], *, counted: bool, flags: tuple[FlagKind, ...]) -> EventGame:
-    best = copies[0]
+    winner: int | None = None
+    if copies.proofs:
+        flags.insert(0, FlagKind.EQUIVOCATION)
+        winner = forfeit(copies.cheats)
+        counted = winner is not None and not one_key
+    elif len(copies.branches) > 1:
+        flags.insert(0, FlagKind.SAME_ID)
+        counted = False
+    else:
+        if status is VerdictStatus.DECIDED:
+            flags.append(FlagKind.DECIDED)
+        elif status is VerdictStatus.UNFINISHED:
+            flags.append(FlagKind.UNFINISHED)
+        elif status is VerdictStatus.CLAIM:
+            clock = best.verdict.reason == "clock"
+            flags.append(FlagKind.CLOCK_CLAIM if clock else FlagKind.CLAIM)
+        counted = status in COUNTED and not one_key
+    bad = tuple(f.verdict for f in ordered if f.damaged)
+    if bad:
+        flags.append(FlagKind.INVALID)
+    files = [best, *(f for f in ordered if f is not best)] if best.is_copy else ordered
     return EventGame(
-        files=tuple(f.where for f in copies),
+        files=tuple(f.where for f in files),
         verdict=best.verdict,
         game_id=best.game_id,
         players=best.players,
         warbands=best.warbands,
         counted=counted,
-        flags=flags,
+        flags=tuple(flags),
         names=best.names,
+        bad=bad,
+        proofs=copies.proofs,
+        evidence=tuple(f.where for f in copies.evidence),
+        forfeit=winner,
     )
 
 
 def _flags(games: Iterable[EventGame]) -> Iterable[Flag]:
     for game in games:
+        short = (game.game_id or "")[:16]
         for kind in game.flags:
-            yield Flag(kind, _flag_text(kind, game), game.files)
+            if kind is FlagKind.INVALID:
+                for bad in game.bad:
+                    yield Flag(kind, _bad_copy(short, bad, game), (bad.where,))
+            elif kind is FlagKind.EQUIVOCATION:
+                said = "; ".join(p.describe() for p in game.proofs)
+                outcome = (
+                    "the game counts for nobody"
+                    if game.forfeit is None
+                    else f"{'AB'[game.forfeit]} won by forfeit"
+                )
+                proven = tuple(dict.fromkeys(f for p in game.proofs for f in p.files))
+                yield Flag(kind, f"game {short}: {said}; {outcome}", proven)
+            else:
+                yield Flag(kind, _flag_text(kind, game), game.files)
+
+
+def _bad_copy(short: str, bad: Verdict, game: EventGame) -> str:
+    if game.verdict.status is VerdictStatus.INVALID:
+        return f"game {short}: {bad.summary()}; no valid copy of the game: not counted"
+    return f"game {short}: a damaged copy ({bad.summary()}); the game is told by its valid copy"
 
 
 def _flag_text(kind: FlagKind, game: EventGame) -> str:
@@ -344,12 +405,11 @@ def _flag_text(kind: FlagKind, game: EventGame) -> str:
     if kind is FlagKind.SAME_ID:
         return (
             f"game {short}: {len(game.files)} files hold different entries under one game "
-            "id (someone signed two different games); none counts"
+            "id, forking between two authors (a claim crossing an entry; no key signed two "
+            "entries for one place); none counts"
         )
     if kind is FlagKind.ONE_KEY:
         return f"game {short}: both seats have one key; not counted"
-    if kind is FlagKind.INVALID:
-        return game.verdict.summary()
     return f"game {short}: {game.result()}" + ("" if kind is FlagKind.DECIDED else "; not counted")
 
 
@@ -404,8 +464,9 @@ def _roster(files: Sequence[GameFile], games: Sequence[EventGame]) -> Iterable[E
             player = f.players[seat]
             keys[player] = f.keys[seat]
             warbands[player].add(f.warbands[seat])
-        for player in set(f.players):
-            file_count[player] += 1
+        if f.is_copy:
+            for player in set(f.players):
+                file_count[player] += 1
     game_count: dict[str, int] = defaultdict(int)
     for game in games:
         for player in set(game.players or ()):
@@ -426,6 +487,7 @@ def _standings(
 ) -> Iterable[Standing]:
     played: dict[str, list[tuple[str, int]]] = defaultdict(list)  # (opponent, 1 win 0 draw -1)
     unsigned: dict[str, int] = defaultdict(int)
+    forfeits: dict[str, int] = defaultdict(int)
     for game in games:
         if not game.counted or game.players is None:
             continue
@@ -434,7 +496,9 @@ def _standings(
             me, them = game.players[seat], game.players[1 - seat]
             score = 0 if winner is None else (1 if winner == seat else -1)
             played[me].append((them, score))
-            if game.verdict.status is VerdictStatus.DECIDED:
+            if game.proofs:
+                forfeits[me] += score == 1
+            elif game.verdict.status is VerdictStatus.DECIDED:
                 unsigned[me] += 1
     rate = {p: Fraction(sum(s == 1 for _, s in g), len(g)) for p, g in played.items()}
     rows = []
@@ -462,4 +526,5 @@ def _standings(
             opponents,
             unsigned[player],
             names.get(player, ()),
+            forfeits[player],
         )

@@ -5,7 +5,12 @@ hash of the last valid entry (two files of one game agree on it, or one stops ea
 ``examine(path)`` reads the file as ``dbnet verify`` does (``replay.checked``) and then
 decodes only the OFFER and the last valid entry, so an event costs what verifying its
 files costs. It runs in ``dbnet verify``'s worker processes: it takes a path, returns a
-plain value, and never raises for a bad file.
+plain value, and never raises for a bad file. A file of equivocation evidence
+(``replay.evidence``) that proves its point has the facts of its OFFER and the ``proof``.
+
+A file is a copy of a game (``is_copy``) when its OFFER is valid: it may be damaged
+after that (a *bad copy*: invalid, its valid entries still those of its game). A file
+without a valid OFFER holds no game: unreadable, or not a replay at all.
 """
 
 from __future__ import annotations
@@ -14,8 +19,10 @@ from dataclasses import dataclass
 
 from dbnet.errors import DbnetError
 from dbnet.protocol.identity import fingerprint
-from dbnet.replay.checked import read_checked
+from dbnet.replay.checked import check_bytes, read_checked
 from dbnet.replay.errors import ReplayError
+from dbnet.replay.evidence import Proof, prove, read_evidence
+from dbnet.replay.file import load_bytes
 from dbnet.replay.verify import Verdict, VerdictStatus
 from dbnet.wire import codec
 from dbnet.wire.codec import AcceptBody, OfferBody
@@ -29,7 +36,8 @@ class GameFile:
     ``players`` (their fingerprints) and ``warbands`` are None when not even the OFFER is
     valid; ``names`` are the names A signed in the OFFER and B in the ACCEPT (each None
     when its entry is missing, invalid or of a protocol version before 3); ``head`` is the
-    hash of the last valid entry (hex), ``entries`` how many there are."""
+    hash of the last valid entry (hex), ``entries`` how many there are. ``proof`` is what
+    a file of equivocation evidence proves (its game's facts are its OFFER's)."""
 
     where: str
     verdict: Verdict
@@ -40,24 +48,61 @@ class GameFile:
     head: str | None = None
     entries: int = 0
     names: tuple[str | None, str | None] = (None, None)
+    proof: Proof | None = None
+
+    @property
+    def is_copy(self) -> bool:
+        """Whether the file is a copy of a game, maybe damaged after its OFFER (not
+        evidence, not a file without a game)."""
+        return self.game_id is not None and self.proof is None
+
+    @property
+    def damaged(self) -> bool:
+        """A copy of a game that is invalid after its valid OFFER: a bad copy."""
+        return self.is_copy and self.verdict.status is VerdictStatus.INVALID
 
 
 def examine(path: str) -> GameFile:
     """The facts of the file at ``path`` (an unreadable file is invalid, saying why)."""
     try:
-        checked = read_checked(path)
+        data = load_bytes(path)
     except ReplayError as exc:
         verdict = Verdict(where=path, status=VerdictStatus.INVALID, entries=0, reason=exc.problem)
         return GameFile(path, verdict)
-    records = checked.records
+    checked = check_bytes(data, where=path)
+    if checked.verdict.status is VerdictStatus.EQUIVOCATION:
+        return _evidence(path, data)
+    return _facts(path, checked.verdict, checked.records)
+
+
+def _evidence(path: str, data: bytes) -> GameFile:
+    """The facts of a file of equivocation evidence that proves its point: the game of
+    its OFFER, and the proof."""
+    verdict, proof = prove(data, where=path)
+    header, offer, _, _ = read_evidence(data, where=path)  # framed already: cannot fail
+    facts = _facts(path, verdict, (codec.encode_replay_header(header), offer))
+    return GameFile(
+        path,
+        verdict,
+        game_id=facts.game_id,
+        keys=facts.keys,
+        players=facts.players,
+        warbands=facts.warbands,
+        names=facts.names,
+        proof=proof,
+    )
+
+
+def _facts(path: str, verdict: Verdict, records: tuple[bytes, ...]) -> GameFile:
+    """The facts of a file of ``verdict`` whose valid records are ``records``."""
     if len(records) < 2:
-        return GameFile(path, checked.verdict)
+        return GameFile(path, verdict)
     try:
         offer = codec.decode_signed_entry(records[1])[1]
         accept = codec.decode_signed_entry(records[2])[1] if len(records) > 2 else None
         last = codec.decode_signed_entry(records[-1])[0]
     except DbnetError:  # cannot happen for records the verifier accepted
-        return GameFile(path, checked.verdict)
+        return GameFile(path, verdict)
     body = offer.body
     assert isinstance(body, OfferBody)
     b_body = accept.body if accept is not None else None
@@ -65,7 +110,7 @@ def examine(path: str) -> GameFile:
     a, b = body.keys
     return GameFile(
         where=path,
-        verdict=checked.verdict,
+        verdict=verdict,
         game_id=offer.game_id.hex(),
         keys=(a.hex(), b.hex()),
         players=(fingerprint(a), fingerprint(b)),

@@ -21,6 +21,9 @@ class Played:
 
     header: ReplayHeader
     records: tuple[bytes, ...]
+    players: tuple[Identity, Identity]
+    secrets: tuple[bytes, bytes]
+    """A's and B's chain secrets: to write another entry for one of them (a forgery)."""
 
     def write(self, path: Path, *, upto: int | None = None, created: str = "") -> Path:
         """Write the game (its first ``upto`` records) to ``path``."""
@@ -65,4 +68,4 @@ def play(
     header = ReplayHeader(
         rules=log.rules, game_id=log.game_id, keys=log.keys, created="2025-01-01T00:00:00Z"
     )
-    return Played(header, tuple(match.records))
+    return Played(header, tuple(match.records), players, secrets)

@@ -1,0 +1,183 @@
+"""Copies of one game that disagree, what they prove, and the rule that decides the game.
+
+Files with one game id are copies of one game (each player keeps one). A copy that holds
+the start of another (saved before the last entries came, or damaged after them) is on
+the same *branch*; copies that hold different entries at one place are on different
+branches, and the game *forks* at the first entry where they differ: both entries follow
+the same entries, so the rules name the same author for both, unless one is a claim
+(which the player waiting may sign at any time). Two different entries signed by one key
+with one sequence number of one game, at the fork or after it, are what only a cheat
+signs (*equivocation*, docs/verifying.md: an honest client signs one entry for each
+place of a game, and accepts only an OFFER made with its own fresh nonce): each pair is
+checked as an evidence file is (``replay.evidence``), so the proof is the same wherever
+it was found. A fork between two authors (a claim crossing the other's entry) proves
+nothing against anyone, and neither does a damaged copy: its damaged entry is not among
+its valid ones.
+
+``forfeit_winner`` is the rule applied to a game with proven equivocation: the other
+player wins by forfeit; when both players equivocated, nobody does. An event that would
+decide otherwise passes its own rule where this one is taken (``replay.event.report``).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+
+from dbnet.errors import DbnetError
+from dbnet.replay.checked import read_checked
+from dbnet.replay.errors import ReplayError
+from dbnet.replay.evidence import Proof, evidence_bytes, prove
+from dbnet.replay.gamefile import GameFile, entry_hashes
+from dbnet.wire import codec
+
+__all__ = [
+    "Forfeit",
+    "Fork",
+    "GameCopies",
+    "Hashes",
+    "copies_of",
+    "forfeit_winner",
+    "fork_proof",
+    "games_of",
+]
+
+Hashes = Callable[[str], list[str]]
+"""The entry hashes of a file (``gamefile.entry_hashes``; a fake in tests)."""
+Fork = Callable[[str, str], tuple[Proof, ...]]
+"""What two copies of one game that disagree prove (``fork_proof``; a fake in tests)."""
+Forfeit = Callable[[frozenset[int]], int | None]
+"""Given the seats proven to have equivocated in a game, the seat that wins it, or None:
+the game counts for nobody (``forfeit_winner``)."""
+
+
+def forfeit_winner(cheats: frozenset[int]) -> int | None:
+    """The rule for a game in which the players in ``cheats`` (0 is A, 1 is B; not empty)
+    signed two different entries for one place: the other player wins by forfeit,
+    whatever the game's own result; when both did, nobody wins and the game counts for
+    nobody. The equivocator never gains."""
+    if len(cheats) != 1:
+        return None
+    (cheat,) = cheats
+    return 1 - cheat
+
+
+@dataclass(frozen=True, slots=True)
+class GameCopies:
+    """One game's files: its copies in branches (each the most complete first; the
+    branches by their most complete copy, the longest first), and the proofs of
+    equivocation found in disagreeing copies and in evidence files."""
+
+    game_id: str
+    branches: tuple[tuple[GameFile, ...], ...]
+    evidence: tuple[GameFile, ...]
+    proofs: tuple[Proof, ...]
+
+    @property
+    def copies(self) -> tuple[GameFile, ...]:
+        """Every copy, branch by branch."""
+        return tuple(f for branch in self.branches for f in branch)
+
+    @property
+    def cheats(self) -> frozenset[int]:
+        """The seats proven to have equivocated."""
+        return frozenset(p.seat for p in self.proofs)
+
+
+def games_of(
+    files: Iterable[GameFile], hashes: Hashes = entry_hashes, fork: Fork | None = None
+) -> list[GameCopies]:
+    """The games of ``files`` (copies and evidence files; other files are left out), in
+    the order their first file comes."""
+    by_id: dict[str, list[GameFile]] = defaultdict(list)
+    for f in files:
+        if f.game_id is not None:
+            by_id[f.game_id].append(f)
+    return [copies_of(game_id, group, hashes, fork) for game_id, group in by_id.items()]
+
+
+def copies_of(
+    game_id: str, files: Sequence[GameFile], hashes: Hashes, fork: Fork | None = None
+) -> GameCopies:
+    """The branches of ``files`` (all of game ``game_id``) and the proofs they and its
+    evidence files hold. ``hashes`` is asked only for the entries of a copy that is longer
+    than another with another last entry; ``fork`` (default ``fork_proof``) only for two
+    branches."""
+    prover = fork_proof if fork is None else fork
+    evidence = tuple(f for f in files if f.proof is not None)
+    copies = sorted((f for f in files if f.is_copy), key=lambda f: -f.entries)  # stable
+    branches: list[list[GameFile]] = []
+    known: dict[str, list[str] | None] = {}
+    for f in copies:
+        for branch in branches:
+            if _holds(branch[0], f, hashes, known):
+                branch.append(f)
+                break
+        else:
+            branches.append([f])
+    proofs = [f.proof for f in evidence if f.proof is not None]
+    for i, one in enumerate(branches):
+        for other in branches[i + 1 :]:
+            proofs += prover(one[0].where, other[0].where)
+    return GameCopies(game_id, tuple(tuple(b) for b in branches), evidence, _merged(proofs))
+
+
+def _merged(proofs: Iterable[Proof]) -> tuple[Proof, ...]:
+    """Each proof once: the same two entries found in several places are one proof, found
+    in all their files (in order)."""
+    merged: dict[tuple[int, int, frozenset[str]], Proof] = {}
+    for proof in proofs:
+        key = (proof.seat, proof.seq, frozenset(proof.entries))
+        known = merged.get(key)
+        if known is None:
+            merged[key] = proof
+        else:
+            files = tuple(dict.fromkeys((*known.files, *proof.files)))
+            merged[key] = replace(known, files=files)
+    return tuple(merged.values())
+
+
+def _holds(
+    longest: GameFile, f: GameFile, hashes: Hashes, known: dict[str, list[str] | None]
+) -> bool:
+    """Whether ``f`` holds the start of ``longest`` (which has at least as many entries)."""
+    if f.head == longest.head and f.entries == longest.entries:
+        return True
+    if longest.where not in known:
+        try:
+            known[longest.where] = hashes(longest.where)
+        except ReplayError:
+            known[longest.where] = None
+    entries = known[longest.where]
+    return (
+        entries is not None and 0 < f.entries <= len(entries) and entries[f.entries - 1] == f.head
+    )
+
+
+def fork_proof(one: str, other: str) -> tuple[Proof, ...]:
+    """What the copies of one game at ``one`` and ``other`` prove: wherever their valid
+    entries differ, two entries signed by one key with one sequence number are checked
+    as an evidence file is; the first such proof against each key (none when the copies
+    no longer read, do not differ, or differ only between two authors). Never raises for
+    a bad file."""
+    try:
+        first, second = read_checked(one).records, read_checked(other).records
+    except ReplayError:
+        return ()
+    proofs: dict[int, Proof] = {}
+    for index in range(1, min(len(first), len(second))):
+        if first[index] == second[index]:
+            continue
+        try:
+            a = codec.decode_signed_entry(first[index])[1]
+            b = codec.decode_signed_entry(second[index])[1]
+        except DbnetError:  # cannot happen for records the verifier accepted
+            return tuple(proofs.values())
+        if a.author != b.author or a.author in proofs:
+            continue
+        data = evidence_bytes(first[0], first[1], first[index], second[index])
+        proof = prove(data, where=one, files=(one, other))[1]
+        if proof is not None:
+            proofs[proof.seat] = proof
+    return tuple(proofs.values())

@@ -24,7 +24,7 @@ from typing import Final
 
 import dbnet
 from dbnet.commands.verify import UsageError, find_replays, jobs_for, map_files, with_progress
-from dbnet.replay.event import EventGame, FlagKind, Points, Report, count, report
+from dbnet.replay.event import EventGame, FlagKind, Points, Report, count, headline, report
 from dbnet.replay.event_page import event_page
 from dbnet.replay.gamefile import GameFile, examine
 from dbnet.text import printable
@@ -122,31 +122,6 @@ def text_lines(event: Report, folder: str) -> Iterator[str]:
         yield "Unreadable files (no game in them; not counted):"
         for verdict in event.unreadable:
             yield f"  {verdict.where}: {verdict.summary()}"
-
-
-def headline(event: Report) -> str:
-    """``3 replay files hold 1 game (the copies of a game count once; 1 copy is damaged);
-    2 files are unreadable (not replays); 1 counted, 0 listed apart.``"""
-    copies = event.copies
-    damaged = sum(len(g.bad) for g in event.games)
-    notes = (
-        ["the copies of a game count once"] if any(len(g.files) > 1 for g in event.games) else []
-    )
-    if damaged:
-        notes.append(f"{count(damaged, 'copy is', 'copies are')} damaged")
-    hold = "holds" if copies == 1 else "hold"
-    parts = [
-        f"{count(copies, 'replay file')} {hold} {count(len(event.games), 'game')}"
-        + (f" ({'; '.join(notes)})" if notes else "")
-    ]
-    evidence = sum(len(g.evidence) for g in event.games)
-    if evidence:
-        parts.append(f"{count(evidence, 'file')} of equivocation evidence")
-    if event.unreadable:
-        unreadable = len(event.unreadable)
-        parts.append(f"{count(unreadable, 'file is', 'files are')} unreadable (not replays)")
-    parts.append(f"{len(event.counted)} counted, {len(event.apart)} listed apart.")
-    return "; ".join(parts)
 
 
 def _games(games: tuple[EventGame, ...]) -> Iterator[str]:

@@ -39,7 +39,15 @@ from fractions import Fraction
 from typing import Final
 
 from dbnet.replay.evidence import Proof
-from dbnet.replay.forks import Forfeit, Fork, GameCopies, Hashes, forfeit_winner, games_of
+from dbnet.replay.forks import (
+    Forfeit,
+    Fork,
+    GameCopies,
+    Hashes,
+    forfeit_winner,
+    games_of,
+    outcome,
+)
 from dbnet.replay.gamefile import GameFile, entry_hashes
 from dbnet.replay.verify import Verdict, VerdictStatus
 
@@ -53,6 +61,7 @@ __all__ = [
     "Report",
     "Standing",
     "count",
+    "headline",
     "no_names",
     "report",
 ]
@@ -155,9 +164,9 @@ class EventGame:
             if self.forfeit is None:
                 return (
                     "no result: both players signed two different entries for one place "
-                    f"({said}); the game counts for nobody"
+                    f"({said}); {outcome(None)}"
                 )
-            return f"{'AB'[self.forfeit]} won by forfeit: {said}"
+            return f"{outcome(self.forfeit)}: {said}"
         v = self.verdict
         if v.status in COUNTED:
             won = f"{v.winner} won ({v.reason})" if v.winner else "a draw"
@@ -302,6 +311,7 @@ def report(
     """The event of ``files`` (each file once, in the order given). ``hashes`` and ``fork``
     read copies that disagree (``replay.forks``); ``forfeit`` decides a game with proven
     equivocation."""
+    files = _with_bad_copies(files)
     games = [_one_game(g, forfeit) for g in games_of(files, hashes, fork)]
     unreadable = tuple(f.verdict for f in files if f.game_id is None)
     flags = (
@@ -310,7 +320,7 @@ def report(
         *_name_flags(files),
     )
     roster = tuple(_roster(files, games))
-    unnamed = sum(1 for f in files if f.is_copy and f.players is not None and None in f.names)
+    unnamed = sum(1 for f in files if f.is_copy and not f.damaged and None in f.names)
     return Report(
         files=len(files),
         points=points,
@@ -323,7 +333,48 @@ def report(
     )
 
 
+def headline(event: Report) -> str:
+    """``3 replay files hold 1 game (the copies of a game count once; 1 copy is damaged);
+    2 files are unreadable (not replays); 1 counted, 0 listed apart.``"""
+    copies = event.copies
+    damaged = sum(len(g.bad) for g in event.games)
+    notes = (
+        ["the copies of a game count once"] if any(len(g.files) > 1 for g in event.games) else []
+    )
+    if damaged:
+        notes.append(f"{count(damaged, 'copy is', 'copies are')} damaged")
+    hold = "holds" if copies == 1 else "hold"
+    parts = [
+        f"{count(copies, 'replay file')} {hold} {count(len(event.games), 'game')}"
+        + (f" ({'; '.join(notes)})" if notes else "")
+    ]
+    evidence = sum(len(g.evidence) for g in event.games)
+    if evidence:
+        parts.append(f"{count(evidence, 'file')} of equivocation evidence")
+    if event.unreadable:
+        unreadable = len(event.unreadable)
+        parts.append(
+            count(
+                unreadable,
+                "file is unreadable (not a replay)",
+                "files are unreadable (not replays)",
+            )
+        )
+    parts.append(f"{len(event.counted)} counted, {len(event.apart)} listed apart.")
+    return "; ".join(parts)
+
+
 # --- games from files --------------------------------------------------------------------
+
+
+def _with_bad_copies(files: Sequence[GameFile]) -> list[GameFile]:
+    """``files``, each file without a valid OFFER whose header names a game that another
+    file proves taken as a bad copy of that game."""
+    known = {f.game_id: f for f in files if f.game_id is not None}
+    return [
+        f.as_bad_copy(known[f.header_id]) if f.game_id is None and f.header_id in known else f
+        for f in files
+    ]
 
 
 def _one_game(copies: GameCopies, forfeit: Forfeit) -> EventGame:
@@ -383,13 +434,8 @@ def _flags(games: Iterable[EventGame]) -> Iterable[Flag]:
                     yield Flag(kind, _bad_copy(short, bad, game), (bad.where,))
             elif kind is FlagKind.EQUIVOCATION:
                 said = "; ".join(p.describe() for p in game.proofs)
-                outcome = (
-                    "the game counts for nobody"
-                    if game.forfeit is None
-                    else f"{'AB'[game.forfeit]} won by forfeit"
-                )
                 proven = tuple(dict.fromkeys(f for p in game.proofs for f in p.files))
-                yield Flag(kind, f"game {short}: {said}; {outcome}", proven)
+                yield Flag(kind, f"game {short}: {said}; {outcome(game.forfeit)}", proven)
             else:
                 yield Flag(kind, _flag_text(kind, game), game.files)
 

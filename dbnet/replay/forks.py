@@ -41,6 +41,7 @@ __all__ = [
     "forfeit_winner",
     "fork_proof",
     "games_of",
+    "outcome",
 ]
 
 Hashes = Callable[[str], list[str]]
@@ -63,6 +64,13 @@ def forfeit_winner(cheats: frozenset[int]) -> int | None:
     return 1 - cheat
 
 
+def outcome(winner: int | None) -> str:
+    """What ``forfeit_winner``'s answer means: ``A won by forfeit``, or nobody won."""
+    if winner is None:
+        return "the game counts for nobody (both players equivocated)"
+    return f"{'AB'[winner]} won by forfeit"
+
+
 @dataclass(frozen=True, slots=True)
 class GameCopies:
     """One game's files: its copies in branches (each the most complete first; the
@@ -83,6 +91,11 @@ class GameCopies:
     def cheats(self) -> frozenset[int]:
         """The seats proven to have equivocated."""
         return frozenset(p.seat for p in self.proofs)
+
+    @property
+    def players(self) -> tuple[str, str] | None:
+        """A's and B's key fingerprints."""
+        return next((f.players for f in (*self.copies, *self.evidence) if f.players), None)
 
 
 def games_of(
@@ -142,7 +155,7 @@ def _holds(
     longest: GameFile, f: GameFile, hashes: Hashes, known: dict[str, list[str] | None]
 ) -> bool:
     """Whether ``f`` holds the start of ``longest`` (which has at least as many entries)."""
-    if f.head == longest.head and f.entries == longest.entries:
+    if f.entries == 0 or (f.head == longest.head and f.entries == longest.entries):
         return True
     if longest.where not in known:
         try:

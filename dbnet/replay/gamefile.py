@@ -10,12 +10,14 @@ plain value, and never raises for a bad file. A file of equivocation evidence
 
 A file is a copy of a game (``is_copy``) when its OFFER is valid: it may be damaged
 after that (a *bad copy*: invalid, its valid entries still those of its game). A file
-without a valid OFFER holds no game: unreadable, or not a replay at all.
+without a valid OFFER holds no game: unreadable, or not a replay at all; if its header
+is valid, ``header_id`` keeps the game id it names (unchecked), so that an event can
+list it as a bad copy of a game that its other files prove (``as_bad_copy``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from dbnet.errors import DbnetError
 from dbnet.protocol.identity import fingerprint
@@ -49,6 +51,7 @@ class GameFile:
     entries: int = 0
     names: tuple[str | None, str | None] = (None, None)
     proof: Proof | None = None
+    header_id: str | None = None
 
     @property
     def is_copy(self) -> bool:
@@ -58,8 +61,21 @@ class GameFile:
 
     @property
     def damaged(self) -> bool:
-        """A copy of a game that is invalid after its valid OFFER: a bad copy."""
+        """A copy of a game that is invalid after its header: a bad copy."""
         return self.is_copy and self.verdict.status is VerdictStatus.INVALID
+
+    def as_bad_copy(self, of: GameFile) -> GameFile:
+        """This file (no valid OFFER, a header naming the game of ``of``) as a bad copy of
+        that game: no valid entry, the game's players."""
+        return replace(
+            self,
+            game_id=of.game_id,
+            keys=of.keys,
+            players=of.players,
+            warbands=of.warbands,
+            head=None,
+            entries=0,
+        )
 
 
 def examine(path: str) -> GameFile:
@@ -96,7 +112,10 @@ def _evidence(path: str, data: bytes) -> GameFile:
 def _facts(path: str, verdict: Verdict, records: tuple[bytes, ...]) -> GameFile:
     """The facts of a file of ``verdict`` whose valid records are ``records``."""
     if len(records) < 2:
-        return GameFile(path, verdict)
+        header_id = None
+        if records:  # the header only: the verifier decoded it already
+            header_id = codec.decode_replay_header(records[0]).game_id.hex()
+        return GameFile(path, verdict, header_id=header_id)
     try:
         offer = codec.decode_signed_entry(records[1])[1]
         accept = codec.decode_signed_entry(records[2])[1] if len(records) > 2 else None

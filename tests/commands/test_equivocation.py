@@ -11,19 +11,18 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from dbnet.engine import Player
 from dbnet.protocol.identity import Identity
-from dbnet.protocol.log import GameLog
-from dbnet.protocol.peer import Peer
 from dbnet.replay.evidence import save_evidence
 from dbnet.replay.verify import verify_replay
 from dbnet.wire import codec
 from dbnet.wire.codec import EntryKind
 
-from .events import Played, play
+from .events import Played, first_entry_of, forge, play
 from .test_event import dbnet
 
 SEED = 1
@@ -40,25 +39,6 @@ class Attack:
     b: str
 
 
-def forge(game: Played, seat: Player, seq: int) -> tuple[bytes, ...]:
-    """The entries of ``game`` before ``seq``, then a RESIGN at ``seq`` signed with the real
-    key of ``seat`` (which wrote entry ``seq`` of the honest game already)."""
-    log = GameLog.start(game.records[0])
-    for record in game.records[1:seq]:
-        log.append(record)
-    peer = Peer.restore(game.players[seat], log, game.secrets[seat])
-    return (*game.records[:seq], peer.resign())
-
-
-def first_entry_of(game: Played, seat: Player, after: int = 1) -> int:
-    """The sequence number of the first entry after ``after`` that ``seat`` wrote."""
-    return next(
-        seq
-        for seq, record in enumerate(game.records)
-        if seq > after and codec.decode_signed_entry(record)[1].author == seat
-    )
-
-
 @pytest.fixture(scope="module")
 def attack() -> Attack:
     keys = (Identity.from_private_bytes(b"\x0a" * 32), Identity.from_private_bytes(b"\x0b" * 32))
@@ -72,9 +52,7 @@ def attack() -> Attack:
 
 def write(attack: Attack, path: Path, records: tuple[bytes, ...]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    return Played(attack.game.header, records, attack.game.players, attack.game.secrets).write(
-        path
-    )
+    return Played(attack.game.header, records, attack.game.players, attack.game.secrets).write(path)
 
 
 def test_each_copy_verifies_on_its_own(attack: Attack, tmp_path: Path) -> None:
@@ -88,10 +66,8 @@ def test_each_copy_verifies_on_its_own(attack: Attack, tmp_path: Path) -> None:
     assert resigned.status.value == "decided"
 
 
-def equivocation_of(game: dict[str, object]) -> dict[str, object]:
-    cheats = game["equivocations"]
-    assert isinstance(cheats, list)
-    [cheat] = cheats
+def equivocation_of(game: dict[str, Any]) -> dict[str, Any]:
+    [cheat] = game["equivocations"]
     assert isinstance(cheat, dict)
     return cheat
 
@@ -119,7 +95,9 @@ def test_the_event_gives_the_game_to_the_other_player_by_forfeit(
         f"A won by forfeit: B ({attack.b}) signed two different entries with "
         f"sequence number {attack.seq}"
     )
-    standings = {s["fingerprint"]: (s["played"], s["wins"], s["losses"]) for s in document["standings"]}
+    standings = {
+        s["fingerprint"]: (s["played"], s["wins"], s["losses"]) for s in document["standings"]
+    }
     assert standings == {attack.a: (1, 1, 0), attack.b: (1, 0, 1)}
     assert [s["fingerprint"] for s in document["standings"]] == [attack.a, attack.b]
     [flag] = document["flags"]

@@ -36,6 +36,7 @@ FAILING: Final = (
     FlagKind.INVALID,
     FlagKind.UNREADABLE,
     FlagKind.EQUIVOCATION,
+    FlagKind.REFUTED_CLAIM,
     FlagKind.SAME_ID,
 )
 

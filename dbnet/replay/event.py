@@ -44,6 +44,7 @@ from dbnet.replay.forks import (
     Fork,
     GameCopies,
     Hashes,
+    RefutedClaim,
     forfeit_winner,
     games_of,
     outcome,
@@ -94,6 +95,8 @@ def no_names(files: int) -> str:
 
 class FlagKind(enum.Enum):
     EQUIVOCATION = "equivocation proven"
+    REFUTED_CLAIM = "claim refuted by its author's own later entry"
+    CLAIM_CROSSED = "copies that fork at a claim crossing the last entries (same result)"
     SAME_ID = "two different replays with one game id"
     INVALID = "damaged copy (invalid file)"
     UNREADABLE = "unreadable file (no game in it)"
@@ -144,6 +147,7 @@ class EventGame:
     proofs: tuple[Proof, ...] = ()
     evidence: tuple[str, ...] = ()
     forfeit: int | None = None
+    refuted: tuple[RefutedClaim, ...] = ()
 
     @property
     def winner(self) -> int | None:
@@ -194,6 +198,10 @@ class EventGame:
             "counted": self.counted,
             "forfeit": bool(self.proofs) and self.counted,
             "equivocations": [p.to_json() for p in self.proofs],
+            "refuted_claims": [
+                {"player": "AB"[r.seat], "seq": r.seq, "file": r.copy, "later": r.later, "by": r.by}
+                for r in self.refuted
+            ],
             "bad_copies": [v.where for v in self.bad],
             "flags": [f.name.lower() for f in self.flags],
             "verdict": self.verdict.to_json(),
@@ -379,32 +387,31 @@ def _with_bad_copies(files: Sequence[GameFile]) -> list[GameFile]:
 
 def _one_game(copies: GameCopies, forfeit: Forfeit) -> EventGame:
     """One game: told by its most complete valid copy (by its evidence when it has no
-    copy); decided by ``forfeit`` when a player was proven to have equivocated."""
+    copy); decided by ``forfeit`` when a player was proven to have equivocated; when its
+    copies fork at a claim, told by the copy that refutes the claim, or by every copy when
+    they all give the same result, or else counted for nobody."""
     ordered = sorted(copies.copies, key=lambda f: -f.entries)  # stable
-    valid = [f for f in ordered if not f.damaged]
-    best = (valid or ordered or list(copies.evidence))[0]
-    status = best.verdict.status
     flags: list[FlagKind] = []
-    one_key = best.players is not None and best.players[0] == best.players[1]
-    if one_key:
-        flags.append(FlagKind.ONE_KEY)
     winner: int | None = None
-    if copies.proofs:
-        flags.insert(0, FlagKind.EQUIVOCATION)
-        winner = forfeit(copies.cheats)
-        counted = winner is not None and not one_key
-    elif len(copies.branches) > 1:
-        flags.insert(0, FlagKind.SAME_ID)
-        counted = False
+    live = copies.live
+    if copies.proofs or len(copies.branches) == 1:
+        best = _best(ordered) or copies.evidence[0]
+        flags, counted = _told(best)
+        if copies.proofs:
+            flags = [FlagKind.EQUIVOCATION, *(f for f in flags if f is FlagKind.ONE_KEY)]
+            winner = forfeit(copies.cheats)
+            counted = winner is not None and FlagKind.ONE_KEY not in flags
     else:
-        if status is VerdictStatus.DECIDED:
-            flags.append(FlagKind.DECIDED)
-        elif status is VerdictStatus.UNFINISHED:
-            flags.append(FlagKind.UNFINISHED)
-        elif status is VerdictStatus.CLAIM:
-            clock = best.verdict.reason == "clock"
-            flags.append(FlagKind.CLOCK_CLAIM if clock else FlagKind.CLAIM)
-        counted = status in COUNTED and not one_key
+        bests = [
+            b for b in (_best(sorted(branch, key=lambda f: -f.entries)) for branch in live) if b
+        ]
+        best = max(bests, key=lambda f: f.entries) if bests else ordered[0]
+        flags, counted = _told(best)
+        flags[:0] = [FlagKind.REFUTED_CLAIM] if copies.refuted else []
+        if len(bests) > 1 and _same_result(bests):
+            flags.insert(0, FlagKind.CLAIM_CROSSED)
+        elif len(bests) != 1:
+            flags, counted = [FlagKind.SAME_ID], False
     bad = tuple(f.verdict for f in ordered if f.damaged)
     if bad:
         flags.append(FlagKind.INVALID)
@@ -422,6 +429,38 @@ def _one_game(copies: GameCopies, forfeit: Forfeit) -> EventGame:
         proofs=copies.proofs,
         evidence=tuple(f.where for f in copies.evidence),
         forfeit=winner,
+        refuted=copies.refuted,
+    )
+
+
+def _best(ordered: Sequence[GameFile]) -> GameFile | None:
+    """The most complete valid copy of ``ordered`` (the most complete first), else the
+    most complete damaged one; None for no copy."""
+    return next((f for f in ordered if not f.damaged), ordered[0] if ordered else None)
+
+
+def _told(best: GameFile) -> tuple[list[FlagKind], bool]:
+    """The flags of a game told by its copy ``best``, and whether it counts."""
+    status = best.verdict.status
+    flags: list[FlagKind] = []
+    one_key = best.players is not None and best.players[0] == best.players[1]
+    if one_key:
+        flags.append(FlagKind.ONE_KEY)
+    if status is VerdictStatus.DECIDED:
+        flags.append(FlagKind.DECIDED)
+    elif status is VerdictStatus.UNFINISHED:
+        flags.append(FlagKind.UNFINISHED)
+    elif status is VerdictStatus.CLAIM:
+        clock = best.verdict.reason == "clock"
+        flags.append(FlagKind.CLOCK_CLAIM if clock else FlagKind.CLAIM)
+    return flags, status in COUNTED and not one_key
+
+
+def _same_result(copies: Sequence[GameFile]) -> bool:
+    """Whether the copies all hold a finished game with one result (a claim that crossed
+    the last entries, after the game was decided, changes nothing)."""
+    return all(f.verdict.status in COUNTED for f in copies) and (
+        len({f.verdict.winner for f in copies}) == 1
     )
 
 
@@ -432,6 +471,13 @@ def _flags(games: Iterable[EventGame]) -> Iterable[Flag]:
             if kind is FlagKind.INVALID:
                 for bad in game.bad:
                     yield Flag(kind, _bad_copy(short, bad, game), (bad.where,))
+            elif kind is FlagKind.REFUTED_CLAIM:
+                for claim in game.refuted:
+                    who = (
+                        f"{'AB'[claim.seat]} ({game.players[claim.seat] if game.players else '?'})"
+                    )
+                    text = f"game {short}: {who} {claim.describe()}"
+                    yield Flag(kind, text, (claim.copy, claim.by))
             elif kind is FlagKind.EQUIVOCATION:
                 said = "; ".join(p.describe() for p in game.proofs)
                 proven = tuple(dict.fromkeys(f for p in game.proofs for f in p.files))
@@ -456,6 +502,11 @@ def _flag_text(kind: FlagKind, game: EventGame) -> str:
         )
     if kind is FlagKind.ONE_KEY:
         return f"game {short}: both seats have one key; not counted"
+    if kind is FlagKind.CLAIM_CROSSED:
+        return (
+            f"game {short}: {len(game.files)} files fork at a claim that crossed the last "
+            f"entries; every copy gives the same result: {game.result()}"
+        )
     return f"game {short}: {game.result()}" + ("" if kind is FlagKind.DECIDED else "; not counted")
 
 

@@ -10,9 +10,15 @@ with one sequence number of one game, at the fork or after it, are what only a c
 signs (*equivocation*, docs/verifying.md: an honest client signs one entry for each
 place of a game, and accepts only an OFFER made with its own fresh nonce): each pair is
 checked as an evidence file is (``replay.evidence``), so the proof is the same wherever
-it was found. A fork between two authors (a claim crossing the other's entry) proves
-nothing against anyone, and neither does a damaged copy: its damaged entry is not among
-its valid ones.
+it was found. A damaged copy proves nothing against anyone: its damaged entry is not
+among its valid ones.
+
+A fork between two authors is a claim (timeout or clock) crossing the other player's
+entry. It proves no equivocation; but a claim whose author signed an entry after the
+fork in the other copy is *refuted* (``RefutedClaim``): that entry follows the entry the
+claim says never came, and an honest client writes nothing after its own claim. The
+game is then told by the other copy. An unrefuted crossing leaves the copies in
+conflict, unless they all give the game the same result (``replay.event``).
 
 ``forfeit_winner`` is the rule applied to a game with proven equivocation: the other
 player wins by forfeit; when both players equivocated, nobody does. An event that would
@@ -31,12 +37,15 @@ from dbnet.replay.errors import ReplayError
 from dbnet.replay.evidence import Proof, evidence_bytes, prove
 from dbnet.replay.gamefile import GameFile, entry_hashes
 from dbnet.wire import codec
+from dbnet.wire.codec import Entry, EntryKind
 
 __all__ = [
+    "Comparison",
     "Forfeit",
     "Fork",
     "GameCopies",
     "Hashes",
+    "RefutedClaim",
     "copies_of",
     "forfeit_winner",
     "fork_proof",
@@ -46,7 +55,7 @@ __all__ = [
 
 Hashes = Callable[[str], list[str]]
 """The entry hashes of a file (``gamefile.entry_hashes``; a fake in tests)."""
-Fork = Callable[[str, str], tuple[Proof, ...]]
+Fork = Callable[[str, str], "Comparison"]
 """What two copies of one game that disagree prove (``fork_proof``; a fake in tests)."""
 Forfeit = Callable[[frozenset[int]], int | None]
 """Given the seats proven to have equivocated in a game, the seat that wins it, or None:
@@ -62,6 +71,37 @@ def forfeit_winner(cheats: frozenset[int]) -> int | None:
         return None
     (cheat,) = cheats
     return 1 - cheat
+
+
+@dataclass(frozen=True, slots=True)
+class RefutedClaim:
+    """A claim that the player in ``seat`` signed as entry ``seq`` of the copy ``copy``
+    (that the other player's entry ``seq`` never came), refuted by that player's own entry
+    ``later`` in the copy ``by``: it follows the other player's entry ``seq``, so the
+    claimant had it. An honest client never writes after its own claim (a claim closes
+    the log), so only a false claim is refuted."""
+
+    seat: int
+    seq: int
+    copy: str
+    later: int
+    by: str
+
+    def describe(self) -> str:
+        who, other = "AB"[self.seat], "AB"[1 - self.seat]
+        return (
+            f"claimed at entry {self.seq} that {other} stopped answering ({self.copy}), but "
+            f"signed entry {self.later} after {other}'s entry {self.seq} ({self.by}); "
+            f"{who}'s claim does not count"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """What two copies of one game prove: equivocations, and claims refuted at their fork."""
+
+    proofs: tuple[Proof, ...] = ()
+    refuted: tuple[RefutedClaim, ...] = ()
 
 
 def outcome(winner: int | None) -> str:
@@ -81,6 +121,13 @@ class GameCopies:
     branches: tuple[tuple[GameFile, ...], ...]
     evidence: tuple[GameFile, ...]
     proofs: tuple[Proof, ...]
+    refuted: tuple[RefutedClaim, ...] = ()
+
+    @property
+    def live(self) -> tuple[tuple[GameFile, ...], ...]:
+        """The branches whose claim at a fork is not refuted."""
+        gone = {r.copy for r in self.refuted}
+        return tuple(b for b in self.branches if b[0].where not in gone)
 
     @property
     def copies(self) -> tuple[GameFile, ...]:
@@ -130,10 +177,15 @@ def copies_of(
         else:
             branches.append([f])
     proofs = [f.proof for f in evidence if f.proof is not None]
+    refuted: list[RefutedClaim] = []
     for i, one in enumerate(branches):
         for other in branches[i + 1 :]:
-            proofs += prover(one[0].where, other[0].where)
-    return GameCopies(game_id, tuple(tuple(b) for b in branches), evidence, _merged(proofs))
+            found = prover(one[0].where, other[0].where)
+            proofs += found.proofs
+            refuted += found.refuted
+    return GameCopies(
+        game_id, tuple(tuple(b) for b in branches), evidence, _merged(proofs), tuple(refuted)
+    )
 
 
 def _merged(proofs: Iterable[Proof]) -> tuple[Proof, ...]:
@@ -168,29 +220,54 @@ def _holds(
     )
 
 
-def fork_proof(one: str, other: str) -> tuple[Proof, ...]:
-    """What the copies of one game at ``one`` and ``other`` prove: wherever their valid
+def fork_proof(one: str, other: str) -> Comparison:
+    """What the copies of one game at ``one`` and ``other`` prove. Wherever their valid
     entries differ, two entries signed by one key with one sequence number are checked
-    as an evidence file is; the first such proof against each key (none when the copies
-    no longer read, do not differ, or differ only between two authors). Never raises for
-    a bad file."""
+    as an evidence file is: the first such proof against each key. At the fork, a claim
+    whose author signed an entry after the fork in the other copy is refuted. Nothing when
+    the copies no longer read, or do not differ. Never raises for a bad file."""
     try:
         first, second = read_checked(one).records, read_checked(other).records
     except ReplayError:
-        return ()
+        return Comparison()
     proofs: dict[int, Proof] = {}
-    for index in range(1, min(len(first), len(second))):
-        if first[index] == second[index]:
-            continue
-        try:
+    refuted: list[RefutedClaim] = []
+    fork: int | None = None
+    try:
+        for index in range(1, min(len(first), len(second))):
+            if first[index] == second[index]:
+                continue
             a = codec.decode_signed_entry(first[index])[1]
             b = codec.decode_signed_entry(second[index])[1]
-        except DbnetError:  # cannot happen for records the verifier accepted
-            return tuple(proofs.values())
-        if a.author != b.author or a.author in proofs:
-            continue
-        data = evidence_bytes(first[0], first[1], first[index], second[index])
-        proof = prove(data, where=one, files=(one, other))[1]
-        if proof is not None:
-            proofs[proof.seat] = proof
-    return tuple(proofs.values())
+            if fork is None:
+                fork = index
+                refuted += _refuted(a, (one, first), (other, second), index)
+                refuted += _refuted(b, (other, second), (one, first), index)
+            if a.author != b.author or a.author in proofs:
+                continue
+            data = evidence_bytes(first[0], first[1], first[index], second[index])
+            proof = prove(data, where=one, files=(one, other))[1]
+            if proof is not None:
+                proofs[proof.seat] = proof
+    except DbnetError:  # cannot happen for records the verifier accepted
+        pass
+    return Comparison(tuple(proofs.values()), tuple(refuted))
+
+
+def _refuted(
+    entry: Entry,
+    mine: tuple[str, tuple[bytes, ...]],
+    theirs: tuple[str, tuple[bytes, ...]],
+    at: int,
+) -> list[RefutedClaim]:
+    """``entry``, the first of the copy ``mine`` that the copy ``theirs`` does not hold (in
+    record ``at``), refuted when it is a claim whose author signed an entry after record
+    ``at`` in ``theirs``: that entry follows the other entry of the fork, which the claim
+    says never came. (Raises DbnetError for an undecodable record.)"""
+    if entry.kind is not EntryKind.CLAIM:
+        return []
+    for record in theirs[1][at + 1 :]:
+        later = codec.decode_signed_entry(record)[1]
+        if later.author == entry.author:
+            return [RefutedClaim(entry.author, entry.seq, mine[0], later.seq, theirs[0])]
+    return []

@@ -211,3 +211,62 @@ def test_dbnet_verify_given_both_copies_names_the_equivocator(
     assert [v["status"] for v in document["verdicts"]] == ["complete", "decided"]
     plain = json.loads(dbnet(tmp_path, "verify", "--json", str(honest)).stdout)
     assert plain["equivocations"] == []
+
+
+def last_entry_of(game: Played, seat: Player) -> int:
+    return max(
+        seq
+        for seq, record in enumerate(game.records)
+        if codec.decode_signed_entry(record)[1].author == seat
+    )
+
+
+@pytest.mark.parametrize("at", ["a move", "the FINAL"])
+def test_a_forged_timeout_claim_does_not_erase_a_loss(
+    attack: Attack, tmp_path: Path, at: str
+) -> None:
+    """B signs a timeout claim where A's entry came, and sets it against A's copy, in which
+    B itself went on past that entry: B's own later signature refutes the claim, and the
+    game counts as its moves say (no key signed two entries for one place: no forfeit)."""
+    game = attack.game
+    seq = (
+        first_entry_of(game, Player.A, after=attack.seq)
+        if at == "a move"
+        else last_entry_of(game, Player.A)
+    )
+    write(attack, tmp_path / "ann.dbnr", game.records)
+    write(attack, tmp_path / "bob.dbnr", forge(game, Player.B, seq, claim=True))
+    done = dbnet(tmp_path, "event", ".", "--json")
+    assert done.returncode == 1, done.stderr  # B's claim is a lie: for the organiser to see
+    document = json.loads(done.stdout)
+    [game_json] = document["games"]
+    assert (game_json["counted"], game_json["winner"], game_json["forfeit"]) == (True, "A", False)
+    [flag] = document["flags"]
+    assert flag["kind"] == "refuted_claim"
+    assert flag["text"].startswith(
+        f"game {game_json['game_id'][:16]}: B ({attack.b}) claimed at entry {seq} that A "
+        f"stopped answering (./bob.dbnr), but signed entry "
+    )
+    standings = {s["fingerprint"]: (s["wins"], s["losses"]) for s in document["standings"]}
+    assert standings == {attack.a: (1, 0), attack.b: (0, 1)}
+
+
+def test_a_claim_crossing_the_last_entry_changes_no_result(tmp_path: Path) -> None:
+    """B wrote the FINAL of A's win and claims that A never counter-signed it: A's copy
+    holds A's COSIGN, B's copy the claim; both copies give A the game, so it counts."""
+    keys = (Identity.from_private_bytes(b"\x0a" * 32), Identity.from_private_bytes(b"\x0b" * 32))
+    game = play(keys, 16)
+    last = len(game.records) - 1
+    assert codec.decode_signed_entry(game.records[last])[1].kind is EntryKind.COSIGN
+    assert codec.decode_signed_entry(game.records[last])[1].author == Player.A
+    game.write(tmp_path / "ann.dbnr")
+    Played(game.header, forge(game, Player.B, last, claim=True), keys, game.secrets).write(
+        tmp_path / "bob.dbnr"
+    )
+    done = dbnet(tmp_path, "event", ".", "--json")
+    document = json.loads(done.stdout)
+    [game_json] = document["games"]
+    assert (game_json["counted"], game_json["winner"]) == (True, "A")
+    assert game_json["status"] == "complete"
+    assert [f["kind"] for f in document["flags"]] == ["claim_crossed"]
+    assert done.returncode == 0, done.stderr

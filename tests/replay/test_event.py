@@ -16,7 +16,7 @@ from dbnet.replay.event import FlagKind, Points, no_names, report
 from dbnet.replay.event_page import event_page
 from dbnet.replay.evidence import Proof
 from dbnet.replay.file import iter_records
-from dbnet.replay.forks import forfeit_winner
+from dbnet.replay.forks import Comparison, forfeit_winner
 from dbnet.replay.gamefile import GameFile, entry_hashes, examine
 from dbnet.replay.verify import Owed, Verdict, VerdictStatus
 
@@ -353,7 +353,9 @@ def test_an_equivocator_loses_by_forfeit_whatever_the_copies_say(honest_winner: 
     ]
     longest = [f"x{n}" for n in range(1, 41)]
     event = report(
-        files, hashes=lambda path: longest, fork=lambda one, other: (proof(1, 4, one, other),)
+        files,
+        hashes=lambda path: longest,
+        fork=lambda one, other: Comparison((proof(1, 4, one, other),)),
     )
     [game] = event.games
     assert game.counted
@@ -380,7 +382,12 @@ def test_both_equivocated_and_the_game_counts_for_nobody() -> None:
     event = report(
         files,
         hashes=lambda path: [f"x{n}" for n in range(1, 41)],
-        fork=lambda one, other: (proof(0, 7, one, other), proof(1, 8, one, other)),
+        fork=lambda one, other: Comparison(
+            (
+                proof(0, 7, one, other),
+                proof(1, 8, one, other),
+            )
+        ),
     )
     [game] = event.games
     assert not game.counted
@@ -395,7 +402,7 @@ def test_an_event_may_apply_its_own_forfeit_rule() -> None:
     event = report(
         files,
         hashes=lambda path: [f"x{n}" for n in range(1, 41)],
-        fork=lambda one, other: (proof(1, 4, one, other),),
+        fork=lambda one, other: Comparison((proof(1, 4, one, other),)),
         forfeit=lambda cheats: None,
     )
     assert not event.games[0].counted
@@ -423,7 +430,9 @@ def test_a_fork_that_proves_nothing_counts_for_nobody() -> None:
     """Copies that fork between two authors (a claim crossing an entry): no key signed two
     entries for one place; flagged, none counts, nobody named."""
     files = forked()
-    event = report(files, hashes=lambda path: [f"x{n}" for n in range(1, 41)], fork=lambda a, b: ())
+    event = report(
+        files, hashes=lambda path: [f"x{n}" for n in range(1, 41)], fork=lambda a, b: Comparison()
+    )
     [game] = event.games
     assert not game.counted
     assert [f.kind for f in event.flags] == [FlagKind.SAME_ID]
@@ -442,7 +451,9 @@ def test_a_damaged_copy_counts_under_its_game() -> None:
     )
     good = fact("good.dbnr", P, Q, "A", game_id="g", head="x40", entries=40)
     event = report(
-        [damaged, good], hashes=lambda path: [f"x{n}" for n in range(1, 41)], fork=lambda a, b: ()
+        [damaged, good],
+        hashes=lambda path: [f"x{n}" for n in range(1, 41)],
+        fork=lambda a, b: Comparison(),
     )
     [game] = event.games
     assert game.counted

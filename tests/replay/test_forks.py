@@ -13,7 +13,7 @@ from dbnet.engine import Options, Player
 from dbnet.match.peers import LocalMatch
 from dbnet.protocol.identity import Identity
 from dbnet.replay.evidence import save_evidence
-from dbnet.replay.forks import copies_of, fork_proof
+from dbnet.replay.forks import Comparison, RefutedClaim, copies_of, fork_proof
 from dbnet.replay.gamefile import entry_hashes, examine
 from dbnet.wire import codec
 from dbnet.wire.codec import ReplayHeader
@@ -61,7 +61,7 @@ def test_two_entries_for_one_place_are_proven(game: Game, tmp_path: Path, seat: 
     seq = first_entry_of(game, seat)
     honest = copy(game, tmp_path / "honest.dbnr", game.records)
     forged = copy(game, tmp_path / "forged.dbnr", forge(game, seat, seq))
-    [proof] = fork_proof(honest, forged)
+    [proof] = fork_proof(honest, forged).proofs
     assert (proof.seat, proof.seq) == (seat, seq)
     assert proof.fingerprint == game.players[seat].fingerprint
     assert proof.key == game.players[seat].public_key.hex()
@@ -69,7 +69,7 @@ def test_two_entries_for_one_place_are_proven(game: Game, tmp_path: Path, seat: 
     assert proof.files == (honest, forged)
     assert proof.entries[0] == entry_hashes(honest)[seq]
     assert proof.entries[1] == entry_hashes(forged)[seq]
-    [again] = fork_proof(forged, honest)
+    [again] = fork_proof(forged, honest).proofs
     assert again.entries == proof.entries[::-1]
 
 
@@ -83,8 +83,8 @@ def test_a_damaged_copy_proves_nothing(game: Game, tmp_path: Path, where: float)
     damaged.write_bytes(bytes(data))
     facts = examine(str(damaged))
     assert facts.damaged
-    assert fork_proof(honest, str(damaged)) == ()
-    assert fork_proof(str(damaged), honest) == ()
+    assert fork_proof(honest, str(damaged)) == Comparison()
+    assert fork_proof(str(damaged), honest) == Comparison()
     game_copies = copies_of(facts.game_id or "", [examine(honest), facts], entry_hashes)
     assert game_copies.proofs == ()
     assert len(game_copies.branches) == 1  # the damaged copy holds the start of the game
@@ -92,19 +92,31 @@ def test_a_damaged_copy_proves_nothing(game: Game, tmp_path: Path, where: float)
 
 def test_equal_copies_and_a_copy_cut_short_prove_nothing(game: Game, tmp_path: Path) -> None:
     honest = copy(game, tmp_path / "honest.dbnr", game.records)
-    assert fork_proof(honest, copy(game, tmp_path / "same.dbnr", game.records)) == ()
-    assert fork_proof(honest, copy(game, tmp_path / "cut.dbnr", game.records[:9])) == ()
-    assert fork_proof(honest, str(tmp_path / "gone.dbnr")) == ()
+    assert fork_proof(honest, copy(game, tmp_path / "same.dbnr", game.records)) == Comparison()
+    assert fork_proof(honest, copy(game, tmp_path / "cut.dbnr", game.records[:9])) == Comparison()
+    assert fork_proof(honest, str(tmp_path / "gone.dbnr")) == Comparison()
 
 
-def test_a_fork_between_two_authors_proves_nothing(game: Game, tmp_path: Path) -> None:
-    """B claims that A timed out where A's entry came: a claim crossing an entry, which an
-    honest B may sign; no key signed two entries for one place."""
+def test_a_claim_crossing_an_entry_proves_nothing(game: Game, tmp_path: Path) -> None:
+    """B claims that A timed out where A's entry came (and A's copy stops there): a claim
+    crossing an entry, which an honest B may sign; no key signed two entries for one
+    place, and B signed nothing after A's entry."""
     seq = first_entry_of(game, Player.A, after=3)
     claimed = forge(game, Player.B, seq, claim=True)
     assert codec.decode_signed_entry(claimed[seq])[1].author == Player.B
+    crossed = copy(game, tmp_path / "crossed.dbnr", game.records[: seq + 1])
+    assert fork_proof(crossed, copy(game, tmp_path / "claim.dbnr", claimed)) == Comparison()
+
+
+def test_a_claim_its_author_went_on_past_is_refuted(game: Game, tmp_path: Path) -> None:
+    seq = first_entry_of(game, Player.A, after=3)
+    later = first_entry_of(game, Player.B, after=seq)
     honest = copy(game, tmp_path / "honest.dbnr", game.records)
-    assert fork_proof(honest, copy(game, tmp_path / "claim.dbnr", claimed)) == ()
+    claim = copy(game, tmp_path / "claim.dbnr", forge(game, Player.B, seq, claim=True))
+    for one, other in ((honest, claim), (claim, honest)):
+        found = fork_proof(one, other)
+        assert found.proofs == ()
+        assert found.refuted == (RefutedClaim(1, seq, claim, later, honest),)
 
 
 def test_the_facts_of_an_evidence_file(game: Game, tmp_path: Path) -> None:

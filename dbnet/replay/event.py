@@ -11,16 +11,19 @@ From the facts of every file (``replay.gamefile``):
   (``DBNEQUV1``) of the game: the game counts for the other player as a win by forfeit,
   whatever its moves say; when both keys equivocated it counts for nobody
   (``forks.forfeit_winner``, the rule an event may replace). Copies that fork between
-  two authors (a claim crossing an entry) prove nothing: flagged, none counts. A file
-  without a valid OFFER holds no game: it is listed as unreadable, never as a game.
-- **Standings** count only complete, verified games: ``complete`` (both signed the
-  result) and ``decided`` (the result derived by re-simulation when one player
-  withheld the FINAL or its counter-signature; flagged). Unfinished games and games
-  closed by a timeout claim or a clock claim (a win on time, signed by the winner
-  alone) are listed apart and count for nobody: the organiser decides them. Each player gets the
-  games played, won, drawn and lost, match points (``Points``, 3-1-0 by default), and
-  the tie-break: the opponents' win rate, the mean over the player's games of each
-  opponent's share of games won.
+  two authors (a claim crossing an entry) prove no equivocation: a claim its own author
+  went on past in the other copy is refuted and the game told by that copy; copies that
+  all give the same result count as they say; otherwise they are flagged and none
+  counts. A file without a valid OFFER holds no game: it is listed as unreadable, never
+  as a game (or as a bad copy of the game its header names, when other files hold it).
+- **Standings** count only complete, verified games and wins by forfeit: ``complete``
+  (both signed the result) and ``decided`` (the result derived by re-simulation when one
+  player withheld the FINAL or its counter-signature; flagged). Unfinished games and
+  games closed by a timeout claim or a clock claim (a win on time, signed by the winner
+  alone) are listed apart and count for nobody: the organiser decides them. Each player
+  gets the games played, won (by forfeit too), drawn and lost, match points (``Points``,
+  3-1-0 by default), and the tie-break: the opponents' win rate, the mean over the
+  player's games of each opponent's share of games won.
 - **Roster.** Players are their keys, shown by fingerprint, with the names they signed
   (A's in the OFFER, B's in the ACCEPT: protocol version 3 and later), the warbands
   they played and their files and games. One key under several names and one name

@@ -37,7 +37,7 @@ from dbnet.replay.errors import ReplayError
 from dbnet.replay.evidence import Proof, evidence_bytes, prove
 from dbnet.replay.gamefile import GameFile, entry_hashes
 from dbnet.wire import codec
-from dbnet.wire.codec import Entry, EntryKind
+from dbnet.wire.codec import ClaimBody, Entry
 
 __all__ = [
     "Comparison",
@@ -86,13 +86,17 @@ class RefutedClaim:
     copy: str
     later: int
     by: str
+    reason: str = "timeout"
+    """The claim's reason: ``timeout`` or ``clock``."""
 
     def describe(self) -> str:
-        who, other = "AB"[self.seat], "AB"[1 - self.seat]
+        """``signed a timeout claim as entry 8 (FILE), and also entry 10, which follows A's
+        entry 8 (FILE): the claim does not count``."""
+        other = "AB"[1 - self.seat]
         return (
-            f"claimed at entry {self.seq} that {other} stopped answering ({self.copy}), but "
-            f"signed entry {self.later} after {other}'s entry {self.seq} ({self.by}); "
-            f"{who}'s claim does not count"
+            f"signed a {self.reason} claim as entry {self.seq} ({self.copy}), and also entry "
+            f"{self.later}, which follows {other}'s entry {self.seq} ({self.by}): the claim "
+            "does not count"
         )
 
 
@@ -264,10 +268,14 @@ def _refuted(
     record ``at``), refuted when it is a claim whose author signed an entry after record
     ``at`` in ``theirs``: that entry follows the other entry of the fork, which the claim
     says never came. (Raises DbnetError for an undecodable record.)"""
-    if entry.kind is not EntryKind.CLAIM:
+    body = entry.body
+    if not isinstance(body, ClaimBody):
         return []
     for record in theirs[1][at + 1 :]:
         later = codec.decode_signed_entry(record)[1]
         if later.author == entry.author:
-            return [RefutedClaim(entry.author, entry.seq, mine[0], later.seq, theirs[0])]
+            found = RefutedClaim(
+                entry.author, entry.seq, mine[0], later.seq, theirs[0], body.reason
+            )
+            return [found]
     return []

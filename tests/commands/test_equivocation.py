@@ -244,8 +244,11 @@ def test_a_forged_timeout_claim_does_not_erase_a_loss(
     [flag] = document["flags"]
     assert flag["kind"] == "refuted_claim"
     assert flag["text"].startswith(
-        f"game {game_json['game_id'][:16]}: B ({attack.b}) claimed at entry {seq} that A "
-        f"stopped answering (./bob.dbnr), but signed entry "
+        f"game {game_json['game_id'][:16]}: B ({attack.b}) signed a timeout claim as entry "
+        f"{seq} ({os.path.join('.', 'bob.dbnr')}), and also entry "
+    )
+    assert flag["text"].endswith(
+        f"which follows A's entry {seq} ({os.path.join('.', 'ann.dbnr')}): the claim does not count"
     )
     standings = {s["fingerprint"]: (s["wins"], s["losses"]) for s in document["standings"]}
     assert standings == {attack.a: (1, 0), attack.b: (0, 1)}

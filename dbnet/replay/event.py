@@ -381,9 +381,11 @@ def headline(event: Report) -> str:
 def _with_bad_copies(files: Sequence[GameFile]) -> list[GameFile]:
     """``files``, each file without a valid OFFER whose header names a game that another
     file proves taken as a bad copy of that game."""
-    known = {f.game_id: f for f in files if f.game_id is not None}
+    known = {f.game: f for f in files if f.game is not None}
     return [
-        f.as_bad_copy(known[f.header_id]) if f.game_id is None and f.header_id in known else f
+        f.as_bad_copy(known[f.header_id, f.protocol])
+        if f.header_id is not None and (f.header_id, f.protocol) in known
+        else f
         for f in files
     ]
 

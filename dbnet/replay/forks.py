@@ -153,18 +153,20 @@ def games_of(
     files: Iterable[GameFile], hashes: Hashes = entry_hashes, fork: Fork | None = None
 ) -> list[GameCopies]:
     """The games of ``files`` (copies and evidence files; other files are left out), in
-    the order their first file comes."""
-    by_id: dict[str, list[GameFile]] = defaultdict(list)
+    the order their first file comes: files of one game id and protocol version
+    (``GameFile.game``)."""
+    by_game: dict[tuple[str, int | None], list[GameFile]] = defaultdict(list)
     for f in files:
-        if f.game_id is not None:
-            by_id[f.game_id].append(f)
-    return [copies_of(game_id, group, hashes, fork) for game_id, group in by_id.items()]
+        if f.game is not None:
+            by_game[f.game].append(f)
+    return [copies_of(game[0], group, hashes, fork) for game, group in by_game.items()]
 
 
 def copies_of(
     game_id: str, files: Sequence[GameFile], hashes: Hashes, fork: Fork | None = None
 ) -> GameCopies:
-    """The branches of ``files`` (all of game ``game_id``) and the proofs they and its
+    """The branches of ``files`` (all of one game: ``game_id``, one protocol version) and
+    the proofs they and its
     evidence files hold. ``hashes`` is asked only for the entries of a copy that is longer
     than another with another last entry; ``fork`` (default ``fork_proof``) only for two
     branches."""

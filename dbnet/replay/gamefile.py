@@ -13,6 +13,10 @@ after that (a *bad copy*: invalid, its valid entries still those of its game). A
 without a valid OFFER holds no game: unreadable, or not a replay at all; if its header
 is valid, ``header_id`` keeps the game id it names (unchecked), so that an event can
 list it as a bad copy of a game that its other files prove (``as_bad_copy``).
+
+A game is its game id and its protocol version (``game``): the id does not bind the
+version, so one set of keys and nonces recorded under two versions (dbnet's own
+``replays/`` and their version-2 fixtures) makes two games, never two copies of one.
 """
 
 from __future__ import annotations
@@ -52,6 +56,14 @@ class GameFile:
     names: tuple[str | None, str | None] = (None, None)
     proof: Proof | None = None
     header_id: str | None = None
+    protocol: int | None = None
+    """The protocol version of the OFFER (of the header, for a file without an OFFER)."""
+
+    @property
+    def game(self) -> tuple[str, int | None] | None:
+        """What names the game this file is a copy (or evidence) of: the game id and the
+        protocol version; None for a file without a game."""
+        return None if self.game_id is None else (self.game_id, self.protocol)
 
     @property
     def is_copy(self) -> bool:
@@ -106,16 +118,17 @@ def _evidence(path: str, data: bytes) -> GameFile:
         warbands=facts.warbands,
         names=facts.names,
         proof=proof,
+        protocol=facts.protocol,
     )
 
 
 def _facts(path: str, verdict: Verdict, records: tuple[bytes, ...]) -> GameFile:
     """The facts of a file of ``verdict`` whose valid records are ``records``."""
     if len(records) < 2:
-        header_id = None
-        if records:  # the header only: the verifier decoded it already
-            header_id = codec.decode_replay_header(records[0]).game_id.hex()
-        return GameFile(path, verdict, header_id=header_id)
+        if not records:
+            return GameFile(path, verdict)
+        header = codec.decode_replay_header(records[0])  # the verifier decoded it already
+        return GameFile(path, verdict, header_id=header.game_id.hex(), protocol=header.protocol)
     try:
         offer = codec.decode_signed_entry(records[1])[1]
         accept = codec.decode_signed_entry(records[2])[1] if len(records) > 2 else None
@@ -137,6 +150,7 @@ def _facts(path: str, verdict: Verdict, records: tuple[bytes, ...]) -> GameFile:
         head=codec.entry_hash(last.signed).hex(),
         entries=len(records) - 1,
         names=(body.name, b_name),
+        protocol=offer.version,
     )
 
 

@@ -494,3 +494,16 @@ def test_a_copy_damaged_in_its_offer_counts_under_the_game_its_header_names(
     bad_header = examine(str(tmp_path / "header.dbnr"))
     assert bad_header.header_id is None
     assert len(report([examine(str(good)), bad_header]).unreadable) == 1
+
+
+def test_one_game_id_recorded_under_two_protocol_versions_is_two_games() -> None:
+    """The shipped replays (version 3) play their version-2 fixtures again with the same
+    keys and nonces, so under the same game ids: the id does not bind the version, so
+    they are two games each, not copies in conflict, and nobody is said to equivocate."""
+    v2 = shipped(SHORT).parents[1] / "tests" / "replay" / "fixtures" / "v2" / SHORT
+    files = [examine(str(v2)), examine(str(shipped(SHORT)))]
+    assert files[0].game_id == files[1].game_id
+    assert (files[0].protocol, files[1].protocol) == (2, 3)
+    event = report(files)
+    assert [(g.counted, g.proofs) for g in event.games] == [(True, ()), (True, ())]
+    assert event.flags == ()

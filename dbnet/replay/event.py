@@ -494,7 +494,8 @@ def _flags(games: Iterable[EventGame]) -> Iterable[Flag]:
 def _bad_copy(short: str, bad: Verdict, game: EventGame) -> str:
     if game.verdict.status is VerdictStatus.INVALID:
         return f"game {short}: {bad.summary()}; no valid copy of the game: not counted"
-    return f"game {short}: a damaged copy ({bad.summary()}); the game is told by its valid copy"
+    valid = count(len(game.files) - len(game.bad), "valid copy", "valid copies")
+    return f"game {short}: a damaged copy ({bad.summary()}); the game is told by its {valid}"
 
 
 def _flag_text(kind: FlagKind, game: EventGame) -> str:

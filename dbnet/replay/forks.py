@@ -170,7 +170,7 @@ def copies_of(
     evidence files hold. ``hashes`` is asked only for the entries of a copy that is longer
     than another with another last entry; ``fork`` (default ``fork_proof``) only for two
     branches."""
-    prover = fork_proof if fork is None else fork
+    prover = fork or _reading_once()
     evidence = tuple(f for f in files if f.proof is not None)
     copies = sorted((f for f in files if f.is_copy), key=lambda f: -f.entries)  # stable
     branches: list[list[GameFile]] = []
@@ -226,15 +226,38 @@ def _holds(
     )
 
 
-def fork_proof(one: str, other: str) -> Comparison:
-    """What the copies of one game at ``one`` and ``other`` prove. Wherever their valid
-    entries differ, two entries signed by one key with one sequence number are checked
-    as an evidence file is: the first such proof against each key. At the fork, a claim
-    whose author signed an entry after the fork in the other copy is refuted. Nothing when
-    the copies no longer read, or do not differ. Never raises for a bad file."""
+def _reading_once() -> Fork:
+    """``fork_proof``, reading (and verifying) each file once however many times it is
+    compared."""
+    known: dict[str, tuple[bytes, ...] | None] = {}
+
+    def read(path: str) -> tuple[bytes, ...] | None:
+        if path not in known:
+            known[path] = _records(path)
+        return known[path]
+
+    return lambda one, other: fork_proof(one, other, read=read)
+
+
+def _records(path: str) -> tuple[bytes, ...] | None:
+    """The valid records of the file at ``path``; None when it can no longer be read."""
     try:
-        first, second = read_checked(one).records, read_checked(other).records
+        return read_checked(path).records
     except ReplayError:
+        return None
+
+
+def fork_proof(
+    one: str, other: str, *, read: Callable[[str], tuple[bytes, ...] | None] = _records
+) -> Comparison:
+    """What the copies of one game at ``one`` and ``other`` (their valid records read by
+    ``read``) prove. Wherever their valid entries differ, two entries signed by one key
+    with one sequence number are checked as an evidence file is: the first such proof
+    against each key. At the fork, a claim whose author signed an entry after the fork in
+    the other copy is refuted. Nothing when the copies no longer read, or do not differ.
+    Never raises for a bad file."""
+    first, second = read(one), read(other)
+    if first is None or second is None:
         return Comparison()
     proofs: dict[int, Proof] = {}
     refuted: list[RefutedClaim] = []
@@ -255,6 +278,8 @@ def fork_proof(one: str, other: str) -> Comparison:
             proof = prove(data, where=one, files=(one, other))[1]
             if proof is not None:
                 proofs[proof.seat] = proof
+                if len(proofs) == 2:
+                    break  # both players: nothing more to find
     except DbnetError:  # cannot happen for records the verifier accepted
         pass
     return Comparison(tuple(proofs.values()), tuple(refuted))

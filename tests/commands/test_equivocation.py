@@ -3,7 +3,9 @@ already (a RESIGN instead of its own first move), to set its copy against the wi
 ``dbnet event`` and ``dbnet verify`` (real processes, real signed replays) name the
 equivocating key with the proof and give the game to the other player by forfeit. The
 proof is found in two copies of the game anywhere in the folder, or in an evidence file
-(``DBNEQUV1``); a merely damaged copy proves nothing against anyone."""
+(``DBNEQUV1``); a merely damaged copy proves nothing against anyone. The same loser's
+forged timeout claim is refuted by its own later entries in the winner's copy, and a
+claim crossing the counter-signature of a decided game changes no result."""
 
 from __future__ import annotations
 

@@ -3,14 +3,15 @@
 Every ``*.dbnr`` file in the folder (and its subfolders) is verified as ``dbnet verify``
 does it, in the same worker processes and with the same progress bar; then
 ``dbnet.replay.event`` makes the games (both players' copies of a game count once),
-the roster, the flags and the standings, which count only complete, verified games.
-The output is text, or ``--json`` (one document: ``roster``, ``standings``, ``games``,
-``flags``, ``notes``), or ``--html`` (one self-contained page).
+the roster, the flags and the standings, which count only complete, verified games and
+wins by forfeit (a player proven to have equivocated loses the game). The output is
+text, or ``--json`` (one document: ``roster``, ``standings``, ``games``, ``flags``,
+``notes``, ``unreadable``), or ``--html`` (one self-contained page).
 
 Exit status: 0 when every file is a valid replay (unfinished games and claims are
-listed apart, not errors); 1 when a file is invalid, is evidence of equivocation, or
-disagrees with another copy of its game; 2 for usage errors (no such folder, a folder
-without replays, bad ``--points``).
+listed apart, not errors); 1 when a file is damaged or unreadable, a player is proven to
+have equivocated, or copies of a game disagree; 2 for usage errors (no such folder, a
+folder without replays, bad ``--points``).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Final
 
 import dbnet
 from dbnet.commands.verify import UsageError, find_replays, jobs_for, map_files, with_progress
-from dbnet.replay.event import EventGame, FlagKind, Points, Report, report
+from dbnet.replay.event import EventGame, FlagKind, Points, Report, count, headline, report
 from dbnet.replay.event_page import event_page
 from dbnet.replay.gamefile import GameFile, examine
 from dbnet.text import printable
@@ -31,7 +32,13 @@ from dbnet.text import printable
 EXIT_OK: Final = 0
 EXIT_FLAGGED: Final = 1
 EXIT_USAGE: Final = 2
-FAILING: Final = (FlagKind.INVALID, FlagKind.EVIDENCE, FlagKind.SAME_ID)
+FAILING: Final = (
+    FlagKind.INVALID,
+    FlagKind.UNREADABLE,
+    FlagKind.EQUIVOCATION,
+    FlagKind.REFUTED_CLAIM,
+    FlagKind.SAME_ID,
+)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -65,13 +72,7 @@ def read_all(files: list[str], jobs: int) -> list[GameFile]:
 
 def text_lines(event: Report, folder: str) -> Iterator[str]:
     """The event for people (each line escaped by the caller: names come from files)."""
-    counted, apart = event.counted, event.apart
-    copies = any(len(g.files) > 1 for g in event.games)
-    yield (
-        f"{folder}: {_count(event.files, 'replay file')} hold {_count(len(event.games), 'game')}"
-        + (" (the copies of a game count once)" if copies else "")
-        + f"; {len(counted)} counted, {len(apart)} listed apart."
-    )
+    yield f"{folder}: {headline(event)}"
     p = event.points
     yield ""
     yield (
@@ -85,7 +86,9 @@ def text_lines(event: Report, folder: str) -> Iterator[str]:
             f"  {'rank':>4}  {'player':<19}  played  won  drawn  lost  points  opp. win rate  names"
         )
         for s in event.standings:
-            unsigned = f"  ({s.unsigned} not counter-signed)" if s.unsigned else ""
+            notes = [f"{s.unsigned} not counter-signed"] if s.unsigned else []
+            notes += [f"{s.forfeits} won by forfeit"] if s.forfeits else []
+            unsigned = f"  ({'; '.join(notes)})" if notes else ""
             names = ", ".join(s.names) or "-"
             yield (
                 f"  {s.rank:>4}  {s.fingerprint:<19}  {s.played:>6}  {s.wins:>3}  {s.draws:>5}  "
@@ -99,7 +102,7 @@ def text_lines(event: Report, folder: str) -> Iterator[str]:
     for e in event.roster:
         warbands = ", ".join(repr(w) for w in e.warbands)
         names = ", ".join(repr(n) for n in e.names) or "no name recorded"
-        games = f"{_count(e.games, 'game')} in {_count(e.files, 'file')}"
+        games = f"{count(e.games, 'game')} in {count(e.files, 'file')}"
         yield f"  {e.fingerprint}  {names}; {games}; warbands {warbands}"
     yield ""
     yield "Flags:"
@@ -111,10 +114,15 @@ def text_lines(event: Report, folder: str) -> Iterator[str]:
             yield f"    {name}"
     yield ""
     yield "Games counted:"
-    yield from _games(counted)
+    yield from _games(event.counted)
     yield ""
     yield "Games listed apart (not counted):"
-    yield from _games(apart)
+    yield from _games(event.apart)
+    if event.unreadable:
+        yield ""
+        yield "Unreadable files (no game in them; not counted):"
+        for verdict in event.unreadable:
+            yield f"  {verdict.where}: {verdict.summary()}"
 
 
 def _games(games: tuple[EventGame, ...]) -> Iterator[str]:
@@ -128,13 +136,12 @@ def _games(games: tuple[EventGame, ...]) -> Iterator[str]:
         )
         short = (game.game_id or "-")[:16]
         yield f"  {short:<16}  A {a}  B {b}  {game.result()}"
+        damaged = {v.where for v in game.bad}
         for name in game.files:
-            yield f"    {name}"
+            yield f"    {name}" + ("  (damaged copy)" if name in damaged else "")
+        for name in game.evidence:
+            yield f"    {name}  (equivocation evidence)"
 
 
 def _named(player: str, name: str | None) -> str:
     return player if name is None else f"{player} ({name})"
-
-
-def _count(n: int, what: str) -> str:
-    return f"{n} {what}" if n == 1 else f"{n} {what}s"

@@ -8,11 +8,15 @@ parallel worker processes when there are many (``--jobs``). A progress bar goes
 to stderr when it is a terminal.
 
 A file of equivocation evidence (``dbnet.replay.evidence``) gets the verdict
-*equivocation* when it proves that a player signed two entries for one slot.
+*equivocation* when it proves that a player signed two entries for one slot. Across
+the files, copies of one game that hold two different entries signed by one key for
+one place prove the same (``dbnet.replay.forks``): each such game is named after the
+verdicts, with the key that signed twice and the forfeit it costs (``equivocations``
+in JSON).
 
-Exit status: 0 when every file is a complete, valid game; 1 otherwise (an
-unfinished game, a claim or evidence is not a verified result); 2 for usage errors (a
-path that does not exist, a folder without replays).
+Exit status: 0 when every file is a complete, valid game and no key is proven to have
+equivocated; 1 otherwise (an unfinished game, a claim or evidence is not a verified
+result); 2 for usage errors (a path that does not exist, a folder without replays).
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ from typing import Final, TextIO, TypeVar
 from dbnet.replay.checked import read_checked
 from dbnet.replay.errors import ReplayError
 from dbnet.replay.file import EXTENSION
+from dbnet.replay.forks import GameCopies, forfeit_winner, games_of, outcome
+from dbnet.replay.gamefile import examine
 from dbnet.replay.verify import Verdict, VerdictStatus
 from dbnet.text import printable
 
@@ -63,15 +69,20 @@ def run(args: argparse.Namespace) -> int:
     except UsageError as exc:
         print(f"dbnet verify: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    verdicts = with_progress(verify_files(files, jobs), len(files))
+    facts = with_progress(map_files(examine, files, jobs), len(files))
+    verdicts = [f.verdict for f in facts]
+    proven = [g for g in games_of(facts) if g.proofs]
     if args.json:
-        print(json.dumps(json_document(verdicts), indent=2))
+        print(json.dumps(json_document(verdicts, proven), indent=2))
     elif len(verdicts) == 1:
         print(format_single(verdicts[0]))
     else:
         print(format_table(verdicts, _width()))
-        print(format_counts(verdicts))
-    return EXIT_OK if all(v.ok for v in verdicts) else EXIT_FAILED
+        print(format_counts(verdicts, proven=bool(proven)))
+    if not args.json:
+        for game in proven:
+            print(printable(format_equivocation(game)))
+    return EXIT_OK if all(v.ok for v in verdicts) and not proven else EXIT_FAILED
 
 
 # --- finding and checking files ---------------------------------------------------
@@ -260,26 +271,49 @@ def format_table(verdicts: Iterable[Verdict], width: int = MIN_WIDTH) -> str:
     return "\n".join(line.rstrip() for line in lines)
 
 
-def format_counts(verdicts: Sequence[Verdict]) -> str:
+def format_equivocation(game: GameCopies) -> str:
+    """``equivocation proven: game ID: B (FINGERPRINT) signed two different entries with
+    sequence number 5 (FILE, FILE); A won by forfeit``."""
+    said = "; ".join(f"{p.describe()} ({', '.join(p.files)})" for p in game.proofs)
+    winner = forfeit_winner(game.cheats)
+    return f"equivocation proven: game {game.game_id[:16]}: {said}; {outcome(winner)}"
+
+
+def equivocation_json(game: GameCopies) -> dict[str, object]:
+    winner = forfeit_winner(game.cheats)
+    players = game.players
+    return {
+        "game_id": game.game_id[:16],
+        "players": None if players is None else dict(zip("AB", players, strict=True)),
+        "cheats": [p.to_json() for p in game.proofs],
+        "winner": None if winner is None else "AB"[winner],
+        "result": outcome(winner),
+    }
+
+
+def format_counts(verdicts: Sequence[Verdict], *, proven: bool = False) -> str:
     counts = dict.fromkeys(VerdictStatus, 0)
     for v in verdicts:
         counts[v.status] += 1
     rare = (VerdictStatus.DECIDED, VerdictStatus.EQUIVOCATION)  # shown only when present
     shown = [s for s in VerdictStatus if counts[s] or s not in rare]
     parts = ", ".join(f"{counts[s]} {COUNT_LABELS[s]}" for s in shown)
-    ok = "all verified" if all(v.ok for v in verdicts) else "NOT all verified"
+    ok = "all verified" if all(v.ok for v in verdicts) and not proven else "NOT all verified"
     return f"{len(verdicts)} files: {parts}; {ok}"
 
 
-def json_document(verdicts: Sequence[Verdict]) -> dict[str, object]:
+def json_document(
+    verdicts: Sequence[Verdict], proven: Sequence[GameCopies] = ()
+) -> dict[str, object]:
     counts = dict.fromkeys((s.value for s in VerdictStatus), 0)
     for v in verdicts:
         counts[v.status.value] += 1
     return {
-        "ok": all(v.ok for v in verdicts),
+        "ok": all(v.ok for v in verdicts) and not proven,
         "files": len(verdicts),
         "counts": counts,
         "verdicts": [v.to_json() for v in verdicts],
+        "equivocations": [equivocation_json(g) for g in proven],
     }
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from dbnet.replay.event import EventGame, Report
+from dbnet.replay.event import EventGame, Report, headline
 from dbnet.replay.page import document
 from dbnet.text import markup as esc
 
@@ -17,16 +17,14 @@ def event_page(report: Report, *, version: str, folder: str) -> str:
     """The page of ``report``, checked by dbnet ``version`` from the replays in ``folder``."""
     p = report.points
     counted, apart = report.counted, report.apart
-    intro = (
-        f"{report.files} replay files in {folder}, verified by dbnet {version}: "
-        f"{len(report.games)} games, {len(counted)} counted in the standings, "
-        f"{len(apart)} listed apart."
-    )
+    intro = f"Verified by dbnet {version}: {headline(report)}"
     parts = [
         f"<header><h1>Event: {esc(folder)}</h1><p>{esc(intro)}</p></header>",
         "<main>",
         f"<h2>Standings</h2><p>Win {p.win}, draw {p.draw}, loss {p.loss} points; ties broken "
-        "by the opponents' win rate. Only complete, verified games count.</p>",
+        "by the opponents' win rate. Only complete, verified games count, and wins by "
+        "forfeit: a player proven to have signed two different entries for one place of a "
+        "game loses it.</p>",
         _table(
             (
                 "Rank",
@@ -39,6 +37,7 @@ def event_page(report: Report, *, version: str, folder: str) -> str:
                 "Points",
                 "Opp. win rate",
                 "Not counter-signed",
+                "Won by forfeit",
             ),
             [
                 (
@@ -52,6 +51,7 @@ def event_page(report: Report, *, version: str, folder: str) -> str:
                     str(s.points),
                     f"{float(s.opponents_win_rate):.1%}",
                     str(s.unsigned) if s.unsigned else "",
+                    str(s.forfeits) if s.forfeits else "",
                 )
                 for s in report.standings
             ],
@@ -77,16 +77,25 @@ def event_page(report: Report, *, version: str, folder: str) -> str:
         _games(counted),
         "<h2>Games listed apart (not counted)</h2>",
         _games(apart),
+        *(_unreadable(report) if report.unreadable else ()),
         "</main>",
     ]
     return document(f"dbnet event: {folder}", STYLE, "\n".join(parts))
+
+
+def _unreadable(report: Report) -> tuple[str, ...]:
+    listed = _list([f"{v.where}: {v.summary()}" for v in report.unreadable])
+    return ("<h2>Unreadable files (no game in them)</h2>", listed)
 
 
 def _games(games: Sequence[EventGame]) -> str:
     rows = []
     for game in games:
         a, b = game.players or ("?", "?")
-        rows.append(((game.game_id or "")[:16], a, b, game.result(), "\n".join(game.files)))
+        damaged = {v.where for v in game.bad}
+        files = [f + (" (damaged copy)" if f in damaged else "") for f in game.files]
+        files += [f"{f} (equivocation evidence)" for f in game.evidence]
+        rows.append(((game.game_id or "")[:16], a, b, game.result(), "\n".join(files)))
     return _table(("Game id", "A", "B", "Result", "Files"), rows)
 
 

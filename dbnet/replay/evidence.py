@@ -17,10 +17,15 @@ the header and the OFFER are checked as a verifier checks them, and records 2 an
 3 must be two different entries of that game with the same sequence number and
 author, each validly signed by that author's key. The file is written whole
 (a temporary file, fsynced, then linked into place), never over another file.
+
+``prove`` gives what proven evidence establishes, as a ``Proof`` (the game, the key that
+signed twice and the place): ``dbnet event`` and ``dbnet verify`` apply it
+(``replay.forks``), whether it comes from an evidence file or from two copies of a game.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
@@ -34,10 +39,57 @@ from dbnet.replay.verify import GAME_ID_HEX_DIGITS, ReplayVerifier, Verdict, Ver
 from dbnet.wire import codec
 from dbnet.wire.codec import ReplayHeader
 
-__all__ = ["EVIDENCE_MAGIC", "check_evidence", "evidence_path", "read_evidence", "save_evidence"]
+__all__ = [
+    "EVIDENCE_MAGIC",
+    "Proof",
+    "check_evidence",
+    "evidence_bytes",
+    "evidence_path",
+    "prove",
+    "read_evidence",
+    "save_evidence",
+]
 
 EVIDENCE_MAGIC: Final = b"DBNEQUV1"
 _RECORDS: Final = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Proof:
+    """What equivocation evidence proves: the player in ``seat`` (0 is A, 1 is B) of the
+    game ``game_id`` (hex, whole), whose key is ``key`` (hex, fingerprint ``fingerprint``),
+    signed two different entries with sequence number ``seq``, of hashes ``entries`` (hex);
+    ``files`` are where the two entries were found (an evidence file, or two copies)."""
+
+    game_id: str
+    seat: int
+    key: str
+    fingerprint: str
+    seq: int
+    entries: tuple[str, str]
+    files: tuple[str, ...]
+
+    @property
+    def player(self) -> str:
+        """``A`` or ``B``."""
+        return Player(self.seat).name
+
+    def describe(self) -> str:
+        """``B (FINGERPRINT) signed two different entries with sequence number 5``."""
+        return (
+            f"{self.player} ({self.fingerprint}) signed two different entries with sequence "
+            f"number {self.seq}"
+        )
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "player": self.player,
+            "fingerprint": self.fingerprint,
+            "key": self.key,
+            "seq": self.seq,
+            "entries": list(self.entries),
+            "files": list(self.files),
+        }
 
 
 def evidence_path(replay: Path, seq: int) -> Path:
@@ -63,10 +115,15 @@ def save_evidence(
     """
     _, entry = codec.decode_signed_entry(first)
     path = evidence_path(replay, entry.seq)
-    records = (codec.encode_replay_header(header), offer, first, second)
-    contents = EVIDENCE_MAGIC + b"".join(len(r).to_bytes(LENGTH_SIZE, "big") + r for r in records)
-    create_file(path, contents)
+    create_file(path, evidence_bytes(codec.encode_replay_header(header), offer, first, second))
     return path
+
+
+def evidence_bytes(header: bytes, offer: bytes, first: bytes, second: bytes) -> bytes:
+    """The bytes of an evidence file: ``header`` (the replay header's record), the OFFER
+    and the two entries, framed."""
+    records = (header, offer, first, second)
+    return EVIDENCE_MAGIC + b"".join(len(r).to_bytes(LENGTH_SIZE, "big") + r for r in records)
 
 
 def read_evidence(data: bytes, *, where: str) -> tuple[ReplayHeader, bytes, bytes, bytes]:
@@ -87,6 +144,13 @@ def check_evidence(data: bytes, *, where: str) -> Verdict:
     """The verdict on an evidence file's bytes: *equivocation* (proven: ``seq`` and, in
     ``reason``, who signed twice) or *invalid* at the record that fails. Never raises
     for bad input."""
+    return prove(data, where=where)[0]
+
+
+def prove(data: bytes, *, where: str, files: tuple[str, ...] = ()) -> tuple[Verdict, Proof | None]:
+    """``check_evidence``'s verdict on ``data``, and what it proves (None when it proves
+    nothing); the proof was found in ``files`` (default: ``where``). Never raises for bad
+    input."""
     verifier = ReplayVerifier(where)
     offsets: list[int] = []
     records: list[bytes] = []
@@ -104,13 +168,12 @@ def check_evidence(data: bytes, *, where: str) -> Verdict:
             if index < 2:
                 verifier.add(record)  # the header, then the OFFER, as a verifier checks them
     except ReplayError as exc:
-        return _invalid(where, exc.record, exc.offset, exc.problem)
+        return _invalid(where, exc.record, exc.offset, exc.problem), None
     except InvalidEntryError as exc:
-        return _invalid(where, len(offsets) - 1, offsets[-1], exc.reason)
+        return _invalid(where, len(offsets) - 1, offsets[-1], exc.reason), None
     if len(records) != _RECORDS:
-        return _invalid(
-            where, None, None, f"{len(records)} records, not the {_RECORDS} of evidence"
-        )
+        reason = f"{len(records)} records, not the {_RECORDS} of evidence"
+        return _invalid(where, None, None, reason), None
     log = verifier.log
     assert log is not None
     entries = []
@@ -118,27 +181,41 @@ def check_evidence(data: bytes, *, where: str) -> Verdict:
         try:
             signed, entry = codec.decode_signed_entry(records[index])
         except DbnetError as exc:
-            return _invalid(where, index, offsets[index], f"malformed: {exc}")
+            return _invalid(where, index, offsets[index], f"malformed: {exc}"), None
         if entry.game_id != log.game_id:
-            return _invalid(where, index, offsets[index], "an entry of another game")
+            return _invalid(where, index, offsets[index], "an entry of another game"), None
         if not 0 <= entry.author <= 1:
-            return _invalid(where, index, offsets[index], f"author {entry.author} is no player")
+            return _invalid(
+                where, index, offsets[index], f"author {entry.author} is no player"
+            ), None
         key = log.keys[entry.author]
         if not verify(key, signed.signature, codec.signing_message(signed.signed)):
             who = Player(entry.author).name
-            return _invalid(
-                where, index, offsets[index], f"bad signature: not signed by {who}'s key"
-            )
+            bad = f"bad signature: not signed by {who}'s key"
+            return _invalid(where, index, offsets[index], bad), None
         entries.append((signed, entry))
     (first_signed, first), (second_signed, second) = entries
     if (first.seq, first.author) != (second.seq, second.author):
-        return _invalid(
-            where, 3, offsets[3], "the two entries differ in sequence number or author: no proof"
-        )
+        differ = "the two entries differ in sequence number or author: no proof"
+        return _invalid(where, 3, offsets[3], differ), None
     if first_signed.signed == second_signed.signed:
-        return _invalid(where, 3, offsets[3], "the two entries are the same entry: no proof")
+        same = "the two entries are the same entry: no proof"
+        return _invalid(where, 3, offsets[3], same), None
     who = Player(first.author).name
-    return Verdict(
+    key = log.keys[first.author]
+    proof = Proof(
+        game_id=log.game_id.hex(),
+        seat=first.author,
+        key=key.hex(),
+        fingerprint=fingerprint(key),
+        seq=first.seq,
+        entries=(
+            codec.entry_hash(first_signed.signed).hex(),
+            codec.entry_hash(second_signed.signed).hex(),
+        ),
+        files=files or (where,),
+    )
+    verdict = Verdict(
         where=where,
         status=VerdictStatus.EQUIVOCATION,
         entries=2,
@@ -147,10 +224,10 @@ def check_evidence(data: bytes, *, where: str) -> Verdict:
         seq=first.seq,
         reason=(
             f"{who} signed two different entries with sequence number {first.seq} "
-            f"(records 2 and 3), proof that {who} ({fingerprint(log.keys[first.author])}) "
-            "cheated"
+            f"(records 2 and 3), proof that {who} ({fingerprint(key)}) cheated"
         ),
     )
+    return verdict, proof
 
 
 def _invalid(where: str, record: int | None, offset: int | None, reason: str) -> Verdict:

@@ -11,7 +11,10 @@ from dbnet.catalog import default_warbands, load_catalog, load_map
 from dbnet.engine import Decision, Game, GameSetup, Options, Player, format_choice
 from dbnet.match.peers import LocalMatch
 from dbnet.protocol.identity import Identity
+from dbnet.protocol.log import GameLog
+from dbnet.protocol.peer import Peer
 from dbnet.replay.file import ReplayWriter
+from dbnet.wire import codec
 from dbnet.wire.codec import ReplayHeader
 
 
@@ -21,6 +24,9 @@ class Played:
 
     header: ReplayHeader
     records: tuple[bytes, ...]
+    players: tuple[Identity, Identity]
+    secrets: tuple[bytes, bytes]
+    """A's and B's chain secrets: to write another entry for one of them (a forgery)."""
 
     def write(self, path: Path, *, upto: int | None = None, created: str = "") -> Path:
         """Write the game (its first ``upto`` records) to ``path``."""
@@ -65,4 +71,25 @@ def play(
     header = ReplayHeader(
         rules=log.rules, game_id=log.game_id, keys=log.keys, created="2025-01-01T00:00:00Z"
     )
-    return Played(header, tuple(match.records))
+    return Played(header, tuple(match.records), players, secrets)
+
+
+def forge(game: Played, seat: Player, seq: int, *, claim: bool = False) -> tuple[bytes, ...]:
+    """The entries of ``game`` before ``seq``, then an entry at ``seq`` signed with the real
+    key of ``seat``: a RESIGN (``seat`` wrote entry ``seq`` of the honest game already: two
+    different entries for one place), or a timeout claim (``claim``: the other player
+    wrote entry ``seq``: a fork between two authors)."""
+    log = GameLog.start(game.records[0])
+    for record in game.records[1:seq]:
+        log.append(record)
+    peer = Peer.restore(game.players[seat], log, game.secrets[seat])
+    return (*game.records[:seq], peer.claim_timeout() if claim else peer.resign())
+
+
+def first_entry_of(game: Played, seat: Player, after: int = 1) -> int:
+    """The sequence number of the first entry after ``after`` that ``seat`` wrote."""
+    return next(
+        seq
+        for seq, record in enumerate(game.records)
+        if seq > after and codec.decode_signed_entry(record)[1].author == seat
+    )

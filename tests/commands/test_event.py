@@ -180,9 +180,11 @@ def test_other_points_and_an_html_page(event: Event) -> None:
         assert player in page.stdout
 
 
-def test_an_invalid_file_and_two_games_under_one_id_are_flagged(
+def test_a_damaged_copy_and_two_games_under_one_id_are_flagged(
     event: Event, tmp_path: Path
 ) -> None:
+    """Two games under one game id: A signed two OFFERs and B two ACCEPTs for one game
+    (both equivocated: it counts for nobody); a damaged copy beside a good one."""
     p, q = Identity.generate(), Identity.generate()
     nonces = (b"\x01" * 32, b"\x02" * 32)
     first, second = play((p, q), 5, nonces=nonces), play((p, q), 6, nonces=nonces)
@@ -199,9 +201,14 @@ def test_an_invalid_file_and_two_games_under_one_id_are_flagged(
     assert done.returncode == 1, done.stderr
     document = json.loads(done.stdout)
     kinds = sorted(f["kind"] for f in document["flags"])
-    assert kinds == ["invalid", "same_id"]
-    same = next(f for f in document["flags"] if f["kind"] == "same_id")
+    assert kinds == ["equivocation", "invalid"]
+    same = next(f for f in document["flags"] if f["kind"] == "equivocation")
     assert sorted(Path(f).name for f in same["files"]) == ["fork-1.dbnr", "fork-2.dbnr"]
+    forked = next(g for g in document["games"] if g["equivocations"])
+    assert [(c["player"], c["seq"]) for c in forked["equivocations"]] == [("A", 0), ("B", 1)]
+    assert not forked["counted"]
+    bad = next(f for f in document["flags"] if f["kind"] == "invalid")
+    assert [Path(f).name for f in bad["files"]] == ["bad.dbnr"]
     assert sum(s["played"] for s in document["standings"]) == 2  # only the good game
 
 
@@ -219,3 +226,45 @@ def test_usage_errors(tmp_path: Path) -> None:
     assert bad.returncode == 2
     assert "three whole numbers of points" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+def test_files_that_are_no_replays_are_not_games(tmp_path: Path) -> None:
+    """Two copies of a game, a copy with one flipped byte, an empty file and random bytes:
+    one game (three copies, one damaged) and two unreadable files, not five games."""
+    p, q = Identity.generate(), Identity.generate()
+    game = play((p, q), 8)
+    game.write(tmp_path / "a.dbnr")
+    game.write(tmp_path / "b.dbnr")
+    data = bytearray(game.write(tmp_path / "c-flipped.dbnr").read_bytes())
+    data[len(data) // 2] ^= 0x01
+    (tmp_path / "c-flipped.dbnr").write_bytes(bytes(data))
+    (tmp_path / "d-empty.dbnr").write_bytes(b"")
+    (tmp_path / "e-random.dbnr").write_bytes(bytes(range(7, 250, 3)) * 5)
+    done = dbnet(tmp_path, "event", ".")
+    assert done.returncode == 1, done.stderr  # unreadable and damaged files are flagged
+    first = done.stdout.splitlines()[0]
+    assert first == (
+        ".: 3 replay files hold 1 game (the copies of a game count once; 1 copy is damaged); "
+        "2 files are unreadable (not replays); 1 counted, 0 listed apart."
+    )
+    assert f"  {p.fingerprint}  'A'; 1 game in 3 files;" in done.stdout
+    assert "1 games" not in done.stdout
+    assert "1 files" not in done.stdout
+    document = json.loads(dbnet(tmp_path, "event", ".", "--json").stdout)
+    [only] = document["games"]
+    assert sorted(Path(f).name for f in only["files"]) == ["a.dbnr", "b.dbnr", "c-flipped.dbnr"]
+    assert only["bad_copies"] == [os.path.join(".", "c-flipped.dbnr")]
+    assert only["counted"]
+    assert [(Path(u["file"]).name) for u in document["unreadable"]] == [
+        "d-empty.dbnr",
+        "e-random.dbnr",
+    ]
+    assert sorted(f["kind"] for f in document["flags"]) == ["invalid", "unreadable", "unreadable"]
+    assert [e["games"] for e in document["roster"]] == [1, 1]
+
+
+def test_one_file_holds_one_game(tmp_path: Path) -> None:
+    play((Identity.generate(), Identity.generate()), 9).write(tmp_path / "a.dbnr")
+    done = dbnet(tmp_path, "event", ".")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(".: 1 replay file holds 1 game; 1 counted, 0 listed apart.\n")

@@ -13,6 +13,7 @@ from dbnet.engine import Decision, Game, GameSetup, Options, Player, format_choi
 from dbnet.match.peers import Chooser, LocalMatch
 from dbnet.protocol.identity import Identity
 from dbnet.protocol.log import GameLog
+from dbnet.protocol.peer import Peer
 from dbnet.replay.file import ReplayWriter
 from dbnet.wire.codec import ReplayHeader
 
@@ -120,3 +121,22 @@ def bot_game(
     match = new_match(options, identities=ids, chain_length=chain_length)
     play(match, chooser(names, seed))
     return record_game(path, match, ids)
+
+
+def forge(
+    records: tuple[bytes, ...],
+    identity: Identity,
+    secret: bytes,
+    seq: int,
+    *,
+    claim: bool = False,
+) -> tuple[bytes, ...]:
+    """``records`` before ``seq``, then an entry at ``seq`` signed by the player of
+    ``identity`` (its chain ``secret``), as its own client would write it: a RESIGN (when
+    it wrote entry ``seq`` already: two different entries for one place) or a timeout
+    claim (``claim``: the other player wrote entry ``seq``)."""
+    log = GameLog.start(records[0])
+    for record in records[1:seq]:
+        log.append(record)
+    peer = Peer.restore(identity, log, secret)
+    return (*records[:seq], peer.claim_timeout() if claim else peer.resign())

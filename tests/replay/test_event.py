@@ -12,8 +12,11 @@ import pytest
 
 from dbnet.protocol.identity import fingerprint
 from dbnet.replay.errors import ReplayError
-from dbnet.replay.event import NO_NAMES, FlagKind, Points, report
+from dbnet.replay.event import FlagKind, Points, no_names, report
 from dbnet.replay.event_page import event_page
+from dbnet.replay.evidence import Proof
+from dbnet.replay.file import iter_records
+from dbnet.replay.forks import Comparison, forfeit_winner
 from dbnet.replay.gamefile import GameFile, entry_hashes, examine
 from dbnet.replay.verify import Owed, Verdict, VerdictStatus
 
@@ -160,8 +163,8 @@ def test_two_different_replays_with_one_game_id_are_flagged_and_not_counted() ->
 
 def test_what_counts_and_what_is_listed_apart() -> None:
     bad = Verdict(where="bad.dbnr", status=VerdictStatus.INVALID, entries=0, reason="bad magic")
-    evidence = Verdict(
-        where="proof.dbnr", status=VerdictStatus.EQUIVOCATION, entries=0, reason="two entries"
+    nothing = Verdict(
+        where="proof.dbnr", status=VerdictStatus.INVALID, entries=0, reason="evidence: no proof"
     )
     files = [
         fact("decided.dbnr", P, Q, "A", status=VerdictStatus.DECIDED),
@@ -169,34 +172,30 @@ def test_what_counts_and_what_is_listed_apart() -> None:
         fact("claim.dbnr", Q, R, None, status=VerdictStatus.CLAIM),
         fact("self.dbnr", S, S, "A"),
         GameFile("bad.dbnr", bad),
-        GameFile("proof.dbnr", evidence),
+        GameFile("proof.dbnr", nothing),
     ]
     event = report(files, hashes=no_hashes)
     assert [g.files[0] for g in event.counted] == ["decided.dbnr"]
-    assert {g.files[0] for g in event.apart} == {
-        "open.dbnr",
-        "claim.dbnr",
-        "self.dbnr",
-        "bad.dbnr",
-        "proof.dbnr",
-    }
+    assert {g.files[0] for g in event.apart} == {"open.dbnr", "claim.dbnr", "self.dbnr"}
+    assert [v.where for v in event.unreadable] == ["bad.dbnr", "proof.dbnr"]  # no games
     kinds = {f.files[0]: f.kind for f in event.flags}
     assert kinds == {
         "decided.dbnr": FlagKind.DECIDED,
         "open.dbnr": FlagKind.UNFINISHED,
         "claim.dbnr": FlagKind.CLAIM,
         "self.dbnr": FlagKind.ONE_KEY,
-        "bad.dbnr": FlagKind.INVALID,
-        "proof.dbnr": FlagKind.EVIDENCE,
+        "bad.dbnr": FlagKind.UNREADABLE,
+        "proof.dbnr": FlagKind.UNREADABLE,
     }
     assert [(s.fingerprint, s.points, s.unsigned) for s in event.standings] == [
         (P, 3, 1),
         (Q, 0, 1),
     ]
-    assert "bad magic" in next(f.text for f in event.flags if f.kind is FlagKind.INVALID)
+    assert "bad magic" in next(f.text for f in event.flags if f.kind is FlagKind.UNREADABLE)
     # the four files with a valid OFFER (of facts made without names) record no names
-    assert event.notes == (NO_NAMES.format(files="4 files"),)
+    assert event.notes == (no_names(4),)
     assert event.notes[0].startswith("4 files record no player names")
+    assert no_names(1).startswith("1 file records no player names")
     assert {e.fingerprint for e in event.roster} == {P, Q, R, S}
 
 
@@ -215,7 +214,7 @@ def test_the_roster_shows_the_signed_names_and_flags_a_key_or_a_name_used_twice(
         (FlagKind.KEY_NAMES, f"key {P} signed as 'ann', 'annie'", ("1", "2")),
         (FlagKind.NAME_KEYS, f"'cy' signed by keys {R}, {S}", ("2", "3")),
     ]
-    assert event.notes == (NO_NAMES.format(files="1 file"),)
+    assert event.notes == (no_names(1),)
     assert {s.fingerprint: s.names for s in event.standings}[P] == ("ann", "annie")
     games = event.to_json()["games"]
     assert isinstance(games, list)
@@ -247,6 +246,7 @@ def test_the_json_document_has_roster_standings_and_games() -> None:
         "points": 3,
         "opponents_win_rate": 0.0,
         "not_counter_signed": 0,
+        "won_by_forfeit": 0,
     }
     games = document["games"]
     assert isinstance(games, list)
@@ -321,3 +321,189 @@ def test_a_win_on_time_is_listed_apart_as_a_clock_claim() -> None:
     [flag] = event.flags
     assert flag.kind is FlagKind.CLOCK_CLAIM
     assert "clock claim: A won on time, signed by A alone; not counted" in flag.text
+
+
+# --- equivocation: the forfeit rule ------------------------------------------------------
+
+
+def proof(seat: int, seq: int, *files: str, game_id: str = "g") -> Proof:
+    who = (P, Q)[seat]
+    return Proof(game_id, seat, f"key-{who}", who, seq, (f"x{seq}", f"y{seq}"), files)
+
+
+def test_the_forfeit_rule() -> None:
+    assert forfeit_winner(frozenset({1})) == 0
+    assert forfeit_winner(frozenset({0})) == 1
+    assert forfeit_winner(frozenset({0, 1})) is None
+
+
+def forked() -> list[GameFile]:
+    """Two copies of one game that fork; ``fork`` says what they prove."""
+    return [
+        fact("won.dbnr", P, Q, "A", game_id="g", head="x40", entries=40),
+        fact("forged.dbnr", P, Q, "B", game_id="g", head="y9", entries=9),
+    ]
+
+
+@pytest.mark.parametrize("honest_winner", ["A", "B"])
+def test_an_equivocator_loses_by_forfeit_whatever_the_copies_say(honest_winner: str) -> None:
+    files = [
+        fact("won.dbnr", P, Q, honest_winner, game_id="g", head="x40", entries=40),
+        fact("forged.dbnr", P, Q, "A", game_id="g", head="y9", entries=9),
+    ]
+    longest = [f"x{n}" for n in range(1, 41)]
+    event = report(
+        files,
+        hashes=lambda path: longest,
+        fork=lambda one, other: Comparison((proof(1, 4, one, other),)),
+    )
+    [game] = event.games
+    assert game.counted
+    assert game.winner == 0
+    assert (
+        game.result()
+        == f"A won by forfeit: B ({Q}) signed two different entries with sequence number 4"
+    )
+    assert [(s.fingerprint, s.wins, s.losses, s.forfeits) for s in event.standings] == [
+        (P, 1, 0, 1),
+        (Q, 0, 1, 0),
+    ]
+    [flag] = event.flags
+    assert flag.kind is FlagKind.EQUIVOCATION
+    assert flag.files == ("won.dbnr", "forged.dbnr")
+    assert game.to_json()["forfeit"] is True
+
+
+def test_both_equivocated_and_the_game_counts_for_nobody() -> None:
+    files = [
+        fact("one.dbnr", P, Q, "A", game_id="g", head="x40", entries=40),
+        fact("two.dbnr", P, Q, "B", game_id="g", head="y40", entries=40),
+    ]
+    event = report(
+        files,
+        hashes=lambda path: [f"x{n}" for n in range(1, 41)],
+        fork=lambda one, other: Comparison(
+            (
+                proof(0, 7, one, other),
+                proof(1, 8, one, other),
+            )
+        ),
+    )
+    [game] = event.games
+    assert not game.counted
+    assert game.winner is None
+    assert game.result().startswith("no result: both players signed two different entries")
+    assert event.standings == ()
+
+
+def test_an_event_may_apply_its_own_forfeit_rule() -> None:
+    """The rule is one function, given to ``report``: an event may decide otherwise."""
+    files = forked()
+    event = report(
+        files,
+        hashes=lambda path: [f"x{n}" for n in range(1, 41)],
+        fork=lambda one, other: Comparison((proof(1, 4, one, other),)),
+        forfeit=lambda cheats: None,
+    )
+    assert not event.games[0].counted
+
+
+def test_evidence_files_join_their_game_and_the_same_proof_counts_once() -> None:
+    copy = fact("won.dbnr", P, Q, "B", game_id="g", head="x40", entries=40)
+    evidence = dataclasses.replace(
+        fact("proof.dbnr", P, Q, None, game_id="g"), proof=proof(1, 4, "proof.dbnr")
+    )
+    again = dataclasses.replace(evidence, where="again.dbnr", proof=proof(1, 4, "again.dbnr"))
+    event = report([copy, evidence, again], hashes=no_hashes)
+    [game] = event.games
+    assert game.files == ("won.dbnr",)
+    assert game.evidence == ("proof.dbnr", "again.dbnr")
+    [found] = game.proofs
+    assert found.files == ("proof.dbnr", "again.dbnr")
+    assert (game.counted, game.winner) == (True, 0)  # B won the moves, but lost by forfeit
+    alone = report([evidence], hashes=no_hashes)  # no copy of the game at all
+    assert (alone.games[0].counted, alone.games[0].winner) == (True, 0)
+    assert alone.games[0].files == ()
+
+
+def test_a_fork_that_proves_nothing_counts_for_nobody() -> None:
+    """Copies that fork between two authors (a claim crossing an entry): no key signed two
+    entries for one place; flagged, none counts, nobody named."""
+    files = forked()
+    event = report(
+        files, hashes=lambda path: [f"x{n}" for n in range(1, 41)], fork=lambda a, b: Comparison()
+    )
+    [game] = event.games
+    assert not game.counted
+    assert [f.kind for f in event.flags] == [FlagKind.SAME_ID]
+
+
+def test_a_damaged_copy_counts_under_its_game() -> None:
+    damaged = dataclasses.replace(
+        fact("bad.dbnr", P, Q, None, game_id="g", head="x12", entries=12),
+        verdict=Verdict(
+            where="bad.dbnr",
+            status=VerdictStatus.INVALID,
+            entries=12,
+            record=13,
+            reason="bad signature",
+        ),
+    )
+    good = fact("good.dbnr", P, Q, "A", game_id="g", head="x40", entries=40)
+    event = report(
+        [damaged, good],
+        hashes=lambda path: [f"x{n}" for n in range(1, 41)],
+        fork=lambda a, b: Comparison(),
+    )
+    [game] = event.games
+    assert game.counted
+    assert game.files == ("good.dbnr", "bad.dbnr")
+    assert [v.where for v in game.bad] == ["bad.dbnr"]
+    assert [(f.kind, f.files) for f in event.flags] == [(FlagKind.INVALID, ("bad.dbnr",))]
+    assert {e.fingerprint: (e.games, e.files) for e in event.roster}[P] == (1, 2)
+    only = report([damaged], hashes=no_hashes)
+    assert not only.games[0].counted
+    assert "no valid copy" in only.flags[0].text
+
+
+def test_a_copy_damaged_in_its_offer_counts_under_the_game_its_header_names(
+    tmp_path: Path, short_game: RecordedGame
+) -> None:
+    """Its header names a game that another file proves: a bad copy of that game. Alone,
+    or with a damaged header, it holds no game: unreadable."""
+    good = tmp_path / "good.dbnr"
+    write_replay(good, short_game.header, short_game.records)
+    data = good.read_bytes()
+    [(_, offer_at, _)] = [r for r in iter_records(data, where="good") if r[0] == 1]
+    broken = bytearray(data)
+    broken[offer_at + 40] ^= 0x01
+    (tmp_path / "offer.dbnr").write_bytes(bytes(broken))
+    facts = examine(str(tmp_path / "offer.dbnr"))
+    assert facts.game_id is None
+    assert facts.header_id == short_game.header.game_id.hex()
+    event = report([examine(str(good)), facts])
+    [game] = event.games
+    assert game.counted
+    assert [v.where for v in game.bad] == [str(tmp_path / "offer.dbnr")]
+    assert event.unreadable == ()
+    alone = report([facts])
+    assert (alone.games, [v.where for v in alone.unreadable]) == ((), [facts.where])
+    header = bytearray(data)
+    header[12] ^= 0x01
+    (tmp_path / "header.dbnr").write_bytes(bytes(header))
+    bad_header = examine(str(tmp_path / "header.dbnr"))
+    assert bad_header.header_id is None
+    assert len(report([examine(str(good)), bad_header]).unreadable) == 1
+
+
+def test_one_game_id_recorded_under_two_protocol_versions_is_two_games() -> None:
+    """The shipped replays (version 3) play their version-2 fixtures again with the same
+    keys and nonces, so under the same game ids: the id does not bind the version, so
+    they are two games each, not copies in conflict, and nobody is said to equivocate."""
+    v2 = shipped(SHORT).parents[1] / "tests" / "replay" / "fixtures" / "v2" / SHORT
+    files = [examine(str(v2)), examine(str(shipped(SHORT)))]
+    assert files[0].game_id == files[1].game_id
+    assert (files[0].protocol, files[1].protocol) == (2, 3)
+    event = report(files)
+    assert [(g.counted, g.proofs) for g in event.games] == [(True, ()), (True, ())]
+    assert event.flags == ()

@@ -69,7 +69,7 @@ from dbnet.match.driver import Driver
 from dbnet.match.seats import PeerSeat, PersonSeat, Seat
 from dbnet.match.story import Event, EventKind, Narrator
 from dbnet.net.clocks import SessionClocks, clock_claim_result
-from dbnet.net.errors import NetError, VersionMismatchError
+from dbnet.net.errors import NetError, VersionMismatchError, WrongHostError
 from dbnet.net.gate import Gate
 from dbnet.net.link import FloodError, Link, Timing
 from dbnet.net.messages import Bye, Entry, Hello, Message, MessageError, Ping, Pong
@@ -461,6 +461,8 @@ class GameSession:
     ) -> trio.abc.Stream | SecureStream | None:
         try:
             return await connect()
+        except WrongHostError as exc:  # no path can reach the key: retrying cannot help
+            raise GameSessionError(printable(str(exc))) from None
         except (OSError, NetError) as exc:
             why = os_error_words(exc) if isinstance(exc, OSError) else printable(str(exc))
             delay = self._backoff(failures + 1)

@@ -250,12 +250,13 @@ def seat_narrator(log: GameLog, me: Player) -> Narrator:
 
 
 def restore_game(
-    identity: Identity, records: list[bytes], save: Callable[[bytes], None]
+    identity: Identity, records: list[bytes], save: Callable[[bytes], None], *, name: str
 ) -> RemoteGame:
     """``RemoteGame.restore`` with the session's narrator attached before the records are
     checked: a resumed game's story is told as its log checks it, and not played again
-    (a ``GameSession`` given this game tells it)."""
-    return RemoteGame.restore(identity, records, save, attach=_attach_narrator)
+    (a ``GameSession`` given this game tells it). ``name`` is the player's (``LocalPlayer``'s),
+    signed in the ACCEPT a joiner that stopped before it writes now."""
+    return RemoteGame.restore(identity, records, save, attach=_attach_narrator, name=name)
 
 
 def _attach_narrator(log: GameLog, me: Player) -> None:

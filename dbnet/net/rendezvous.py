@@ -150,11 +150,11 @@ def invite_connector(
     """A ``connect`` for ``GameSession.join``: races the invite's routes, each time it is
     called (the first connection and every reconnection). A route wins when the
     handshake proved the host's key to be the one the invite names; ``report`` hears
-    a line for each route that failed. ``NoRouteError`` when none worked; a direct route
-    that reached another key is not tried again (the relay pairs whoever holds the token,
-    so it is), and ``WrongHostError`` when no route is left."""
+    a line for each route that failed. ``NoRouteError`` when none worked; a route that
+    reached another key is not tried again (a key does not change by waiting), and
+    ``WrongHostError`` when no route is left."""
     routes = invite_routes(invite, relay=relay)
-    others: dict[Route, str] = {}  # direct routes that reached another key: that key
+    others: dict[Route, str] = {}  # the routes that reached another key: that key
 
     async def authenticate(stream: trio.abc.Stream, route: Route) -> SecureStream:
         secure = await open_channel(
@@ -168,8 +168,7 @@ def invite_connector(
         found = fingerprint(secure.peer_key)
         if found != invite.fingerprint:
             await trio.aclose_forcefully(secure)
-            if not route.relayed:
-                others[route] = found
+            others[route] = found
             raise AuthenticationError(
                 f"the peer there has the key {found}, not the host's {invite.fingerprint} "
                 "that the invite names"
@@ -184,11 +183,15 @@ def invite_connector(
             except NoRouteError:
                 if any(route not in others for route in routes):
                     raise
-        found = ", ".join(f"{route.where} has the key {key}" for route, key in others.items())
+        places: dict[str, list[str]] = {}  # each key found, and where
+        for route, key in others.items():
+            where = f"through the relay {route.where}" if route.relayed else f"at {route.where}"
+            places.setdefault(key, []).append(where)
+        found = "; ".join(f"{' and '.join(at)} has the key {key}" for key, at in places.items())
         raise WrongHostError(
-            f"the invite names the host {invite.fingerprint}, but the dbnet at {found}, and a "
-            "key does not change by waiting: ask your opponent for the invite its dbnet printed "
-            "for this game"
+            f"the invite names the host {invite.fingerprint}, but the dbnet reached {found}, "
+            "and a key does not change by waiting: ask your opponent for the invite its dbnet "
+            "printed for this game"
         )
 
     return connect

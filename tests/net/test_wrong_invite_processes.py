@@ -62,7 +62,7 @@ async def test_an_invite_naming_another_key_stops_at_once_with_one_line(
     where = f"127.0.0.1:{real.direct[0].port}"
     assert joiner.lines[-1] == (
         f"dbnet: the game cannot go on: the invite names the host {STRANGER}, but the dbnet "
-        f"at {where} has the key {real.fingerprint}, and a key does not change by waiting: "
+        f"reached at {where} has the key {real.fingerprint}, and a key does not change by waiting: "
         "ask your opponent for the invite its dbnet printed for this game"
     ), joiner.output()
     assert "Traceback" not in joiner.output()
@@ -93,3 +93,37 @@ async def test_only_the_paths_that_can_still_succeed_are_retried(
     assert output.count(refused) >= 2, output
     assert joiner.saw("the host could not be reached for 3 s"), output
     assert "Traceback" not in output
+
+
+async def test_the_relay_reaching_another_key_is_not_retried_either(
+    tmp_path: Path, homes: Path, real_relay: tuple[str, int]
+) -> None:
+    """The host waits at the relay too, under the invite's secret: through the relay the
+    joiner meets the same key as at the direct address, not the invite's. Both paths are
+    done with at once."""
+    relay = f"{real_relay[0]}:{real_relay[1]}"
+    forget_played_games(homes)
+    with trio.fail_after(GAME_TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            args = [*host_args(tmp_path / "a"), "--relay", relay]
+            host = await Dbnet.start(nursery, "host", homes / "alice", args)
+            real = Invite.parse(await invite_of(host))
+            assert real.relay == real_relay
+            invite = Invite(STRANGER, real.secret, real.direct, real.relay).text()
+            join = [*join_args(invite, 60), "--relay", relay]
+            joiner = await Dbnet.start(nursery, "join", homes / "bob", join)
+            with trio.move_on_after(15):
+                await joiner.wait()
+            if not joiner.finished.is_set():
+                joiner.kill()
+                host.kill()
+                raise AssertionError(f"the joiner goes on retrying:\n{joiner.output()}")
+            host.kill()
+            await host.wait()
+    assert joiner.code == 1, joiner.output()
+    assert not joiner.saw("retrying"), joiner.output()
+    where = f"127.0.0.1:{real.direct[0].port}"
+    assert joiner.saw(
+        f"but the dbnet reached at {where} and through the relay {relay} has the key "
+        f"{real.fingerprint}, and a key does not change by waiting"
+    ), joiner.output()

@@ -1,18 +1,26 @@
 """Reading TOML from user files and from the data shipped in the package.
 
-Every failure (missing file, unreadable bytes, malformed TOML) becomes a
-``DataError`` naming the file; ``tomllib``'s message already carries the line
-and column.
+Every failure (missing file, unreadable bytes, malformed TOML, a document nested
+deeper than ``MAX_TOML_DEPTH``) becomes a ``DataError`` naming the file; ``tomllib``'s
+message already carries the line and column. This is the one module that parses TOML:
+warbands, catalogs, maps, scenarios and ``config.toml`` are all read by ``parse_toml``.
 """
 
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from dbnet.errors import DataError
+
+MAX_TOML_DEPTH = 32
+"""The deepest nesting of tables and arrays a TOML document may have (the top-level table
+is the first level). No dbnet file needs more than a few; ``tomllib`` recurses once per
+level and fails with ``RecursionError`` near 500, and a deep document read whole would
+make every recursive walk of it fail the same way."""
 
 # How shipped files are named in messages: the path inside the source tree.
 SHIPPED_PREFIX = "dbnet/catalog/data/"
@@ -21,9 +29,39 @@ SHIPPED_PREFIX = "dbnet/catalog/data/"
 def parse_toml(text: str, where: str) -> dict[str, Any]:
     """The TOML document in ``text``; ``where`` names its file in errors."""
     try:
-        return tomllib.loads(text)
+        document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise DataError(where, f"not valid TOML: {exc}") from exc
+    except RecursionError:
+        raise _too_deep(where) from None
+    if _depth(document) > MAX_TOML_DEPTH:
+        raise _too_deep(where)
+    return document
+
+
+def _too_deep(where: str) -> DataError:
+    return DataError(
+        where, f"nested too deep (more than {MAX_TOML_DEPTH} arrays or tables inside one another)"
+    )
+
+
+def _depth(document: dict[str, Any]) -> int:
+    """How deep tables and arrays nest in ``document``, counted without recursion."""
+    deepest = 0
+    stack: list[tuple[object, int]] = [(document, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            items: Iterable[object] = value.values()
+        elif isinstance(value, list):
+            items = value
+        else:
+            continue
+        deepest = max(deepest, depth)
+        if deepest > MAX_TOML_DEPTH:
+            break
+        stack.extend((item, depth + 1) for item in items)
+    return deepest
 
 
 def read_text(path: Path) -> str:

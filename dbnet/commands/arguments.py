@@ -847,9 +847,14 @@ def _ip_address(text: str) -> str:
         raise argparse.ArgumentTypeError(f"{text!r} is not an IPv4 or IPv6 address") from None
 
 
+_PRINTED_COMMANDS = (["dbnet", "join"], ["dbnet", "watch"])
+"""The words before the invite on the lines a host prints (and saves in ``invite.txt``)."""
+
+
 class _AddressOrInvite(argparse.Action):
     """The host's INVITE, its words joined (an invite copied from a wrapped line comes
-    as several), or one HOST:PORT; None when no word is given."""
+    as several), or one HOST:PORT; None when no word is given. The whole line the host
+    printed reads too: its leading ``dbnet join`` (or ``dbnet watch``) is left out."""
 
     def __call__(
         self,
@@ -858,7 +863,11 @@ class _AddressOrInvite(argparse.Action):
         values: str | Sequence[object] | None,
         option_string: str | None = None,
     ) -> None:
-        words = [str(value) for value in values or ()]
+        words = [word for value in values or () for word in str(value).split()]
+        if words[:2] in _PRINTED_COMMANDS:
+            printed, words = " ".join(words[:2]), words[2:]
+            if not words:
+                raise argparse.ArgumentError(self, f"the line holds no invite after {printed!r}")
         value: tuple[str, int] | Invite | None = None
         if len(words) > 1 and not _looks_like_invite(words[0]):
             raise argparse.ArgumentError(

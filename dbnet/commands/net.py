@@ -264,7 +264,7 @@ def _player(
         )
     return LocalPlayer(
         identity=identity,
-        name=args.name or login_name(),
+        name=_own_name(args),
         choose=choose,
         say=_say,
         seat=seat,
@@ -274,6 +274,11 @@ def _player(
         played=PlayedGames.in_dir(),
         builder=builder,
     )
+
+
+def _own_name(args: argparse.Namespace) -> str:
+    """The name this player says in HELLO and signs in its OFFER or ACCEPT."""
+    return str(args.name or login_name())
 
 
 def _warband(args: argparse.Namespace, default: int) -> Warband:
@@ -390,7 +395,7 @@ def run_resume(args: argparse.Namespace) -> int:
                 "the game never started (the file holds no entry, only its header): there is "
                 "nothing to resume. Delete the file, or start a new game with --replay naming it",
             )
-        game = restore_game(identity, records, writer.append)
+        game = restore_game(identity, records, writer.append, name=_own_name(args))
     except BaseException:
         writer.close()
         raise

@@ -138,13 +138,12 @@ class LocalGame:
         if keys is None:
             keys = MatchKeys.for_owner(Identity.generate(), None)
         self._begin(setup, seats, keys, on_record)
-        names = (seats[0].signed_name(Player.A), seats[1].signed_name(Player.B))
         self._match = Match(
             setup,
             keys,
             chain_length=chain_length,
             on_record=self._record,
-            names=names,
+            names=_signed_names(seats),
             attach=self.narrator.attach,
         )
 
@@ -172,7 +171,12 @@ class LocalGame:
         game._begin(offer.setup, seats, keys, on_record)
         secrets = keys.chain_secrets(offer.setup)
         game._match = Match.restore(
-            keys.identities, secrets, records, on_record=game._record, attach=game.narrator.attach
+            keys.identities,
+            secrets,
+            records,
+            on_record=game._record,
+            attach=game.narrator.attach,
+            names=_signed_names(seats),  # for an ACCEPT the file ended before
         )
         game._new += game.narrator.follow(game._match.log)
         return game
@@ -339,3 +343,8 @@ class LocalGame:
     def _take(self) -> list[Event]:
         events, self._new = self._new, []
         return events
+
+
+def _signed_names(seats: tuple[Seat, Seat]) -> tuple[str, str]:
+    """The names A's and B's seats sign in the OFFER and the ACCEPT, new or resumed."""
+    return seats[0].signed_name(Player.A), seats[1].signed_name(Player.B)

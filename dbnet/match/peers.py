@@ -82,11 +82,13 @@ class LocalMatch(Driver):
         *,
         on_record: RecordSink | None = None,
         attach: Attach | None = None,
+        names: tuple[str, str],
     ) -> Self:
         """The match of a replay's ``records`` (its OFFER first), to go on with: each side
         checks every record again, and ``on_record`` gets only what is written from here
-        (an ACCEPT that never made it to the file first). ``attach`` is called with A's log
-        before the records after the OFFER are applied to it (to tell them as they are).
+        (an ACCEPT that never made it to the file first, signing B's name in ``names``, as
+        a new match would). ``attach`` is called with A's log before the records after the
+        OFFER are applied to it (to tell them as they are).
 
         Raises:
             DbnetError: a record is invalid, or the identities and secrets are not the
@@ -102,7 +104,9 @@ class LocalMatch(Driver):
             secret=secrets[0],
             attach=None if attach is None else lambda log, me: attach(log),
         )
-        b = RemoteGame.restore(identities[1], list(records), _keep_nothing, secret=secrets[1])
+        b = RemoteGame.restore(
+            identities[1], list(records), _keep_nothing, secret=secrets[1], name=names[1]
+        )
         if len(b.records) > len(a.records):  # the file ended before B's ACCEPT: B accepted
             a.receive(b.records[-1])
         match = cls.__new__(cls)

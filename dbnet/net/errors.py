@@ -72,6 +72,11 @@ class ConnectionClosedError(NetError):
         super().__init__(reason)
 
 
+class WrongHostError(NetError):
+    """No path can still reach the host an invite names: every address that answered has
+    another key, and a key does not change by waiting (so nothing is retried)."""
+
+
 class PortMappingError(NetError):
     """A router's port-mapping reply (NAT-PMP, PCP) that is malformed, answers another
     request, or refuses: the message names the field and why."""

@@ -46,6 +46,7 @@ __all__ = [
     "Invite",
     "InviteError",
     "PathKind",
+    "candidate_problem",
     "looks_like_invite",
 ]
 
@@ -111,7 +112,7 @@ class Candidate:
             raise InviteError(f"a candidate's kind must be a PathKind, not {self.kind!r}")
         if not isinstance(self.address, ipaddress.IPv4Address | ipaddress.IPv6Address):
             raise InviteError(f"a candidate's address must be an IP address, not {self.address!r}")
-        problem = _candidate_problem(self.kind, self.address) or _port_problem(self.port)
+        problem = candidate_problem(self.kind, self.address, self.port)
         if problem is not None:
             raise InviteError(f"direct candidate {self}: {problem}")
 
@@ -257,6 +258,12 @@ def _address_problem(address: IPAddress) -> str | None:
     if address.is_link_local:
         return "a link-local IPv6 address needs an interface the invite cannot name"
     return None
+
+
+def candidate_problem(kind: PathKind, address: IPAddress, port: int) -> str | None:
+    """Why no invite can list ``address:port`` as a direct candidate of ``kind`` (no peer
+    could connect to it), or None."""
+    return _candidate_problem(kind, address) or _port_problem(port)
 
 
 def _candidate_problem(kind: PathKind, address: IPAddress) -> str | None:

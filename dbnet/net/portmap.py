@@ -19,7 +19,9 @@ gateway does not speak PCP or does not answer it, then UPnP IGD through ``miniup
 for the network's failures: when no method gives a mapping, ``say`` gets one line that
 tells why (each method's reason) and the block gets ``None``. A mapping whose external
 address is itself private or carrier-grade NAT space (RFC 1918, RFC 6598) cannot be
-reached by a peer: it is deleted and the block gets ``None`` with one line saying so.
+reached by a peer, nor can one no invite could carry (broadcast, multicast, link-local,
+unspecified, a port of 0: a hostile router's answer): it is deleted and the block gets
+``None`` with one line saying so, and the game goes on without it.
 
 ``DBNET_PORT_MAPPING=off`` (also ``0``, ``no``, ``false``) turns it off, as the ``flag_off``
 of ``port_mapping_enabled`` does; then nothing is sent at all. The sans-IO messages are
@@ -44,6 +46,8 @@ from dbnet.text import os_error_words
 
 from . import natpmp
 from .errors import PortMappingError
+from .hosting import with_port
+from .invite import PathKind, candidate_problem
 
 TIMEOUT = 2.5
 """About how long ``port_mapping`` tries before it gives up (seconds)."""
@@ -181,17 +185,30 @@ async def _acquire(
     if lease is None:
         say(f"router port mapping: none ({'; '.join(reasons) or 'no answer'})")
         return None
-    address = ipaddress.ip_address(lease.mapping.external_address)
-    if any(address in network for network in _NOT_PUBLIC):
+    problem = _unreachable(lease.mapping)
+    if problem is not None:
         with trio.move_on_after(CLEANUP_SECONDS):
             with suppress(PortMappingError, OSError):
                 await lease.delete()
-        say(
-            f"router port mapping: none (the router's external address {address} is behind "
-            "another NAT, carrier-grade NAT perhaps: no peer could reach the mapping)"
-        )
+        say(f"router port mapping: none ({problem})")
         return None
     return lease
+
+
+def _unreachable(mapping: Mapping) -> str | None:
+    """Why no peer could connect to ``mapping`` (a router's mistake, or a hostile router's
+    answer), or None: the mapping is one an invite can carry."""
+    address = ipaddress.ip_address(mapping.external_address)
+    if any(address in network for network in _NOT_PUBLIC):
+        return (
+            f"the router's external address {address} is behind another NAT, carrier-grade "
+            "NAT perhaps: no peer could reach the mapping"
+        )
+    problem = candidate_problem(PathKind.MAPPING, address, mapping.external_port)
+    if problem is not None:
+        granted = with_port(str(address), mapping.external_port)
+        return f"{mapping.method} granted {granted}, which no peer can reach: {problem}"
+    return None
 
 
 async def _keep(lease: _Lease, say: Callable[[str], None]) -> None:

@@ -23,12 +23,13 @@ import ipaddress
 import os
 import re
 import socket
-import tomllib
 from pathlib import Path
 from typing import Final, Literal, NoReturn
 
 import trio
 
+from dbnet.catalog.files import parse_toml
+from dbnet.errors import DataError
 from dbnet.net.errors import LocalNetError, NetError
 from dbnet.net.hosting import with_port
 from dbnet.protocol.identity import config_dir
@@ -359,12 +360,12 @@ def _config_relay(path: Path) -> tuple[str, int] | None:
         raise RelaySettingError(str(path), f"cannot be read: {os_error_words(exc)}") from exc
     try:
         text = data.decode("utf-8")
-        document = tomllib.loads(text)
+        document = parse_toml(text, str(path))
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise RelaySettingError(f"{path} line {line}", "not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise RelaySettingError(str(path), f"not valid TOML: {exc}") from None
+    except DataError as exc:
+        raise RelaySettingError(exc.where, exc.problem) from None
     if "relay" not in document:
         return None
     line = _key_line(text)

@@ -18,10 +18,10 @@ from typing import Final
 
 import trio
 
-from dbnet.net.errors import AuthenticationError
+from dbnet.net.errors import AuthenticationError, WrongHostError
 from dbnet.net.hosting import with_port
 from dbnet.net.invite import MAX_CANDIDATES, Candidate, Invite, PathKind
-from dbnet.net.race import ROUTE_TIMEOUT, Route, race
+from dbnet.net.race import ROUTE_TIMEOUT, NoRouteError, Route, race
 from dbnet.net.relay import NoPeerError, RelayError, open_relayed, relay_side, relay_token
 from dbnet.net.stream import RELAY, SecureStream, open_channel
 from dbnet.protocol.identity import Identity, fingerprint
@@ -150,8 +150,11 @@ def invite_connector(
     """A ``connect`` for ``GameSession.join``: races the invite's routes, each time it is
     called (the first connection and every reconnection). A route wins when the
     handshake proved the host's key to be the one the invite names; ``report`` hears
-    a line for each route that failed. ``NoRouteError`` when none worked."""
+    a line for each route that failed. ``NoRouteError`` when none worked; a route that
+    reached another key is not tried again (a key does not change by waiting), and
+    ``WrongHostError`` when no route is left."""
     routes = invite_routes(invite, relay=relay)
+    others: dict[Route, str] = {}  # the routes that reached another key: that key
 
     async def authenticate(stream: trio.abc.Stream, route: Route) -> SecureStream:
         secure = await open_channel(
@@ -165,6 +168,7 @@ def invite_connector(
         found = fingerprint(secure.peer_key)
         if found != invite.fingerprint:
             await trio.aclose_forcefully(secure)
+            others[route] = found
             raise AuthenticationError(
                 f"the peer there has the key {found}, not the host's {invite.fingerprint} "
                 "that the invite names"
@@ -172,6 +176,22 @@ def invite_connector(
         return secure
 
     async def connect() -> SecureStream:
-        return await race(routes, authenticate, report=report)
+        left = [route for route in routes if route not in others]
+        if left:
+            try:
+                return await race(left, authenticate, report=report)
+            except NoRouteError:
+                if any(route not in others for route in routes):
+                    raise
+        places: dict[str, list[str]] = {}  # each key found, and where
+        for route, key in others.items():
+            where = f"through the relay {route.where}" if route.relayed else f"at {route.where}"
+            places.setdefault(key, []).append(where)
+        found = "; ".join(f"{' and '.join(at)} has the key {key}" for key, at in places.items())
+        raise WrongHostError(
+            f"the invite names the host {invite.fingerprint}, but the dbnet reached {found}, "
+            "and a key does not change by waiting: ask your opponent for the invite its dbnet "
+            "printed for this game"
+        )
 
     return connect

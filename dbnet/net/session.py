@@ -69,7 +69,7 @@ from dbnet.match.driver import Driver
 from dbnet.match.seats import PeerSeat, PersonSeat, Seat
 from dbnet.match.story import Event, EventKind, Narrator
 from dbnet.net.clocks import SessionClocks, clock_claim_result
-from dbnet.net.errors import NetError, VersionMismatchError
+from dbnet.net.errors import NetError, VersionMismatchError, WrongHostError
 from dbnet.net.gate import Gate
 from dbnet.net.link import FloodError, Link, Timing
 from dbnet.net.messages import Bye, Entry, Hello, Message, MessageError, Ping, Pong
@@ -262,12 +262,13 @@ def seat_narrator(log: GameLog, me: Player) -> Narrator:
 
 
 def restore_game(
-    identity: Identity, records: list[bytes], save: Callable[[bytes], None]
+    identity: Identity, records: list[bytes], save: Callable[[bytes], None], *, name: str
 ) -> RemoteGame:
     """``RemoteGame.restore`` with the session's narrator attached before the records are
     checked: a resumed game's story is told as its log checks it, and not played again
-    (a ``GameSession`` given this game tells it)."""
-    return RemoteGame.restore(identity, records, save, attach=_attach_narrator)
+    (a ``GameSession`` given this game tells it). ``name`` is the player's (``LocalPlayer``'s),
+    signed in the ACCEPT a joiner that stopped before it writes now."""
+    return RemoteGame.restore(identity, records, save, attach=_attach_narrator, name=name)
 
 
 def _attach_narrator(log: GameLog, me: Player) -> None:
@@ -479,6 +480,8 @@ class GameSession:
     ) -> trio.abc.Stream | SecureStream | None:
         try:
             return await connect()
+        except WrongHostError as exc:  # no path can reach the key: retrying cannot help
+            raise GameSessionError(printable(str(exc))) from None
         except (OSError, NetError) as exc:
             why = os_error_words(exc) if isinstance(exc, OSError) else printable(str(exc))
             delay = self._backoff(failures + 1)

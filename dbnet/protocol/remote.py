@@ -156,15 +156,19 @@ class RemoteGame:
         *,
         secret: bytes | None = None,
         attach: Callable[[GameLog, Player], None] | None = None,
+        name: str | None = None,
     ) -> RemoteGame:
         """The game of a replay file's ``records`` (this player's copy), to go on with; the
         chain secret is derived from the identity and the game id unless ``secret`` is
         given. ``attach``, if given, is called with the log and this player's seat before
         the records after the OFFER are applied: to set the log's ``teller``, which then
         tells the game so far as the records are checked, with no second play of it.
+        ``name`` is the name B signs in the ACCEPT it writes when ``records`` hold the
+        OFFER alone: the one a fresh game signs, so the ACCEPT is the one B would have sent.
 
         Raises:
-            LocalProtocolError: the identity is neither player of the game.
+            LocalProtocolError: the identity is neither player of the game, or B must
+                write its ACCEPT and no ``name`` is given.
             InvalidEntryError: a record is invalid (the file was damaged).
         """
         if not records:
@@ -176,7 +180,9 @@ class RemoteGame:
         if me is Player.B and len(records) == 1:
             # B saved the OFFER and stopped before its ACCEPT: go on as a fresh ACCEPT
             # would (the chain secret is derived, so it is the ACCEPT B would have sent)
-            game = cls.accept(identity, records[0], lambda record: None, secret=secret)
+            if name is None:
+                raise LocalProtocolError("B's ACCEPT is to be written: the name it signs is needed")
+            game = cls.accept(identity, records[0], lambda record: None, secret=secret, name=name)
             if attach is not None:
                 attach(game.log, me)  # the OFFER and the ACCEPT tell nothing
             game.save = save

@@ -7,9 +7,9 @@ on a miniature in reserves, ...).
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
+from dbnet.catalog.files import parse_toml
 from dbnet.engine.position import game_at
 from dbnet.errors import DataError
 from dbnet.scenario.fields import Table, as_str, as_str_list, check_keys, field, get_bool, get_str
@@ -35,10 +35,7 @@ def load_scenario(path: str | Path) -> Scenario:
 
 def parse_scenario(text: str, name: str) -> Scenario:
     """Read a scenario from TOML ``text``; ``name`` is how errors refer to the file."""
-    try:
-        doc: Table = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise DataError(name, f"not valid TOML: {exc}") from None
+    doc: Table = parse_toml(text, name)
     where = f"{name}:"
     check_keys(doc, _TOP_KEYS, where)
     if "title" not in doc:

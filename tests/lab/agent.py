@@ -22,6 +22,9 @@ they saw and exit 0 on success.
   ``mapping none``) and every line it says (``say: ...``), then wait for SIGINT.
 - ``upnp PORT``: a UPnP IGD TCP mapping for PORT through miniupnpc; prints the external
   address and port.
+- ``gateway ADDRESS EXTERNAL [--natpmp]``: a PCP gateway on ADDRESS:5351 (with
+  ``--natpmp``, a NAT-PMP-only one: PCP gets "unsupported version") that grants every
+  mapping asked, under the external address EXTERNAL whatever it is (a hostile router).
 """
 
 from __future__ import annotations
@@ -200,6 +203,39 @@ async def portmap(port: int, upnp_only: bool) -> None:
             await trio.sleep_forever()
 
 
+def _gateway_replies(data: bytes, external: str, natpmp_only: bool) -> list[bytes]:
+    address = ipaddress.ip_address(external)
+    if data[0] == 2 and not natpmp_only and len(data) >= 60 and data[1] == 1:  # PCP MAP
+        lifetime = struct.unpack_from("!I", data, 4)[0]
+        nonce, protocol = data[24:36], data[36]
+        internal, suggested = struct.unpack_from("!HH", data, 40)
+        mapped = address if address.version == 6 else ipaddress.IPv6Address(f"::ffff:{address}")
+        header = struct.pack("!BBBBII12x", 2, 0x81, 0, 0, lifetime, 1)
+        body = struct.pack(
+            "!12sB3xHH16s", nonce, protocol, internal, suggested or 9000, mapped.packed
+        )
+        return [header + body]
+    if data[0] != 0:  # another version: NAT-PMP's "unsupported version"
+        return [struct.pack("!BBHI", 0, 128 + data[1], 1, 1)]
+    if data[1] == 0 and address.version == 4:  # the public address
+        return [struct.pack("!BBHI4s", 0, 128, 0, 1, address.packed)]
+    if data[1] in (1, 2) and len(data) == 12:
+        internal, suggested, lifetime = struct.unpack_from("!HHI", data, 4)
+        reply = (0, 128 + data[1], 0, 1, internal, suggested or 9000, lifetime)
+        return [struct.pack("!BBHIHHI", *reply)]
+    return []
+
+
+def gateway(address: str, external: str, natpmp_only: bool) -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
+        udp.bind((address, 5351))
+        print("ready", flush=True)
+        while True:
+            data, peer = udp.recvfrom(2048)
+            for reply in _gateway_replies(data, external, natpmp_only):
+                udp.sendto(reply, peer)
+
+
 def main(argv: list[str]) -> None:
     program, *args = argv
     if program == "whoami":
@@ -225,6 +261,8 @@ def main(argv: list[str]) -> None:
             print("interrupted", flush=True)
     elif program == "upnp":
         upnp(int(args[0]))
+    elif program == "gateway":
+        gateway(args[0], args[1], "--natpmp" in args)
     else:
         raise SystemExit(f"unknown program {program!r}")
 

@@ -11,7 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from dbnet.net.hosting import with_port
+
 from .lab import AGENT, Host, Lab, Router
+from .players import assert_complete, path_of, play
 
 pytestmark = pytest.mark.lab
 
@@ -98,3 +101,32 @@ def test_with_port_mapping_off_nothing_is_sent(lab: Lab) -> None:
     counted = host.run(["nft", "list", "table", "inet", "count"]).stdout
     assert "packets 0 bytes 0" in counted
     assert "NAT-PMP request" not in lab.miniupnpd_log(router)
+
+
+@pytest.mark.parametrize(
+    ("external", "extra", "method"),
+    [
+        ("255.255.255.255", (), "PCP"),
+        ("fe80::1", (), "PCP"),
+        ("255.255.255.255", ("--natpmp",), "NAT-PMP"),
+        ("224.0.0.1", ("--natpmp",), "NAT-PMP"),  # (PCP's parser sets such a reply aside)
+    ],
+    ids=["pcp-broadcast", "pcp-link-local", "natpmp-broadcast", "natpmp-multicast"],
+)
+def test_a_hostile_router_costs_one_line_never_the_game(
+    lab: Lab, tmp_path: Path, external: str, extra: tuple[str, ...], method: str
+) -> None:
+    """A router that grants the mapping under an address no peer can connect to: the host
+    says so in one line, deletes the mapping, and goes on hosting; the LAN game is played."""
+    router = lab.router("cone")
+    gateway = router.agent("gateway", router.lan_address, external, *extra)
+    game = play(router.host(), router.host(), tmp_path, None)
+    assert_complete(game)
+    assert path_of(game.joiner) == "direct (LAN)"
+    said = [line for line in game.host.lines if "port mapping" in line or "forwards" in line]
+    assert len(said) == 1, game.host.output()
+    assert said[0].startswith(
+        f"router port mapping: none ({method} granted {with_port(external, 7117)}, which no "
+        "peer can reach: "
+    ), said
+    assert gateway.poll() is None  # the hostile router was asked, and is still there

@@ -30,7 +30,7 @@ from dbnet.protocol.log import GameLog, Status
 from dbnet.replay.file import ReplayWriter
 from dbnet.replay.paths import now_utc
 from dbnet.replay.verify import VerdictStatus, verify_replay
-from dbnet.wire.codec import PlayBody
+from dbnet.wire.codec import AcceptBody, PlayBody
 
 
 @pytest.fixture(scope="module")
@@ -270,6 +270,26 @@ def test_a_resumed_game_goes_on_exactly_where_it_stopped(setup: GameSetup, stop_
     resumed.advance()
     assert saved + later == whole.match.records
     assert resumed.game.state_hash() == whole.game.state_hash()
+
+
+def test_a_game_resumed_from_its_offer_alone_signs_the_names_of_a_fresh_game(
+    setup: GameSetup,
+) -> None:
+    """The file ended before B's ACCEPT: the resumed B writes the ACCEPT the game that never
+    stopped wrote, with the name its seat signs (not a placeholder), and the game goes on
+    to the same records."""
+    made = MatchKeys.for_owner(Identity.generate(), Player.A)
+
+    def seats() -> tuple[PersonSeat, BotSeat]:
+        return PersonSeat(signs="alice"), BotSeat(GreedyBot(random.Random(4)))
+
+    whole = LocalGame(setup, seats(), made)
+    later: list[bytes] = []
+    resumed = LocalGame.resume(seats(), made, whole.match.records[:1], on_record=later.append)
+    assert later == whole.match.records[1:2]  # the very ACCEPT, saved once
+    accept = resumed.match.log.decoded[1].body
+    assert isinstance(accept, AcceptBody)
+    assert accept.name == "greedy-bot"
 
 
 def test_resuming_with_keys_that_did_not_make_the_game_is_refused(setup: GameSetup) -> None:

@@ -151,7 +151,8 @@ def resume_side(
     resume``), with a bot seeded by ``seed``."""
     old = side.session.player
     writer = ReplayWriter.resume(side.path)
-    game = restore_game(old.identity, list(load_replay(side.path).records), writer.append)
+    records = list(load_replay(side.path).records)
+    game = restore_game(old.identity, records, writer.append, name=old.name)
     again = Side(session=None, path=side.path)  # type: ignore[arg-type]
     player = LocalPlayer(
         identity=old.identity,

@@ -147,6 +147,35 @@ async def test_a_private_external_address_is_no_mapping(serve: Serve) -> None:
     assert len(gateway.received) == 2  # the mapping was deleted
 
 
+@pytest.mark.parametrize(
+    ("address", "shown", "why"),
+    [
+        ("::ffff:255.255.255.255", "255.255.255.255:7117", "the broadcast address"),
+        ("fe80::1", "[fe80::1]:7117", "a link-local IPv6 address"),
+    ],  # (an unspecified or multicast one is set aside as PCP's reply: test_natpmp.py)
+)
+async def test_a_mapping_no_peer_can_reach_is_deleted_with_one_line(
+    serve: Serve, address: str, shown: str, why: str
+) -> None:
+    """A hostile (or broken) router grants the mapping under an address no invite can
+    carry: the block gets None and one line, never an error that would end the host."""
+
+    def hostile(data: bytes) -> list[bytes]:
+        if struct.unpack_from("!I", data, 4)[0] == 0:
+            return pcp_gateway(data)
+        return [pcp_map_reply(nonce=data[24:36], address=address)]
+
+    gateway = await serve(hostile)
+    said: list[str] = []
+    async with port_mapping(7117, say=said.append, gateway="127.0.0.1", upnp=False) as got:
+        assert got is None
+    assert len(said) == 1
+    assert said[0].startswith(
+        f"router port mapping: none (PCP granted {shown}, which no peer can reach: {why}"
+    ), said
+    assert len(gateway.received) == 2  # the mapping was deleted
+
+
 async def test_the_lease_is_renewed_and_deleted_when_cancelled(
     serve: Serve, autojump_clock: trio.testing.MockClock
 ) -> None:

@@ -201,7 +201,10 @@ def test_a_joiner_that_saved_only_the_offer_resumes_with_the_accept_it_owed(
     writes (and saves) the very ACCEPT a fresh accept writes, and the game goes on."""
     a, b, _, _ = start(setup)
     saved = Saved()
-    again = RemoteGame.restore(BOB, [a.records[0]], saved)
+    with pytest.raises(LocalProtocolError, match="the name it signs is needed"):
+        RemoteGame.restore(BOB, [a.records[0]], saved)  # no placeholder name is signed
+    assert saved == []
+    again = RemoteGame.restore(BOB, [a.records[0]], saved, name="B")  # as start's ACCEPT
     assert again.records == b.records[:2]
     assert saved == [b.records[1]]  # saved to the replay before it is sent
     assert again.missing_for(1) == [b.records[1]]

@@ -13,13 +13,13 @@ from dbnet.replay.file import ReplayWriter, load_replay
 from dbnet.wire import codec
 
 from .processes import Dbnet, replay_records
+from .test_invite_processes import invite_of
 from .test_processes import (
     GAME_TIMEOUT,
     Game,
     assert_complete,
     forget_played_games,
     play,
-    until_listening,
 )
 
 
@@ -46,10 +46,14 @@ async def test_both_players_resume_from_replays_holding_the_offer_alone(
     with trio.fail_after(GAME_TIMEOUT):
         async with trio.open_nursery() as nursery:
             common = ["--bot", "greedy", "--adjourn-after", "60"]
-            host_args = ["resume", str(host_replay), "--port", "0", "--name", "alice", *common]
+            host_args = [
+                "resume", str(host_replay), "--port", "0", "--address", "127.0.0.1",
+                "--name", "alice", *common,
+            ]  # fmt: skip
             host = await Dbnet.start(nursery, "host", homes / "alice", host_args)
-            port = await until_listening(host)
-            join_args = ["resume", str(joiner_replay), f"127.0.0.1:{port}", "--name", "bob"]
+            # before its ACCEPT is logged, the joiner takes its seat with the invite only
+            invite = await invite_of(host)
+            join_args = ["resume", str(joiner_replay), invite, "--name", "bob"]
             joiner = await Dbnet.start(nursery, "join", homes / "bob", [*join_args, *common])
             if await joiner.wait() != 0:
                 host.kill()  # it would wait for its opponent until the time limit

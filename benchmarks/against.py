@@ -4,8 +4,9 @@ one process, alternated.
 The revision's ``dbnet`` is imported under another name (``benchmarks/lockstep.py``'s
 ``package_at``), so both versions run in this process on the same files, one after the
 other, the one that goes first changing every round; each round's ratio is printed, and
-the median of the rounds. Times are wall-clock (``time.perf_counter``): on a shared
-machine both versions see the same drift within a round.
+the median of the rounds. Times are this process's CPU time (``time.process_time``), so
+other programs on a shared machine count against neither version, except for ``--jobs``,
+whose workers are other processes: wall-clock time there (``time.perf_counter``).
 
 - ``verify``: what ``dbnet verify`` does with each shipped replay (``replays/*.dbnr``):
   ``commands.verify.verify_file``. Beside it, in the same rounds, this checkout's floor:
@@ -21,7 +22,8 @@ machine both versions see the same drift within a round.
 The signed log's own A/B (``dbnet selfplay``'s decisions) is ``benchmarks/lockstep.py``.
 Asserts only that both versions reach the same verdicts; timings depend on the machine.
 
-    python benchmarks/against.py REV [--rounds R] [--event-files N] [--folder DIR]
+    python benchmarks/against.py REV [--verify-rounds R] [--rounds R] [--event-files N]
+                                     [--folder DIR]
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -55,20 +58,19 @@ def module(package: str, name: str) -> Any:
     return importlib.import_module(f"{package}.{name}")
 
 
-def timed(work: Callable[[], object]) -> float:
-    started = time.perf_counter()
-    work()
-    return time.perf_counter() - started
-
-
-def alternate(rounds: int, works: dict[str, Callable[[], object]]) -> dict[str, list[float]]:
-    """Each work once a round, in an order that turns every round; seconds by work."""
+def alternate(
+    rounds: int, works: dict[str, Callable[[], object]], clock: Callable[[], float]
+) -> dict[str, list[float]]:
+    """Each work once a round, in an order that turns every round; seconds by work, on
+    ``clock``."""
     names = list(works)
     times: dict[str, list[float]] = {name: [] for name in names}
     for index in range(rounds):
         shift = index % len(names)
         for name in names[shift:] + names[:shift]:
-            times[name].append(timed(works[name]))
+            started = clock()
+            works[name]()
+            times[name].append(clock() - started)
     return times
 
 
@@ -80,6 +82,7 @@ def ratios(base: list[float], mine: list[float]) -> str:
 
 
 def compare_verify(other: str, rounds: int) -> None:
+    """The shipped replays by both versions, their floors and parts, in CPU time."""
     files = sorted(str(path) for path in (ROOT / "replays").glob("*.dbnr"))
     theirs = module(other, "commands.verify").verify_file
     ours = module("dbnet", "commands.verify").verify_file
@@ -128,6 +131,7 @@ def compare_verify(other: str, rounds: int) -> None:
             "reading": reading,
             "decoding": decoding,
         },
+        time.process_time,
     )
     best = {name: min(values) for name, values in times.items()}
     print(
@@ -173,6 +177,8 @@ def event_files(folder: Path, count: int) -> list[str]:
 
 
 def compare_event(other: str, rounds: int, files: list[str]) -> None:
+    """The event by both versions with ``--jobs 1`` (CPU time), then this checkout's
+    ``--jobs 1`` and ``--jobs N`` (wall time: the workers' CPU is not this process's)."""
     jobs = jobs_for(None)
     versions = {}
     for name, package in (("theirs", other), ("ours", "dbnet")):
@@ -187,35 +193,60 @@ def compare_event(other: str, rounds: int, files: list[str]) -> None:
     assert versions["ours"](jobs).to_json() == ours.to_json(), "--jobs changes the event"
     times = alternate(
         rounds,
-        {
-            "theirs": lambda: versions["theirs"](1),
-            "ours": lambda: versions["ours"](1),
-            f"ours, --jobs {jobs}": lambda: versions["ours"](jobs),
-        },
+        {"theirs": lambda: versions["theirs"](1), "ours": lambda: versions["ours"](1)},
+        time.process_time,
     )
-    print(f"dbnet event over {len(files)} replay files, {rounds} rounds, best round in s:")
+    print(
+        f"dbnet event over {len(files)} replay files, --jobs 1, {rounds} rounds, best round "
+        "in CPU s:"
+    )
     for name, values in times.items():
         print(f"  {name:16} {min(values):8.2f}")
-    print(f"  this / the revision (--jobs 1): {ratios(times['theirs'], times['ours'])} as fast")
+    print(f"  this / the revision: {ratios(times['theirs'], times['ours'])} as fast")
+    parallel = f"--jobs {jobs}"
+    walls = alternate(
+        rounds,
+        {"--jobs 1": lambda: versions["ours"](1), parallel: lambda: versions["ours"](jobs)},
+        time.perf_counter,
+    )
+    print(f"dbnet event over {len(files)} replay files, this checkout, best round in wall s:")
+    for name, values in walls.items():
+        print(f"  {name:16} {min(values):8.2f}")
     print(
-        f"  --jobs {jobs} / --jobs 1 (this checkout, {os.cpu_count()} CPUs): "
-        f"{ratios(times['ours'], times[f'ours, --jobs {jobs}'])} as fast"
+        f"  {parallel} / --jobs 1 ({os.cpu_count()} CPUs, shared with other work): "
+        f"{ratios(walls['--jobs 1'], walls[parallel])} as fast"
+    )
+    started, own = time.perf_counter(), time.process_time()
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN)
+    versions["ours"](jobs)
+    wall, own = time.perf_counter() - started, time.process_time() - own
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    busy = after.ru_utime + after.ru_stime - workers.ru_utime - workers.ru_stime
+    print(
+        f"  one more {parallel} run: {wall:.2f} s wall; the workers' CPU {busy:.2f} s "
+        f"({busy / wall:.2f} cores busy on average), this process's {own:.2f} s; the load "
+        f"average of the machine {os.getloadavg()[0]:.2f}"
     )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("revision", metavar="REV", help="the git revision to compare with")
-    parser.add_argument("--rounds", type=int, default=5, help="alternated rounds (default 5)")
+    parser.add_argument(
+        "--verify-rounds", type=int, default=21, help="rounds of dbnet verify (default 21)"
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of dbnet event (default 3)")
     parser.add_argument("--event-files", type=int, default=1000, help="default 1000; 0: none")
     parser.add_argument(
         "--folder", type=Path, help="where the event's replays are (made there if missing)"
     )
+    parser.add_argument("--no-verify", action="store_true", help="compare dbnet event only")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         other = package_at(args.revision, Path(scratch))
         sys.path.insert(0, scratch)
-        compare_verify(other, args.rounds)
+        if not args.no_verify:
+            compare_verify(other, args.verify_rounds)
         if args.event_files:
             folder = args.folder or Path(scratch) / "event"
             compare_event(other, args.rounds, event_files(folder, args.event_files))

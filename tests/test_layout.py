@@ -46,6 +46,7 @@ THIRD_PARTY: dict[str, frozenset[str]] = {
     "msgpack": frozenset({"wire"}),
     "msgspec": frozenset({"wire"}),
     "cryptography": frozenset({"protocol", "net"}),
+    "nacl": frozenset({"protocol"}),  # PyNaCl: Ed25519 signing and verifying (identity.py)
     "trio": frozenset({"net", "console", "commands"}),
     "prompt_toolkit": frozenset({"console"}),
     "miniupnpc": frozenset({"net"}),
@@ -190,6 +191,19 @@ def test_third_party_packages_stay_in_their_rooms(package: str) -> None:
             if imported.split(".")[0] == package:
                 users.add(room_of(module_name(path)))
     assert users <= THIRD_PARTY[package], f"{package} imported in {sorted(users)}"
+
+
+def test_every_third_party_package_has_its_rooms() -> None:
+    """A package imported anywhere in dbnet is in THIRD_PARTY, so its rooms are checked."""
+    unlisted = set()
+    for path in PACKAGE.rglob("*.py"):
+        for imported, line in imports_of(path):
+            top = imported.split(".")[0]
+            if top in {"dbnet", "__future__"} or top in sys.stdlib_module_names:
+                continue
+            if top not in THIRD_PARTY:
+                unlisted.add(f"{module_name(path)}:{line} {imported}")
+    assert sorted(unlisted) == []
 
 
 def test_the_engine_imports_only_the_standard_library() -> None:

@@ -229,7 +229,7 @@ def test_a_replayed_first_half_gets_a_fresh_reply_that_the_replayer_cannot_open(
 
 def _impostor(victim: Identity, signer: Identity) -> Identity:
     """Presents ``victim``'s public key but signs with ``signer``'s private key."""
-    return Identity(victim.public_key, signer._private)
+    return Identity(victim.public_key, signer._secret)
 
 
 def test_a_responder_cannot_claim_a_key_it_does_not_hold() -> None:

@@ -16,6 +16,11 @@ from dbnet.engine import GameSetup, Player
 from dbnet.errors import DecodeError
 from dbnet.protocol.errors import InvalidEntryError
 from dbnet.protocol.log import Status
+from dbnet.replay.event import FlagKind, report
+from dbnet.replay.export import export_json, game_lines
+from dbnet.replay.gamefile import examine
+from dbnet.replay.steps import seal_words
+from dbnet.replay.story import read_story
 from dbnet.replay.verify import VerdictStatus, verify_replay
 from dbnet.wire import codec
 from dbnet.wire.codec import DisputeBody
@@ -63,6 +68,7 @@ def test_the_flagged_player_disputes_a_false_claim_and_the_file_says_so(
     assert "won" not in summary
     document = verdict.to_json()
     assert document["winner"] is None
+    assert verdict.claim_reading is not None
     assert document["readings"] == {
         "claim": {"A": verdict.claim_reading[0], "B": 0},
         "dispute": {"A": own[0], "B": own[1]},
@@ -151,3 +157,39 @@ def test_a_late_entry_claim_names_the_late_entry_and_its_author(
     assert verdict.owed is not None
     assert (verdict.owed.player, verdict.owed.seq) == ("B", late)
     assert f"B's clock ran out before B's entry {late}" in verdict.summary()
+
+
+def test_an_event_tells_both_copies_of_a_disputed_claim_as_one_disputed_game(
+    setup: GameSetup, tmp_path: Path
+) -> None:
+    """The claimant's copy may end with its claim (the dispute had not reached it); the
+    flagged player's holds the dispute too: one game, told by the longer copy, listed
+    apart as a disputed clock claim, counted for nobody."""
+    game, _ = false_claim(setup)
+    claimants = tmp_path / "claimant.dbnr"
+    game.save(claimants)
+    game.deliver(Player.B, game.peers[Player.B].dispute((50_000, 40_000)))
+    flaggeds = tmp_path / "flagged.dbnr"
+    game.save(flaggeds)
+    event = report([examine(str(claimants)), examine(str(flaggeds))])
+    [told] = event.games
+    assert told.files == (str(flaggeds), str(claimants))
+    assert told.flags == (FlagKind.DISPUTED_CLOCK,)
+    assert not told.counted
+    assert told.result().startswith("disputed clock claim: A says B's clock ran out")
+
+
+def test_the_story_and_the_exports_tell_the_dispute(setup: GameSetup, tmp_path: Path) -> None:
+    game, _ = false_claim(setup)
+    game.deliver(Player.B, game.peers[Player.B].dispute((50_000, 40_000)))
+    story = read_story(game.save(tmp_path / "disputed.dbnr"), where="disputed")
+    seq = len(game.records) - 1
+    lines = list(game_lines(story))
+    assert f"{seq:>6}  B DISPUTES THE CLOCK CLAIM: by B's clock 0:40 was left (clocks A 0:50, " in (
+        "\n".join(lines)
+    )
+    entries = export_json(story)["entries"]
+    assert isinstance(entries, list)
+    assert entries[-1]["kind"] == "dispute"
+    assert entries[-1]["dispute"] == {"claim": seq - 1, "left": 40_000}
+    assert seal_words(game.log.decoded[-1].body).startswith("DISPUTE: by the flagged player")

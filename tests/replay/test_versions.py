@@ -91,7 +91,7 @@ def test_an_unknown_format_is_named(tmp_path: Path) -> None:
     at = data.index(header)
     fields = codec.decode(header)
     assert isinstance(fields, dict)
-    fields["format"] = 4
+    fields["format"] = 5
     changed = codec.encode(fields)
     assert len(changed) == len(header)
     data[at : at + len(header)] = changed
@@ -99,7 +99,8 @@ def test_an_unknown_format_is_named(tmp_path: Path) -> None:
     path.write_bytes(bytes(data))
     result = dbnet("verify", str(path))
     assert result.returncode == 1
-    assert "unsupported replay format 4 (this dbnet reads 1, 2, 3)" in result.stdout + result.stderr
+    said = result.stdout + result.stderr
+    assert "unsupported replay format 5 (this dbnet reads 1, 2, 3, 4)" in said
     assert "Traceback" not in result.stderr
 
 

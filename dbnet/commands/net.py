@@ -21,6 +21,7 @@ FILE``); 130 Ctrl-C.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import socket
 import sys
@@ -144,6 +145,22 @@ def bot_chooser(seat: BotSeat) -> Chooser:
     return choose
 
 
+_ABANDONED_READ = threading.Event()
+"""Set when a read of the person's line was abandoned (the game ended, by a claim say,
+while they were at the prompt): its thread still holds stdin's lock."""
+
+
+async def _read(read_line: Callable[[str], str], prompt: str) -> str:
+    """The person's next line, read in a worker thread. abandon_on_cancel: a game that
+    ends (or fails) while the person is at the prompt must not wait for them to press
+    Enter; the thread is left reading (see ``_finish``)."""
+    try:
+        return await trio.to_thread.run_sync(read_line, prompt, abandon_on_cancel=True)
+    except trio.Cancelled:
+        _ABANDONED_READ.set()
+        raise
+
+
 def line_chooser(
     read_line: Callable[[str], str] = input,
     build_seconds: float = 600.0,
@@ -160,9 +177,7 @@ def line_chooser(
         for line in explain_pending(view):
             print(line, flush=True)
         while True:
-            # abandon_on_cancel: a game that ends (or fails) while the person is at the
-            # prompt must not wait for them to press Enter.
-            line = await trio.to_thread.run_sync(read_line, "> ", abandon_on_cancel=True)
+            line = await _read(read_line, "> ")
             text = line.strip()
             if text in ("help", "choices"):
                 for line in choice_lines(view):
@@ -203,7 +218,7 @@ async def _build(
     )
     with trio.move_on_after(seconds) as scope:
         while True:
-            line = await trio.to_thread.run_sync(read_line, "build> ", abandon_on_cancel=True)
+            line = await _read(read_line, "build> ")
             word, _, rest = line.strip().partition(" ")
             command = word.lower()
             if command == "done":
@@ -629,6 +644,18 @@ def _run(args: argparse.Namespace, player: LocalPlayer, make: Make, play: Play) 
 
 
 def _finish(session: GameSession, run: Callable[[], Outcome]) -> int:
+    code = _finished(session, run)
+    if _ABANDONED_READ.is_set():
+        # A thread still reads stdin and holds its lock: a normal exit would abort
+        # ("could not acquire lock for stdin at interpreter shutdown"). Everything is
+        # saved and said: leave at once, with the game's exit status.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code
+
+
+def _finished(session: GameSession, run: Callable[[], Outcome]) -> int:
     try:
         outcome = run()
     except DiskFullError as exc:

@@ -240,10 +240,11 @@ def result_text(verdict: Verdict) -> str:
             f"{owed.player} did not sign it"
         )
     if status is VerdictStatus.CLAIM and verdict.reason == "clock":
-        return (
-            f"clock claim: {verdict.claimant} won on time ({verdict.flagged()}'s flag fell "
-            f"before entry {verdict.flagged_at})"
-        )
+        flagged = verdict.flagged()
+        said = f"{verdict.claimant} says {flagged}'s flag fell before entry {verdict.flagged_at}"
+        if verdict.disputed:
+            return f"disputed clock claim: {said}; {flagged} disputes it"
+        return f"clock claim, not acknowledged by {flagged}: {said}"
     if status is VerdictStatus.CLAIM:
         return f"unilateral: {verdict.claimant} claims {owed.player} timed out (entry {owed.seq})"
     return f"{owed.player} owes entry {owed.seq}: {owed.describe()} (turn {verdict.turn})"

@@ -24,7 +24,6 @@ import sys
 import trio
 
 from dbnet.match.keys import login_name
-from dbnet.match.render import describe_result
 from dbnet.match.story import Event
 from dbnet.net.hosting import with_port
 from dbnet.net.invite import Invite, InviteError
@@ -115,7 +114,7 @@ def run_watch(args: argparse.Namespace) -> int:
         return run_watch_screen(watching, connect)
     _say(f"watching {target}; your key fingerprint is {identity.fingerprint}")
     try:
-        trio.run(watching.run, connect)
+        verdict = trio.run(watching.run, connect)
     except WatchError as exc:
         print(f"dbnet watch: {printable(str(exc))}", file=sys.stderr)
         return EXIT_FAILED
@@ -126,5 +125,5 @@ def run_watch(args: argparse.Namespace) -> int:
     _say("every entry verified: signatures, hash chain, dice, re-simulation")
     if args.replay is not None:
         _say(f"replay: {args.replay}")
-    _say(describe_result(log.game, watching.labels))
+    _say(watching.result_line(verdict))
     return EXIT_WATCHED

@@ -48,6 +48,7 @@ from dbnet.net.session import (
     GameSessionError,
     LocalPlayer,
     Outcome,
+    clock_claim_result,
     disk_full_advice,
     resume_command,
     withheld_result,
@@ -223,6 +224,9 @@ class NetworkSession(GuestRun):
             lines.append("The opponent was away too long: the game is adjourned.")
         if self._outcome is Outcome.UNREACHED:
             lines.append("The host could not be reached; no game was started.")
+        claimed = clock_claim_result(self.net.game)
+        if claimed is not None:  # a claim on time, disputed or not: never a result
+            lines.append(claimed[0].upper() + claimed[1:] + ".")
         path = self.replay_path
         if path is None:
             return lines

@@ -17,9 +17,9 @@ from dbnet.console.guest import GuestRun
 from dbnet.console.session import LogLine
 from dbnet.engine import Choice, Game, GameSetup, Player
 from dbnet.errors import DbnetError, IllegalChoiceError
-from dbnet.match.render import describe_result
 from dbnet.net.watch import Connect, WatchError, Watching
 from dbnet.protocol.identity import fingerprint
+from dbnet.replay.verify import VerdictStatus
 from dbnet.text import printable
 
 EXIT_WATCHED = 0
@@ -128,13 +128,13 @@ class WatchSession(GuestRun):
 
     async def _run(self) -> None:
         try:
-            await self.watching.run(self._connect)
+            verdict = await self.watching.run(self._connect)
             self._watched = True
             self._state = "game over"
-            log = self.watching.log
-            result = "" if log is None else describe_result(log.game, self.watching.labels)
-            done = "The game is complete; every entry was verified as it came."
-            self._note(f"{done} {result}".rstrip())
+            result = self.watching.result_line(verdict)
+            over = "complete" if verdict.status is VerdictStatus.COMPLETE else "over"
+            done = f"The game is {over}; every entry was verified as it came."
+            self._note(f"{done} {result}")
         except (WatchError, DbnetError) as exc:
             self._failure = str(exc)
             self._state = "stopped"

@@ -4,8 +4,10 @@
 ``SessionClocks`` keeps this side's ``ClockView`` in step with the game (every entry
 written or received), gives the readings this side's entries carry, learns the round
 trip from the connection's PINGs, claims the game on time when the peer's clock runs
-out (``watch``), and keeps this side's view beside the replay while the game is
-adjourned. The rules of a claim are the log's (``GameLog._check_clock_claim``).
+out (``watch``), disputes a clock claim against this side that its own clock refutes
+(protocol version 4), keeps waiting on the peer's clock when the peer withholds entries,
+and keeps this side's view beside the replay while the game is adjourned. The rules of a
+claim and of a dispute are the log's (``GameLog._check_clock_claim``, ``_check_dispute``).
 """
 
 from __future__ import annotations
@@ -22,12 +24,19 @@ from dbnet.files import replace_atomically
 from dbnet.net.link import Link
 from dbnet.protocol.clock import ClockView, format_clock
 from dbnet.protocol.errors import ProtocolError
-from dbnet.protocol.log import is_clock_claim
+from dbnet.protocol.log import Status, is_clock_claim
 from dbnet.protocol.remote import RemoteGame
 from dbnet.text import os_error_words
 from dbnet.wire import codec
 
-__all__ = ["CLOCKS_SUFFIX", "MAX_TRANSIT_CREDIT_MS", "SessionClocks", "clock_claim_result"]
+__all__ = [
+    "CLAIM_SUFFIX",
+    "CLOCKS_SUFFIX",
+    "DISPUTE_MARGIN_MS",
+    "MAX_TRANSIT_CREDIT_MS",
+    "SessionClocks",
+    "clock_claim_result",
+]
 
 CLOCKS_SUFFIX: Final = ".clocks"
 """Beside a replay, this side's view of the clocks of its adjourned game (JSON)."""
@@ -36,6 +45,15 @@ MAX_TRANSIT_CREDIT_MS: Final = 2_000
 """The most a move of the peer is not charged for as transit (its estimated round trip,
 which a peer can make longer by answering PINGs late, is capped at this)."""
 
+DISPUTE_MARGIN_MS: Final = MAX_TRANSIT_CREDIT_MS
+"""A clock claim against this side is disputed when this side's own clock reads more than
+this when the claim comes: an honest claim arrives when this side's own view reads about
+0, give or take the transit the two views credit differently (at most this)."""
+
+CLAIM_SUFFIX: Final = ".clock-claim-"
+"""Beside a replay, ``REPLAY.clock-claim-SEQ``: the peer's clock claim (entry SEQ) that
+this side could not add to its log, as the signed entry record it received."""
+
 
 def now_ms() -> int:
     """Trio's clock in milliseconds: what clocks are measured with."""
@@ -43,17 +61,38 @@ def now_ms() -> int:
 
 
 def clock_claim_result(game: RemoteGame | None) -> str | None:
-    """When the log ends with a clock claim: who won on time, and that it is a claim."""
+    """When a clock claim closed the log: who claimed, whether it is disputed, and that a
+    claim is its claimant's word (no result: ``dbnet verify`` shows it as a claim)."""
     if game is None or not game.records:
         return None
-    last = game.log.decoded[-1]
-    if not is_clock_claim(last.body):
+    found = game.log.clock_claim()
+    if found is None:
         return None
-    winner = Player(last.author)
-    who = "you" if winner is game.me else "the opponent"
+    claimant = Player(found[1].author)
+    flagged = claimant.other
+    last = game.log.decoded[-1].body
+    dispute = last.clock if game.log.status is Status.DISPUTED else None
+    if claimant is game.me:
+        said = (
+            f"you ({claimant.name}) claimed the game on time: by your clock "
+            f"{flagged.name}'s ran out"
+        )
+    else:
+        said = (
+            f"the opponent ({claimant.name}) claimed the game on time: by its clock yours ran out"
+        )
+    if dispute is None:
+        signer = "you" if flagged is game.me else "the opponent"
+        return (
+            f"{said}; {signer} signed no dispute (dbnet verify: a clock claim, not "
+            "acknowledged by the flagged player)"
+        )
+    whose = "your" if flagged is game.me else "its"
+    who = "you" if flagged is game.me else "the opponent"
     return (
-        f"{winner.name} ({who}) won on time: {winner.other.name}'s clock ran out (a clock "
-        f"claim signed by {winner.name}; dbnet verify shows it as such)"
+        f"{said}; {who} disputed it: by {whose} clock, {format_clock(dispute[flagged])} was "
+        "left. A disputed clock claim is no result: the event's rules decide it (dbnet "
+        "verify shows both signed readings)"
     )
 
 
@@ -67,6 +106,7 @@ class SessionClocks:
         """Called when this side claimed on time: the log moved."""
         self.view: ClockView | None = None
         self._refused = False  # a claim on time this side's own log refused
+        self._withheld: int | None = None  # the entry the peer withholds (said once)
 
     # --- the session's hooks -----------------------------------------------------------
 
@@ -122,11 +162,38 @@ class SessionClocks:
             self._claim(game, view.late)
         last = game.log.decoded[-1]
         if is_clock_claim(last.body) and last.author != game.me:
+            self._answer(game, now)
+
+    def _answer(self, game: RemoteGame, now: int) -> None:
+        """The peer's clock claim against this side, which its log accepted: disputed
+        (signed, saved, then sent) when this side's own clock reads more than the margin
+        (protocol version 4), else told with this side's own reading."""
+        view = self.view
+        assert view is not None
+        left = view.left(game.me, now)
+        if left <= DISPUTE_MARGIN_MS or game.log.version < codec.DISPUTE_VERSION:
             self.say(
                 f"the opponent claims the game on time: by its clock yours ran out; by "
-                f"yours, {format_clock(view.left(game.me, now))} was left. The claim is "
-                "signed by the opponent alone, and every verifier shows it as a clock claim"
+                f"yours, {format_clock(left)} was left. The claim is signed by the opponent "
+                "alone, and every verifier shows it as a clock claim, not a result"
             )
+            return
+        try:
+            game.dispute(view.reading(now))
+        except ProtocolError as exc:  # not expected: the log accepted the claim
+            self.say(f"the opponent claims the game on time; it could not be disputed: {exc}")
+            return
+        self.say(
+            f"the opponent claims the game on time, but by your clock {format_clock(left)} "
+            "was left: you dispute it; your signed dispute is sent and saved (every "
+            "verifier shows a disputed clock claim, no result)"
+        )
+        self.notify()
+
+    def runs_for_peer(self, game: RemoteGame) -> bool:
+        """Whether the peer's clock runs now (it owes the next entry of a game with a
+        clock that is not over): leaving does not stop it."""
+        return self.view is not None and not game.is_closed and self.view.flag_at() is not None
 
     def pong(self, link: Link, token: int) -> None:
         """A PONG came on ``link``: the round trip the peer's moves are not charged for."""
@@ -184,9 +251,45 @@ class SessionClocks:
 
     def too_late(self, game: RemoteGame, entry: codec.Entry) -> bool:
         """Whether ``entry`` is the peer's and comes after this side's clock claim closed
-        the log (they crossed): it came too late, and is dropped."""
+        the log (they crossed): it came too late, and is dropped. A DISPUTE of the claim
+        is not (the log checks it)."""
         waited = self.own_claim(game)
-        return waited is not None and entry.author != game.me and entry.seq >= waited
+        return (
+            waited is not None
+            and entry.author != game.me
+            and entry.seq >= waited
+            and entry.kind is not codec.EntryKind.DISPUTE
+        )
+
+    def withheld(
+        self, game: RemoteGame, record: bytes, entry: codec.Entry, replay: Path | None
+    ) -> bool:
+        """In a game with a clock: whether ``entry`` is the peer's, beyond entries it has
+        not sent (it withholds them). Such an entry is dropped, not answered: whoever owes
+        the next entry by this side's log still owes it, and when that is the peer its
+        clock runs on until this side claims on time (``watch``). A clock claim that came
+        that way is kept beside the replay (``REPLAY.clock-claim-SEQ``). Said once."""
+        held = len(game.records)
+        if (
+            self.view is None
+            or game.is_closed
+            or entry.author == game.me
+            or entry.game_id != game.game_id
+            or entry.seq <= held
+        ):
+            return False
+        if self._withheld != held:
+            self._withheld = held
+            kept = _keep_claim(record, entry, replay) if is_clock_claim(entry.body) else ""
+            what = "its clock claim" if is_clock_claim(entry.body) else f"its entry {entry.seq}"
+            owes = "you owe it" if game.my_turn else "by your clock it owes it"
+            self.say(
+                f"the opponent sent {what} without entries {held} to {entry.seq - 1}: it "
+                f"withholds entry {held}, and {owes}. The game goes on; the opponent's "
+                f"clock runs until its entry comes, and you claim on time if it runs "
+                f"out{kept}"
+            )
+        return True
 
     @staticmethod
     def disputed(
@@ -198,14 +301,7 @@ class SessionClocks:
         seq = game.claim_conflict(record, entry)
         if seq is None:
             return None
-        kept = ""
-        if replay is not None:
-            path = replay.with_name(f"{replay.name}.clock-claim-{seq}")
-            try:
-                path.write_bytes(record)
-                kept = f"; the claim is kept in {path}"
-            except OSError as exc:
-                kept = f"; the claim could not be kept: {os_error_words(exc)}"
+        kept = _keep_claim(record, entry, replay)
         return (
             f"the opponent claims the game on time before your entry {seq}, which was "
             f'already sent: a disputed flag (docs/protocol.md, "Clocks"){kept}'
@@ -229,11 +325,25 @@ class SessionClocks:
             return False
         view.follow(game.log, now_ms())
         self.say(
-            f"the opponent's clock ran out ({other.name}): you win on time; your signed "
-            "clock claim is sent and saved"
+            f"the opponent's clock ran out ({other.name}): you claim the game on time; "
+            "your signed clock claim is sent and saved"
         )
         self.notify()
         return True
+
+
+def _keep_claim(record: bytes, entry: codec.Entry, replay: Path | None) -> str:
+    """Keep the peer's clock claim (``record``, entry ``entry.seq``) beside the replay, as
+    the signed entry record received (``REPLAY.clock-claim-SEQ``); what to add to the
+    message: where, or why not."""
+    if replay is None:
+        return ""
+    path = replay.with_name(f"{replay.name}{CLAIM_SUFFIX}{entry.seq}")
+    try:
+        path.write_bytes(record)
+    except OSError as exc:
+        return f"; the claim could not be kept: {os_error_words(exc)}"
+    return f"; the claim is kept in {path}"
 
 
 def _kept_path(replay: Path | None) -> Path | None:

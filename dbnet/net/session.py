@@ -1209,6 +1209,9 @@ class GameSession:
                         link.charge()  # the peer's entry crossed our clock claim: too late
                         continue
                     replay = self.replay_path
+                    if self.clocks.withheld(game, message.record, entry, replay):
+                        link.charge()  # entries are missing before it: the peer's clock runs
+                        continue
                     disputed = self.clocks.disputed(game, message.record, entry, replay)
                     if disputed is not None:
                         raise GameSessionError(
@@ -1223,6 +1226,12 @@ class GameSession:
                     link.charge()  # an entry we hold
             elif isinstance(message, Bye):
                 if not message.done:
+                    if self.clocks.runs_for_peer(game):  # it does not stop its clock
+                        self.player.say(
+                            f"the opponent left: {printable(message.reason)}; its clock runs "
+                            "on until it comes back, and you claim on time if it runs out"
+                        )
+                        raise _ConnectionLostError("the opponent left")
                     if self.clocks.own_claim(game) is None:
                         raise PeerLeftError(f"the peer left: {printable(message.reason)}")
                     # it disputes our claim on time, which closed our log: we are done

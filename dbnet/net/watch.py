@@ -11,8 +11,9 @@ hash), so what is shown is a verified game; it is then saved (``ReplayWriter``: 
 fsync per record) and told (``match.story.Narrator``, as the verifier applies it), the
 players called by the names they signed (A's in the OFFER, B's in the ACCEPT: ``alice
 (A)``; ``A`` and ``B`` in games of protocol versions before 3, which have none). BYE
-(done) ends the watch once the log is complete; any refusal or failure is a
-``WatchError`` in one line.
+(done) ends the watch once the log is closed, as the players' replays end: complete,
+decided, or closed by a claim (a timeout claim, a clock claim, disputed or not), and
+``result_line`` names that end; any refusal or failure is a ``WatchError`` in one line.
 
 A spectator never writes an entry: it sends WATCH, then only PINGs and PONGs.
 """
@@ -25,6 +26,7 @@ from pathlib import Path
 import trio
 
 from dbnet.errors import DbnetError
+from dbnet.match.render import describe_result
 from dbnet.match.story import Event, Narrator
 from dbnet.net.errors import NetError
 from dbnet.net.link import FloodError, Link, Timing
@@ -100,7 +102,8 @@ class Watching:
         return None if self.verifier is None else self.verifier.log
 
     async def run(self, connect: Connect) -> Verdict:
-        """Watch the game to its end: the verdict on it (complete, with the winner).
+        """Watch the game to its end: the verdict on it (complete or decided, with the
+        winner, or closed by a claim).
 
         Raises:
             WatchRefusedError: the host refused this spectator or dropped it.
@@ -245,6 +248,7 @@ class Watching:
         self._check_host_game(entry.game_id, body)
         created = self._created or now_utc().isoformat().replace("+00:00", "Z")
         header = codec.ReplayHeader(
+            format=entry.version,  # format N holds entries of protocol version N
             protocol=entry.version,
             rules=body.rules,
             game_id=entry.game_id,
@@ -294,11 +298,25 @@ class Watching:
         if verifier is None:
             raise WatchError("the host said the game is over, but sent none of it")
         verdict = verifier.verdict()
-        if verdict.status is not VerdictStatus.COMPLETE:
+        if verdict.status is VerdictStatus.UNFINISHED:
             raise WatchError(
                 f"the host said the game is over, but it is not: {verdict.summary()}{self._saved()}"
             )
         return verdict
+
+    def result_line(self, verdict: Verdict) -> str:
+        """The end of the watched game in one line, as the players are told it: the
+        winner of a complete (or decided) game, else the verifier's words for the claim
+        that closed it (never a win: a claim is its claimant's word)."""
+        log = self.log
+        if log is not None and verdict.status is VerdictStatus.COMPLETE:
+            return describe_result(log.game, self.labels)
+        if log is not None and verdict.status is VerdictStatus.DECIDED:
+            return (
+                f"{describe_result(log.game, self.labels)} (derived by re-simulation; the "
+                "result is not counter-signed)"
+            )
+        return f"the game ended with a {verdict.summary()}"
 
     def close(self) -> None:
         if self.writer is not None:

@@ -50,6 +50,7 @@ from dbnet.wire.codec import (
     Body,
     ClaimBody,
     CosignBody,
+    DisputeBody,
     Entry,
     EntryKind,
     FinalBody,
@@ -105,7 +106,8 @@ class Status(enum.Enum):
     FINAL_DUE = "final due"  # the game is over; its last author writes FINAL
     COSIGN_DUE = "cosign due"  # the other player counter-signs
     COMPLETE = "complete"
-    CLAIMED = "claimed"  # ended by a unilateral timeout claim
+    CLAIMED = "claimed"  # ended by a unilateral claim: timeout, or clock
+    DISPUTED = "disputed"  # a clock claim, then the flagged player's dispute (version 4)
 
 
 # Compared on every entry, so looked up once: on Python 3.11 looking a member up on
@@ -113,6 +115,7 @@ class Status(enum.Enum):
 _PLAY: Final = EntryKind.PLAY
 _ACCEPT: Final = EntryKind.ACCEPT
 _CLAIM: Final = EntryKind.CLAIM
+_DISPUTE: Final = EntryKind.DISPUTE
 _PLAYING: Final = Status.PLAYING
 
 
@@ -535,6 +538,9 @@ class GameLog:
     ) -> Player:
         """Check that ``author`` may write the next entry, of ``kind``; the author. A clock
         claim may be written by either player (``_check_clock_claim`` says when)."""
+        if kind is _DISPUTE:
+            self._check_dispute_author(seq, author, record)
+            return author
         expected = self.expected_author()
         if expected is None:
             raise InvalidEntryError(
@@ -581,6 +587,11 @@ class GameLog:
             if check_state:
                 self._check_state(seq, body.state, record)
             self._note_end(author)
+            return
+        if kind is _DISPUTE:  # after a clock claim (``_check_dispute_author``)
+            assert isinstance(body, DisputeBody)
+            self._check_dispute(seq, author, body, record)
+            self.status = Status.DISPUTED
             return
         if kind is _CLAIM:  # also while FINAL or COSIGN is withheld
             assert isinstance(body, ClaimBody)
@@ -742,6 +753,50 @@ class GameLog:
                     f"entry {waited}, reads {seen[flagged]} ms left on {flagged.name}'s clock: "
                     "that entry came in time", record
                 )  # fmt: skip
+
+    def clock_claim(self) -> tuple[int, Entry] | None:
+        """The clock claim that closed the log (its seq and entry), whether a dispute
+        follows it or not; None if no clock claim closed it."""
+        if self.status is Status.DISPUTED:
+            seq = len(self.decoded) - 2
+        elif self.status is Status.CLAIMED:
+            seq = len(self.decoded) - 1
+        else:
+            return None
+        entry = self.decoded[seq]
+        return (seq, entry) if is_clock_claim(entry.body) else None
+
+    def _check_dispute_author(self, seq: int, author: Player, record: bytes) -> None:
+        """A DISPUTE (protocol version 4) comes right after a clock claim, which closed
+        the log, and is written by the player that claim says was flagged."""
+        if self.version < codec.DISPUTE_VERSION:
+            raise InvalidEntryError(
+                seq, f"a DISPUTE is protocol version {codec.DISPUTE_VERSION}; this game is "
+                f"version {self.version}", record
+            )  # fmt: skip
+        claim = self.clock_claim() if self.status is Status.CLAIMED else None
+        if claim is None:
+            raise InvalidEntryError(
+                seq, "a DISPUTE answers the clock claim right before it, and entry "
+                f"{seq - 1} is no clock claim", record
+            )  # fmt: skip
+        claimant = Player(claim[1].author)
+        if author is claimant:
+            raise InvalidEntryError(
+                seq, f"{author.name} disputes its own clock claim: only the flagged player, "
+                f"{claimant.other.name}, may", record
+            )  # fmt: skip
+
+    def _check_dispute(self, seq: int, author: Player, body: DisputeBody, record: bytes) -> None:
+        """The flagged player's reading in its dispute shows its own clock with time
+        left: a reading of 0 would agree with the claim, not dispute it."""
+        if self.clock is None:  # pragma: no cover - a clockless game holds no clock claim
+            raise InvalidEntryError(seq, "a DISPUTE in a game without a clock", record)
+        if body.clock[author] <= 0:
+            raise InvalidEntryError(
+                seq, f"{author.name}'s dispute reads 0 ms left on its own clock: it agrees "
+                "with the clock claim instead of disputing it", record
+            )  # fmt: skip
 
     def _check_final(self, seq: int, body: FinalBody, record: bytes) -> None:
         game = self.game

@@ -20,6 +20,7 @@ from dbnet.wire.codec import (
     Body,
     ClaimBody,
     CosignBody,
+    DisputeBody,
     Entry,
     EntryKind,
     FinalBody,
@@ -118,7 +119,8 @@ class Peer:
             clock=clock,
         )
         entry = Entry(
-            version=PROTOCOL_VERSION,
+            # a game with a clock is written in the version with disputes (docs/entries.md 7)
+            version=PROTOCOL_VERSION if clock is None else codec.DISPUTE_VERSION,
             game_id=game_id,
             seq=0,
             author=int(Player.A),
@@ -273,6 +275,13 @@ class Peer:
             raise LocalProtocolError("the log is closed: nothing may follow")
         waited = self.log.next_seq if waiting_for is None else waiting_for
         return self._write(ClaimBody(reason="clock", waiting_for=waited, clock=reading))
+
+    def dispute(self, reading: tuple[int, int]) -> bytes:
+        """A signed dispute of the other player's clock claim, which closed the log just
+        before: by ``reading`` (this player's, ``(A, B)`` in ms, when the claim came) this
+        player's own clock had time left (protocol version 4; the log checks it,
+        ``GameLog._check_dispute``)."""
+        return self._write(DisputeBody(clock=reading))
 
     def _reading(self) -> tuple[int, int] | None:
         """This player's clock reading for its next entry (None in a game without a clock)."""

@@ -306,6 +306,10 @@ class RemoteGame:
         """A signed clock claim (``Peer.claim_on_time``), saved."""
         return self._keep(self.peer.claim_on_time(reading, waiting_for))
 
+    def dispute(self, reading: tuple[int, int]) -> bytes:
+        """A signed dispute of the peer's clock claim (``Peer.dispute``), saved."""
+        return self._keep(self.peer.dispute(reading))
+
     def _keep(self, record: bytes, save: Save | None = None) -> bytes:
         (self.save if save is None else save)(record)
         self.records.append(record)

@@ -19,11 +19,11 @@ From the facts of every file (``replay.gamefile``):
 - **Standings** count only complete, verified games and wins by forfeit: ``complete``
   (both signed the result) and ``decided`` (the result derived by re-simulation when one
   player withheld the FINAL or its counter-signature; flagged). Unfinished games and
-  games closed by a timeout claim or a clock claim (a win on time, signed by the winner
-  alone) are listed apart and count for nobody: the organiser decides them. Each player
-  gets the games played, won (by forfeit too), drawn and lost, match points (``Points``,
-  3-1-0 by default), and the tie-break: the opponents' win rate, the mean over the
-  player's games of each opponent's share of games won.
+  games closed by a timeout claim or a clock claim (the claimant's word alone, disputed
+  or not by the flagged player) are listed apart and count for nobody: the organiser
+  decides them. Each player gets the games played, won (by forfeit too), drawn and lost,
+  match points (``Points``, 3-1-0 by default), and the tie-break: the opponents' win
+  rate, the mean over the player's games of each opponent's share of games won.
 - **Roster.** Players are their keys, shown by fingerprint, with the names they signed
   (A's in the OFFER, B's in the ACCEPT: protocol version 3 and later), the warbands
   they played and their files and games. One key under several names and one name
@@ -105,7 +105,8 @@ class FlagKind(enum.Enum):
     UNREADABLE = "unreadable file (no game in it)"
     UNFINISHED = "unfinished game"
     CLAIM = "game closed by a timeout claim"
-    CLOCK_CLAIM = "game won on time by a clock claim (signed by the winner alone)"
+    CLOCK_CLAIM = "clock claim, not acknowledged by the flagged player"
+    DISPUTED_CLOCK = "disputed clock claim"
     DECIDED = "win not counter-signed"
     ONE_KEY = "one key on both seats"
     KEY_NAMES = "one key under several names"
@@ -181,7 +182,11 @@ class EventGame:
         if v.status is VerdictStatus.UNFINISHED and v.owed is not None:
             return f"unfinished: {v.owed.player} owes entry {v.owed.seq}"
         if v.status is VerdictStatus.CLAIM and v.reason == "clock":
-            return f"clock claim: {v.claimant} won on time, signed by {v.claimant} alone"
+            flagged = v.flagged()
+            said = f"{v.claimant} says {flagged}'s clock ran out before entry {v.flagged_at}"
+            if v.disputed:
+                return f"disputed clock claim: {said}; {flagged} disputes it"
+            return f"clock claim, not acknowledged by {flagged}: {said}"
         if v.status is VerdictStatus.CLAIM and v.owed is not None:
             return f"claim: {v.claimant} says {v.owed.player} timed out"
         return v.summary()
@@ -456,8 +461,11 @@ def _told(best: GameFile) -> tuple[list[FlagKind], bool]:
     elif status is VerdictStatus.UNFINISHED:
         flags.append(FlagKind.UNFINISHED)
     elif status is VerdictStatus.CLAIM:
-        clock = best.verdict.reason == "clock"
-        flags.append(FlagKind.CLOCK_CLAIM if clock else FlagKind.CLAIM)
+        if best.verdict.reason != "clock":
+            flags.append(FlagKind.CLAIM)
+        else:
+            disputed = best.verdict.disputed
+            flags.append(FlagKind.DISPUTED_CLOCK if disputed else FlagKind.CLOCK_CLAIM)
     return flags, status in COUNTED and not one_key
 
 

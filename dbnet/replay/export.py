@@ -17,6 +17,7 @@ from dbnet.replay.story import Story, Told
 from dbnet.wire.codec import (
     ClaimBody,
     CosignBody,
+    DisputeBody,
     EntryKind,
     FinalBody,
     OfferBody,
@@ -99,6 +100,12 @@ def game_lines(story: Story) -> Iterator[str]:
                     f"{seq:>6}  {who} CLAIM: entry {body.waiting_for} never came "
                     "(a unilateral claim, not a result)"
                 )
+        elif isinstance(body, DisputeBody):
+            left = format_clock(body.clock[entry.author])
+            yield (
+                f"{seq:>6}  {who} DISPUTES THE CLOCK CLAIM: by {who}'s clock {left} was left "
+                f"(clocks {clock_words(body.clock)}; a disputed clock claim, not a result)"
+            )
         if body.clock is not None and not isinstance(body, OfferBody):
             reading = body.clock
     game = story.game
@@ -195,6 +202,8 @@ def _entry_json(told: Told) -> dict[str, object]:
         if body.reason == "clock":
             claim["flagged"] = Player(entry.author).other.name
         out["claim"] = claim
+    elif isinstance(body, DisputeBody):
+        out["dispute"] = {"claim": entry.seq - 1, "left": body.clock[entry.author]}
     if entry.kind is EntryKind.RESIGN:
         out["resigns"] = True
     return out

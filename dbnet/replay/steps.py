@@ -18,7 +18,7 @@ from dbnet.engine import Game, Player, parse_choice
 from dbnet.errors import DbnetError
 from dbnet.match.story import EventKind
 from dbnet.replay.story import Story
-from dbnet.wire.codec import ClaimBody, CosignBody, FinalBody
+from dbnet.wire.codec import ClaimBody, CosignBody, DisputeBody, FinalBody
 
 __all__ = ["Step", "StepKind", "Walk", "seal_words", "steps", "walk"]
 
@@ -149,6 +149,11 @@ def seal_words(body: object) -> str:
         )
     if isinstance(body, ClaimBody):
         return f"CLAIM: entry {body.waiting_for} never came (a unilateral claim, not a result)"
+    if isinstance(body, DisputeBody):
+        return (
+            "DISPUTE: by the flagged player's own clock, time was left (a disputed clock "
+            "claim, not a result)"
+        )
     return ""
 
 

@@ -35,6 +35,7 @@ from typing import Final
 
 from dbnet.engine import ChanceRequest, Decision, Game, Player
 from dbnet.errors import DbnetError
+from dbnet.protocol.clock import format_clock
 from dbnet.protocol.dice import ChainVerifier
 from dbnet.protocol.errors import InvalidEntryError
 from dbnet.protocol.identity import fingerprint
@@ -112,9 +113,11 @@ class Verdict:
       player did not write (the FINAL or COSIGN entry), so withholding gains nothing.
     - ``unfinished``: ``owed`` (who owes the next entry and what), ``turn`` reached.
     - ``claim``: ``claimant`` and ``owed`` (the entry it waited for, and who owed it). A
-      clock claim (protocol version 3) has ``reason`` "clock", ``winner`` the claimant
-      (won on time by its own signed reading: not counter-signed) and ``flagged_at``, the
-      entry before which the other player's clock ran out by that reading.
+      clock claim (protocol version 3 and later) has ``reason`` "clock", ``flagged_at``
+      (the entry before which the other player's clock ran out by the claimant's signed
+      reading, ``claim_reading``) and no ``winner``: it is the claimant's word alone. With
+      the flagged player's dispute after it (version 4), ``dispute_reading`` is that
+      player's signed reading: a disputed clock claim.
     - ``invalid``: ``record`` (the record index in the file, 0 being the header),
       ``seq`` (the entry's sequence number, None for the header), ``offset`` (the
       record's byte offset) and ``reason``.
@@ -136,6 +139,8 @@ class Verdict:
     owed: Owed | None = None
     claimant: str | None = None
     flagged_at: int | None = None
+    claim_reading: tuple[int, int] | None = None
+    dispute_reading: tuple[int, int] | None = None
     record: int | None = None
     seq: int | None = None
     offset: int | None = None
@@ -151,6 +156,11 @@ class Verdict:
         if self.reason != "clock" or self.claimant is None:
             return None
         return "B" if self.claimant == "A" else "A"
+
+    @property
+    def disputed(self) -> bool:
+        """Whether this is a clock claim the flagged player disputed (protocol version 4)."""
+        return self.dispute_reading is not None
 
     def score(self) -> str:
         """The conquest points of every turn, ``0-0 3-8`` (A's first)."""
@@ -189,12 +199,18 @@ class Verdict:
         assert owed is not None
         when = "" if self.turn is None else f", turn {self.turn}"
         if status is VerdictStatus.CLAIM and self.reason == "clock":
-            flagged = self.flagged()
-            return (
-                f"clock claim: {self.claimant} won on time (a claim signed by {self.claimant} "
-                f"alone): by {self.claimant}'s signed reading {flagged}'s clock ran out "
-                f"before {flagged}'s entry {self.flagged_at}{when}"
+            flagged, claimant = self.flagged(), self.claimant
+            said = (
+                f"{claimant} says {flagged}'s clock ran out before {flagged}'s entry "
+                f"{self.flagged_at}{when} ({claimant}'s signed reading: "
+                f"{_reading_words(self.claim_reading)})"
             )
+            if self.dispute_reading is not None:
+                return (
+                    f"disputed clock claim (not a result): {said}; {flagged} disputes it "
+                    f"({flagged}'s signed reading: {_reading_words(self.dispute_reading)})"
+                )
+            return f"clock claim, not acknowledged by the flagged player (not a result): {said}"
         if status is VerdictStatus.CLAIM:
             return (
                 f"unilateral claim by {self.claimant} (not a result; unverifiable): "
@@ -222,10 +238,27 @@ class Verdict:
             "owed": None if self.owed is None else self.owed.to_json(),
             "claimant": self.claimant,
             "flagged_at": self.flagged_at,
+            "readings": None
+            if self.claim_reading is None
+            else {
+                "claim": _reading_json(self.claim_reading),
+                "dispute": _reading_json(self.dispute_reading),
+            },
             "record": self.record,
             "seq": self.seq,
             "offset": self.offset,
         }
+
+
+def _reading_words(reading: tuple[int, int] | None) -> str:
+    """``A 2:00, B 0:00.0``: a signed clock reading (the JSON gives the milliseconds)."""
+    if reading is None:
+        return "none"
+    return f"A {format_clock(reading[0])}, B {format_clock(reading[1])}"
+
+
+def _reading_json(reading: tuple[int, int] | None) -> dict[str, int] | None:
+    return None if reading is None else {"A": reading[0], "B": reading[1]}
 
 
 def verify_replay(
@@ -260,6 +293,9 @@ class ReplayVerifier:
         """Signatures of accepted records still to check (entry ``seq`` is record ``seq + 1``)."""
         self._offsets: list[int] = []
         """The byte offset of every record checked, by record index."""
+        self._due: dict[int, Owed] = {}
+        """In a game with a clock: what each entry of the game in play was due as (who
+        owed it, and what), by seq; a clock claim may name an entry that came late."""
 
     def copy(self) -> ReplayVerifier:
         twin = ReplayVerifier(self.where)
@@ -268,6 +304,7 @@ class ReplayVerifier:
         twin.log = None if self.log is None else _copy_log(self.log)
         twin._unchecked = list(self._unchecked)
         twin._offsets = list(self._offsets)
+        twin._due = dict(self._due)
         return twin
 
     def run(self, data: bytes, offset: int = 0) -> Verdict:
@@ -339,6 +376,7 @@ class ReplayVerifier:
                 self._attach(log)
         else:
             assert self.log is not None
+            self._note_due(self.log)
             # a record that fails after its signature's place still has it queued
             self.log.append(record, atomic=False, unchecked=self._unchecked)
         self.records = index + 1
@@ -371,6 +409,8 @@ class ReplayVerifier:
                 pass  # ``append`` decodes that record again when its turn comes, and says why
             for k, (index, record_offset, record) in enumerate(batch):
                 offsets.append(record_offset)
+                if log.clock is not None:
+                    self._note_due(log)
                 log.append(
                     record,
                     atomic=False,
@@ -382,6 +422,11 @@ class ReplayVerifier:
                 raise framing
             if len(batch) < _BATCH:
                 return
+
+    def _note_due(self, log: GameLog) -> None:
+        """Before the next entry of a game with a clock in play: what it is due as."""
+        if log.clock is not None and log.status is Status.PLAYING:
+            self._due[log.next_seq] = _owed(log, Status.PLAYING, log.next_seq)
 
     def _check_header(self, log: GameLog) -> None:
         header = self.header
@@ -413,17 +458,24 @@ class ReplayVerifier:
             return Verdict(where=self.where, status=VerdictStatus.UNFINISHED, entries=0, owed=owed)
         game = log.game
         status = log.status
-        claim = log.decoded[-1].body
-        if status is Status.CLAIMED and isinstance(claim, ClaimBody) and claim.reason == "clock":
-            # a clock claim decides the game even after a late winning move
-            claimant = Player(log.decoded[-1].author)
+        clock_claim = log.clock_claim()
+        if clock_claim is not None:
+            # a clock claim, even after a late winning move, is its claimant's word: no
+            # result, and disputed when the flagged player's dispute follows it
+            seq, entry = clock_claim
+            claim = entry.body
+            assert isinstance(claim, ClaimBody)
+            assert claim.clock is not None
+            claimant = Player(entry.author)
+            dispute = log.decoded[-1].body if status is Status.DISPUTED else None
             return self._verdict(
                 VerdictStatus.CLAIM,
                 claimant=claimant.name,
-                winner=claimant.name,
                 reason="clock",
-                owed=_owed_before_claim(log, claimant.other),
+                owed=self._owed_by_flagged(log, claim.waiting_for, seq, claimant.other),
                 flagged_at=claim.waiting_for,
+                claim_reading=claim.clock,
+                dispute_reading=None if dispute is None else dispute.clock,
             )
         if game.winner is not None and status is not Status.PLAYING:
             assert game.end_reason is not None
@@ -453,6 +505,8 @@ class ReplayVerifier:
         owed: Owed | None = None,
         claimant: str | None = None,
         flagged_at: int | None = None,
+        claim_reading: tuple[int, int] | None = None,
+        dispute_reading: tuple[int, int] | None = None,
         record: int | None = None,
         seq: int | None = None,
         offset: int | None = None,
@@ -482,10 +536,23 @@ class ReplayVerifier:
             owed=owed,
             claimant=claimant,
             flagged_at=flagged_at,
+            claim_reading=claim_reading,
+            dispute_reading=dispute_reading,
             record=record,
             seq=seq,
             offset=offset,
         )
+
+    def _owed_by_flagged(self, log: GameLog, waited: int, claim: int, flagged: Player) -> Owed:
+        """The entry a clock claim (entry ``claim``) waited for, and who owed it: the
+        flagged player's entry ``waited``, which never came (``waited == claim``) or came
+        late; what it was due as, as the verdict ``unfinished`` would have said."""
+        if waited == claim:
+            return _owed(log, Status.PLAYING, claim, flagged)
+        due = self._due.get(waited)
+        if due is None:  # pragma: no cover - noted before every entry of a clocked game
+            return Owed(flagged.name, "decision", waited)
+        return due
 
     def _invalid(
         self, record: int | None, offset: int | None, reason: str, *, seq: int | None = None

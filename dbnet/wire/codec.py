@@ -54,34 +54,39 @@ from dbnet.errors import DataError, DecodeError
 from dbnet.wire.keys import public_key_problem
 
 __all__ = [
-    "HASH_SIZE", "MAX_ENTRY_SIZE", "MAX_MESSAGE_SIZE", "NAME_PATTERN", "PROTOCOL_VERSION",
-    "PROTOCOL_VERSIONS",
-    "REPLAY_FORMAT", "REPLAY_FORMATS",
-    "SIGNATURE_SIZE", "ZERO_HASH", "AcceptBody", "Body", "ClaimBody", "CosignBody", "Entry",
-    "EntryKind", "FinalBody", "Hash", "Meta", "Name", "OfferBody", "PlayBody", "ReplayHeader",
-    "ResignBody", "Schema", "Shape", "SignedEntry", "WarbandShape", "decode", "decode_entry",
-    "decode_replay_header", "decode_signed_entry", "encode", "encode_entry",
-    "encode_replay_header", "encode_setup", "encode_signed_entry", "entry_hash",
-    "is_frozen_value", "refuse", "replace", "setup_from_wire", "setup_to_wire", "sign_entry",
-    "signing_message",
+    "DISPUTE_VERSION", "HASH_SIZE", "MAX_ENTRY_SIZE", "MAX_MESSAGE_SIZE", "NAME_PATTERN",
+    "PROTOCOL_VERSION", "PROTOCOL_VERSIONS", "REPLAY_FORMAT", "REPLAY_FORMATS",
+    "SIGNATURE_SIZE", "ZERO_HASH", "AcceptBody", "Body", "ClaimBody", "CosignBody",
+    "DisputeBody", "Entry", "EntryKind", "FinalBody", "Hash", "Meta", "Name", "OfferBody",
+    "PlayBody", "ReplayHeader", "ResignBody", "Schema", "Shape", "SignedEntry",
+    "WarbandShape", "decode", "decode_entry", "decode_replay_header", "decode_signed_entry",
+    "encode", "encode_entry", "encode_replay_header", "encode_setup", "encode_signed_entry",
+    "entry_hash", "is_frozen_value", "refuse", "replace", "setup_from_wire",
+    "setup_to_wire", "sign_entry", "signing_message",
 ]  # fmt: skip
 
 PROTOCOL_VERSION: Final = 3
-"""The protocol version this dbnet writes. Version 2 (2026-11) adds the joiner's nonce to
-the OFFER and the game id; version 3 (2026-11) each player's name, signed by that player,
-in the OFFER (A's) and the ACCEPT (B's), and the optional clock (docs/entries.md, section
-7). Versions 1 and 2 are still read."""
-PROTOCOL_VERSIONS: Final = (1, 2, 3)
+"""The protocol version this dbnet writes for a game without a clock (``DISPUTE_VERSION``
+for a game with one). Version 2 (2026-11) adds the joiner's nonce to the OFFER and the
+game id; version 3 (2026-11) each player's name, signed by that player, in the OFFER (A's)
+and the ACCEPT (B's), and the optional clock; version 4 (2026-11) the DISPUTE entry
+(docs/entries.md, section 7). Versions 1 and 2 are still read."""
+PROTOCOL_VERSIONS: Final = (1, 2, 3, 4)
 """Every protocol version this dbnet reads (and so verifies)."""
 REPLAY_FORMAT: Final = 3
-"""The replay format this dbnet writes: format N holds entries of protocol version N."""
-REPLAY_FORMATS: Final = {1: 1, 2: 2, 3: 3}
+"""The replay format this dbnet writes for a game without a clock: format N holds entries
+of protocol version N (a game with a clock: ``DISPUTE_VERSION``)."""
+REPLAY_FORMATS: Final = {1: 1, 2: 2, 3: 3, 4: 4}
 """Every replay format this dbnet reads, with the protocol version of its entries."""
 # --- protocol version 3: clocks (docs/entries.md section 7) ---------------------------------
 # A game with a clock holds it in its setup, and every entry after the OFFER its author's
 # reading of both clocks (version 3 and later).
 CLOCK_VERSION: Final = 3
 """The first protocol version (and replay format) with clocks."""
+DISPUTE_VERSION: Final = 4
+"""The first protocol version (and replay format) with the DISPUTE entry, which answers a
+clock claim its flagged player's own measurement refutes: what dbnet writes for a game with
+a clock (docs/protocol.md, "Clocks")."""
 MAX_CLOCK_MS: Final = 100 * 3_600_000
 """The longest base time of a clock: 100 hours, in milliseconds."""
 MAX_INCREMENT_MS: Final = 3_600_000
@@ -841,6 +846,7 @@ class EntryKind(enum.IntEnum):
     CLAIM = 4  # a unilateral timeout claim
     FINAL = 5  # the result, by the author of the last move
     COSIGN = 6  # the other player's counter-signature over FINAL
+    DISPUTE = 7  # the flagged player's answer to a clock claim (version 4)
 
     def __repr__(self) -> str:
         return f"EntryKind.{self.name}"
@@ -1079,6 +1085,15 @@ class _Cosign(Shape):
         return CosignBody(self.head, self.winner)
 
 
+class DisputeBody(_WireBody, frozen=True, gc=False):
+    """The flagged player's dispute of the clock claim just before it (protocol version 4):
+    its own reading of both clocks (A's, B's, in ms) when the claim reached it, which shows
+    it with time left (docs/protocol.md, "Clocks")."""
+
+    KIND: ClassVar[EntryKind] = EntryKind.DISPUTE
+    clock: tuple[int, int]
+
+
 # --- protocol version 3: clocks ---------------------------------------------------------------
 # Version 3 is version 2 with two optional keys, each the last of its map: the setup's
 # ``clock`` ([base, increment] in ms) and, in every other body, ``clock``: its author's reading
@@ -1198,11 +1213,30 @@ def _unset(value: tuple[int, int] | UnsetType) -> tuple[int, int] | None:
 _CLOCK_SHAPES: Final = (_OfferV3, _AcceptV3, _PlayV3, _ResignV3, _ClaimV3, _FinalV3, _CosignV3)
 """The shape of each kind's body in version 3, by kind number."""
 # --- end of protocol version 3 ----------------------------------------------------------------
+# --- protocol version 4: disputes -------------------------------------------------------------
+# Version 4 is version 3 with one more kind of entry, DISPUTE (7), whose body is its author's
+# reading alone.
 
-Body = OfferBody | AcceptBody | PlayBody | ResignBody | ClaimBody | FinalBody | CosignBody
+
+class _Dispute(Shape):
+    clock: Reading
+
+    def value(self, path: str) -> DisputeBody:
+        return DisputeBody(self.clock)
+
+
+_DISPUTE_SHAPES: Final = (*_CLOCK_SHAPES, _Dispute)
+"""The shape of each kind's body in version 4, by kind number."""
+# --- end of protocol version 4 ----------------------------------------------------------------
+
+Body = (
+    OfferBody | AcceptBody | PlayBody | ResignBody | ClaimBody | FinalBody | CosignBody
+    | DisputeBody
+)  # fmt: skip
 _BodyShape = (
     _OfferV3 | _Offer | _OfferV1 | _AcceptV3 | _Accept | _Play | _Resign | _Claim | _Final | _Cosign
-)
+    | _Dispute
+)  # fmt: skip
 
 _BODY_SHAPES: Final = (_Offer, _Accept, _Play, _Resign, _Claim, _Final, _Cosign)
 """The shape of each kind's body, by kind number (version 1 has its own OFFER)."""
@@ -1210,6 +1244,7 @@ _SHAPES_BY_VERSION: Final[dict[int, tuple[type[_BodyShape], ...]]] = {
     1: (_OfferV1, *_BODY_SHAPES[1:]),
     2: _BODY_SHAPES,
     3: _CLOCK_SHAPES,
+    4: _DISPUTE_SHAPES,
 }
 _BODIES: Final[dict[int, tuple[Schema[_BodyShape], ...]]] = {
     version: tuple(Schema[_BodyShape](shape, "entry.body") for shape in shapes)
@@ -1222,6 +1257,8 @@ def _body_shape(body: Body) -> _BodyShape:
     """The body's wire shape: a genesis entry with a name, or any body with a clock, as
     version 3 (whose other bodies without a clock have version 2's bytes); an OFFER with
     a joiner's nonce as version 2; else version 1's."""
+    if isinstance(body, DisputeBody):
+        return _Dispute(body.clock)
     if body.clock is not None or (
         isinstance(body, OfferBody | AcceptBody) and body.name is not None
     ):
@@ -1284,6 +1321,7 @@ def _v3_shape(body: Body) -> _BodyShape:
         return _ClaimV3(body.reason, body.waiting_for, clock)  # type: ignore[arg-type]
     if isinstance(body, FinalBody):
         return _FinalV3(body.winner, body.reason, body.turns, body.state, clock)  # type: ignore[arg-type]
+    assert isinstance(body, CosignBody)  # a DISPUTE has its own shape (``_body_shape``)
     return _CosignV3(body.head, body.winner, clock)
 
 
@@ -1300,8 +1338,8 @@ class _Entry(Shape, array_like=True):
         int,
         Meta(
             ge=EntryKind.OFFER.value,
-            le=EntryKind.COSIGN.value,
-            extra=refuse("unknown entry kind {value} (known: 0 to 6)"),
+            le=EntryKind.DISPUTE.value,
+            extra=refuse("unknown entry kind {value} (known: 0 to 7)"),
         ),
     ]
     body: Raw
@@ -1404,7 +1442,7 @@ def encode_entry(entry: Entry) -> bytes:
     # What a peer would refuse is refused here, naming the field: the checks of
     # ``decode_entry`` but its comparisons with the canonical bytes, which these are.
     envelope = _ENTRY.read_own(data)
-    _BODIES[envelope.v][envelope.kind].read_own(body).value("entry.body")
+    _body_schema(envelope).read_own(body).value("entry.body")
     return data
 
 
@@ -1417,8 +1455,21 @@ def decode_entry(signed: bytes) -> Entry:
             in the documented order).
     """
     e = _ENTRY.decode(signed)
-    body = _BODIES[e.v][e.kind].decode(bytes(e.body)).value("entry.body")
+    body = _body_schema(e).decode(bytes(e.body)).value("entry.body")
     return Entry(e.v, e.game_id, e.seq, e.author, e.prev_hash, _ENTRY_KINDS[e.kind], body)
+
+
+def _body_schema(e: _Entry) -> Schema[_BodyShape]:
+    """The schema of the body of an entry of ``e``'s version and kind (DISPUTE, 7, is
+    known from version 4)."""
+    schemas = _BODIES[e.v]
+    if e.kind >= len(schemas):
+        raise DecodeError(
+            "entry.kind",
+            f"unknown entry kind {e.kind} in protocol version {e.v} (known: 0 to "
+            f"{len(schemas) - 1}; {EntryKind(e.kind).name} is version {DISPUTE_VERSION})",
+        )
+    return schemas[e.kind]
 
 
 def encode_signed_entry(signed: SignedEntry) -> bytes:

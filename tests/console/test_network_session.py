@@ -17,6 +17,7 @@ from dbnet.net.session import GameSession, LocalPlayer, NewGame, Outcome
 from dbnet.protocol.clock import ClockView
 from dbnet.protocol.identity import Identity
 from dbnet.protocol.peer import Peer
+from dbnet.protocol.remote import RemoteGame
 
 
 async def never(view: Game) -> str:
@@ -130,3 +131,32 @@ def test_the_top_line_shows_both_clocks_in_a_game_with_a_clock() -> None:
     network = network_session(run)
     trio.run(network._main)
     assert re.fullmatch(r"adjourned \| A 0:5[89]\* B 1:00", network.connection), network.connection
+
+
+def test_the_farewell_tells_a_disputed_clock_claim_never_a_win() -> None:
+    """Issue 29 item 4: a game closed by the opponent's clock claim, which this side
+    disputed, is said to be a disputed claim in the farewell, never a win on time."""
+    setup = GameSetup(load_map(), default_warbands(load_catalog()))
+    alice = Identity.from_private_bytes(bytes(range(32)))
+    bob = Identity.from_private_bytes(bytes(range(1, 33)))
+    a, offer = Peer.offer(alice, bob.public_key, setup, clock=(60_000, 0))
+    b, accept = Peer.accept(bob, offer)
+    a.receive(accept)
+    b.reading = lambda: (0, 60_000)
+    claim = b.claim_on_time((0, 60_000))  # A owes its initiative link: "A's flag fell"
+    a.receive(claim)
+    a.reading = lambda: (55_000, 60_000)
+    dispute = a.dispute((55_000, 60_000))
+    game = RemoteGame(a, [offer, accept, claim, dispute], lambda record: None)
+
+    async def run(session: GameSession) -> Outcome:
+        session.game = game
+        await trio.lowlevel.checkpoint()
+        return Outcome.COMPLETE
+
+    network = network_session(run)
+    trio.run(network._main)
+    said = " ".join(network.farewell())
+    assert "The opponent (B) claimed the game on time: by its clock yours ran out; you " in said
+    assert "disputed it: by your clock, 0:55 was left. A disputed clock claim is no result" in said
+    assert "won" not in said

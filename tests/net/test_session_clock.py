@@ -30,13 +30,14 @@ async def test_a_slow_joiner_loses_on_time(
     assert host.outcome is Outcome.COMPLETE, host.said
     assert joiner.outcome is Outcome.COMPLETE, joiner.said
     assert host.records == joiner.records
-    assert host.saw("the opponent's clock ran out (B): you win on time")
+    assert host.saw("the opponent's clock ran out (B): you claim the game on time")
     assert joiner.saw("a clock of 0:30 min + 1 s a move")
     assert joiner.saw("the opponent claims the game on time: by its clock yours ran out")
     for side in (host, joiner):
         verdict = side.verdict()
         assert verdict.status is VerdictStatus.CLAIM, verdict
-        assert (verdict.reason, verdict.winner, verdict.claimant) == ("clock", "A", "A")
+        assert (verdict.reason, verdict.winner, verdict.claimant) == ("clock", None, "A")
+        assert not verdict.disputed  # the joiner's own clock ran out too: no dispute
     game = host.session.game
     assert game is not None
     claim = game.log.decoded[-1]
@@ -46,7 +47,10 @@ async def test_a_slow_joiner_loses_on_time(
     assert claim.body.clock[Player.A] > 0
     result = clock_claim_result(joiner.session.game)
     assert result is not None
-    assert result.startswith("A (the opponent) won on time")
+    assert result.startswith(
+        "the opponent (A) claimed the game on time: by its clock yours ran out; you signed "
+        "no dispute"
+    )
 
 
 async def test_quick_players_finish_within_their_clocks(
@@ -107,7 +111,7 @@ async def test_a_claim_that_crosses_the_flagged_players_entry(
     assert view.round_trip == MAX_TRANSIT_CREDIT_MS  # 3 s measured by PING, capped at 2 s
     host_verdict = host.verdict()
     assert host_verdict.status is VerdictStatus.CLAIM
-    assert (host_verdict.reason, host_verdict.winner) == ("clock", "A")
+    assert (host_verdict.reason, host_verdict.claimant) == ("clock", "A")
     claim_seq = len(host.records) - 1
     if isinstance(joiner.outcome, GameSessionError):  # the claim and the entry crossed
         assert "a disputed flag" in str(joiner.outcome)
@@ -115,7 +119,7 @@ async def test_a_claim_that_crosses_the_flagged_players_entry(
         assert kept.read_bytes() == host.records[-1]
         assert joiner.records[:claim_seq] == host.records[:claim_seq]
         assert joiner.verdict().status is VerdictStatus.UNFINISHED
-        assert host.saw("you win on time")  # and the joiner's entry came after: dropped
+        assert host.saw("you claim the game on time")  # the joiner's entry came after
     else:  # pragma: no cover - the mock clock makes it cross, at entry 4
         raise AssertionError(f"they did not cross: {joiner.outcome}")
 
@@ -177,3 +181,40 @@ async def test_the_clocks_stand_still_while_a_game_is_adjourned(
         assert last[player.other] < 3_600_000 - 290_000  # the other's: the wait counted
     for side in (host2, joiner2):  # the game is over: no clocks are kept any more
         assert not side.path.with_name(side.path.name + CLOCKS_SUFFIX).exists()
+
+
+async def test_a_claim_the_flagged_players_own_clock_refutes_is_disputed(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    """The joiner's entries take 3 s to reach the host, which credits at most 2 s of
+    transit: the host's view of the joiner's clock falls ever further behind the
+    joiner's own, and the host claims the game on time while, by the joiner's own
+    clock, seconds are left. The joiner disputes it with its own signed reading; the
+    host takes the dispute (it is no entry that came too late), and both replays end
+    with the claim and the dispute: a disputed clock claim, no result (issue 29 item 4)."""
+    clock = ClockSetting(40_000)
+    host = make_side(tmp_path, "alice", identity=ALICE, host=True, clock=clock)
+    joiner = make_side(tmp_path, "bob", identity=BOB, host=False, think=12.0, clock=clock)
+
+    def slow_joiner(
+        n: int, joiner_end: trio.abc.Stream, host_end: trio.abc.Stream
+    ) -> tuple[trio.abc.Stream, trio.abc.Stream]:
+        return Delayed(joiner_end, 3.0), host_end
+
+    await play(host, joiner, Network(slow_joiner))
+    assert host.outcome is Outcome.COMPLETE, host.said
+    assert joiner.outcome is Outcome.COMPLETE, joiner.said
+    assert host.records == joiner.records
+    assert joiner.saw("the opponent claims the game on time, but by your clock ")
+    assert joiner.saw("you dispute it; your signed dispute is sent and saved")
+    for side in (host, joiner):
+        verdict = side.verdict()
+        assert verdict.status is VerdictStatus.CLAIM, verdict
+        assert (verdict.claimant, verdict.winner, verdict.disputed) == ("A", None, True)
+        assert verdict.dispute_reading is not None
+        assert verdict.dispute_reading[Player.B] > 2_000
+        assert verdict.summary().startswith("disputed clock claim (not a result): A says B's")
+    result = clock_claim_result(host.session.game)
+    assert result is not None
+    assert result.startswith("you (A) claimed the game on time: by your clock B's ran out; the")
+    assert "opponent disputed it: by its clock, " in result

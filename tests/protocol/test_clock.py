@@ -153,7 +153,7 @@ def test_clock_words() -> None:
 
 def test_the_clock_is_in_the_setup_and_so_in_the_game_id(setup: GameSetup) -> None:
     game = Clocked(setup)
-    assert game.log.version == codec.CLOCK_VERSION == 3
+    assert game.log.version == codec.DISPUTE_VERSION == 4
     assert game.log.clock == CLOCK.wire
     offer = game.log.decoded[0].body
     assert isinstance(offer, codec.OfferBody)
@@ -207,9 +207,11 @@ def test_an_entry_without_its_reading_is_refused_in_a_clocked_game(setup: GameSe
 
 
 def _forge(log: GameLog, author: Peer, body: codec.Body) -> bytes:
-    """A version-3 entry of ``body``, fitting ``log`` as its next, signed by ``author``
-    without any check of the author's own log (what a cheating peer sends)."""
-    entry = codec.Entry(3, log.game_id, log.next_seq, int(author.me), log.head, body.KIND, body)
+    """An entry of ``body`` in the log's version, fitting ``log`` as its next, signed by
+    ``author`` without any check of the author's own log (what a cheating peer sends)."""
+    entry = codec.Entry(
+        log.version, log.game_id, log.next_seq, int(author.me), log.head, body.KIND, body
+    )
     return codec.encode_signed_entry(codec.sign_entry(entry, author.identity.sign))
 
 
@@ -263,9 +265,11 @@ def test_a_flag_that_fell_while_waiting_is_claimed_and_verifies(
     assert game.log.status is Status.CLAIMED
     verdict = verify_replay(game.save(tmp_path / "flag.dbnr"), where="flag")
     assert verdict.status is VerdictStatus.CLAIM
-    assert (verdict.winner, verdict.claimant, verdict.reason) == ("A", "A", "clock")
+    assert (verdict.winner, verdict.claimant, verdict.reason) == (None, "A", "clock")
     assert verdict.flagged_at == len(game.records) - 1
-    assert verdict.summary().startswith("clock claim: A won on time")
+    assert verdict.summary().startswith(
+        "clock claim, not acknowledged by the flagged player (not a result): A says"
+    )
     assert verdict.to_json()["flagged_at"] == verdict.flagged_at
 
 
@@ -284,12 +288,12 @@ def test_an_entry_that_came_after_the_flag_is_claimed_and_verifies(
     game.records.append(claim)
     verdict = verify_replay(game.save(tmp_path / "late.dbnr"), where="late")
     assert verdict.status is VerdictStatus.CLAIM
-    assert (verdict.winner, verdict.flagged_at) == ("A", late_seq)
-    assert f"by A's signed reading B's clock ran out before B's entry {late_seq}" in (
-        verdict.summary()
-    )
+    assert (verdict.claimant, verdict.flagged_at) == ("A", late_seq)
+    assert f"A says B's clock ran out before B's entry {late_seq}" in verdict.summary()
     table = result_text(verdict)
-    assert table == f"clock claim: A won on time (B's flag fell before entry {late_seq})"
+    assert table == (
+        f"clock claim, not acknowledged by B: A says B's flag fell before entry {late_seq}"
+    )
 
 
 def test_a_false_claim_is_refuted_by_the_claimants_own_reading(

@@ -308,19 +308,36 @@ def test_the_facts_of_a_cut_copy_and_of_files_that_are_not_games(
         entry_hashes(str(tmp_path / "nothing.dbnr"))
 
 
-def test_a_win_on_time_is_listed_apart_as_a_clock_claim() -> None:
-    """A clock claim is the claimant's win on time by its own signed reading: labelled as
-    such, and like every claim, left to the organiser (it counts for nobody)."""
-    won = dataclasses.replace(
-        fact("time.dbnr", P, Q, "A", status=VerdictStatus.CLAIM).verdict,
+def test_a_clock_claim_is_listed_apart_and_never_as_a_win() -> None:
+    """A clock claim is its claimant's word alone: listed as a clock claim not
+    acknowledged by the flagged player, or, with the flagged player's dispute, as a
+    disputed clock claim; like every claim, left to the organiser (it counts for nobody)."""
+    claim = dataclasses.replace(
+        fact("time.dbnr", P, Q, None, status=VerdictStatus.CLAIM).verdict,
         reason="clock",
         flagged_at=30,
+        claim_reading=(5_000, 0),
     )
-    event = report([GameFile("time.dbnr", won, "id-time", players=(P, Q))], hashes=no_hashes)
+    disputed = dataclasses.replace(claim, where="other.dbnr", dispute_reading=(5_000, 29_000))
+    event = report(
+        [
+            GameFile("time.dbnr", claim, "id-time", players=(P, Q)),
+            GameFile("other.dbnr", disputed, "id-other", players=(P, Q)),
+        ],
+        hashes=no_hashes,
+    )
     assert event.counted == ()
-    [flag] = event.flags
-    assert flag.kind is FlagKind.CLOCK_CLAIM
-    assert "clock claim: A won on time, signed by A alone; not counted" in flag.text
+    first, second = event.flags
+    assert first.kind is FlagKind.CLOCK_CLAIM
+    assert first.kind.value == "clock claim, not acknowledged by the flagged player"
+    assert first.text.endswith(
+        "clock claim, not acknowledged by B: A says B's clock ran out before entry 30; not counted"
+    )
+    assert second.kind is FlagKind.DISPUTED_CLOCK
+    assert second.text.endswith(
+        "disputed clock claim: A says B's clock ran out before entry 30; B disputes it; not counted"
+    )
+    assert not any("won" in flag.text for flag in event.flags)
 
 
 # --- equivocation: the forfeit rule ------------------------------------------------------

@@ -9,6 +9,7 @@ Issue 19, hole 4: a finished game whose FINAL or COSIGN is withheld verifies as
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -90,7 +91,7 @@ def test_an_unknown_format_is_named(tmp_path: Path) -> None:
     at = data.index(header)
     fields = codec.decode(header)
     assert isinstance(fields, dict)
-    fields["format"] = 4
+    fields["format"] = 5
     changed = codec.encode(fields)
     assert len(changed) == len(header)
     data[at : at + len(header)] = changed
@@ -98,7 +99,8 @@ def test_an_unknown_format_is_named(tmp_path: Path) -> None:
     path.write_bytes(bytes(data))
     result = dbnet("verify", str(path))
     assert result.returncode == 1
-    assert "unsupported replay format 4 (this dbnet reads 1, 2, 3)" in result.stdout + result.stderr
+    said = result.stdout + result.stderr
+    assert "unsupported replay format 5 (this dbnet reads 1, 2, 3, 4)" in said
     assert "Traceback" not in result.stderr
 
 
@@ -175,3 +177,33 @@ def test_an_unfinished_game_with_a_claim_is_labelled_unilateral(tmp_path: Path) 
         f"unilateral claim by {owes.other.name} (not a result; unverifiable): "
         f"{owes.other.name} says {owes.name}, who owed entry 6"
     )
+
+
+V3_CLOCK_CLAIMS = sorted((FIXTURES / "v3").glob("clock-claim-*.dbnr"))
+
+
+@pytest.mark.parametrize("path", V3_CLOCK_CLAIMS, ids=lambda p: p.stem)
+def test_a_version_3_clock_claim_reads_as_a_claim_never_a_win(path: Path) -> None:
+    """Version 3 has no DISPUTE: a clock claim of a version-3 file is read as every claim
+    alone is from version 4 on, "not acknowledged by the flagged player", and names no
+    winner (issue 29 item 4). ``owed`` is the entry the claim waited for and the flagged
+    player who owed it: the late entry 5 in ``clock-claim-late`` (issue 29 item 8)."""
+    replay = load_replay(path)
+    assert (replay.header.format, replay.header.protocol) == (3, 3)
+    verdict = verify_replay(path.read_bytes(), where=path.name)
+    assert verdict.status is VerdictStatus.CLAIM, verdict.summary()
+    assert (verdict.reason, verdict.claimant, verdict.winner) == ("clock", "A", None)
+    assert (verdict.claim_reading, verdict.dispute_reading) == ((60_000, 0), None)
+    assert verdict.summary() == (
+        "clock claim, not acknowledged by the flagged player (not a result): A says B's "
+        "clock ran out before B's entry 5, turn 1 (A's signed reading: A 1:00, B 0:00.0)"
+    )
+    assert verdict.owed is not None
+    assert (verdict.owed.player, verdict.owed.seq, verdict.flagged_at) == ("B", 5, 5)
+    assert verdict.owed.describe() == "a spawn decision"
+    result = dbnet("verify", "--json", str(path))
+    assert result.returncode == 1  # a claim is not a verified result
+    document = json.loads(result.stdout)["verdicts"][0]
+    assert document["winner"] is None
+    assert document["readings"] == {"claim": {"A": 60_000, "B": 0}, "dispute": None}
+    assert document["owed"]["player"] == "B"

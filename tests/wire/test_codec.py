@@ -26,6 +26,7 @@ from dbnet.wire.codec import (
     Body,
     ClaimBody,
     CosignBody,
+    DisputeBody,
     Entry,
     EntryKind,
     FinalBody,
@@ -96,11 +97,13 @@ BODIES: dict[EntryKind, Body] = {
     EntryKind.CLAIM: ClaimBody("timeout", 12),
     EntryKind.FINAL: FinalBody(1, "victory", ((0, 3), (5, 0), (2, 2)), h(11)),
     EntryKind.COSIGN: CosignBody(h(12), 1),
+    EntryKind.DISPUTE: DisputeBody((40_000, 3)),
 }
 
 
 def entry(kind: EntryKind, seq: int = 5, author: int = 1) -> Entry:
-    return Entry(1, h(0x61), seq, author, h(0x70), kind, BODIES[kind])
+    version = codec.DISPUTE_VERSION if kind is EntryKind.DISPUTE else 1  # 7: version 4 only
+    return Entry(version, h(0x61), seq, author, h(0x70), kind, BODIES[kind])
 
 
 def record(e: Entry) -> bytes:
@@ -280,7 +283,7 @@ def test_replay_header_round_trips() -> None:
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ({"format": 4}, "header.format: unsupported replay format 4 (this dbnet reads 1, 2, 3)"),
+        ({"format": 5}, "header.format: unsupported replay format 5 (this dbnet reads 1, 2, 3, 4)"),
         (
             {"protocol": 2},
             "header.protocol: replay format 3 holds protocol version 3 entries, not 2",
@@ -581,8 +584,8 @@ SCHEMA_ERRORS: list[tuple[EntryKind, Callable[[Wire], None], str]] = [
     (S.RESIGN, drop(6), "entry: expected an array of 7 items, got 6"),
     (
         S.RESIGN,
-        put(0, value=4),
-        "entry.v: unsupported protocol version 4 (this dbnet reads 1, 2, 3)",
+        put(0, value=5),
+        "entry.v: unsupported protocol version 5 (this dbnet reads 1, 2, 3, 4)",
     ),
     (S.RESIGN, put(1, value="g" * 32), "entry.game_id: expected 32 bytes, got 'gggggggg"),
     (S.RESIGN, put(2, value=True), "entry.seq: expected an integer, got True (a bool)"),
@@ -591,7 +594,13 @@ SCHEMA_ERRORS: list[tuple[EntryKind, Callable[[Wire], None], str]] = [
     (S.RESIGN, put(3, value=2), "entry.author: expected an integer from 0 to 1, got 2"),
     (S.RESIGN, put(3, value=False), "entry.author: expected an integer, got False (a bool)"),
     (S.RESIGN, put(4, value=bytes(33)), "entry.prev_hash: expected 32 bytes, got 33"),
-    (S.RESIGN, put(5, value=7), "entry.kind: unknown entry kind 7 (known: 0 to 6)"),
+    (S.RESIGN, put(5, value=8), "entry.kind: unknown entry kind 8 (known: 0 to 7)"),
+    (
+        S.RESIGN,
+        put(5, value=7),
+        "entry.kind: unknown entry kind 7 in protocol version 1 (known: 0 to 6; DISPUTE is "
+        "version 4)",
+    ),
     (S.RESIGN, put(5, value=None), "entry.kind: expected an integer, got nil"),
     (S.RESIGN, put(6, value=[]), "entry.body: expected a map, got an array of 0 items"),
     (S.RESIGN, put(5, value=2), "entry.body: missing key 'links'"),

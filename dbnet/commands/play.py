@@ -35,6 +35,7 @@ import textwrap
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import IO
 
 from dbnet.bots import make_bot
@@ -142,6 +143,15 @@ def run(args: argparse.Namespace) -> int:
         if session is not None and not session.local.is_closed:
             _write(f"Go on with it: {session.resume_command()}")
         return EXIT_INTERRUPTED
+    except DbnetError:
+        raise  # one line from the command line (dbnet.cli)
+    except Exception as exc:  # an internal error: the game so far is saved all the same
+        if session is None:
+            raise
+        print(f"dbnet play: internal error ({one_line(exc)}): game adjourned", file=sys.stderr)
+        if not session.local.is_closed:
+            _write(f"Go on with it: {session.resume_command()}")
+        return EXIT_EOF
     finally:
         if session is not None:
             session.replay.close()
@@ -174,6 +184,12 @@ def _refuse(args: argparse.Namespace, options: tuple[str, ...], why: str) -> Non
     given = [option for option in options if getattr(args, option[2:].replace("-", "_"))]
     if given:
         raise InvalidChoiceError(f"{why}: drop {', '.join(given)}")
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception in one line: its type, and the first line of its words."""
+    words = str(exc).splitlines()
+    return type(exc).__name__ + (f": {words[0]}" if words and words[0] else "")
 
 
 def _read_line(prompt: str) -> str:
@@ -263,8 +279,8 @@ class Session:
                 if outcome is not None:
                     return outcome
                 continue
-            self.write(render_position(local.game))
-            self.write("\n".join(choice_lines(local.game)))
+            self._shown("the position", lambda: self.write(render_position(local.game)))
+            self._shown("the choices", lambda: self.write("\n".join(choice_lines(local.game))))
             outcome = self._ask()
             if outcome is not None:
                 return outcome
@@ -284,15 +300,20 @@ class Session:
             if not line:
                 self.write("Type a choice, or 'help'.")
             elif command == "help":
-                self._help()
+                self._shown("the help", self._help)
             elif command == "board":
-                self.write(render_position(local.game))
+                self._shown("the board", lambda: self.write(render_position(local.game)))
             elif command == "choices":
-                self.write("\n".join(explain_pending(local.game)))
+                self._shown(
+                    "the choices", lambda: self.write("\n".join(explain_pending(local.game)))
+                )
             elif command == "show":
-                self._show(rest.strip())
+                self._shown("the card", partial(self._show, rest.strip()))
             elif command == "log":
-                self.write("\n".join(local.transcript() or ["(nothing played yet)"]))
+                self._shown(
+                    "the log",
+                    lambda: self.write("\n".join(local.transcript() or ["(nothing played yet)"])),
+                )
             elif command == "resign":
                 self.write(str(local.resign(self.me)))
                 self._finish()
@@ -380,6 +401,14 @@ class Session:
     def resume_command(self) -> str:
         """The command that goes on with this game later."""
         return resume_play_command(self.replay.path, self.seed)
+
+    def _shown(self, what: str, show: Callable[[], None]) -> None:
+        """``show()``; an internal error in it is one line, and the game goes on (what
+        is shown never changes the game)."""
+        try:
+            show()
+        except Exception as exc:
+            self.write(f"could not show {what} ({one_line(exc)}); the game goes on")
 
     def _help(self) -> None:
         text = pending_help(self.local.game)  # the step's rules, its abilities in words

@@ -357,7 +357,20 @@ class ConsoleApp(FullScreen):
         local = [p for p in (Player.A, Player.B) if self.session.is_local(p)]
         return Player.B if local == [Player.B] else Player.A
 
+    def drawing_failed(self, line: str) -> None:
+        self.say(f"{line}. The game goes on; F1-F6 switch the panels.", error=True)
+        self.app.invalidate()  # once per new failure: the status line shows it
+
+    def _drawn(
+        self, what: str, lines: Callable[[], list[StyleAndTextTuples]]
+    ) -> list[StyleAndTextTuples]:
+        """``lines()``, or one line saying why the ``what`` could not be drawn."""
+        return self.safely(what, lines, lambda line: [[("class:status.error", line)]])
+
     def _board_lines(self) -> list[StyleAndTextTuples]:
+        return self._drawn("board", self._draw_board)
+
+    def _draw_board(self) -> list[StyleAndTextTuples]:
         game, cells = self.session.game, self.highlighted_cells()
         return view.render_board(
             game, self.cell_width, cells, side=self.viewer, max_lines=self._board_room()
@@ -374,9 +387,13 @@ class ConsoleApp(FullScreen):
         return screen.board_height(len(self._board_lines()))
 
     def _decision_lines(self) -> int:
-        width = self.size[0]
-        text = view.decision_text(self.session)
-        return min(3, len(view.wrap(text, width, "")))
+        return min(3, len(self._decision_wrapped()))
+
+    def _decision_wrapped(self) -> list[StyleAndTextTuples]:
+        return self._drawn(
+            "decision",
+            lambda: view.wrap(view.decision_text(self.session), self.size[0], "class:decision"),
+        )
 
     def _status_lines(self) -> int:
         text = self.message or HINT
@@ -389,7 +406,12 @@ class ConsoleApp(FullScreen):
         return Dimension.exact(self._decision_lines())
 
     def _top_text(self) -> StyleAndTextTuples:
-        return view.top_bar(self.session.game, self.size[0], self.session.connection)
+        return screen.join(
+            self._drawn(
+                "top bar",
+                lambda: [view.top_bar(self.session.game, self.size[0], self.session.connection)],
+            )
+        )
 
     def _board_text(self) -> StyleAndTextTuples:
         return screen.join(self._board_lines())
@@ -397,13 +419,21 @@ class ConsoleApp(FullScreen):
     def _seats_text(self) -> StyleAndTextTuples:
         labels = (self.session.seat_label(Player.A), self.session.seat_label(Player.B))
         return screen.join(
-            view.seat_lines(self.session.game, labels, view.board_width(self.cell_width))
+            self._drawn(
+                "seats",
+                lambda: view.seat_lines(
+                    self.session.game, labels, view.board_width(self.cell_width)
+                ),
+            )
         )
 
     def _tab_bar(self) -> StyleAndTextTuples:
         return screen.tab_bar(list(Tab), self.tab, self.panel_width, self.show_tab)
 
     def _panel_lines(self) -> list[StyleAndTextTuples]:
+        return self._drawn(f"{self.tab.value} panel", self._draw_panel)
+
+    def _draw_panel(self) -> list[StyleAndTextTuples]:
         game = self.session.game
         width = self.panel_width
         tab = self.tab
@@ -471,11 +501,12 @@ class ConsoleApp(FullScreen):
         return screen.join(lines[self.panel_top :])
 
     def _log_lines(self) -> list[StyleAndTextTuples]:
-        return view.log_lines(self.session.log, view.board_width(self.cell_width))
+        return self._drawn(
+            "log", lambda: view.log_lines(self.session.log, view.board_width(self.cell_width))
+        )
 
     def _decision_text(self) -> StyleAndTextTuples:
-        text = view.decision_text(self.session)
-        return screen.join(view.wrap(text, self.size[0], "class:decision"))
+        return screen.join(self._decision_wrapped())
 
     def _prompt(self) -> StyleAndTextTuples:
         player = self.session.local_player()

@@ -615,8 +615,8 @@ def pending_help(game: Game) -> list[str]:
     """For ``help``: the rules of the pending decision (``DECISION_HELP``), then what the
     abilities it is about do, in plain words (``keywords.explain``)."""
     pending = game.pending
-    if not isinstance(pending, Decision):
-        return []
+    if not isinstance(pending, Decision):  # dice, or the end: what the game waits for
+        return [waiting_help(game)]
     about: list[tuple[list[str], AbilityDef]] = []
 
     def add(named: str, ability: AbilityDef) -> None:
@@ -634,9 +634,13 @@ def pending_help(game: Game) -> list[str]:
         mini, index = pending.ability
         add(owned_ability(game, mini, -1, index), game.minis[mini].abilities[index])
     else:
-        waiting = list(zip(pending.minis, pending.ability, strict=True))
-        if pending.kind is not DecisionKind.ORDER:
-            waiting = []
+        # only an ORDER decision pairs its miniatures with abilities (a RESOLVE decision
+        # lists the marked miniatures and no ability)
+        waiting = (
+            list(zip(pending.minis, pending.ability, strict=True))
+            if pending.kind is DecisionKind.ORDER
+            else []
+        )
         for choice in game.legal_choices() or []:
             if isinstance(choice, BladeChoice):
                 source = choice.mini if choice.source < 0 else choice.source
@@ -653,6 +657,19 @@ def pending_help(game: Game) -> list[str]:
         how = ability_heading(ability).partition(" (")[2].rstrip(")")
         out.append(f"{', '.join(names)} ({how}): {explained(ability)}")
     return out
+
+
+def waiting_help(game: Game) -> str:
+    """For ``help`` when no decision is pending: what the game waits for, in words."""
+    if game.pending is None:
+        return (
+            f"{describe_pending(game)} Nothing is left to decide: the log shows how it "
+            "went, the score by turn who won each turn."
+        )
+    return (
+        f"{describe_pending(game)} Dice are rolled from both players' hash chains, so "
+        "neither player chooses them; the next decision follows."
+    )
 
 
 def explain_pending(game: Game) -> list[str]:

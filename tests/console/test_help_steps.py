@@ -1,0 +1,141 @@
+"""F1 and 'help' at every kind of step in the full-screen client, and a part of the
+screen that cannot be drawn: one line, and the game goes on."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+from dbnet.bots import make_bot
+from dbnet.console import view
+from dbnet.console.screen import Tab
+from dbnet.console.session import LocalSession
+from dbnet.engine import DecisionKind, Game, format_choice
+from dbnet.match.render import DECISION_HELP
+
+from .helpers import ENTER, F1, F2, example_setup, hotseat_at, pending_kind, running
+from .tmux import Tmux
+
+KINDS = [
+    DecisionKind.RESOLVE,
+    DecisionKind.FATE,
+    DecisionKind.DAMAGE,
+    DecisionKind.STRIKE,
+    DecisionKind.BLADE,
+    DecisionKind.TARGET,
+]
+
+
+def help_heading(kind: DecisionKind) -> str:
+    """The first words of a step's help, as the panel shows them."""
+    return DECISION_HELP[kind].split(":")[0]
+
+
+def flat(screen: str) -> str:
+    return " ".join(screen.split())
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=[k.name for k in KINDS])
+def test_f1_and_help_answer_at_a_step(kind: DecisionKind) -> None:
+    """A hotseat game typed by random bots up to a step of ``kind`` (the place/bury step
+    after a combat once froze the screen on a traceback): F1 shows the step's help, the
+    'help' entry too, and the game goes on."""
+    session = None
+    for seed in range(1, 40):
+        try:
+            session = hotseat_at(
+                example_setup("hive-terror", "infernal-pyre"), seed, pending_kind(kind)
+            )
+            break
+        except AssertionError:
+            continue
+    assert session is not None, f"no seed reaches a {kind.name} step"
+
+    async def scenario() -> None:
+        async with running(session, columns=120, rows=40) as d:
+            await d.keys(F1)
+            assert d.console.tab is Tab.HELP
+            assert d.console.drawing_error is None
+            assert help_heading(kind) in flat(d.screen())
+            await d.keys(F2 + "help" + ENTER)
+            assert d.console.tab is Tab.HELP
+            assert help_heading(kind) in flat(d.screen())
+            assert d.console.drawing_error is None
+            assert d.task is not None
+            assert not d.task.done()
+
+    asyncio.run(scenario())
+
+
+def test_a_panel_that_cannot_be_drawn_is_one_line_and_the_game_goes_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def broken(game: Game, width: int) -> list[view.Line]:
+        raise ValueError("zip() argument 2 is shorter than argument 1")
+
+    monkeypatch.setattr(view, "help_lines", broken)
+
+    async def scenario() -> None:
+        async with running() as d:
+            await d.keys(F1)
+            screen = d.screen()
+            line = "Could not draw the Help panel: ValueError: zip() argument 2 is shorter"
+            assert line in flat(screen)
+            assert "Traceback" not in screen
+            assert d.console.message.startswith(line)
+            await d.keys(F2)  # the other panels still draw, and a choice is played
+            assert d.console.tab is Tab.CHOICES
+            entry = d.console.choice_items()[0]
+            await d.keys(entry + ENTER)
+            await d.wait_for(lambda: d.console.message == f"Played: {entry}", "the entry played")
+            assert d.task is not None
+            assert not d.task.done()
+
+    asyncio.run(scenario())
+
+
+def resolve_replay(seed: int) -> Path:
+    """A hotseat game of this machine's owner (no seed: it resumes from its file alone)
+    typed by random bots up to a place/bury step, saved unfinished; its replay."""
+    for _attempt in range(20):
+        session = LocalSession.hotseat_game(example_setup("hive-terror", "infernal-pyre"))
+        bots = (make_bot("random", random.Random(seed)), make_bot("random", random.Random(-seed)))
+        for _ in range(5000):
+            asyncio.run(session.advance(lambda: None))
+            game, player = session.game, session.local_player()
+            if player is None:
+                break
+            if pending_kind(DecisionKind.RESOLVE)(game):
+                path = session.replay_path
+                session.close()
+                assert path is not None
+                return path
+            session.submit(format_choice(game, bots[player].choose(game)))
+        session.close()
+        seed += 1
+    raise AssertionError("no game reached a place/bury step")
+
+
+def test_f1_at_the_place_or_bury_step_in_a_real_terminal(tmux: Tmux) -> None:
+    path = resolve_replay(1)
+    command = [sys.executable, "-m", "dbnet", "play", "--resume", str(path)]
+    tmux.type(shlex.join(command) + "; echo EXIT=$?")
+    tmux.keys("Enter")
+    tmux.wait_for("deals with marked miniatures")
+    tmux.keys("F1")
+    pane = tmux.wait_for("After the combat")
+    assert "Traceback" not in pane
+    assert "Press ENTER" not in pane
+    tmux.type("help")
+    tmux.keys("Enter")
+    tmux.wait_for("Help for this step is in the panel (F1).")
+    tmux.keys("C-q")
+    tmux.wait_for("Quit? The game is saved")
+    tmux.keys("y")
+    pane = tmux.wait_for("EXIT=0")
+    assert "Traceback" not in tmux.text()

@@ -40,6 +40,7 @@ from typing import IO
 
 from dbnet.bots import make_bot
 from dbnet.catalog.packs import limited_setup
+from dbnet.commands.terms import new_game_terms, resumed_terms
 from dbnet.engine import Choice, Player, find_minis, format_choice
 from dbnet.engine.choices import DecisionKind
 from dbnet.engine.limited import auto_build
@@ -113,17 +114,23 @@ def run(args: argparse.Namespace) -> int:
         from dbnet.console import run_local
         from dbnet.console.session import DEFAULT_BOT_DELAY
 
-        side = Player[args.side]
+        notes: list[str] = []
+        if args.resume:
+            terms = resumed_terms(args, notes.append)
+        else:
+            terms = new_game_terms(args)
+        hotseat = terms is not None and terms.person is None
+        side = None if hotseat and args.resume else Player[args.side]
         limited = getattr(args, "limited", None)
         if args.resume:
             setup = None
         elif limited is not None:
             setup = limited_setup(limited)
         else:
-            setup = load_setup(args.warband, args.opponent, side)
+            setup = load_setup(args.warband, args.opponent, Player[args.side])
         return run_local(
             setup,
-            build_seconds=60.0 * getattr(args, "build_minutes", 10),
+            build_seconds=60.0 * args.build_minutes,
             bot=args.bot,
             think=args.think,
             playouts=args.playouts,
@@ -133,6 +140,7 @@ def run(args: argparse.Namespace) -> int:
             replay=args.replay,
             resume=args.resume,
             bot_delay=DEFAULT_BOT_DELAY if args.bot_delay is None else args.bot_delay,
+            notes=notes,
         )
     session: Session | None = None
     try:
@@ -220,6 +228,14 @@ class Session:
         read_line: Callable[[str], str],
         write: Callable[[str], None],
     ) -> Session:
+        if args.resume is not None:
+            terms = resumed_terms(args, write)
+            if terms is not None and terms.person is None:
+                raise InvalidChoiceError(
+                    f"{args.resume} is a hotseat game: it resumes full screen (drop --plain)"
+                )
+        else:
+            terms = new_game_terms(args)
         side = Player[args.side]
         if args.resume is not None:
             make_seats = seats_with(
@@ -245,13 +261,13 @@ class Session:
             )
             bot = make_bot(args.bot, bot_rng, seconds=args.think, playouts=args.playouts)
             seats = facing(side, BotSeat(bot))
-            saved = start_saved(setup, seats, keys, args.replay)
+            saved = start_saved(setup, seats, keys, args.replay, terms)
         local, replay, path = saved.local, saved.writer, saved.path
         me = next(p for p in (Player.A, Player.B) if local.seats[p].kind is SeatKind.PERSON)
         opponent = local.seats[me.other]
         setup = local.narrator.game.setup
         session = cls(local, me, read_line, write, replay, args.seed)
-        session.build_seconds = 60.0 * getattr(args, "build_minutes", 10)
+        session.build_seconds = 60.0 * args.build_minutes
         mine, theirs = setup.warbands[me], setup.warbands[me.other]
         write(
             f"You are {me.name} ({mine.name!r}, portal "

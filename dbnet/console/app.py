@@ -20,7 +20,7 @@ import asyncio
 import sys
 import textwrap
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -775,13 +775,14 @@ def run_local(
     bot: str = "greedy",
     think: float | None = None,
     playouts: int | None = None,
-    side: Player = Player.A,
+    side: Player | None = Player.A,
     seed: int | None = None,
     hotseat: bool = False,
     bot_delay: float = DEFAULT_BOT_DELAY,
     replay: Path | None = None,
     resume: Path | None = None,
     build_seconds: float = 600.0,
+    notes: Sequence[str] = (),
 ) -> int:
     """Play a local game full screen: a person in ``side``'s seat against ``bot``, or two
     people at this keyboard (``hotseat``; ``side`` and ``bot`` are then unused). ``think``
@@ -792,10 +793,11 @@ def run_local(
     as it is played at ``replay`` (a new file), by default in ``<config dir>/replays/``;
     where it went is printed on exit. With ``resume`` (a replay file), the unfinished game
     saved there goes on instead (``setup``, ``hotseat`` and ``replay`` are then unused;
-    ``side`` only says the person's seat in a ``seed`` game). Returns the exit code: 0
-    when the game ended or the person quit, 1 after an internal error (reported on
-    stderr), 130 on Ctrl-C. A Limited ``setup`` opens the builder on the person's pool
-    first, for ``build_seconds`` (``build_limited``).
+    ``side`` only says the person's seat in a ``seed`` game, None for people in both).
+    Returns the exit code: 0 when the game ended or the person quit, 1 after an internal
+    error (reported on stderr), 130 on Ctrl-C. A Limited ``setup`` opens the builder on
+    the person's pool first, for ``build_seconds`` (``build_limited``). ``notes`` go to
+    the log first (what a resumed game's options changed).
 
     Raises:
         DbnetError: the replay file cannot be created or resumed (before the screen opens).
@@ -810,7 +812,10 @@ def run_local(
             side=side,
             bot_delay=bot_delay,
         )
+        for note in notes:
+            session.note(note)
         return run_session(session)
+    side = Player.A if side is None else side  # None: a resumed hotseat game
     if setup is None:
         setup = default_setup(side)
     if hotseat:
@@ -825,6 +830,7 @@ def run_local(
             seed=seed,
             bot_delay=bot_delay,
             replay=replay,
+            build_minutes=build_seconds / 60,
         )
     if setup.limited is not None:
         try:

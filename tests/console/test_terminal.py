@@ -153,12 +153,33 @@ def test_quitting_mid_game_leaves_a_valid_unfinished_replay(tmux: Tmux, tmp_path
     pane = tmux.text()
     assert "Interrupted; the game is saved and can be resumed." in pane
     assert f"Replay saved (unfinished): {path}" in pane
-    assert f"Go on with it: dbnet play --resume {path} --seed" in pane
+    assert f"Go on with it: dbnet play --resume {path}\n" in pane  # the file is enough
     assert_terminal_usable(tmux)
     pane = shell(tmux, sys.executable, "-m", "dbnet", "verify", str(path))
     assert "STATUS=1" in pane  # only a complete game verifies...
     assert "unfinished after" in pane  # ...but this one is valid so far
     assert "A owes entry" in pane
+
+
+def test_the_full_screen_quit_line_resumes_against_the_same_bot(tmux: Tmux, tmp_path: Path) -> None:
+    """Quit full screen, run the printed line as it is: the same bot, not the default."""
+    path = tmp_path / "random.dbnr"
+    start_game(tmux, "--replay", str(path), "--bot", "random")
+    tmux.keys("C-q")
+    tmux.wait_for("Quit? The game is saved")
+    tmux.keys("y")
+    tmux.wait_for("EXIT=0")
+    found = re.search(r"Go on with it: (.+)\n", tmux.text())
+    assert found
+    words = shlex.split(found.group(1))
+    assert words == ["dbnet", "play", "--resume", str(path)]
+    tmux.type("clear; " + shlex.join([sys.executable, "-m", *words[:]]) + "; echo EXIT=$?")
+    tmux.keys("Enter")
+    pane = tmux.wait_for("Your decision: A")
+    assert "random bot" in pane
+    assert "greedy" not in pane
+    tmux.keys("C-c")
+    tmux.wait_for("EXIT=130")
 
 
 def test_plain_keeps_the_line_interface_in_a_terminal(tmux: Tmux, tmp_path: Path) -> None:

@@ -32,6 +32,7 @@ import trio
 
 from dbnet.bots import make_bot
 from dbnet.catalog import default_warbands, load_catalog, load_warband
+from dbnet.commands.stopping import say_safely, stopping
 from dbnet.engine import Game, Options, Warband, format_choice, read_choice
 from dbnet.engine.choices import DecisionKind
 from dbnet.engine.limited import auto_build
@@ -606,7 +607,19 @@ def _run(args: argparse.Namespace, player: LocalPlayer, make: Make, play: Play) 
         except ListenError as exc:  # the port was taken after _check_port
             raise PortError(exc) from exc
 
-    return _finish(session, run)
+    with stopping() as stop:
+        try:
+            return _finish(session, run)
+        except KeyboardInterrupt:  # Ctrl-C, SIGTERM, SIGHUP: every entry is saved already
+            if session.game is None or session.game.is_closed:
+                raise
+            say_safely(
+                f"dbnet: {stop.words}: the game is adjourned and saved in "
+                f"{session.replay_path}. Go on later with: "
+                f"{resume_command(session.replay_path, session.player.name)}",
+                error=True,
+            )
+            return stop.exit_code
 
 
 def _finish(session: GameSession, run: Callable[[], Outcome]) -> int:

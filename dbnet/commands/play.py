@@ -24,7 +24,8 @@ unless ``--replay PATH`` says where. The path is shown at the start and the end.
 Exit codes: 0 when the game ended (won, lost or resigned) or the player typed
 ``quit``; 1 when input ended (EOF) before the game was over (line interface)
 or an internal error stopped the full screen; 2 for bad arguments or files;
-130 when interrupted with Ctrl-C.
+130 when interrupted with Ctrl-C, 143 when stopped by SIGTERM, 129 by SIGHUP (a closed
+terminal): the game is saved and the line that resumes it printed, as on Ctrl-C.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from typing import IO
 
 from dbnet.bots import make_bot
 from dbnet.catalog.packs import limited_setup
+from dbnet.commands.stopping import Stop, say_safely, stopping
 from dbnet.commands.terms import new_game_terms, resumed_terms
 from dbnet.engine import Choice, Player, find_minis, format_choice
 from dbnet.engine.choices import DecisionKind
@@ -66,7 +68,6 @@ from dbnet.replay.saved import resume_play_command, resume_saved, start_saved
 
 EXIT_DONE = 0
 EXIT_EOF = 1
-EXIT_INTERRUPTED = 130
 
 COMMANDS_HELP = (
     "Commands: help (this), board (the position), choices (the legal choices), "
@@ -109,6 +110,11 @@ def wants_full_screen(
 def run(args: argparse.Namespace) -> int:
     _check_resume(args)
     _check_limited(args)
+    with stopping() as stop:
+        return _run(args, stop)
+
+
+def _run(args: argparse.Namespace, stop: Stop) -> int:
     if wants_full_screen(args, sys.stdin, sys.stdout):
         # prompt-toolkit only when the full screen is wanted
         from dbnet.console import run_local
@@ -146,11 +152,13 @@ def run(args: argparse.Namespace) -> int:
     try:
         session = Session.start(args, _read_line, _write)
         return session.loop()
-    except KeyboardInterrupt:
-        _write("\ninterrupted: game adjourned")
-        if session is not None and not session.local.is_closed:
-            _write(f"Go on with it: {session.resume_command()}")
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt:  # Ctrl-C, SIGTERM, SIGHUP (commands.stopping)
+        if session is None:
+            raise
+        say_safely(f"\n{stop.words}: game adjourned")
+        if not session.local.is_closed:
+            say_safely(f"Go on with it: {session.resume_command()}")
+        return stop.exit_code
     except DbnetError:
         raise  # one line from the command line (dbnet.cli)
     except Exception as exc:  # an internal error: the game so far is saved all the same

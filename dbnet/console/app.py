@@ -17,6 +17,7 @@ entry written, and where it is is printed on the terminal.
 from __future__ import annotations
 
 import asyncio
+import signal
 import sys
 import textwrap
 import traceback
@@ -155,6 +156,16 @@ class ConsoleApp(FullScreen):
 
     def starting(self) -> None:
         self.start_advance()
+
+    def stopped(self, number: int) -> None:
+        """SIGTERM or SIGHUP: leave as Ctrl-C does (the session is closed on the way out,
+        its replay saved, and the line that resumes it printed)."""
+        name = signal.Signals(number).name
+        if self.session.resumable and not self.session.game.is_over:
+            self.closing_words = [f"Stopped by {name}; the game is saved and can be resumed."]
+        else:
+            self.closing_words = [f"Stopped by {name}."]
+        super().stopped(number)
 
     async def _finish(self, code: int) -> int:
         try:
@@ -875,9 +886,12 @@ def run_session(session: Session) -> int:
         session.close()
         raise
     code = console.run()
-    for line in console.closing_words:
-        print(printable(line))  # a failure's words may quote the peer
-    if console.error is not None:
-        print("dbnet: internal error, the game was stopped:", file=sys.stderr)
-        print(console.error, file=sys.stderr, end="")
+    try:  # after SIGHUP the terminal may be gone: nothing is lost but these words
+        for line in console.closing_words:
+            print(printable(line), flush=True)  # a failure's words may quote the peer
+        if console.error is not None:
+            print("dbnet: internal error, the game was stopped:", file=sys.stderr)
+            print(console.error, file=sys.stderr, end="")
+    except (OSError, ValueError):
+        pass
     return code

@@ -10,6 +10,7 @@ prints the traceback over the full screen and waits for an Enter that never come
 from __future__ import annotations
 
 import asyncio
+import signal
 import traceback
 from collections.abc import Callable
 from typing import Any, Final, TypeVar
@@ -26,6 +27,10 @@ T = TypeVar("T")
 
 EXIT_ERROR: Final = 1  # an internal error ended the app (its traceback: ``error``)
 EXIT_INTERRUPTED: Final = 130  # Ctrl-C, as a shell reports SIGINT
+STOP_SIGNALS: Final = tuple(
+    getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+"""The signals that end an app as a key would: a service stopping it, a closed terminal."""
 
 
 def application(
@@ -102,13 +107,33 @@ class FullScreen:
 
     async def run_async(self) -> int:
         """Run until the app exits: its exit code, or EXIT_ERROR after an internal error
-        (kept in ``error``); the terminal is restored either way."""
+        (kept in ``error``); the terminal is restored either way. SIGTERM and SIGHUP end
+        it as ``stopped`` says, on the event loop (never a KeyboardInterrupt inside
+        prompt-toolkit)."""
+        loop = asyncio.get_running_loop()
+        handled = []
+        for number in STOP_SIGNALS:
+            try:
+                loop.add_signal_handler(number, self.stopped, number)
+            except (NotImplementedError, RuntimeError, ValueError):  # no such handlers here
+                continue
+            handled.append(number)
         try:
             code = await self.app.run_async(pre_run=self.starting)
         except Exception:
             self.error = traceback.format_exc()
             return EXIT_ERROR
+        finally:
+            for number in handled:
+                loop.remove_signal_handler(number)
         return code if self.error is None else EXIT_ERROR
+
+    def stopped(self, number: int) -> None:
+        """SIGTERM or SIGHUP (``number``) came: leave with 128 plus its number, as a shell
+        reports a process it ended (overridden to save a game and say how it resumes)."""
+        future = self.app.future
+        if future is not None and not future.done():
+            self.app.exit(result=128 + number)
 
     def starting(self) -> None:
         """Called once the app runs, before its first key: nothing, unless overridden."""

@@ -8,6 +8,8 @@ import re
 import signal
 from pathlib import Path
 
+import pytest
+
 from dbnet.engine import Player
 from dbnet.replay.file import load_replay
 from dbnet.replay.terms import LocalTerms, load_terms, terms_path
@@ -82,3 +84,26 @@ def test_end_of_input_and_ctrl_c_print_the_same_resume_line(tmp_path: Path) -> N
     found = RESUME_LINE.search(rest)
     assert found, rest
     assert found.group(1) == f"DBNET_HOME={home} dbnet play --resume {path}"
+
+
+@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_signal_saves_the_game_and_prints_the_line_that_resumes_it(
+    tmp_path: Path, number: signal.Signals
+) -> None:
+    """SIGTERM (a service stopping it) or SIGHUP (a closed terminal, a logout) at the
+    prompt: as Ctrl-C, the game is adjourned, the resume line printed, and the exit code
+    says which signal (128 + its number)."""
+    path = tmp_path / "stopped.dbnr"
+    term = Terminal(
+        "--plain", "--bot", "random", "--seed", "4", "--replay", str(path), cwd=tmp_path
+    )
+    term.read()
+    term.proc.send_signal(number)
+    code, rest, err = term.finish()
+    assert (code, err) == (128 + number, "")
+    assert f"stopped by {number.name}: game adjourned" in rest
+    found = RESUME_LINE.search(rest)
+    assert found, rest
+    assert found.group(1) == f"dbnet play --resume {path}"
+    out, _ = quit_at_once(Terminal("--plain", "--resume", str(path), cwd=tmp_path))
+    assert "against the random bot as B" in out

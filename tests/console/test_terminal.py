@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import shlex
+import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
+
+import pytest
 
 from dbnet.console.replay_view import ReplayModel
 from dbnet.console.session import LocalSession
@@ -394,3 +399,57 @@ def test_one_enter_plays_an_entry_taken_from_the_completion_menu(tmux: Tmux) -> 
     assert re.fullmatch(r"A:v-\S*#2", row1.split("|")[5].strip())
     tmux.keys("C-c")
     tmux.wait_for("EXIT=130")
+
+
+def game_pid(tmux: Tmux) -> int:
+    """The pid of the dbnet process the pane's shell runs."""
+    shell_pid = tmux.run("display-message", "-p", "-t", "t", "#{pane_pid}").strip()
+    children = Path(f"/proc/{shell_pid}/task/{shell_pid}/children").read_text().split()
+    assert len(children) == 1, children
+    return int(children[0])
+
+
+@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_signal_leaves_the_full_screen_as_ctrl_c_does(
+    tmux: Tmux, tmp_path: Path, number: signal.Signals
+) -> None:
+    path = tmp_path / "signalled.dbnr"
+    start_game(tmux, "--replay", str(path), "--bot", "random")
+    os.kill(game_pid(tmux), number)
+    tmux.wait_for(f"EXIT={128 + number}")
+    pane = tmux.text()
+    assert f"Stopped by {number.name}; the game is saved and can be resumed." in pane
+    assert f"Replay saved (unfinished): {path}" in pane
+    assert f"Go on with it: dbnet play --resume {path}\n" in pane
+    assert "Traceback" not in pane
+    assert_terminal_usable(tmux)
+
+
+def test_a_closed_terminal_ends_the_game_saved(tmux: Tmux, tmp_path: Path) -> None:
+    """The terminal window closed: the process ends (no hang on a terminal that is gone)
+    and the game resumes from its file alone."""
+    path = tmp_path / "closed.dbnr"
+    start_game(tmux, "--replay", str(path), "--bot", "random")
+    pid = game_pid(tmux)
+    tmux.run("new-window", "-d", "-t", "t")  # keeps the server once the game's window goes
+    tmux.run("kill-pane", "-t", "t:0.0")  # its shell and the game get SIGHUP
+    deadline = time.monotonic() + 20
+    while Path(f"/proc/{pid}").exists() and "zombie" not in _state(pid):
+        assert time.monotonic() < deadline, "the game did not end when its terminal closed"
+        time.sleep(0.1)
+    result = subprocess.run(
+        [sys.executable, "-m", "dbnet", "play", "--plain", "--resume", str(path)],
+        input="quit\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "against the random bot as B" in result.stdout
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/status").read_text().lower()
+    except FileNotFoundError:
+        return "zombie"

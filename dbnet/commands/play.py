@@ -62,7 +62,7 @@ from dbnet.match.render import (
     render_score_by_turn,
 )
 from dbnet.match.seats import BotSeat, SeatKind, facing, seats_with
-from dbnet.match.story import minis_words
+from dbnet.match.story import EventKind, minis_words
 from dbnet.replay.file import ReplayWriter
 from dbnet.replay.saved import resume_play_command, resume_saved, start_saved
 
@@ -352,7 +352,10 @@ class Session:
                 except DbnetError as exc:
                     self.write(f"not played: {exc}")
                     continue
-                for event in events[1:]:  # the person's own choice needs no echo
+                if events and events[0].kind is EventKind.CHOICE and events[0].outcome:
+                    # the person's own choice needs no echo, but what it did does
+                    self.write(events[0].outcome)
+                for event in events[1:]:
                     self.write(str(event))
                 return None
 

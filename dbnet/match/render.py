@@ -33,6 +33,7 @@ from dbnet.engine import (
     Phase,
     Player,
     RerollChoice,
+    StrikeChoice,
     TargetChoice,
     Zone,
     format_choice,
@@ -558,9 +559,26 @@ def describe_targeting(game: Game, d: Decision) -> str:
 _MOVES = frozenset({"Advance", "Skirmish", "Expel", "Scare", "Lure", "Teleport"})
 
 
+IDLE_STRIKE_HELP = (
+    "None of your creatures shares a cell with an enemy creature now: 'strike' would "
+    "attack nothing and end this action phase (802.2)."
+)
+
+
+def engaged(game: Game, player: Player) -> bool:
+    """Whether a creature of ``player``'s shares a cell with an enemy creature."""
+    cells = game.creature_cells
+    return bool(cells[player] & cells[player.other])
+
+
 def choice_meaning(game: Game, choice: Choice) -> str:
     """What a choice does, in words, where its notation does not say it plainly (spawn
-    abilities, blades, targets, the order of effects, rerolls); else empty."""
+    abilities, blades, targets, the order of effects, rerolls, a strike that would find
+    nothing); else empty."""
+    if isinstance(choice, StrikeChoice):
+        pending = game.pending
+        idle = isinstance(pending, Decision) and not engaged(game, pending.player)
+        return "attacks nothing: no creature of yours shares a cell with an enemy" if idle else ""
     if isinstance(choice, ActivateChoice):
         ability = game.minis[choice.mini].abilities[choice.index]
         cost = choice.x if ability.cost_x else (ability.spawn_cost or 0)
@@ -653,6 +671,8 @@ def pending_help(game: Game) -> list[str]:
                 mini, index = waiting[choice.position]
                 add(choice_meaning(game, choice), game.ability_def(mini, index))
     out = [DECISION_HELP[pending.kind]]
+    if pending.kind is DecisionKind.ACTION and not engaged(game, pending.player):
+        out.append(IDLE_STRIKE_HELP)
     for names, ability in about:
         how = ability_heading(ability).partition(" (")[2].rstrip(")")
         out.append(f"{', '.join(names)} ({how}): {explained(ability)}")

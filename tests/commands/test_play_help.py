@@ -12,6 +12,7 @@ from dbnet.cli import build_parser
 from dbnet.commands import play
 from dbnet.engine import DecisionKind
 from dbnet.match.render import DECISION_HELP
+from dbnet.match.story import IDLE_STRIKE
 
 from .terminal import Terminal, listed_choices
 
@@ -105,3 +106,28 @@ def test_an_error_while_showing_is_one_line_and_the_game_goes_on(
         f"could not show the card {reason}",
     ]
     assert said[-2:] == ["quit: game adjourned", f"Go on with it: {session.resume_command()}"]
+
+
+def test_your_own_idle_strike_is_told_and_help_warns_of_it(tmp_path: Path) -> None:
+    """'strike' with no creature of yours beside an enemy ends the action phase: said in
+    the same words as the bot's idle strike, and 'help' says so before."""
+    term = Terminal("--plain", "--seed", "3", "--bot", "random", cwd=tmp_path)
+    rng = random.Random(3)
+    for _ in range(60):
+        text, prompted = term.read()
+        assert prompted
+        if step_kind(text) is DecisionKind.ACTION and "strike" in listed_choices(text):
+            break
+        choices = [c for c in listed_choices(text) if c != "strike"]
+        term.send(rng.choice(choices))
+    else:
+        raise AssertionError("no action phase reached")
+    term.send("help")
+    answer, _ = term.read()
+    flat = " ".join(answer.split())
+    assert "None of your creatures shares a cell with an enemy creature now" in flat, answer
+    term.send("strike")
+    answer, _ = term.read()
+    assert " ".join(IDLE_STRIKE.split()) in " ".join(answer.split()), answer
+    term.send("quit")
+    assert term.finish()[0] == 0

@@ -13,10 +13,12 @@ import pytest
 
 from dbnet.bots import make_bot
 from dbnet.console import view
+from dbnet.console.app import default_setup
 from dbnet.console.screen import Tab
 from dbnet.console.session import LocalSession
-from dbnet.engine import DecisionKind, Game, format_choice
-from dbnet.match.render import DECISION_HELP
+from dbnet.engine import Decision, DecisionKind, Game, format_choice
+from dbnet.match.render import DECISION_HELP, engaged
+from dbnet.match.story import IDLE_STRIKE
 
 from .helpers import ENTER, F1, F2, example_setup, hotseat_at, pending_kind, running
 from .tmux import Tmux
@@ -139,3 +141,30 @@ def test_f1_at_the_place_or_bury_step_in_a_real_terminal(tmux: Tmux) -> None:
     tmux.keys("y")
     pane = tmux.wait_for("EXIT=0")
     assert "Traceback" not in tmux.text()
+
+
+def test_help_and_the_choices_say_when_a_strike_would_find_nothing() -> None:
+    def idle_action(game: Game) -> bool:
+        pending = game.pending
+        return (
+            pending_kind(DecisionKind.ACTION)(game)
+            and isinstance(pending, Decision)
+            and not engaged(game, pending.player)
+        )
+
+    session = hotseat_at(default_setup(), 3, idle_action)
+
+    async def scenario() -> None:
+        async with running(session, columns=120, rows=40) as d:
+            await d.keys(F2)
+            panel = flat(view.plain(d.console._panel_lines()))
+            assert "strike = attacks nothing: no creature of yours shares a cell" in panel
+            await d.keys(F1)
+            panel = flat(view.plain(d.console._panel_lines()))
+            assert "'strike' would attack nothing and end this action phase" in panel
+            await d.keys("strike" + ENTER)
+            await d.wait_for(
+                lambda: any(IDLE_STRIKE in line.words for line in d.session.log), "the strike told"
+            )
+
+    asyncio.run(scenario())

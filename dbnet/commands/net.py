@@ -33,7 +33,7 @@ import trio
 from dbnet.bots import make_bot
 from dbnet.catalog import default_warbands, load_catalog, load_warband
 from dbnet.commands.stopping import say_safely, stopping
-from dbnet.engine import Game, Options, Warband, format_choice, read_choice
+from dbnet.engine import Game, Options, Player, Warband, format_choice, read_choice
 from dbnet.engine.choices import DecisionKind
 from dbnet.engine.limited import auto_build
 from dbnet.errors import DbnetError, InvalidChoiceError
@@ -58,6 +58,7 @@ from dbnet.match.render import (
 )
 from dbnet.match.seats import BotSeat, PersonSeat, Seat
 from dbnet.match.story import Event, minis_words
+from dbnet.net.clocks import SessionClocks, now_ms
 from dbnet.net.hosting import (
     ListenError,
     check_port,
@@ -94,7 +95,7 @@ from dbnet.net.session import (
 )
 from dbnet.net.spectators import Spectating
 from dbnet.net.stream import SecureStream
-from dbnet.protocol.clock import ClockSetting, paused_reading
+from dbnet.protocol.clock import ClockSetting, format_clock, paused_reading
 from dbnet.protocol.identity import (
     Identity,
     KnownPeers,
@@ -149,16 +150,18 @@ def line_chooser(
     read_line: Callable[[str], str] = input,
     build_seconds: float = 600.0,
     builder: Builder | None = None,
+    clocks: Callable[[], list[str]] = list,
 ) -> Chooser:
-    """A person at this terminal: the position, the decision, one line of notation; in a
-    Limited game's build phase, a warband picked from the pool within ``build_seconds``."""
+    """A person at this terminal: the position, the decision, both clocks in a timed
+    game (``clocks``: the lines to show), one line of notation; in a Limited game's
+    build phase, a warband picked from the pool within ``build_seconds``."""
     builder = Builder() if builder is None else builder
 
     async def choose(view: Game) -> str:
         if build_decision(view) is not None:
             return await _build(view, builder, read_line, build_seconds)
         print(render_position(view), flush=True)
-        for line in explain_pending(view):
+        for line in explain_pending(view) + clocks():
             print(line, flush=True)
         while True:
             # abandon_on_cancel: a game that ends (or fails) while the person is at the
@@ -180,6 +183,37 @@ def line_chooser(
                 print(f"illegal: {exc}", flush=True)
 
     return choose
+
+
+LOW_CLOCK_MS = 60_000
+"""A clock under this is warned of at the prompt (once a player, each session)."""
+
+
+class ClockLines:
+    """The clock lines of the prompt: both clocks, and a warning the first time one is
+    under a minute."""
+
+    def __init__(self, clocks: SessionClocks, me: Callable[[], Player | None]) -> None:
+        self.clocks = clocks
+        self.me = me
+        self.warned: set[Player] = set()
+
+    def __call__(self) -> list[str]:
+        line, view = self.clocks.line(), self.clocks.view
+        if line is None or view is None:
+            return []
+        lines = [line]
+        now = now_ms()
+        me = self.me()
+        for player in (Player.A, Player.B):
+            left = view.left(player, now)
+            if left < LOW_CLOCK_MS and player not in self.warned:
+                self.warned.add(player)
+                whose = "your clock" if player is me else "the opponent's clock"
+                lines.append(
+                    f"warning: {whose} ({player.name}) is under a minute: {format_clock(left)} left"
+                )
+        return lines
 
 
 async def _build(
@@ -600,6 +634,16 @@ def _run(args: argparse.Namespace, player: LocalPlayer, make: Make, play: Play) 
         minutes = getattr(args, "build_minutes", 10)
         return run_network(make, play, player, build_seconds=60.0 * minutes)
     session = make(player)
+    if isinstance(player.seat, PersonSeat):  # the prompt shows both clocks in a timed game
+
+        def game_me() -> Player | None:
+            return None if session.game is None else session.game.me
+
+        player.choose = line_chooser(
+            build_seconds=60.0 * getattr(args, "build_minutes", 10),
+            builder=player.builder,
+            clocks=ClockLines(session.clocks, game_me),
+        )
 
     def run() -> Outcome:
         try:

@@ -105,7 +105,7 @@ from dbnet.protocol.identity import (
 )
 from dbnet.replay.errors import DiskFullError, ReplayError
 from dbnet.replay.file import ReplayWriter, load_replay
-from dbnet.text import printable
+from dbnet.text import counted, printable
 
 EXIT_COMPLETE = 0
 EXIT_FAILED = 1
@@ -465,7 +465,8 @@ def run_resume(args: argparse.Namespace) -> int:
 
     async def play(session: GameSession) -> Outcome:
         say = session.player.say
-        say(f"resuming as {game.me.name} against {fingerprint(peer_key)} ({len(records)} entries)")
+        held = counted(len(records), "entry", "entries")
+        say(f"resuming as {game.me.name} against {fingerprint(peer_key)} ({held})")
         if args.address is not None:
             return await session.join(_dialer(args, session, identity, relay is not None))
         say(f"your key fingerprint is {identity.fingerprint}")
@@ -537,8 +538,10 @@ def _admit_spectators(
     fp = session.player.identity.fingerprint
     invite = Invite(fp, secret, candidates, relay, watch=True)
     say = session.player.say
-    delay = f", {args.spectator_delay} entries behind" if args.spectator_delay else ""
-    say(f"up to {args.spectators} spectators may watch{delay} (this line never takes a seat):")
+    behind = counted(args.spectator_delay, "entry", "entries")
+    delay = f", {behind} behind" if args.spectator_delay else ""
+    places = counted(args.spectators, "spectator")
+    say(f"up to {places} may watch{delay} (this line never takes a seat):")
     say(f"  dbnet watch {invite.text()}")
     say(f"  (or dbnet watch HOST:PORT --expect {fp})")
     if relay is None:

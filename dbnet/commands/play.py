@@ -65,6 +65,7 @@ from dbnet.match.seats import BotSeat, SeatKind, facing, seats_with
 from dbnet.match.story import EventKind, minis_words
 from dbnet.replay.file import ReplayWriter
 from dbnet.replay.saved import resume_play_command, resume_saved, start_saved
+from dbnet.text import counted
 
 EXIT_DONE = 0
 EXIT_EOF = 1
@@ -281,7 +282,7 @@ class Session:
             f"You are {me.name} ({mine.name!r}, portal "
             f"{'e1' if me is Player.A else 'a5'}) against the {opponent.label} as "
             f"{me.other.name} ({theirs.name!r}). First to win "
-            f"{setup.options.turns_to_win} turns wins."
+            f"{counted(setup.options.turns_to_win, 'turn')} wins."
         )
         if setup.map.reconstructed:
             write(f"Map {setup.map.name!r}: its key-cell values are a reconstruction.")

@@ -161,7 +161,9 @@ class ConsoleApp(FullScreen):
         """SIGTERM or SIGHUP: leave as Ctrl-C does (the session is closed on the way out,
         its replay saved, and the line that resumes it printed)."""
         name = signal.Signals(number).name
-        if self.session.resumable and not self.session.game.is_over:
+        if self.watching:
+            self.closing_words = [f"Stopped by {name}; the game goes on without you."]
+        elif self.session.resumable and not self.session.game.is_over:
             self.closing_words = [f"Stopped by {name}; the game is saved and can be resumed."]
         else:
             self.closing_words = [f"Stopped by {name}."]
@@ -221,11 +223,18 @@ class ConsoleApp(FullScreen):
         if game.is_over:
             self.closing_words = [describe_pending(game), "Score by turn:"]
             self.closing_words += render_score_by_turn(game)
+        elif self.watching:
+            self.closing_words = ["Stopped watching; the game goes on without you."]
         elif self.session.resumable:
             self.closing_words = ["Game left unfinished; it is saved and can be resumed."]
         else:
             self.closing_words = ["Game abandoned."]
         self.app.exit(result=code)
+
+    @property
+    def watching(self) -> bool:
+        """Whether this screen only watches (a spectator: nobody here plays)."""
+        return not any(self.session.is_local(p) for p in (Player.A, Player.B))
 
     # --- what to show -------------------------------------------------------------------
 
@@ -407,8 +416,29 @@ class ConsoleApp(FullScreen):
         )
 
     def _status_lines(self) -> int:
-        text = self.message or HINT
-        return min(3, len(view.wrap(text, self.size[0], "")))
+        return len(self._status_wrapped())
+
+    def _status_room(self) -> int:
+        """The most lines the status may take: three, or for an error all the room the
+        board's least, the log's least and the rest of the screen leave (80x24: six)."""
+        rows = self.size[1]
+        others = 1 + view.MIN_BOARD_LINES + 2 + LOG_MIN + self._decision_lines() + 1
+        if self.message_style != "class:status.error":
+            return 3
+        return max(3, rows - others)
+
+    def _status_wrapped(self) -> list[StyleAndTextTuples]:
+        """The status wrapped to the screen's width, in its room; a message longer than
+        the room ends with an ellipsis on its last line."""
+        if not self.message:
+            return [[("class:status.hint", HINT)]]
+        width = self.size[0]
+        lines = view.wrap(self.message, width, self.message_style)
+        room = self._status_room()
+        if len(lines) <= room:
+            return lines
+        last = "".join(text for _, text, *_ in lines[room - 1])
+        return [*lines[: room - 1], [(self.message_style, last[: max(0, width - 2)] + "…")]]
 
     def _status_height(self) -> Dimension:
         return Dimension.exact(self._status_lines())
@@ -524,9 +554,7 @@ class ConsoleApp(FullScreen):
         return [("class:prompt", f"{player.name}> " if player is not None else "> ")]
 
     def _status_text(self) -> StyleAndTextTuples:
-        if self.message:
-            return screen.join(view.wrap(self.message, self.size[0], self.message_style))
-        return [("class:status.hint", HINT)]
+        return screen.join(self._status_wrapped())
 
     def _confirm_text(self) -> StyleAndTextTuples:
         question = self.confirm.question if self.confirm is not None else ""
@@ -547,7 +575,9 @@ class ConsoleApp(FullScreen):
 
         @kb.add("c-c", eager=True)
         def _interrupt(event: KeyPressEvent) -> None:
-            if self.session.resumable and not self.session.game.is_over:
+            if self.watching:
+                self.closing_words = ["Interrupted; the game goes on without you."]
+            elif self.session.resumable and not self.session.game.is_over:
                 self.closing_words = ["Interrupted; the game is saved and can be resumed."]
             else:
                 self.closing_words = ["Interrupted: game abandoned."]
@@ -635,7 +665,9 @@ class ConsoleApp(FullScreen):
         if self.session.game.is_over:
             self.quit()
             return
-        if self.session.resumable:
+        if self.watching:
+            self.ask("Stop watching? The game goes on without you.", self.quit)
+        elif self.session.resumable:
             self.ask("Quit? The game is saved: you can go on with it later.", self.quit)
         else:
             self.ask("Quit? This game will be abandoned.", self.quit)

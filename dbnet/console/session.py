@@ -41,7 +41,7 @@ from dbnet.match.story import Event, EventKind
 from dbnet.replay.file import ReplayWriter
 from dbnet.replay.saved import SavedGame, resume_play_command, resume_saved, start_saved
 from dbnet.replay.terms import LocalTerms
-from dbnet.text import printable
+from dbnet.text import counted, printable
 
 DEFAULT_BOT_DELAY = 0.35  # seconds between a bot's steps, so people can follow them
 
@@ -472,7 +472,7 @@ class LocalSession:
             warband = printable(setup.warbands[player].name)
             seats.append(f"{player.name} {self.seat_label(player)} ({warband}, portal {portal})")
         to_win = setup.options.turns_to_win
-        self._note(f"{seats[0]} against {seats[1]}. First to win {to_win} turns wins.")
+        self._note(f"{seats[0]} against {seats[1]}. First to win {counted(to_win, 'turn')} wins.")
         if setup.map.reconstructed:
             self._note(f"Map {setup.map.name!r}: its key-cell values are a reconstruction.")
         if self.replay is not None:

@@ -51,7 +51,7 @@ from dbnet.engine.board import (
 from dbnet.engine.keywords import Kind, Number, explain, lookup
 from dbnet.engine.notation import format_attack_dice
 from dbnet.engine.targets import Slot, slots
-from dbnet.text import printable
+from dbnet.text import counted, printable
 
 WIDTH = 80
 CELL_WIDTH = 14  # 5 cells of 14 plus 6 borders plus a 3-column row label: 79
@@ -274,7 +274,7 @@ def render_status(game: Game) -> list[str]:
         parts.append(f"{p.name} {claimed + kills} (cells {claimed}, kills {kills})")
     lines.append("Conquest this turn: " + "; ".join(parts) + ".")
     if game.phase is Phase.SPAWN:
-        spawn = f"{game.spawn_points} spawn points left for {game.active.name}"
+        spawn = f"{counted(game.spawn_points, 'spawn point')} left for {game.active.name}"
     else:
         spawn = "no spawn phase under way"
     lines.append(f"Spawn points: {spawn}; bonus waiting: A {game.bonus[0]}, B {game.bonus[1]}.")
@@ -344,7 +344,7 @@ def describe_result(game: Game, labels: tuple[str, str] | None = None) -> str:
     if game.end_reason is EndReason.RESIGNATION:
         return f"{named[winner]} wins: {named[loser]} resigned."
     won = game.turns_won
-    return f"{named[winner]} wins, {won[winner]} turns won to {won[loser]}."
+    return f"{named[winner]} wins, {counted(won[winner], 'turn')} won to {won[loser]}."
 
 
 def describe_pending(game: Game) -> str:
@@ -406,10 +406,12 @@ def _describe_decision(game: Game, d: Decision) -> str:
     if kind is DecisionKind.SPAWN:
         if any(isinstance(c, ActivateChoice) for c in game.legal_choices() or []):
             return (
-                f"{p} to spawn ({game.spawn_points} spawn points left): 'spawn NAME CELL', "
+                f"{p} to spawn ({counted(game.spawn_points, 'spawn point')} left): "
+                "'spawn NAME CELL', "
                 "'activate NAME ABILITY [X]' for a spawn ability, or 'done'."
             )
-        return f"{p} to spawn ({game.spawn_points} spawn points left): 'spawn NAME CELL' or 'done'."
+        points = counted(game.spawn_points, "spawn point")
+        return f"{p} to spawn ({points} left): 'spawn NAME CELL' or 'done'."
     if kind is DecisionKind.ACTION:
         return f"{p} to choose for action phase {game.action_index + 1}: 'shift' or 'strike'."
     if kind is DecisionKind.SHIFT:

@@ -168,3 +168,23 @@ def test_help_and_the_choices_say_when_a_strike_would_find_nothing() -> None:
             )
 
     asyncio.run(scenario())
+
+
+def test_a_long_error_is_shown_whole_at_80x24() -> None:
+    """An illegal entry's answer names the legal choices: at 80x24 it takes the lines it
+    needs (the board gives up its spare lines), never cut after three."""
+
+    async def scenario() -> None:
+        async with running(columns=80, rows=24) as d:
+            await d.keys("spawn nonsense e1" + ENTER)
+            message = d.console.message
+            assert message.startswith("Not played: you cannot spawn nonsense e1")
+            assert len(view.wrap(message, 80, "")) > 3
+            screen = d.screen()
+            assert len(screen.splitlines()) <= 24
+            status = screen[screen.index("Not played: ") :]
+            assert flat(status) == flat(message)
+            assert "Turn 1" in screen.splitlines()[0]  # the top bar is still there
+            assert "+----a-----+" in screen  # and the whole board
+
+    asyncio.run(scenario())

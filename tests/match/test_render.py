@@ -359,3 +359,17 @@ def test_help_answers_at_every_kind_of_step_reached() -> None:
     wanted = set(DecisionKind) - {DecisionKind.COMMIT, DecisionKind.REVEAL}  # Limited
     assert wanted <= set(reached), sorted(str(k) for k in wanted - set(reached))
     assert None in reached  # the end of the game, too
+
+
+def test_one_spawn_point_is_singular() -> None:
+    setup = GameSetup(load_map(), default_warbands(load_catalog()))
+    game = Game(setup)
+    while isinstance(game.pending, ChanceRequest):
+        game.roll([4, 3] if game.pending.count == 2 else [4])
+    assert isinstance(game.pending, Decision)
+    assert game.pending.kind is DecisionKind.SPAWN
+    game.spawn_points = 1
+    assert "(1 spawn point left)" in describe_pending(game)
+    assert "Spawn points: 1 spawn point left for " in render_position(game)
+    game.spawn_points = 2
+    assert "(2 spawn points left)" in describe_pending(game)

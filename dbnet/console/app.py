@@ -421,24 +421,17 @@ class ConsoleApp(FullScreen):
     def _status_room(self) -> int:
         """The most lines the status may take: three, or for an error all the room the
         board's least, the log's least and the rest of the screen leave (80x24: six)."""
-        rows = self.size[1]
-        others = 1 + view.MIN_BOARD_LINES + 2 + LOG_MIN + self._decision_lines() + 1
         if self.message_style != "class:status.error":
             return 3
-        return max(3, rows - others)
+        others = 1 + view.MIN_BOARD_LINES + 2 + LOG_MIN + self._decision_lines() + 1
+        return max(3, self.size[1] - others)
 
     def _status_wrapped(self) -> list[StyleAndTextTuples]:
-        """The status wrapped to the screen's width, in its room; a message longer than
-        the room ends with an ellipsis on its last line."""
         if not self.message:
             return [[("class:status.hint", HINT)]]
-        width = self.size[0]
-        lines = view.wrap(self.message, width, self.message_style)
-        room = self._status_room()
-        if len(lines) <= room:
-            return lines
-        last = "".join(text for _, text, *_ in lines[room - 1])
-        return [*lines[: room - 1], [(self.message_style, last[: max(0, width - 2)] + "…")]]
+        return screen.fitted_lines(
+            view.wrap(self.message, self.size[0], self.message_style), self._status_room()
+        )
 
     def _status_height(self) -> Dimension:
         return Dimension.exact(self._status_lines())

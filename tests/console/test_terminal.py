@@ -453,3 +453,23 @@ def _state(pid: int) -> str:
         return Path(f"/proc/{pid}/status").read_text().lower()
     except FileNotFoundError:
         return "zombie"
+
+
+def test_an_option_given_to_a_resumed_game_says_what_it_replaces(
+    tmux: Tmux, tmp_path: Path
+) -> None:
+    path = tmp_path / "replaced.dbnr"
+    start_game(tmux, "--replay", str(path), "--bot", "random")
+    tmux.keys("C-q")
+    tmux.wait_for("Quit? The game is saved")
+    tmux.keys("y")
+    tmux.wait_for("EXIT=0")
+    command = [sys.executable, "-m", "dbnet", "play", "--resume", str(path), "--bot", "easy"]
+    tmux.type("clear; " + shlex.join(command) + "; echo EXIT=$?")
+    tmux.keys("Enter")
+    pane = tmux.wait_for("Your decision: A")
+    log = " ".join(" ".join(line[:56] for line in pane.splitlines()).split())  # no panel
+    assert "--bot easy: given on the command line, it replaces --bot random of this game" in log
+    assert "easy bot" in pane
+    tmux.keys("C-c")
+    tmux.wait_for("EXIT=130")

@@ -135,20 +135,26 @@ def _run(args: argparse.Namespace, stop: Stop) -> int:
             setup = limited_setup(limited)
         else:
             setup = load_setup(args.warband, args.opponent, Player[args.side])
-        return run_local(
-            setup,
-            build_seconds=60.0 * args.build_minutes,
-            bot=args.bot,
-            think=args.think,
-            playouts=args.playouts,
-            side=side,
-            seed=args.seed,
-            hotseat=args.hotseat,
-            replay=args.replay,
-            resume=args.resume,
-            bot_delay=DEFAULT_BOT_DELAY if args.bot_delay is None else args.bot_delay,
-            notes=notes,
-        )
+        try:
+            return run_local(
+                setup,
+                build_seconds=60.0 * args.build_minutes,
+                bot=args.bot,
+                think=args.think,
+                playouts=args.playouts,
+                side=side,
+                seed=args.seed,
+                hotseat=args.hotseat,
+                replay=args.replay,
+                resume=args.resume,
+                bot_delay=DEFAULT_BOT_DELAY if args.bot_delay is None else args.bot_delay,
+                notes=notes,
+            )
+        except KeyboardInterrupt:  # in the Limited builder: saved, and said (run_local)
+            if stop.signal is None:
+                raise
+            return stop.exit_code
+
     session: Session | None = None
     try:
         session = Session.start(args, _read_line, _write)

@@ -4,9 +4,9 @@ as it is written) and the line that resumes it is printed; the exit code is 128 
 signal's number, as a shell reports a process ended by it (143 for SIGTERM, 129 for
 SIGHUP; 130 for Ctrl-C).
 
-Inside ``stopping()``, either signal is handed to the handler of SIGINT in place at that
-moment: Python's (``KeyboardInterrupt`` where the program is), or trio's inside
-``trio.run`` (``KeyboardInterrupt`` where trio can take it safely). The full-screen client
+Inside ``stopping()``, either signal raises ``KeyboardInterrupt`` where the program is,
+or inside ``trio.run`` is handed to trio's handler of SIGINT (``KeyboardInterrupt`` where
+trio can take it safely). The full-screen client
 handles them on its own event loop (``console.fullscreen``).
 """
 
@@ -56,10 +56,10 @@ def stopping() -> Iterator[Stop]:
         if stop.signal is None:
             stop.signal = signum
         interrupt = signal.getsignal(signal.SIGINT)
-        if callable(interrupt):
-            interrupt(signal.SIGINT, frame)  # trio's inside trio.run; Python's outside
+        if callable(interrupt) and getattr(interrupt, "__module__", "").startswith("trio."):
+            interrupt(signal.SIGINT, frame)  # trio's, inside trio.run: where it is safe
         else:
-            raise KeyboardInterrupt
+            raise KeyboardInterrupt  # (an asyncio loop's SIGINT handler does nothing here)
 
     before = {number: signal.signal(number, handler) for number in STOP_SIGNALS}
     try:

@@ -17,6 +17,7 @@ entry written, and where it is is printed on the terminal.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import sys
 import textwrap
@@ -871,10 +872,24 @@ def run_local(
     if setup.limited is not None:
         try:
             build_limited(session, build_seconds)
+        except KeyboardInterrupt:  # SIGTERM or SIGHUP in the builder (commands.stopping)
+            session.close()
+            _say_after(["Stopped; the game is saved and can be resumed.", *session.farewell()])
+            raise
         except BaseException:
             session.close()
             raise
     return run_session(session)
+
+
+def _say_after(lines: Sequence[str]) -> None:
+    """Print ``lines`` once the screen is gone (after SIGHUP the terminal may be gone too:
+    nothing is lost but the words)."""
+    try:
+        for line in lines:
+            print(printable(line), flush=True)  # a failure's words may quote the peer
+    except (OSError, ValueError):
+        pass
 
 
 def build_limited(session: LocalSession, seconds: float) -> None:
@@ -911,12 +926,9 @@ def run_session(session: Session) -> int:
         session.close()
         raise
     code = console.run()
-    try:  # after SIGHUP the terminal may be gone: nothing is lost but these words
-        for line in console.closing_words:
-            print(printable(line), flush=True)  # a failure's words may quote the peer
-        if console.error is not None:
+    _say_after(console.closing_words)
+    if console.error is not None:
+        with contextlib.suppress(OSError, ValueError):
             print("dbnet: internal error, the game was stopped:", file=sys.stderr)
             print(console.error, file=sys.stderr, end="")
-    except (OSError, ValueError):
-        pass
     return code

@@ -131,3 +131,25 @@ def test_your_own_idle_strike_is_told_and_help_warns_of_it(tmp_path: Path) -> No
     assert " ".join(IDLE_STRIKE.split()) in " ".join(answer.split()), answer
     term.send("quit")
     assert term.finish()[0] == 0
+
+
+def test_an_internal_error_saves_the_game_and_says_how_it_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An internal error while a choice is played is no traceback: one line, the game so
+    far saved, and the line that goes on with it."""
+    from dbnet.match.local import LocalGame
+
+    def broken(self: LocalGame, text: str) -> list[object]:
+        raise RuntimeError(f"cannot play {text}\nsecond line")
+
+    monkeypatch.setattr(LocalGame, "play", broken)
+    monkeypatch.setattr(play, "_read_line", lambda prompt: "done")
+    monkeypatch.setenv("DBNET_HOME", str(tmp_path / "home"))
+    path = tmp_path / "broken.dbnr"
+    args = build_parser().parse_args(["play", "--plain", "--seed", "3", "--replay", str(path)])
+    assert play.run(args) == 1
+    out, err = capsys.readouterr()
+    assert err == "dbnet play: internal error (RuntimeError: cannot play done): game adjourned\n"
+    assert out.splitlines()[-1] == f"Go on with it: dbnet play --resume {path}"
+    assert "Traceback" not in out + err

@@ -59,8 +59,6 @@ def test_the_log_s_cursor_comes_from_the_lines_drawn(grows: bool) -> None:
 
 
 def test_fitted_lines_end_with_an_ellipsis_when_cut() -> None:
-    from prompt_toolkit.formatted_text import StyleAndTextTuples
-
     from dbnet.console.screen import fitted_lines
 
     lines: list[StyleAndTextTuples] = [[("s", "one")], [("s", "two")], [("s", "three")]]

@@ -24,6 +24,7 @@ import argparse
 import random
 import socket
 import sys
+import textwrap
 import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -50,9 +51,11 @@ from dbnet.match.building import (
 )
 from dbnet.match.keys import derive, login_name
 from dbnet.match.render import (
+    WIDTH,
     choice_lines,
     describe_result,
     explain_pending,
+    pending_help,
     pool_lines,
     render_position,
 )
@@ -169,8 +172,14 @@ def line_chooser(
             line = await trio.to_thread.run_sync(read_line, "> ", abandon_on_cancel=True)
             text = line.strip()
             if text in ("help", "choices"):
-                for line in choice_lines(view):
-                    print(line, flush=True)
+                try:  # what is shown never changes the game: an error is one line
+                    told = pending_help(view) if text == "help" else []
+                    for paragraph in told:
+                        print(textwrap.fill(paragraph, WIDTH, break_on_hyphens=False))
+                    for line in choice_lines(view):
+                        print(line, flush=True)
+                except Exception as exc:
+                    print(f"could not show the {text} ({type(exc).__name__}: {exc})", flush=True)
                 continue
             if text == "board":
                 print(render_position(view), flush=True)

@@ -1,6 +1,7 @@
-"""The line interface of a timed network game shows both clocks at every prompt, from
-the first turn, and warns when a clock is under a minute. Real processes on loopback: a
-person hosting at the line interface (its stdin a pipe) against a bot."""
+"""The line interface of a network game: both clocks at every prompt of a timed game, from
+the first turn, a warning when a clock is under a minute, and 'help' with the step's
+rules. Real processes on loopback: a person hosting at the line interface (its stdin a
+pipe) against a bot."""
 
 from __future__ import annotations
 
@@ -42,6 +43,8 @@ async def test_the_clocks_show_at_every_prompt_and_warn_under_a_minute(
                  "--replay", str(tmp_path / "b.dbnr")],
             )  # fmt: skip
             await shown(host, 1)
+            await host.type_line("help")  # the step's rules, then its choices
+            await host.until_saw("Spawn phase: spend spawn points")
             await host.type_line("done")  # ends the spawn phase: the next prompt, turn 1
             await shown(host, 2)
             await host.type_line("resign")

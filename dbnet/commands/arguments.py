@@ -86,16 +86,14 @@ def _add_play(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser.add_argument(
         "--bot",
         choices=BOT_NAMES,
-        default="greedy",
         help="the opponent: random, greedy, or the search levels easy, normal, hard "
-        "(default: greedy)",
+        "(default: greedy; a resumed game keeps its own)",
     )
     _add_budget(parser)
     parser.add_argument(
         "--side",
         choices=("A", "B"),
         type=str.upper,
-        default="A",
         help="your seat: A (portal e1) or B (portal a5); default A",
     )
     parser.add_argument(
@@ -114,8 +112,9 @@ def _add_play(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "--resume",
         type=Path,
         metavar="FILE",
-        help="go on with an unfinished game from its replay file (one of yours; a --seed "
-        "game with the same --seed and --side); the bot is --bot",
+        help="go on with an unfinished game from its replay file (one of yours): the bot, "
+        "its budget, the seats, the seed and the build time it was played with are kept "
+        "beside it (FILE.game); an option given replaces its own, saying so",
     )
     interface = parser.add_mutually_exclusive_group()
     interface.add_argument(
@@ -136,6 +135,7 @@ def _add_play(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="two people at one keyboard instead of against the bot (full screen only)",
     )
     _add_limited(parser)
+    parser.set_defaults(build_minutes=None)  # 10 for a new game; a resumed game keeps its own
     parser.add_argument(
         "--bot-delay",
         type=_seconds,

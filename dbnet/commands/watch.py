@@ -4,10 +4,11 @@
 carries the spectator secret) or ``dbnet watch HOST:PORT --expect FINGERPRINT`` (which
 only a host with ``--open`` admits). With an invite the spectator races its direct
 paths and its relay, as ``dbnet join INVITE`` does (``--relay off`` or
-``DBNET_RELAY=off``: the direct paths only; ``--verbose`` says each path that failed). The game is shown as it is played, each entry checked first
-with the checks of ``dbnet verify``: in the full-screen client at a terminal
-(``dbnet.console.watch``), else (or with ``--plain``) told in lines, the players
-called by the names they signed (``alice (A)``), the last line naming the winner.
+``DBNET_RELAY=off``: the direct paths only; ``--verbose`` says each path that failed).
+The game is shown as it is played, each entry checked first with the checks of
+``dbnet verify``: in the full-screen client at a terminal (``dbnet.console.watch``),
+else (or with ``--plain``) told in lines, the players called by the names they signed
+(``alice (A)``), the last line naming the end (the winner, or the verifier's words).
 ``--replay PATH`` saves it.
 
 Exit codes: 0 the game was watched to its end; 1 the host refused this spectator (no

@@ -236,7 +236,7 @@ class ConsoleApp(FullScreen):
     @property
     def watching(self) -> bool:
         """Whether this screen only watches (a spectator: nobody here plays)."""
-        return not any(self.session.is_local(p) for p in (Player.A, Player.B))
+        return self.session.spectating
 
     # --- what to show -------------------------------------------------------------------
 

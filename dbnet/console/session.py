@@ -112,6 +112,12 @@ class Session(Protocol):
         ...
 
     @property
+    def spectating(self) -> bool:
+        """True when nobody here plays: a spectator's screen (a host still waiting for
+        its opponent plays, though no seat is its own yet)."""
+        ...
+
+    @property
     def is_closed(self) -> bool:
         """Nothing more will happen: the game's log is closed (or the session is)."""
         ...
@@ -300,6 +306,10 @@ class LocalSession:
     @property
     def hotseat(self) -> bool:
         return self.local.hotseat
+
+    @property
+    def spectating(self) -> bool:
+        return False
 
     @property
     def is_closed(self) -> bool:

@@ -32,7 +32,8 @@ async def test_the_clocks_show_at_every_prompt_and_warn_under_a_minute(
         async with trio.open_nursery() as nursery:
             host = await Dbnet.start(
                 nursery, "host", homes / "alice",
-                ["host", "--port", "0", "--address", "127.0.0.1", "--clock", "0.95", "--plain",
+                ["host", "--open", "--port", "0", "--address", "127.0.0.1", "--clock", "0.95",
+                 "--plain",
                  "--turns-to-win", "2", "--name", "alice", "--replay", str(tmp_path / "a.dbnr")],
                 stdin=True,
             )  # fmt: skip

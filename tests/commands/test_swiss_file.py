@@ -46,9 +46,10 @@ def test_new_writes_an_event_file_with_a_random_id(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr
     one = tomllib.loads((tmp_path / "one" / "event.toml").read_text())
     two = tomllib.loads((tmp_path / "two" / "event.toml").read_text())
-    assert one["name"] == "Cup" and one["rounds"] == 4 and one["top"] == 8
+    assert (one["name"], one["rounds"], one["top"]) == ("Cup", 4, 8)
     assert one["points"] == {"win": 3, "draw": 1, "loss": 0}
-    assert len(one["id"]) == 32 and one["id"] != two["id"]
+    assert len(one["id"]) == 32
+    assert one["id"] != two["id"]
     assert one.get("players", []) == []
 
 

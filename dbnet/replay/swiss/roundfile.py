@@ -163,8 +163,10 @@ def _load(path: Path, number: int, players: frozenset[str]) -> RoundFile:
             if p is not None:
                 seen.add(p)
         result = _outcome(row, at) if "result" in row else None
-        if result is Outcome.BYE or (b is None and result not in (None,)):
+        if result is Outcome.BYE or (b is None and result is not None):
             raise EventFileError(at, "a bye's result is the bye: record no result on it")
+        if result is Outcome.DRAW and stage is Stage.CUT:
+            raise EventFileError(at, "a top-cut game has a winner: a drawn one is played again")
         note = fields.string(row, "note", at, required=False)
         if len(note) > 200 or not note.isprintable():
             raise EventFileError(at, "'note' must be at most 200 printable characters")

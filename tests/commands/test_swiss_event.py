@@ -118,10 +118,12 @@ def test_the_pairings_are_the_swiss_ones(event: Event) -> None:
     assert rounds[0] == [["p1", "p5"], ["p2", "p8"], ["p3", "p7"], ["p4", "p6"]]
     # after round 1: p1 p2 p3 p4 on 3; p5 p6 p7 p8 on 0; no rematch
     assert rounds[1] == [["p1", "p3"], ["p2", "p4"], ["p5", "p8"], ["p6", "p7"]]
-    # p8 dropped: seven players; p1 p2 on 6 play; the bye to the lowest on 0, p7
-    assert rounds[2] == [["p1", "p2"], ["p3", "p4"], ["p5", "p6"], ["p7"]]
+    # p8 dropped: seven players; p1 p2 on 6 play; the bye to the lowest on 0, p7; on 3,
+    # ranked p4 p6 p5 p3 by the round's shuffle: p4-p6 met, so p4-p5 and p6-p3 (squared
+    # rank distances 4 + 4) rather than p4-p3 and p6-p5 (9 + 1)
+    assert rounds[2] == [["p1", "p2"], ["p3", "p6"], ["p4", "p5"], ["p7"]]
     cut = [names_of(r) for r in tables(event.folder, 4)]
-    assert cut == [("p1", "p3"), ("p5", "p2")]  # seeds 1 v 4, 2 v 3; the higher seed A
+    assert cut == [("p1", "p4"), ("p2", "p3")]  # seeds 1 v 4, 2 v 3; the higher seed A
     assert [names_of(r) for r in tables(event.folder, 5)] == [("p1", "p2")]
 
 
@@ -133,23 +135,22 @@ def test_the_standings_are_the_hand_computed_table(event: Event) -> None:
          s["opponents_game_win"]["exact"], s["dropped_from_round"], s["hand_recorded"])
         for s in doc["standings"]
     ]  # fmt: skip
-    # p1 beat p5 p3 p2; p2 beat p8 p4; p3 beat p7 p4 (p4 a no-show); p5 beat p8 p6;
-    # p4 beat p6; p6 beat p7; p7 had the bye. MWP 9/9, 6/9, 3/9, 0 (p8, floored to 1/3).
-    # p5 p2 p3 are level on every tie-break: the event id's lot orders them.
+    # p1 beat p5 p3 p2; p2 beat p8 p4; p3 beat p7 p6; p4 beat p6 and p5 (a no-show);
+    # p5 beat p8; p6 beat p7; p7 had the bye. MWP 9/9, 6/9, 3/9, 0 (p8, floored to 1/3).
     assert got == [
-        ("p1", 9, "3-0-0", 0, "2/3", "1/1", "2/3", None, 0),  # (2/3+2/3+2/3)/3
-        ("p5", 6, "2-0-1", 0, "5/9", "2/3", "5/9", None, 0),  # (1+1/3+1/3)/3
-        ("p2", 6, "2-0-1", 0, "5/9", "2/3", "5/9", None, 0),  # (1/3+1/3+1)/3
-        ("p3", 6, "2-0-1", 0, "5/9", "2/3", "5/9", None, 1),  # (1/3+1+1/3)/3
-        ("p4", 3, "1-0-2", 0, "5/9", "1/3", "5/9", None, 1),  # (1/3+2/3+2/3)/3
+        ("p1", 9, "3-0-0", 0, "5/9", "1/1", "5/9", None, 0),  # (1/3+2/3+2/3)/3
+        ("p2", 6, "2-0-1", 0, "2/3", "2/3", "2/3", None, 0),  # (1/3+2/3+1)/3
+        ("p3", 6, "2-0-1", 0, "5/9", "2/3", "5/9", None, 0),  # (1/3+1+1/3)/3
+        ("p4", 6, "2-0-1", 0, "4/9", "2/3", "4/9", None, 1),  # (1/3+2/3+1/3)/3
+        ("p5", 3, "1-0-2", 0, "2/3", "1/3", "2/3", None, 1),  # (1+1/3+2/3)/3
+        ("p6", 3, "1-0-2", 0, "5/9", "1/3", "5/9", None, 0),  # (2/3+1/3+2/3)/3
         ("p7", 3, "0-0-2", 1, "1/2", "1/3", "1/2", None, 0),  # (2/3+1/3)/2, bye left out
-        ("p6", 3, "1-0-2", 0, "4/9", "1/3", "4/9", None, 0),  # (1/3+1/3+2/3)/3
-        ("p8", 0, "0-0-2", 0, "2/3", "0/1", "2/3", 3, 0),  # (2/3+2/3)/2
+        ("p8", 0, "0-0-2", 0, "1/2", "0/1", "1/2", 3, 0),  # (2/3+1/3)/2
     ]
     assert NAME[doc["champion"]] == "p1"
     hand = [t for r in doc["rounds"] for t in r["tables"] if t["hand_recorded"]]
     assert [(t["round"], t["table"], t["result"], t["note"]) for t in hand] == [
-        (3, 2, "B", "no-show")
+        (3, 2, "A", "no-show")
     ]
 
 
@@ -166,7 +167,7 @@ def test_games_that_are_no_tables_result_are_listed_apart(event: Event) -> None:
     assert len(counted) == 13  # 11 Swiss tables of two (one recorded by hand), 3 in the cut
     text = ok(event.cwd, "event", "ev")
     assert "Winner of the top cut: " + PLAYERS[0].fingerprint + " (p1)" in text
-    assert "B won (recorded by hand: no-show)" in text
+    assert "A won (recorded by hand: no-show)" in text
 
 
 def test_the_page_shows_standings_rounds_and_ratings(event: Event) -> None:

@@ -11,10 +11,15 @@ minimises them one after the other:
    had none, unless the rest cannot then be paired without a rematch;
 3. the number of floats (a pair of players on different points);
 4. the size of the floats (the points between the two);
-5. the distance in rank within the pair (so 1 plays 2, 3 plays 4 in a score group:
-   with the seeded shuffle, a random pairing inside each group);
-6. a seeded lot of the pair, so that no two pairings weigh the same: the result does
-   not depend on how the matching library breaks ties.
+5. the squares of the distances in rank within the pairs (so 1 plays 2, 3 plays 4 in
+   a score group: with the seeded shuffle, a random pairing inside each group; the
+   squares prefer 1-3 and 2-4 to 1-4 and 2-3 when 1-2 cannot be).
+
+What is still level after that (rare) is told apart by the matching algorithm itself,
+deterministic for a given graph, which is built in ranking order: the same folder
+gives the same pairings with the same NetworkX. (A seeded lot of each pair as a last
+tier would make every weight distinct, but makes the matching of 256 players three
+times slower; ``--check`` says so if a pairing is ever not recomputed.)
 
 The matching is ``networkx.max_weight_matching`` with ``maxcardinality=True`` (every
 player paired when it can be). Who plays A: the one who played A fewer times, then the
@@ -72,9 +77,7 @@ def pair_round(
     hist = {p: history.get(p, History()) for p in order}
     n = len(order)
     spread = max(h.points for h in hist.values()) - min(h.points for h in hist.values())
-    lot = 1 << 32
-    distance = lot * (n // 2 + 1)  # tier 4 unit: more than every lot of a round together
-    size = distance * (n * n + 1)
+    size = n**3 + 1  # more than every squared distance of a round together
     count = size * (spread * n + 1)
     bye_unit = count * (n + 1)
     second_bye = bye_unit * (n + 1)  # only when everyone left has had one
@@ -89,8 +92,7 @@ def pair_round(
             cost = (
                 (count if gap else 0)
                 + size * gap
-                + distance * (place[other] - place[one])
-                + int.from_bytes(draw(event_id, f"pair {round_number}", one + other)[:4])
+                + (place[other] - place[one]) ** 2
             )
             graph.add_edge(one, other, weight=top - cost)
     if n % 2:

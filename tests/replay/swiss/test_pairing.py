@@ -145,3 +145,17 @@ def test_who_plays_a_is_the_one_who_played_a_fewer_times() -> None:
     assert tables == [(b, a)]
     tables = pair_round((a, b), {a: History(played_a=0), b: History(played_a=1)}, EVENT, 3)
     assert tables == [(a, b)]
+
+
+def test_when_one_and_two_have_met_one_plays_three_and_two_plays_four() -> None:
+    """The squared rank distances prefer 1-3 and 2-4 (4 + 4) to 1-4 and 2-3 (9 + 1),
+    so a tie in a score group goes by the seeded shuffle, not by the library."""
+    players = PLAYERS[:4]
+    first = rank(players, {}, EVENT, 2)
+    opponents = met((first[0], first[1]))
+    history = {p: History(opponents=opponents.get(p, frozenset())) for p in players}
+    tables = pair_round(players, history, EVENT, 2)
+    assert {frozenset(t) for t in tables} == {
+        frozenset((first[0], first[2])),
+        frozenset((first[1], first[3])),
+    }

@@ -89,11 +89,7 @@ def pair_round(
             if other in hist[one].opponents:
                 continue
             gap = abs(hist[one].points - hist[other].points)
-            cost = (
-                (count if gap else 0)
-                + size * gap
-                + (place[other] - place[one]) ** 2
-            )
+            cost = (count if gap else 0) + size * gap + (place[other] - place[one]) ** 2
             graph.add_edge(one, other, weight=top - cost)
     if n % 2:
         for p in order:

@@ -228,6 +228,8 @@ def _show(args: argparse.Namespace, folder: Path) -> int:
             for line in _rating_lines(rated, "one rating period: a game's time is not signed"):
                 print(printable(line))
         return _exit(made)
+    if tuple(args.points) != (3, 1, 0):
+        raise UsageError(f"--points: the event's points are in {folder}/event.toml")
     state = _read(args, folder, event)
     swiss = _swiss_results(state)
     hand = [(r.round, r.table.number) for rnd in state.results.rounds for r in rnd if r.hand]

@@ -86,6 +86,7 @@ def test_bad_edits_are_refused_and_change_nothing(event: Path) -> None:
     refused(cwd, event, "event", "drop", "ev", FPS[2], says="not a player of this event")
     refused(cwd, event, "event", "new", "ev", "--name", "X", "--rounds", "2", says="already exists")
     refused(cwd, event, "event", "add", "ev", FPS[1], "--rounds", "2", says="not an option")
+    refused(cwd, event, "event", "ev", "--points", "2,1,0", says="the event's points are in")
     assert dbnet(cwd, "event", "drop", "ev", FPS[0]).returncode == 0
     refused(cwd, event, "event", "drop", "ev", FPS[0], says="already dropped")
     assert dbnet(cwd, "event", "add", "ev", FPS[1]).returncode == 0

@@ -239,3 +239,17 @@ def test_hostile_round_files_get_one_line(event: Event, tmp_path: Path) -> None:
         assert len(done.stderr.splitlines()) == 1
         assert says in done.stderr
         assert "Traceback" not in done.stderr
+
+
+def test_a_folder_without_an_event_file_is_rated_as_one_period(
+    event: Event, tmp_path: Path
+) -> None:
+    for path in event.folder.glob("*.dbnr"):
+        (tmp_path / path.name).write_bytes(path.read_bytes())
+    doc = json.loads(ok(tmp_path, "event", ".", "--ratings", "--json"))
+    games = {r["fingerprint"]: r["games"] for r in doc["ratings"]}
+    assert games[PLAYERS[0].fingerprint] == 6  # five tables and the game with a stranger
+    assert KEYS[10].fingerprint in games  # no event: every counted game is rated
+    assert sum(games.values()) == 2 * 17
+    text = ok(tmp_path, "event", ".", "--ratings")
+    assert "Glicko-2 ratings (one rating period: a game's time is not signed" in text

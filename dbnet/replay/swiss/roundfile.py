@@ -11,6 +11,7 @@ late file or ruling never changes a round already paired."""
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -187,16 +188,14 @@ def _load(path: Path, number: int, players: frozenset[str]) -> RoundFile:
     return RoundFile(number, stage, tuple(tables), tuple(paired_from))
 
 
-def _player(row: dict[str, object] | object, key: str, at: str, players: frozenset[str]) -> str:
-    assert isinstance(row, dict)
+def _player(row: Mapping[str, object], key: str, at: str, players: frozenset[str]) -> str:
     fp = fields.canonical_fingerprint(fields.string(row, key, at), at)
     if fp not in players:
         raise EventFileError(at, f"{fp} is not a player of the event (event.toml)")
     return fp
 
 
-def _outcome(row: dict[str, object] | object, at: str) -> Outcome:
-    assert isinstance(row, dict)
+def _outcome(row: Mapping[str, object], at: str) -> Outcome:
     text = fields.string(row, "result", at)
     try:
         return Outcome(text)

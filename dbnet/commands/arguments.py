@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from dbnet.commands.helptext import HOME_HELP
+from dbnet.commands.swiss_arguments import add_event_options, add_id
 
 if TYPE_CHECKING:
     from dbnet.net.invite import Invite
@@ -51,6 +52,7 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         _add_network,
     ):
         add(subparsers)
+    add_id(subparsers, lazy)
 
 
 def lazy(module: str, name: str) -> Run:
@@ -481,6 +483,7 @@ def _add_event(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         metavar="N",
         help="worker processes for many files (default: the number of CPUs; 1: none)",
     )
+    add_event_options(parser)
     parser.set_defaults(func=lazy("dbnet.commands.event", "run"))
 
 

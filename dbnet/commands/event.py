@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from typing import Final
 
 import dbnet
+from dbnet.commands import swiss
 from dbnet.commands.verify import UsageError, find_replays, jobs_for, map_files, with_progress
 from dbnet.replay.event import EventGame, FlagKind, Points, Report, headline, report
 from dbnet.replay.event_page import event_page
@@ -42,6 +43,8 @@ FAILING: Final = (
 
 
 def run(args: argparse.Namespace) -> int:
+    if swiss.wanted(args):  # a verb, a folder with an event file, --ratings
+        return swiss.run(args)
     try:
         files = find_replays([args.folder])
         jobs = jobs_for(args.jobs)

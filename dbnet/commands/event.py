@@ -25,7 +25,7 @@ from typing import Final
 import dbnet
 from dbnet.commands import swiss
 from dbnet.commands.verify import UsageError, find_replays, jobs_for, map_files, with_progress
-from dbnet.replay.event import EventGame, FlagKind, Points, Report, headline, report
+from dbnet.replay.event import FAILING, EventGame, Points, Report, headline, report
 from dbnet.replay.event_page import event_page
 from dbnet.replay.gamefile import GameFile, examine
 from dbnet.text import counted, printable
@@ -33,13 +33,6 @@ from dbnet.text import counted, printable
 EXIT_OK: Final = 0
 EXIT_FLAGGED: Final = 1
 EXIT_USAGE: Final = 2
-FAILING: Final = (
-    FlagKind.INVALID,
-    FlagKind.UNREADABLE,
-    FlagKind.EQUIVOCATION,
-    FlagKind.REFUTED_CLAIM,
-    FlagKind.SAME_ID,
-)
 
 
 def run(args: argparse.Namespace) -> int:

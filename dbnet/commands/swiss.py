@@ -21,7 +21,7 @@ import dbnet
 from dbnet.commands.swiss_arguments import VERBS
 from dbnet.commands.verify import UsageError, find_replays, jobs_for, map_files, with_progress
 from dbnet.errors import DbnetError
-from dbnet.replay.event import FlagKind, Points, Report, report
+from dbnet.replay.event import FAILING, Points, Report, report
 from dbnet.replay.gamefile import GameFile, examine
 from dbnet.replay.swiss import eventfile, roundfile
 from dbnet.replay.swiss.errors import EventFileError
@@ -38,7 +38,6 @@ from dbnet.text import printable
 EXIT_OK: Final = 0
 EXIT_FLAGGED: Final = 1
 EXIT_USAGE: Final = 2
-FAILING: Final = (FlagKind.INVALID, FlagKind.EVIDENCE, FlagKind.SAME_ID)
 VERB_OPTIONS: Final = {
     "new": ("name", "rounds", "top"),
     "add": ("name",),

@@ -57,6 +57,7 @@ from dbnet.replay.verify import Verdict, VerdictStatus
 from dbnet.text import counted
 
 __all__ = [
+    "FAILING",
     "NO_NAMES",
     "Entrant",
     "EventGame",
@@ -106,6 +107,16 @@ class FlagKind(enum.Enum):
     ONE_KEY = "one key on both seats"
     KEY_NAMES = "one key under several names"
     NAME_KEYS = "one name with several keys"
+
+
+FAILING: Final = (
+    FlagKind.INVALID,
+    FlagKind.UNREADABLE,
+    FlagKind.EQUIVOCATION,
+    FlagKind.REFUTED_CLAIM,
+    FlagKind.SAME_ID,
+)
+"""The flags that make ``dbnet event`` exit 1: a file or a copy that is not what it says."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -66,8 +66,9 @@ async def play_table(
     a, b = str(row["a"]), str(row["b"])
     tag = f"r{number}-t{row['table']}-s{seed}"
     host = await Dbnet.start(nursery, f"{tag} host", home[a], [
-        "host", "--port", "0", "--bot", "random", "--seed", str(seed), "--turns-to-win", "1",
-        "--name", name[a], "--replay", str(folder / f"{tag}-a.dbnr"), "--adjourn-after", "60",
+        "host", "--open", "--port", "0", "--bot", "random", "--seed", str(seed),
+        "--turns-to-win", "1", "--name", name[a], "--replay", str(folder / f"{tag}-a.dbnr"),
+        "--adjourn-after", "60",
     ])  # fmt: skip
     while host.port is None:
         assert not host.finished.is_set(), host.output()

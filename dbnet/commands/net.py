@@ -33,6 +33,7 @@ import trio
 
 from dbnet.bots import make_bot
 from dbnet.catalog import default_warbands, load_catalog, load_warband
+from dbnet.commands.keyboard import Keyboard, chat_text
 from dbnet.engine import Game, Options, Warband, format_choice, read_choice
 from dbnet.engine.choices import DecisionKind
 from dbnet.engine.limited import auto_build
@@ -58,6 +59,7 @@ from dbnet.match.render import (
 )
 from dbnet.match.seats import BotSeat, PersonSeat, Seat
 from dbnet.match.story import Event, minis_words
+from dbnet.net.chat import ChatRoom
 from dbnet.net.hosting import (
     ListenError,
     check_port,
@@ -165,19 +167,27 @@ def line_chooser(
     read_line: Callable[[str], str] = input,
     build_seconds: float = 600.0,
     builder: Builder | None = None,
+    chat: ChatRoom | None = None,
 ) -> Chooser:
-    """A person at this terminal: the position, the decision, one line of notation; in a
-    Limited game's build phase, a warband picked from the pool within ``build_seconds``."""
+    """A person at this terminal: the position, the decision, one line of notation (or
+    ``say TEXT`` to the opponent, through ``chat``); in a Limited game's build phase, a
+    warband picked from the pool within ``build_seconds``."""
     builder = Builder() if builder is None else builder
+    keyboard = None if chat is None else Keyboard(read_line, chat, _ABANDONED_READ)
+
+    async def read(prompt: str) -> str:
+        if keyboard is None:
+            return await _read(read_line, prompt)
+        return await keyboard.line(prompt)
 
     async def choose(view: Game) -> str:
         if build_decision(view) is not None:
-            return await _build(view, builder, read_line, build_seconds)
+            return await _build(view, builder, read, build_seconds)
         print(render_position(view), flush=True)
         for line in explain_pending(view):
             print(line, flush=True)
         while True:
-            line = await _read(read_line, "> ")
+            line = await read("> ")
             text = line.strip()
             if text in ("help", "choices"):
                 for line in choice_lines(view):
@@ -188,6 +198,10 @@ def line_chooser(
                 continue
             if text == "resign":
                 return RESIGN
+            said = chat_text(text)
+            if chat is not None and said is not None:
+                chat.say(said)
+                continue
             try:
                 return format_choice(view, read_choice(view, text))
             except DbnetError as exc:
@@ -197,7 +211,7 @@ def line_chooser(
 
 
 async def _build(
-    view: Game, builder: Builder, read_line: Callable[[str], str], seconds: float
+    view: Game, builder: Builder, read: Callable[[str], Awaitable[str]], seconds: float
 ) -> str:
     """The person's commitment (a warband picked from the pool with 'pick', 'auto',
     'pool', 'done', until they commit or ``seconds`` pass: then the last warband saved,
@@ -218,7 +232,7 @@ async def _build(
     )
     with trio.move_on_after(seconds) as scope:
         while True:
-            line = await _read(read_line, "build> ")
+            line = await read("build> ")
             word, _, rest = line.strip().partition(" ")
             command = word.lower()
             if command == "done":
@@ -261,6 +275,7 @@ def _player(
         expect = invite.fingerprint
     seed = getattr(args, "seed", None)
     builder = Builder()
+    chat = ChatRoom(_say)
     if args.bot is not None:
         rng = random.Random() if seed is None else random.Random(f"dbnet-net-bot:{seed}")
         bot = make_bot(
@@ -275,7 +290,7 @@ def _player(
     else:
         seat = PersonSeat()
         choose = line_chooser(
-            build_seconds=60.0 * getattr(args, "build_minutes", 10), builder=builder
+            build_seconds=60.0 * getattr(args, "build_minutes", 10), builder=builder, chat=chat
         )
     return LocalPlayer(
         identity=identity,
@@ -288,6 +303,7 @@ def _player(
         on_events=_show_events,
         played=PlayedGames.in_dir(),
         builder=builder,
+        chat=chat,
     )
 
 

@@ -138,6 +138,8 @@ class ConsoleApp(FullScreen):
         self.chat_buffer = Buffer(multiline=False, name="chat")
         self.say_chat: Callable[[str], None] | None = getattr(session, "say_chat", None)
         """How to send the opponent a chat line (network games only; ``console.chat``)."""
+        self.chatting = False
+        """Whether the chat line is shown (in the entry's row) and has the focus."""
         self.open(
             application(
                 self._layout(),
@@ -326,10 +328,10 @@ class ConsoleApp(FullScreen):
                     wrap_lines=True,
                     height=self._decision_height,
                 ),
-                self.entry_window,
                 ConditionalContainer(
-                    self.chat_window, filter=Condition(lambda: self.say_chat is not None)
+                    self.entry_window, filter=Condition(lambda: not self.chatting)
                 ),
+                ConditionalContainer(self.chat_window, filter=Condition(lambda: self.chatting)),
                 Window(
                     FormattedTextControl(self._status_text),
                     wrap_lines=True,

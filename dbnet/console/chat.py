@@ -1,7 +1,8 @@
-"""The chat line of the full-screen client in a network game: a line of its own under the
-entry, ``say> ``; Ctrl-T goes to it (and back), Enter sends what it holds to the opponent
-(``NetworkSession.say_chat``), Escape goes back to the entry. The lines said and received
-show in the log, with the sender's name (``dbnet.net.chat``)."""
+"""The chat line of the full-screen client in a network game: a line of its own, ``say> ``,
+shown in the entry's row while one chats (so the screen needs no more rows); Ctrl-T goes
+to it (and back), Enter sends what it holds to the opponent (``NetworkSession.say_chat``)
+and stays there, Escape goes back to the entry (which keeps what was typed in it). The
+lines said and received show in the log, with the sender's name (``dbnet.net.chat``)."""
 
 from __future__ import annotations
 
@@ -38,10 +39,11 @@ def chat_bindings(kb: KeyBindings, app: ConsoleApp, free: Filter) -> None:
     chatting = has_focus(app.chat_buffer) & free
 
     def toggle() -> None:
-        target = app.entry_window if app.app.layout.has_focus(app.chat_buffer) else app.chat_window
-        app.app.layout.focus(target)
+        app.chatting = not app.chatting
+        app.app.layout.focus(app.chat_window if app.chatting else app.entry_window)
 
     def back() -> None:
+        app.chatting = False
         app.app.layout.focus(app.entry_window)
 
     def send() -> None:

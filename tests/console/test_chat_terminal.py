@@ -1,8 +1,8 @@
 """The players' chat in the full-screen client (issue 30, item 14): host and join full
 screen on loopback, each in a real terminal (tmux). The host writes in the chat line of
-its own (Ctrl-T, then Enter sends), the joiner with ``say TEXT`` in the entry; each sees
-the other's line in the log with the sender's name, and the chat files beside both
-replays verify."""
+its own (Ctrl-T: it takes the entry's row; Enter sends; Escape back), the joiner with
+``say TEXT`` in the entry; each sees the other's line in the log with the sender's
+name, and the chat files beside both replays verify."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def test_players_chat_full_screen(tmux: Tmux, second_tmux: Tmux, tmp_path: Path)
     )  # fmt: skip
     wait_until(tmux, r"\[connected to bob\]")
     wait_until(second_tmux, r"\[connected to alice\]")
-    # the host: the chat line of its own, under the entry
+    # the host: the chat line of its own, in the entry's row
     tmux.keys("C-t")
     wait_until(tmux, r"(?m)^say> *$")
     until_said(tmux, ["g", "o", "o", "d", "Space", "l", "u", "c", "k", "Enter"],

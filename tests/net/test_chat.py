@@ -125,3 +125,29 @@ async def test_an_older_channel_turns_chat_off_with_one_line(tmp_path: Path) -> 
     ]
     assert room.sent == []
     assert not chat_path(room.replay).exists()
+
+
+async def test_a_resumed_game_goes_on_numbering_from_the_chat_file(tmp_path: Path) -> None:
+    room = Room(tmp_path)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(room.room.serve, room.send, 4, lambda: 2)
+        await trio.testing.wait_all_tasks_blocked()
+        room.room.say("one")
+        room.room.say("two")
+        room.room.receive(sign_line(BOB, GAME, Player.B, 1, 2, "hi"))
+        await trio.testing.wait_all_tasks_blocked()
+        nursery.cancel_scope.cancel()
+    again = Room(tmp_path)  # the same replay, after a restart
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(again.room.serve, again.send, 4, lambda: 5)
+        await trio.testing.wait_all_tasks_blocked()
+        again.room.say("three")
+        again.room.receive(sign_line(BOB, GAME, Player.B, 1, 2, "hi"))  # an old line again
+        await trio.testing.wait_all_tasks_blocked()
+        nursery.cancel_scope.cancel()
+    assert [m.line.seq for m in again.sent] == [3]
+    assert again.shown[-1] == "chat: line 1 came twice or out of order: dropped"
+    kept = read_chat(chat_path(again.replay), GAME, KEYS)
+    assert [(line.seat, line.seq) for line in kept] == [
+        (Player.A, 1), (Player.A, 2), (Player.B, 1), (Player.A, 3)
+    ]  # fmt: skip

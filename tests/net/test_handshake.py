@@ -632,3 +632,14 @@ def test_the_test_vector_in_the_docs() -> None:
         assert vector[name] == value, name
         checked += 1
     assert checked == 16
+
+
+def test_a_peer_of_version_3_plays_on_version_3() -> None:
+    """Issue 30, item 14: version 4 adds CHAT; an older dbnet (version 3 only) still gets a
+    channel, of version 3 (and so no chat), in either role."""
+    for versions_i, versions_r in (((3,), SUPPORTED_VERSIONS), (SUPPORTED_VERSIONS, (3,))):
+        initiator = Handshake(ALICE, initiator=True, versions=versions_i)
+        responder = Handshake(BOB, initiator=False, versions=versions_r)
+        run_handshake(initiator, responder)
+        assert initiator.channel().version == responder.channel().version == 3
+    assert SUPPORTED_VERSIONS == (4, 3)

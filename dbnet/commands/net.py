@@ -192,6 +192,8 @@ def line_chooser(
             if text in ("help", "choices"):
                 for line in choice_lines(view):
                     print(line, flush=True)
+                if chat is not None and text == "help":
+                    print("'say TEXT' sends the opponent a line, at any time.", flush=True)
                 continue
             if text == "board":
                 print(render_position(view), flush=True)

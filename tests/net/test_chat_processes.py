@@ -48,10 +48,10 @@ async def say(process: Dbnet, text: str, echo: str) -> None:
     raise AssertionError(f"{process.name} never said {text!r}:\n{process.output()}")
 
 
-def host_args(replay: Path) -> list[str]:
+def host_args(replay: Path, delay: int = 0) -> list[str]:
     return [
         "host", "--port", "0", "--address", "127.0.0.1", "--plain", "--name", "alice",
-        "--spectators", "1", "--spectator-delay", "0", "--replay", str(replay),
+        "--spectators", "1", "--spectator-delay", str(delay), "--replay", str(replay),
         "--adjourn-after", "60",
     ]  # fmt: skip
 
@@ -110,6 +110,53 @@ async def test_players_chat_and_a_spectator_sees_it(tmp_path: Path, homes: Path)
         assert result.returncode == 0, result.stdout + result.stderr
         assert f"{chat_path(path)}: " in result.stdout, result.stdout
         assert " chat lines, each signed by its sender" in result.stdout, result.stdout
+
+
+async def test_the_spectator_delay_holds_chat_back(tmp_path: Path, homes: Path) -> None:
+    """With ``--spectator-delay 1000`` the spectator sees no entry until the game ends, and
+    so no chat line either (a line would tell what the players see); at the end it gets
+    the whole game, then the lines."""
+    forget_played_games(homes)
+    eve = tmp_path / "eve"
+    eve.mkdir()
+    replays = {who: tmp_path / f"{who}.dbnr" for who in ("alice", "bob", "eve")}
+    with trio.fail_after(GAME_TIMEOUT * 2):
+        async with trio.open_nursery() as nursery:
+            host = await Dbnet.start(
+                nursery, "host", homes / "alice", host_args(replays["alice"], 1000), stdin=True
+            )
+            await until_listening(host)
+            watcher = await Dbnet.start(
+                nursery, "watch", eve,
+                ["watch", await invite(host, WATCH_LINE), "--plain", "--replay",
+                 str(replays["eve"])],
+            )  # fmt: skip
+            await host.until_saw("spectator ")
+            joiner = await Dbnet.start(
+                nursery, "join", homes / "bob",
+                ["join", await invite(host, JOIN_LINE), "--plain", "--name", "bob",
+                 "--replay", str(replays["bob"]), "--adjourn-after", "60"],
+                stdin=True,
+            )  # fmt: skip
+            await say(host, "good luck, bob", "alice (you) says: good luck, bob")
+            await say(joiner, "thanks, alice", "bob (you) says: thanks, alice")
+            await host.until_saw("bob says: thanks, alice")
+            await trio.sleep(1.0)  # time enough for a line that is not held back
+            assert not watcher.saw("says:"), watcher.output()
+            for player in (host, joiner):
+                await player.type_line("resign")
+            codes = [await process.wait() for process in (host, joiner, watcher)]
+    outputs = "\n\n".join(p.output() for p in (host, joiner, watcher))
+    assert codes == [0, 0, 0], outputs
+    said = [n for n, line in enumerate(watcher.lines) if " says: " in line]
+    verified = [n for n, line in enumerate(watcher.lines) if "every entry verified" in line]
+    assert len(said) == 2, watcher.output()
+    assert watcher.lines[said[0]].endswith("alice (A) says: good luck, bob")
+    assert watcher.lines[said[1]].endswith("bob (B) says: thanks, alice")
+    assert verified, watcher.output()
+    resigned = [n for n, line in enumerate(watcher.lines) if "resign" in line.lower()]
+    assert resigned, watcher.output()
+    assert said[0] > resigned[0], watcher.output()  # after the game, not during it
 
 
 async def test_an_older_joiner_plays_on_without_chat(

@@ -108,7 +108,8 @@ def chat_summary(path: str) -> tuple[bool, str] | None:
         lines = read_chat(chat, log.game_id, log.keys)
     except (DbnetError, OSError, IndexError) as exc:
         return False, f"{chat}: the chat does not verify: {exc}"
-    return True, f"{chat}: {len(lines)} chat lines, each signed by its sender for this game"
+    count = f"{len(lines)} chat line" + ("" if len(lines) == 1 else "s")
+    return True, f"{chat}: {count}, each signed by its sender for this game"
 
 
 # --- finding and checking files ---------------------------------------------------

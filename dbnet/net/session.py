@@ -1262,10 +1262,9 @@ class GameSession:
                 self._changed.notify()
             elif isinstance(message, Hello):
                 raise GameSessionError("the peer sent HELLO twice")
-            elif isinstance(message, Chat):
-                if self._started(game):
-                    self._bind_chat(game)
-                    self.chat.receive(message.line)  # checked there, a flood dropped there
+            elif isinstance(message, Chat) and self._started(game):
+                self._bind_chat(game)
+                self.chat.receive(message.line)  # checked there, a flood dropped there
             else:
                 link.charge()
                 if isinstance(message, Ping):

@@ -93,8 +93,8 @@ _CLOSE_TIMEOUT: Final = 1.0
 _END: Final = None  # the queue's last item: the log is complete and all of it was queued
 
 _Item = int | Pong | Chat | None
-"""What a spectator's queue holds: the sequence number of an entry to send, a PONG, or
-the end."""
+"""What a spectator's queue holds: the sequence number of an entry to send, a PONG, a
+players' chat line, or the end."""
 
 
 @dataclass(frozen=True, slots=True)

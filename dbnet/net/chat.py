@@ -141,10 +141,6 @@ class ChatRoom:
 
     # --- the session --------------------------------------------------------------------
 
-    @property
-    def bound(self) -> bool:
-        return self._game is not None
-
     def bind(
         self,
         identity: Identity,
@@ -195,7 +191,7 @@ class ChatRoom:
     def receive(self, line: ChatLine) -> None:
         """A CHAT from the peer: checked, kept and shown, or dropped with one line."""
         game = self._game
-        if game is None or self._version is None or self._version < CHAT_VERSION:
+        if game is None or (self._version is not None and self._version < CHAT_VERSION):
             return  # no CHAT on this channel: a bug of the peer's, not worth a line
         if line.seat is game.me:
             self.show("chat: a line from the opponent in this player's name is dropped")

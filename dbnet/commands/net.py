@@ -34,6 +34,7 @@ import trio
 
 from dbnet.bots import make_bot
 from dbnet.catalog import default_warbands, load_catalog, load_warband
+from dbnet.commands.keyboard import Keyboard, chat_text
 from dbnet.commands.stopping import say_safely, stopping
 from dbnet.engine import Game, Options, Player, Warband, format_choice, read_choice
 from dbnet.engine.choices import DecisionKind
@@ -62,6 +63,7 @@ from dbnet.match.render import (
 )
 from dbnet.match.seats import BotSeat, PersonSeat, Seat
 from dbnet.match.story import Event, minis_words
+from dbnet.net.chat import ChatRoom
 from dbnet.net.clocks import SessionClocks, now_ms
 from dbnet.net.hosting import (
     ListenError,
@@ -171,20 +173,28 @@ def line_chooser(
     build_seconds: float = 600.0,
     builder: Builder | None = None,
     clocks: Callable[[], list[str]] = list,
+    chat: ChatRoom | None = None,
 ) -> Chooser:
     """A person at this terminal: the position, the decision, both clocks in a timed
-    game (``clocks``: the lines to show), one line of notation; in a Limited game's
-    build phase, a warband picked from the pool within ``build_seconds``."""
+    game (``clocks``: the lines to show), one line of notation (or ``say TEXT`` to the
+    opponent, through ``chat``); in a Limited game's build phase, a warband picked from
+    the pool within ``build_seconds``."""
     builder = Builder() if builder is None else builder
+    keyboard = None if chat is None else Keyboard(read_line, chat, _ABANDONED_READ)
+
+    async def read(prompt: str) -> str:
+        if keyboard is None:
+            return await _read(read_line, prompt)
+        return await keyboard.line(prompt)
 
     async def choose(view: Game) -> str:
         if build_decision(view) is not None:
-            return await _build(view, builder, read_line, build_seconds)
+            return await _build(view, builder, read, build_seconds)
         print(render_position(view), flush=True)
         for line in explain_pending(view) + clocks():
             print(line, flush=True)
         while True:
-            line = await _read(read_line, "> ")
+            line = await read("> ")
             text = line.strip()
             if text in ("help", "choices"):
                 try:  # what is shown never changes the game: an error is one line
@@ -195,12 +205,18 @@ def line_chooser(
                         print(line, flush=True)
                 except Exception as exc:
                     print(f"could not show the {text} ({type(exc).__name__}: {exc})", flush=True)
+                if chat is not None and text == "help":
+                    print("'say TEXT' sends the opponent a line, at any time.", flush=True)
                 continue
             if text == "board":
                 print(render_position(view), flush=True)
                 continue
             if text == "resign":
                 return RESIGN
+            said = chat_text(text)
+            if chat is not None and said is not None:
+                chat.say(said)
+                continue
             try:
                 return format_choice(view, read_choice(view, text))
             except DbnetError as exc:
@@ -241,7 +257,7 @@ class ClockLines:
 
 
 async def _build(
-    view: Game, builder: Builder, read_line: Callable[[str], str], seconds: float
+    view: Game, builder: Builder, read: Callable[[str], Awaitable[str]], seconds: float
 ) -> str:
     """The person's commitment (a warband picked from the pool with 'pick', 'auto',
     'pool', 'done', until they commit or ``seconds`` pass: then the last warband saved,
@@ -262,7 +278,7 @@ async def _build(
     )
     with trio.move_on_after(seconds) as scope:
         while True:
-            line = await _read(read_line, "build> ")
+            line = await read("build> ")
             word, _, rest = line.strip().partition(" ")
             command = word.lower()
             if command == "done":
@@ -305,6 +321,7 @@ def _player(
         expect = invite.fingerprint
     seed = getattr(args, "seed", None)
     builder = Builder()
+    chat = ChatRoom(_say)
     if args.bot is not None:
         rng = random.Random() if seed is None else random.Random(f"dbnet-net-bot:{seed}")
         bot = make_bot(
@@ -319,7 +336,7 @@ def _player(
     else:
         seat = PersonSeat()
         choose = line_chooser(
-            build_seconds=60.0 * getattr(args, "build_minutes", 10), builder=builder
+            build_seconds=60.0 * getattr(args, "build_minutes", 10), builder=builder, chat=chat
         )
     return LocalPlayer(
         identity=identity,
@@ -332,6 +349,7 @@ def _player(
         on_events=_show_events,
         played=PlayedGames.in_dir(),
         builder=builder,
+        chat=chat,
     )
 
 

@@ -28,11 +28,15 @@ import os
 import shutil
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
 from typing import Final, TextIO, TypeVar
 
+from dbnet.errors import DbnetError
+from dbnet.protocol.chat import chat_path, read_chat
+from dbnet.protocol.log import GameLog
 from dbnet.replay.checked import read_checked
 from dbnet.replay.errors import ReplayError
-from dbnet.replay.file import EXTENSION
+from dbnet.replay.file import EXTENSION, load_replay
 from dbnet.replay.forks import GameCopies, forfeit_winner, games_of, outcome
 from dbnet.replay.gamefile import examine
 from dbnet.replay.verify import Verdict, VerdictStatus
@@ -79,10 +83,33 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(format_table(verdicts, _width()))
         print(format_counts(verdicts, proven=bool(proven)))
+    chats_ok = True
     if not args.json:
         for game in proven:
             print(printable(format_equivocation(game)))
-    return EXIT_OK if all(v.ok for v in verdicts) and not proven else EXIT_FAILED
+        for verdict in verdicts:
+            chat = chat_summary(verdict.where)
+            if chat is not None:
+                print(printable(chat[1]))
+                chats_ok = chats_ok and chat[0]
+    ok = all(v.ok for v in verdicts) and not proven and chats_ok
+    return EXIT_OK if ok else EXIT_FAILED
+
+
+def chat_summary(path: str) -> tuple[bool, str] | None:
+    """The players' chat file beside the replay ``path``, checked against the game's id
+    and keys (``dbnet.protocol.chat``): whether it verifies, and the line that says so;
+    None when there is none."""
+    chat = chat_path(Path(path))
+    if not chat.exists():
+        return None
+    try:
+        log = GameLog.start(load_replay(path).records[0])
+        lines = read_chat(chat, log.game_id, log.keys)
+    except (DbnetError, OSError, IndexError) as exc:
+        return False, f"{chat}: the chat does not verify: {exc}"
+    count = f"{len(lines)} chat line" + ("" if len(lines) == 1 else "s")
+    return True, f"{chat}: {count}, each signed by its sender for this game"
 
 
 # --- finding and checking files ---------------------------------------------------

@@ -55,6 +55,7 @@ from prompt_toolkit.widgets import Frame
 from dbnet.catalog import default_warbands, load_catalog, load_map
 from dbnet.console import screen, view
 from dbnet.console.builder import run_pool_builder
+from dbnet.console.chat import chat_bindings, chat_line
 from dbnet.console.completion import ChoiceCompleter
 from dbnet.console.copying import Copyable, show_alone
 from dbnet.console.fullscreen import EXIT_ERROR, EXIT_INTERRUPTED, FullScreen, application
@@ -136,6 +137,11 @@ class ConsoleApp(FullScreen):
             name="entry",
         )
         self.buffer.on_text_changed += self._on_text_changed
+        self.chat_buffer = Buffer(multiline=False, name="chat")
+        self.say_chat: Callable[[str], None] | None = getattr(session, "say_chat", None)
+        """How to send the opponent a chat line (network games only; ``console.chat``)."""
+        self.chatting = False
+        """Whether the chat line is shown (in the entry's row) and has the focus."""
         self.open(
             application(
                 self._layout(),
@@ -333,6 +339,7 @@ class ConsoleApp(FullScreen):
             BufferControl(self.buffer, input_processors=[BeforeInput(self._prompt)]),
             height=1,
         )
+        self.chat_window = chat_line(self.chat_buffer)
         body = HSplit(
             [
                 Window(FormattedTextControl(self._top_text), height=1),
@@ -342,7 +349,10 @@ class ConsoleApp(FullScreen):
                     wrap_lines=True,
                     height=self._decision_height,
                 ),
-                self.entry_window,
+                ConditionalContainer(
+                    self.entry_window, filter=Condition(lambda: not self.chatting)
+                ),
+                ConditionalContainer(self.chat_window, filter=Condition(lambda: self.chatting)),
                 Window(
                     FormattedTextControl(self._status_text),
                     wrap_lines=True,
@@ -592,6 +602,7 @@ class ConsoleApp(FullScreen):
             self.guard(self.buffer.cancel_completion)
         )
         kb.add("enter", filter=entry)(self.guard(self.enter))
+        chat_bindings(kb, self, ~confirming)
         return kb
 
     def _confirm_bindings(self) -> KeyBindings:
@@ -695,6 +706,9 @@ class ConsoleApp(FullScreen):
             self.ask_resign()
         elif command == "invite" and not rest:
             self.show_invite()
+        elif command == "say" and self.say_chat is not None:
+            self._clear()
+            self.say_chat(rest)
         elif command in ("quit", "exit") and not rest:
             self._clear()
             self.ask_quit()

@@ -41,6 +41,7 @@ from dbnet.engine import Choice, Decision, Game, GameSetup, Player, format_choic
 from dbnet.engine.choices import DecisionKind
 from dbnet.errors import DbnetError, IllegalChoiceError
 from dbnet.match.building import build_decision, pool_of
+from dbnet.net.chat import ChatRoom
 from dbnet.net.invite import looks_like_invite
 from dbnet.net.session import (
     RESIGN,
@@ -96,6 +97,8 @@ class NetworkSession(GuestRun):
         player.choose = self._choose
         player.say = self._say
         player.on_events = self._on_events
+        self.chat = player.chat = ChatRoom(self._say)
+        """The players' chat: ``say_chat`` hands it a line, its lines show in the log."""
         self.player = player
         self._play = run
         self._asking = False  # the game thread waits for the person's decision
@@ -342,6 +345,14 @@ class NetworkSession(GuestRun):
         token, answers = self._token, self._answers
         if token is not None and answers is not None:
             token.run_sync_soon(answers.send_nowait, format_choice(view, builder.choice(view)))
+
+    def say_chat(self, text: str) -> None:
+        """Send ``text`` to the opponent (the chat line, or ``say TEXT``): signed and sent
+        in the game's run; what comes of it (the line, or why not) shows in the log."""
+        token = self._token
+        if token is None:
+            raise IllegalChoiceError("the game is not running: nobody to chat with")
+        token.run_sync_soon(self.chat.say, text)
 
     def _answer(self, text: str) -> None:
         token, answers = self._token, self._answers

@@ -30,6 +30,7 @@ from __future__ import annotations
 import enum
 import hashlib
 import itertools
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
@@ -52,6 +53,7 @@ from dbnet.net.framing import MAX_FRAME, MAX_PLAINTEXT, TAG_SIZE
 from dbnet.protocol.identity import Identity, fingerprint, public_key_problem, verify
 
 __all__ = [
+    "CHAT_VERSION",
     "MAGIC",
     "MAX_NONCE",
     "SUPPORTED_VERSIONS",
@@ -62,10 +64,20 @@ __all__ = [
     "parse_preamble",
 ]
 
-SUPPORTED_VERSIONS: Final[tuple[int, ...]] = (3,)
+CHAT_VERSION: Final = 4
+"""The first channel version with the CHAT message (``dbnet.net.chat``)."""
+_ALL_VERSIONS: Final[tuple[int, ...]] = (4, 3)
+_CAP: Final = os.environ.get("DBNET_CHANNEL_VERSION", "")
+SUPPORTED_VERSIONS: Final[tuple[int, ...]] = (
+    tuple(v for v in _ALL_VERSIONS if v <= int(_CAP)) or _ALL_VERSIONS
+    if _CAP.isdigit()
+    else _ALL_VERSIONS
+)
 """The channel versions this build speaks. Version 2 (game protocol 2) added the joiner's
-nonce to HELLO, version 3 the proof of an invite's secret; a peer that speaks only an
-older version is told that one side must upgrade."""
+nonce to HELLO, version 3 the proof of an invite's secret, version 4 the players' CHAT
+(a peer of version 3 plays on without chat); a peer that speaks only an older version is
+told that one side must upgrade. ``DBNET_CHANNEL_VERSION=3`` in the environment offers
+only the versions up to 3 (to play as an older dbnet does: tests, troubleshooting)."""
 
 MAGIC: Final = b"DBNET\x00"
 MAX_VERSIONS: Final = 255

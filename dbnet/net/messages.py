@@ -17,6 +17,8 @@ Pong      3     the token of the Ping it answers
 Bye       4     done (true: the game's log is complete here), reason
 Watch     5     name, the proof of the spectator invite's secret (or nil): a
                 spectator's first message, instead of HELLO (``dbnet.net.spectators``)
+Chat      6     seat (0: A, 1: B), seq, at, text, signature: a player's signed chat
+                line (``dbnet.protocol.chat``); channel version 4 and later only
 ========  ====  ===============================================================
 """
 
@@ -28,9 +30,10 @@ import re
 from dataclasses import dataclass
 from typing import Annotated, ClassVar, Final
 
-from dbnet.engine import Warband
+from dbnet.engine import Player, Warband
 from dbnet.errors import DecodeError
 from dbnet.net.errors import NetError
+from dbnet.protocol.chat import MAX_CHAT_CHARS, MAX_SEQ, ChatLine
 from dbnet.wire import codec
 
 MAX_REASON_LEN: Final = 200
@@ -54,6 +57,7 @@ class MessageType(enum.IntEnum):
     PONG = 3
     BYE = 4
     WATCH = 5
+    CHAT = 6
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +123,16 @@ class Watch:
     proof: bytes | None = None
 
 
-Message = Hello | Entry | Ping | Pong | Bye | Watch
+@dataclass(frozen=True, slots=True)
+class Chat:
+    """A player's chat line, signed by its sender (``dbnet.protocol.chat``): from a player
+    to the other, or from the host to its spectators. Sent only on a channel of version 4
+    or later; never saved in the replay (beside it, in ``REPLAY.chat``)."""
+
+    line: ChatLine
+
+
+Message = Hello | Entry | Ping | Pong | Bye | Watch | Chat
 
 # --- the messages on the wire: one shape each (codec.Shape), the type first ---------------------
 
@@ -204,7 +217,19 @@ class _Watch(codec.Shape, array_like=True, tag=MessageType.WATCH.value):
         return Watch(self.name, self.proof)
 
 
-_Shape = _Hello | _Entry | _Ping | _Pong | _Bye | _Watch
+class _Chat(codec.Shape, array_like=True, tag=MessageType.CHAT.value):
+    WHERE: ClassVar[str] = "chat"
+    seat: Annotated[int, codec.Meta(ge=0, le=1)]
+    seq: Annotated[int, codec.Meta(ge=1, le=MAX_SEQ)]
+    at: Annotated[int, codec.Meta(ge=0, le=MAX_SEQ)]
+    text: Annotated[str, codec.Meta(max_length=MAX_CHAT_CHARS)]
+    signature: codec.Signature
+
+    def value(self) -> Chat:
+        return Chat(ChatLine(Player(self.seat), self.seq, self.at, self.text, self.signature))
+
+
+_Shape = _Hello | _Entry | _Ping | _Pong | _Bye | _Watch | _Chat
 _MESSAGE: Final = codec.Schema[_Shape](
     Annotated[_Shape, codec.Meta(extra=codec.refuse("unknown message type {value}"))], "message"
 )
@@ -225,6 +250,9 @@ def encode_message(message: Message) -> bytes:
         shape = _Pong(message.token)
     elif isinstance(message, Watch):
         shape = _Watch(message.name, message.proof)
+    elif isinstance(message, Chat):
+        c = message.line
+        shape = _Chat(c.seat.value, c.seq, c.at, c.text, c.signature)
     else:
         shape = _Bye(message.done, message.reason)
     return codec.encode(shape)

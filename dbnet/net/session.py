@@ -68,11 +68,12 @@ from dbnet.match.building import Builder
 from dbnet.match.driver import Driver
 from dbnet.match.seats import PeerSeat, PersonSeat, Seat
 from dbnet.match.story import Event, EventKind, Narrator
+from dbnet.net.chat import ChatRoom
 from dbnet.net.clocks import SessionClocks, clock_claim_result
 from dbnet.net.errors import NetError, VersionMismatchError, WrongHostError
 from dbnet.net.gate import Gate
 from dbnet.net.link import FloodError, Link, Timing
-from dbnet.net.messages import Bye, Entry, Hello, Message, MessageError, Ping, Pong
+from dbnet.net.messages import Bye, Chat, Entry, Hello, Message, MessageError, Ping, Pong
 from dbnet.net.played import PlayedGames
 from dbnet.net.proof import invite_secret, proof, proof_matches, watch_secret
 from dbnet.net.rendezvous import Door
@@ -228,6 +229,9 @@ class LocalPlayer:
     """Limited play: the builder ``choose`` (or a bot's seat) commits and reveals with; the
     session binds it to the game (its salt and the committed warband's file beside the
     replay)."""
+    chat: ChatRoom | None = None
+    """The players' chat (``dbnet.net.chat``): the front end says lines through it; None:
+    the session keeps one that shows the peer's lines with ``say``."""
 
 
 class _Signal:
@@ -331,6 +335,8 @@ class GameSession:
         self._peer_remembered = False  # the peer's key is in known_peers (or needs not be)
         self._changed = _Signal()
         self._last_contact = trio.current_time() if _in_trio() else 0.0
+        self.chat = player.chat or ChatRoom(player.say)
+        """The players' chat lines (``dbnet.net.chat``), beside the game."""
         self.clocks = SessionClocks(lambda text: self.player.say(text), self._changed.notify)
         """This side's clocks, in a game with a clock (``dbnet.net.clocks``)."""
         if game is not None:
@@ -394,6 +400,7 @@ class GameSession:
             async with _nursery() as nursery:
                 nursery.start_soon(spectators.run, arrivals, to_seat)
                 nursery.start_soon(self._follow_for, spectators)
+                self.chat.forward = spectators.chat
                 outcome = await self._serve(seats)
                 self._show(spectators)
                 await spectators.finish(f"the game is {outcome.value}: the host stops")
@@ -1116,11 +1123,25 @@ class GameSession:
             if self._hosting and not self._started(game):
                 nursery.start_soon(self._accept_in_time, game)
             nursery.start_soon(self._watch_progress, game)
+            nursery.start_soon(self._serve_chat, link, game)
             if game.log.clock is not None:
                 nursery.start_soon(link.ping)  # a first round trip for the clocks
             await self._send_loop(link, game, exchange)
             nursery.cancel_scope.cancel()
         return True
+
+    async def _serve_chat(self, link: Link, game: RemoteGame) -> None:
+        """The players' chat on this connection, once the game has started."""
+        while not self._started(game):
+            await self._changed.event.wait()
+        self._bind_chat(game)
+        await self.chat.serve(link.send, link.stream.version, lambda: len(game.records))
+
+    def _bind_chat(self, game: RemoteGame) -> None:
+        mine, theirs = self.player.name, self.peer_name or "the opponent"
+        names = (mine, theirs) if game.me is Player.A else (theirs, mine)
+        path = self.replay_path
+        self.chat.bind(self.player.identity, game.game_id, game.me, game.log.keys, names, path)
 
     async def _watch_progress(self, game: RemoteGame) -> None:
         """A peer that stays connected (it answers PINGs) but does not write an entry it
@@ -1241,6 +1262,9 @@ class GameSession:
                 self._changed.notify()
             elif isinstance(message, Hello):
                 raise GameSessionError("the peer sent HELLO twice")
+            elif isinstance(message, Chat) and self._started(game):
+                self._bind_chat(game)
+                self.chat.receive(message.line)  # checked there, a flood dropped there
             else:
                 link.charge()
                 if isinstance(message, Ping):

@@ -37,10 +37,12 @@ from typing import Final
 import trio
 
 from dbnet.net.errors import NetError, VersionMismatchError
+from dbnet.net.handshake import CHAT_VERSION
 from dbnet.net.link import FloodError, Link, PeerSilentError, Timing
 from dbnet.net.messages import (
     MAX_REASON_LEN,
     Bye,
+    Chat,
     Entry,
     Hello,
     Message,
@@ -53,6 +55,7 @@ from dbnet.net.messages import (
 )
 from dbnet.net.proof import proof, watch_proof_matches
 from dbnet.net.stream import RELAY, SecureStream, open_channel
+from dbnet.protocol.chat import ChatLine
 from dbnet.protocol.identity import Identity, fingerprint
 from dbnet.text import counted, printable
 
@@ -89,9 +92,9 @@ BATCH: Final = 64
 _CLOSE_TIMEOUT: Final = 1.0
 _END: Final = None  # the queue's last item: the log is complete and all of it was queued
 
-_Item = int | Pong | None
-"""What a spectator's queue holds: the sequence number of an entry to send, a PONG, or
-the end."""
+_Item = int | Pong | Chat | None
+"""What a spectator's queue holds: the sequence number of an entry to send, a PONG, a
+players' chat line, or the end."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +126,7 @@ class _Spectator:
     inbox: trio.MemoryReceiveChannel[_Item]
     scope: trio.CancelScope = field(default_factory=trio.CancelScope)
     sent: int = 0
+    chat_sent: int = 0  # the players' chat lines sent (or skipped: an older spectator)
     live: bool = False  # caught up: new entries come through the queue
     ending: bool = False  # it has been sent BYE (done)
     dropped: str | None = None  # why the host dropped it (said to it in BYE)
@@ -165,6 +169,7 @@ class Spectators:
         self._game: _Game | None = None
         self._started = trio.Event()
         self._visible = 0  # entries the spectators may see
+        self._chat: list[ChatLine] = []  # the players' chat lines, in the order said
         self._closed = False  # the log is complete and every spectator may see all of it
         self._empty = trio.Event()
         self._peeking: deque[trio.CancelScope] = deque()
@@ -202,10 +207,28 @@ class Spectators:
                 continue
             for seq in range(self._visible, visible):
                 self._put(member, seq)
+            self._release(member, visible)
             if end:
                 self._put(member, _END)
         self._visible = visible
         self._closed = self._closed or closed
+
+    def chat(self, line: ChatLine) -> None:
+        """A players' chat line (checked): each spectator gets it once it sees the entries
+        its sender's log held when it was said (the spectator delay holds it back too)."""
+        self._chat.append(line)
+        for member in list(self._members):
+            if member.live:
+                self._release(member, self._visible)
+
+    def _release(self, member: _Spectator, visible: int) -> None:
+        """Queue the chat lines ``member`` may see now (in order: a line held back holds
+        back the ones said after it); a spectator of channel version 3 gets none."""
+        if member.link.stream.version < CHAT_VERSION:
+            return
+        while member.chat_sent < len(self._chat) and self._chat[member.chat_sent].at <= visible:
+            self._put(member, Chat(self._chat[member.chat_sent]))
+            member.chat_sent += 1
 
     def _put(self, member: _Spectator, item: _Item) -> None:
         if member.dropped is not None:
@@ -422,6 +445,7 @@ class Spectators:
             await self._end(member)
             return
         member.live = True
+        self._release(member, self._visible)
         while True:
             first: _Item | Ping = Ping(0)
             with trio.move_on_after(timing.ping_after):

@@ -25,14 +25,16 @@ from pathlib import Path
 
 import trio
 
+from dbnet.engine import Player
 from dbnet.errors import DbnetError
 from dbnet.match.render import describe_result
 from dbnet.match.story import Event, Narrator
 from dbnet.net.errors import NetError
 from dbnet.net.link import FloodError, Link, Timing
-from dbnet.net.messages import Bye, Entry, Hello, MessageError, Ping, Pong, Watch
+from dbnet.net.messages import Bye, Chat, Entry, Hello, MessageError, Ping, Pong, Watch
 from dbnet.net.proof import proof_matches, watch_proof
 from dbnet.net.stream import SecureStream, open_channel
+from dbnet.protocol.chat import ChatError, ChatLine, append_chat, chat_path, verify_line
 from dbnet.protocol.identity import Identity, fingerprint, same_fingerprint
 from dbnet.protocol.log import GameLog
 from dbnet.replay.file import ReplayWriter
@@ -87,6 +89,7 @@ class Watching:
         self._created: str | None = None
         self._host_key: bytes | None = None  # the key the channel authenticated
         self._game_id: bytes | None = None  # the game the host's HELLO named
+        self._chat_seq: dict[Player, int] = {}  # the last chat line number of each seat
         self.names: tuple[str | None, str | None] = (None, None)
         """The names the players signed (A's in the OFFER, B's in the ACCEPT), once known;
         None for a player of a protocol version before 3."""
@@ -168,6 +171,8 @@ class Watching:
                 if self.host_name is None:
                     raise WatchError("the host sent an entry before its HELLO")
                 self._entry(message.record)
+            elif isinstance(message, Chat):
+                self._chat(message.line)
             elif isinstance(message, Ping | Pong):
                 try:
                     link.charge()
@@ -226,6 +231,30 @@ class Watching:
         events = self.narrator.follow(log)
         if events and self.on_events is not None:
             self.on_events(events)
+
+    def _chat(self, line: ChatLine) -> None:
+        """A players' chat line, relayed by the host: shown (and kept beside this replay)
+        only if its sender signed it for this game; else refused in one line (the host
+        cannot put words in its opponent's mouth)."""
+        log = self.log
+        if log is None or self._game_id is None or self.narrator is None:
+            self.say("chat: a line before the game started is refused")
+            return
+        last = self._chat_seq.get(line.seat, 0)
+        try:
+            verify_line(line, log.game_id, log.keys)
+            if line.seq <= last:
+                raise ChatError(f"{line.seat.name}'s line {line.seq} came twice or out of order")
+        except ChatError as exc:
+            self.say(f"chat: a line is refused: {exc}")
+            return
+        self._chat_seq[line.seat] = line.seq
+        if self.writer is not None:
+            try:
+                append_chat(chat_path(self.writer.path), line)
+            except OSError as exc:
+                self.say(f"chat: not saved beside the replay: {exc}")
+        self.say(f"{self.labels[line.seat.value]} says: {printable(line.text)}")
 
     def _name_players(self, log: GameLog) -> None:
         """The names signed in the OFFER and the ACCEPT, said in one line."""

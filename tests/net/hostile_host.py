@@ -8,18 +8,23 @@ It speaks the real channel (``dbnet.net.stream.open_channel``) with the identity
 that names the game ``GAME_ID_HEX`` (and proves ``WATCH_SECRET_HEX``, the secret of the
 spectator invite it made, when given), streams every record of ``REPLAY`` (a genuine
 replay file, whoever played it) and ends with BYE (done). So it shows a spectator any
-game it holds as its own, under any game id."""
+game it holds as its own, under any game id. With ``HOSTILE_CHAT=1`` in the environment it
+also sends, before BYE, a chat line of its own (seat A) and one it forged in B's name
+(signed with its own key)."""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 import trio
 
-from dbnet.net.messages import Bye, Entry, Hello, Watch, decode_message, encode_message
+from dbnet.engine import Player
+from dbnet.net.messages import Bye, Chat, Entry, Hello, Watch, decode_message, encode_message
 from dbnet.net.proof import proof
 from dbnet.net.stream import open_channel
+from dbnet.protocol.chat import sign_line
 from dbnet.protocol.identity import Identity
 from dbnet.replay.file import load_replay
 
@@ -46,6 +51,11 @@ async def serve(
     await secure.send(encode_message(hello))
     for record in records:
         await secure.send(encode_message(Entry(record)))
+    if os.environ.get("HOSTILE_CHAT") == "1":
+        said = sign_line(identity, game_id, Player.A, 1, 2, "my own line")
+        forged = sign_line(identity, game_id, Player.B, 1, 2, "I, B, admit I cheated")
+        await secure.send(encode_message(Chat(said)))
+        await secure.send(encode_message(Chat(forged)))
     await secure.send(encode_message(Bye(True, "the game's log is complete")))
     print("shown", flush=True)
     with trio.move_on_after(10):

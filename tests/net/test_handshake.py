@@ -52,7 +52,7 @@ def test_both_sides_agree_on_keys_version_and_transcript() -> None:
     a, b = initiator.channel(), responder.channel()
     assert a.peer_key == BOB.public_key
     assert b.peer_key == ALICE.public_key
-    assert a.version == b.version == SUPPORTED_VERSIONS[0] == 3
+    assert a.version == b.version == SUPPORTED_VERSIONS[0] == 4
     assert a.transcript == b.transcript
     assert len(a.transcript) == 32
     assert initiator.channel() is a  # one channel, one set of counters
@@ -81,8 +81,8 @@ def test_the_sizes_of_the_messages() -> None:
     sent = run_handshake(Handshake(ALICE, initiator=True), Handshake(BOB, initiator=False))
     sizes = {name: len(payload) for name, payload in sent.items()}
     assert sizes == {
-        "preamble_r": 9,
-        "preamble_i": 9,
+        "preamble_r": 11,  # versions 4 and 3
+        "preamble_i": 11,
         "message1": 32,
         "message2": 144,
         "message3": 112,
@@ -517,7 +517,7 @@ def test_counters_run_out_without_reusing_a_nonce() -> None:
 
 def test_the_channel_repr_shows_the_fingerprint_not_the_keys() -> None:
     a, _ = channels()
-    assert repr(a) == f"<Channel v3 with {BOB.fingerprint}>"
+    assert repr(a) == f"<Channel v4 with {BOB.fingerprint}>"
 
 
 # --- the specification (docs/channel.md) and its test vector --------------------------------
@@ -632,3 +632,14 @@ def test_the_test_vector_in_the_docs() -> None:
         assert vector[name] == value, name
         checked += 1
     assert checked == 16
+
+
+def test_a_peer_of_version_3_plays_on_version_3() -> None:
+    """Issue 30, item 14: version 4 adds CHAT; an older dbnet (version 3 only) still gets a
+    channel, of version 3 (and so no chat), in either role."""
+    for versions_i, versions_r in (((3,), SUPPORTED_VERSIONS), (SUPPORTED_VERSIONS, (3,))):
+        initiator = Handshake(ALICE, initiator=True, versions=versions_i)
+        responder = Handshake(BOB, initiator=False, versions=versions_r)
+        run_handshake(initiator, responder)
+        assert initiator.channel().version == responder.channel().version == 3
+    assert SUPPORTED_VERSIONS == (4, 3)

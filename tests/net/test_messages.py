@@ -9,8 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dbnet.catalog import default_warbands, load_catalog
+from dbnet.engine import Player
 from dbnet.net.messages import (
     Bye,
+    Chat,
     Entry,
     Hello,
     Message,
@@ -21,6 +23,7 @@ from dbnet.net.messages import (
     decode_message,
     encode_message,
 )
+from dbnet.protocol.chat import ChatLine
 from dbnet.wire import codec
 
 WARBAND = default_warbands(load_catalog())[1]
@@ -36,6 +39,8 @@ GOOD: list[Message] = [
     Bye(False, "r" * 200),
     Watch("eve"),
     Watch("eve.b-2_", bytes(range(32))),
+    Chat(ChatLine(Player.A, 1, 0, "good luck", bytes(64))),
+    Chat(ChatLine(Player.B, 2**32 - 1, 2**32 - 1, "é" * 200, bytes(range(64)))),
 ]
 
 
@@ -104,7 +109,11 @@ def test_a_bad_hello_field_is_a_precise_message_error(field: str, value: object,
         ([4, 1, ""], "bye.done: expected true or false"),
         ([4, False, "r" * 201], "bye.reason: expected at most 200 characters, got 201"),
         ([4, False, b"reason"], "bye.reason: expected a string"),
-        ([6], "message[0]: unknown message type 6"),
+        ([7], "message[0]: unknown message type 7"),
+        ([6, 2, 1, 0, "hi", bytes(64)], "chat.seat: expected an integer from 0 to 1"),
+        ([6, 0, 0, 0, "hi", bytes(64)], "chat.seq: expected an integer from 1"),
+        ([6, 0, 1, 0, "x" * 201, bytes(64)], "chat.text: expected at most 200 characters"),
+        ([6, 0, 1, 0, "hi", bytes(63)], "chat.signature: expected 64 bytes, got 63"),
         ([5, "eve", b"short"], "watch.proof: expected 32 bytes, got 5"),
         ([5, "-eve", None], "watch.name: expected a name of 1-32 letters"),
         ([True, 1], "message[0]: unknown message type True"),

@@ -20,6 +20,7 @@ import trio
 
 from dbnet.match.keys import derive
 from dbnet.net.invite import Candidate, Invite, PathKind
+from dbnet.protocol.chat import chat_path
 from dbnet.protocol.identity import Identity
 from dbnet.replay.file import load_replay
 
@@ -36,7 +37,7 @@ LIMIT = 120.0  # seconds, for both processes
 
 
 async def watch_the_show(
-    tmp_path: Path, key: bytes, game_id: bytes, *, invite: bool
+    tmp_path: Path, key: bytes, game_id: bytes, *, invite: bool, chat: bool = False
 ) -> tuple[Dbnet, Dbnet, Path]:
     """The hostile host (the private ``key``, naming ``game_id``) and ``dbnet watch`` of it, with
     the host's spectator invite or with ``HOST:PORT --expect``; both have ended."""
@@ -47,7 +48,7 @@ async def watch_the_show(
     args = [str(SCRIPT), key.hex(), str(GAME), game_id.hex()]
     if invite:
         args.append(WATCH_SECRET.hex())
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "HOSTILE_CHAT": str(int(chat))}
     with trio.fail_after(LIMIT):
         async with trio.open_nursery() as nursery:
             process = await trio.lowlevel.open_process(
@@ -116,3 +117,21 @@ async def test_a_players_own_game_under_its_own_id_is_watched(tmp_path: Path) ->
     assert watcher.code == 0, watcher.output()
     assert watcher.saw("every entry verified")
     assert load_replay(replay).records == load_replay(GAME).records
+
+
+async def test_a_chat_line_the_host_forged_in_its_opponents_name_is_refused(
+    tmp_path: Path,
+) -> None:
+    """Issue 30, item 14: the host relays the players' chat lines to its spectators, each
+    signed by its sender; a line it signed itself in B's name is refused in one line, its
+    own line is shown (and kept beside the watcher's replay), and the watch goes on."""
+    game_id = load_replay(GAME).header.game_id
+    _, watcher, replay = await watch_the_show(tmp_path, PLAYER_A, game_id, invite=True, chat=True)
+    assert watcher.code == 0, watcher.output()
+    assert watcher.saw("(A) says: my own line"), watcher.output()
+    refused = [line for line in watcher.lines if line.startswith("chat: a line is refused")]
+    assert len(refused) == 1, watcher.output()
+    assert "chat line 1 of B is not signed by B's key for this game" in refused[0]
+    assert not watcher.saw("admit")
+    assert watcher.saw("every entry verified")
+    assert chat_path(replay).read_text().count("\n") == 1  # the genuine line only

@@ -707,6 +707,7 @@ def _run(args: argparse.Namespace, player: LocalPlayer, make: Make, play: Play) 
             build_seconds=60.0 * getattr(args, "build_minutes", 10),
             builder=player.builder,
             clocks=ClockLines(session.clocks, game_me),
+            chat=player.chat,
         )
 
     def run() -> Outcome:

@@ -1,0 +1,225 @@
+"""The STUN codec against RFC 5769's published answers, hand-built and hostile answers,
+the query against a real STUN server (coturn) on loopback, and the ``--stun`` setting."""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from pathlib import Path
+
+import pytest
+import trio
+
+from dbnet.net.stun import (
+    DEFAULT_STUN,
+    MAGIC_COOKIE,
+    Endpoint,
+    StunError,
+    StunSettingError,
+    StunTimeoutError,
+    binding_request,
+    parse_binding_response,
+    query,
+    stun_setting,
+)
+
+# RFC 5769 section 2: the transaction id of the sample messages.
+TXID = bytes.fromhex("b7e7a701bc34d686fa87dfae")
+
+# RFC 5769 section 2.2, "Sample IPv4 Response": 192.0.2.1 port 32853, with SOFTWARE,
+# MESSAGE-INTEGRITY and FINGERPRINT.
+RFC5769_IPV4 = bytes.fromhex(
+    "0101003c2112a442b7e7a701bc34d686fa87dfae"
+    "8022000b7465737420766563746f7220"
+    "002000080001a147e112a643"
+    "000800142b91f599fd9e90c38c7489f92af9ba53f06be7d7"
+    "80280004c07d4c96"
+)
+# RFC 5769 section 2.3, "Sample IPv6 Response": 2001:db8:1234:5678:11:2233:4455:6677
+# port 32853.
+RFC5769_IPV6 = bytes.fromhex(
+    "010100482112a442b7e7a701bc34d686fa87dfae"
+    "8022000b7465737420766563746f7220"
+    "002000140002a1470113a9faa5d3f179bc25f4b5bed2b9d9"
+    "00080014a382954e4be67bf11784c97c8292c275bfe3ed41"
+    "80280004c8fb0b4c"
+)
+
+
+def attribute(kind: int, value: bytes) -> bytes:
+    return struct.pack("!HH", kind, len(value)) + value + bytes(-len(value) % 4)
+
+
+def message(kind: int, attributes: bytes, txid: bytes = TXID, cookie: int = MAGIC_COOKIE) -> bytes:
+    return struct.pack("!HHI", kind, len(attributes), cookie) + txid + attributes
+
+
+def with_fingerprint(data: bytes) -> bytes:
+    """``data`` with a FINGERPRINT attribute appended (and its length fixed)."""
+    longer = data[:2] + struct.pack("!H", len(data) - 20 + 8) + data[4:]
+    crc = (zlib.crc32(longer) ^ 0x5354554E) & 0xFFFFFFFF
+    return longer + attribute(0x8028, crc.to_bytes(4, "big"))
+
+
+def test_the_request_is_a_bare_binding_request() -> None:
+    assert binding_request(TXID) == bytes.fromhex("000100002112a442") + TXID
+
+
+def test_rfc5769_ipv4_response() -> None:
+    assert parse_binding_response(RFC5769_IPV4, TXID) == Endpoint("192.0.2.1", 32853)
+
+
+def test_rfc5769_ipv6_response() -> None:
+    found = parse_binding_response(RFC5769_IPV6, TXID)
+    assert found == Endpoint("2001:db8:1234:5678:11:2233:4455:6677", 32853)
+    assert str(found) == "[2001:db8:1234:5678:11:2233:4455:6677]:32853"
+
+
+def test_mapped_address_is_the_fallback() -> None:
+    plain = attribute(0x0001, bytes([0, 1]) + (40000).to_bytes(2, "big") + bytes([198, 51, 100, 7]))
+    assert parse_binding_response(message(0x0101, plain), TXID) == Endpoint("198.51.100.7", 40000)
+
+
+def test_xor_mapped_address_wins_over_mapped_address() -> None:
+    plain = attribute(0x0001, bytes([0, 1, 0, 9, 10, 0, 0, 1]))
+    xored = RFC5769_IPV4[36:48]  # the vector's XOR-MAPPED-ADDRESS attribute
+    unknown_optional = attribute(0x8022, b"software")
+    data = message(0x0101, plain + unknown_optional + xored)
+    assert parse_binding_response(with_fingerprint(data), TXID) == Endpoint("192.0.2.1", 32853)
+
+
+HOSTILE = [
+    (RFC5769_IPV4[:19], r"a 19-byte answer is shorter than a STUN header \(20 bytes\)"),
+    (RFC5769_IPV4[:-4], r"the header announces 60 bytes of attributes, 56 came"),
+    (RFC5769_IPV4 + bytes(4), r"the header announces 60 bytes of attributes, 64 came"),
+    (message(0x0101, bytes(1300)), r"a 1320-byte answer is longer than the limit of 1280 bytes"),
+    (message(0x0101, b"", cookie=0x2112A443), r"the magic cookie is 0x2112a443, not 0x2112a442"),
+    (message(0x0101, b"", txid=bytes(12)), r"the transaction id is not the one of our request"),
+    (b"\x80" + RFC5769_IPV4[1:], r"not a STUN message \(its first two bits are not zero\)"),
+    (message(0x0101, b""), r"the answer has no XOR-MAPPED-ADDRESS nor MAPPED-ADDRESS"),
+    (message(0x0001, b""), r"the answer's type is 0x0001, not a binding success"),
+    (
+        message(0x0111, attribute(0x0009, bytes([0, 0, 4, 20]) + b"Unknown Attribute")),
+        r"it refused the request: error 420 'Unknown Attribute'",
+    ),
+    (
+        message(0x0101, attribute(0x0027, b"1234") + RFC5769_IPV4[36:48]),
+        r"unknown comprehension-required attribute 0x0027 at byte 20",
+    ),
+    (
+        message(0x0101, struct.pack("!HH", 0x0020, 200) + bytes(8)),
+        r"attribute 0x0020 at byte 20 announces 200 bytes, 8 remain",
+    ),
+    (
+        message(0x0101, attribute(0x0020, bytes([0, 3, 0, 1, 1, 2, 3, 4]))),
+        r"XOR-MAPPED-ADDRESS has the address family 0x03",
+    ),
+    (
+        message(0x0101, attribute(0x0020, bytes([0, 1, 0, 1, 1, 2, 3, 4, 5, 6, 7, 8]))),
+        r"XOR-MAPPED-ADDRESS holds 8 address bytes, an IPv4 address has 4",
+    ),
+    (RFC5769_IPV4[:-1] + b"\x97", r"FINGERPRINT does not match the message \(corrupted\)"),
+    (
+        message(0x0101, attribute(0x0001, bytes([0, 1, 0, 0, 1, 2, 3, 4]))),
+        r"MAPPED-ADDRESS says port 0",
+    ),
+]
+
+
+@pytest.mark.parametrize(("data", "problem"), HOSTILE, ids=[p[:30] for _, p in HOSTILE])
+def test_a_hostile_answer_is_one_precise_error(data: bytes, problem: str) -> None:
+    with pytest.raises(StunError, match=rf"^STUN server 192\.0\.2\.9:3478: {problem}") as info:
+        parse_binding_response(data, TXID, server="192.0.2.9:3478")
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("length", range(len(RFC5769_IPV6)))
+def test_every_cut_of_an_answer_is_a_stun_error(length: int) -> None:
+    with pytest.raises(StunError):
+        parse_binding_response(RFC5769_IPV6[:length], TXID)
+
+
+async def test_query_a_real_stun_server_on_loopback(stun_server: tuple[str, int]) -> None:
+    sock = trio.socket.socket(trio.socket.AF_INET, trio.socket.SOCK_DGRAM)
+    with sock:
+        await sock.bind(("127.0.0.1", 0))
+        found = await query(stun_server, sock=sock)
+        assert found == Endpoint("127.0.0.1", sock.getsockname()[1])
+
+
+async def test_query_with_a_socket_of_its_own(stun_server: tuple[str, int]) -> None:
+    found = await query(stun_server)
+    assert found.host == "127.0.0.1"
+    assert found.port not in (0, stun_server[1])
+
+
+async def test_a_silent_server_times_out_after_bounded_retransmits() -> None:
+    silent = trio.socket.socket(trio.socket.AF_INET, trio.socket.SOCK_DGRAM)
+    with silent:
+        await silent.bind(("127.0.0.1", 0))
+        start = trio.current_time()
+        with pytest.raises(
+            StunTimeoutError, match=r"no answer within 0\.6 s \(3 requests at most\)"
+        ):
+            await query(silent.getsockname(), first_wait=0.1, attempts=3, timeout=0.6)
+        assert 0.55 <= trio.current_time() - start < 2.0
+        received = 0
+        with trio.move_on_after(0.05):
+            while True:
+                await silent.recvfrom(100)
+                received += 1
+        assert received == 3  # three requests, the last waited for until the timeout
+
+
+async def test_a_hostile_server_is_one_error_and_strangers_are_ignored() -> None:
+    server = trio.socket.socket(trio.socket.AF_INET, trio.socket.SOCK_DGRAM)
+    stranger = trio.socket.socket(trio.socket.AF_INET, trio.socket.SOCK_DGRAM)
+    with server, stranger:
+        await server.bind(("127.0.0.1", 0))
+        await stranger.bind(("127.0.0.1", 0))
+
+        async def answer() -> None:
+            data, source = await server.recvfrom(100)
+            await stranger.sendto(b"junk from elsewhere", source)  # ignored: another address
+            await server.sendto(data[:8] + bytes(12), source)  # not our transaction
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(answer)
+            with pytest.raises(StunError, match=r"transaction id is not the one of our request"):
+                await query(server.getsockname(), timeout=5.0)
+
+
+def _no_config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    monkeypatch.setenv("DBNET_HOME", str(tmp_path))
+    monkeypatch.delenv("DBNET_STUN", raising=False)
+    return tmp_path / "config.toml"
+
+
+def test_stun_setting_flag_env_config_default(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    config = _no_config(monkeypatch, tmp_path)
+    assert DEFAULT_STUN == ("stun.l.google.com", 19302)
+    assert stun_setting(None) == DEFAULT_STUN
+    config.write_text('relay = "off"\nstun = "stun.example:3478"\n')
+    assert stun_setting(None) == ("stun.example", 3478)
+    monkeypatch.setenv("DBNET_STUN", "[::1]:3479")
+    assert stun_setting(None) == ("::1", 3479)
+    monkeypatch.setenv("DBNET_STUN", "off")
+    assert stun_setting(None) is None
+    assert stun_setting("127.0.0.1:5") == ("127.0.0.1", 5)
+    assert stun_setting("OFF") is None
+
+
+def test_a_bad_stun_setting_names_where(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    config = _no_config(monkeypatch, tmp_path)
+    with pytest.raises(
+        StunSettingError, match=r"^--stun: 'nowhere' is not a STUN server address: no port"
+    ):
+        stun_setting("nowhere")
+    config.write_text("\nstun = 3478\n")
+    with pytest.raises(StunSettingError, match=rf"^{config} line 2: stun must be a string"):
+        stun_setting(None)
+    monkeypatch.setenv("DBNET_STUN", "host:99999")
+    with pytest.raises(StunSettingError, match=r"^DBNET_STUN: 'host:99999' is not a STUN server"):
+        stun_setting(None)

@@ -701,6 +701,13 @@ def _add_network(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         "off); off: the direct paths only",
     )
     watch.add_argument(
+        "--stun",
+        metavar="HOST:PORT|off",
+        help="the STUN server that tells this side its public address and port (default: "
+        "DBNET_STUN, else 'stun' in config.toml in your dbnet home, else "
+        "stun.l.google.com:19302); off: none. --verbose prints what it says",
+    )
+    watch.add_argument(
         "--verbose",
         action="store_true",
         help="say each path to the host that failed, and why",
@@ -800,6 +807,13 @@ def _common(parser: argparse.ArgumentParser, *, new_game: bool = True) -> None:
         help="the relay to meet at when no direct path works (default: DBNET_RELAY, else "
         "'relay' in config.toml in your dbnet home, else the public magic-wormhole transit "
         "relay); off: none. A joiner uses the invite's relay unless this says off",
+    )
+    parser.add_argument(
+        "--stun",
+        metavar="HOST:PORT|off",
+        help="the STUN server that tells this side its public address and port (default: "
+        "DBNET_STUN, else 'stun' in config.toml in your dbnet home, else "
+        "stun.l.google.com:19302); off: none. --verbose prints what it says",
     )
     parser.add_argument(
         "--verbose",

@@ -340,11 +340,12 @@ async def _lookup(server: Address, family: int, name: str) -> list[tuple[int, tu
 
 @asynccontextmanager
 async def learn_endpoint(
-    server: Address | None, say: Callable[[str], None] | None
+    server: Address | None, say: Callable[[str], None], *, finish: bool = False
 ) -> AsyncIterator[None]:
     """Ask ``server`` for this side's public endpoint in the background while the body
-    runs, and ``say`` the answer or why there is none (when ``say`` is given). Nothing
-    is asked when ``server`` is None. The query is cancelled when the body ends."""
+    runs, and ``say`` the answer or why there is none. Nothing is asked when ``server``
+    is None. When the body ends, the query is cancelled, or with ``finish`` waited for
+    (at most ``QUERY_TIMEOUT``)."""
     if server is None:
         yield
         return
@@ -354,17 +355,16 @@ async def learn_endpoint(
         try:
             endpoint = await query(server)
         except StunError as exc:
-            if say is not None:
-                say(f"public endpoint unknown: {exc}")
+            say(f"public endpoint unknown: {exc}")
             return
-        if say is not None:
-            say(f"public endpoint (STUN {name}): {endpoint}")
+        say(f"public endpoint (STUN {name}): {endpoint}")
 
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(ask)
             yield
-            nursery.cancel_scope.cancel()
+            if not finish:
+                nursery.cancel_scope.cancel()
     except BaseExceptionGroup as group:  # the body's own error, as if no nursery were here
         if len(group.exceptions) == 1:
             raise group.exceptions[0] from None

@@ -23,6 +23,11 @@ from dbnet.net.stun import (
     stun_setting,
 )
 
+from .processes import Dbnet
+from .test_processes import forget_played_games, until_listening
+
+NO_STUN_ENV = {"DBNET_STUN": ""}  # empty: not set, so the config file counts
+
 # RFC 5769 section 2: the transaction id of the sample messages.
 TXID = bytes.fromhex("b7e7a701bc34d686fa87dfae")
 
@@ -223,3 +228,110 @@ def test_a_bad_stun_setting_names_where(monkeypatch: pytest.MonkeyPatch, tmp_pat
     monkeypatch.setenv("DBNET_STUN", "host:99999")
     with pytest.raises(StunSettingError, match=r"^DBNET_STUN: 'host:99999' is not a STUN server"):
         stun_setting(None)
+
+
+# --- the option on real dbnet processes ------------------------------------------------
+
+PROCESS_TIMEOUT = 60.0  # seconds: a hang guard only
+
+
+def _host(replay: Path, *extra: str) -> list[str]:
+    return [
+        "host", "--port", "0", "--open", "--bot", "greedy", "--seed", "5", "--turns-to-win",
+        "1", "--name", "alice", "--replay", str(replay), "--adjourn-after", "30", *extra,
+    ]  # fmt: skip
+
+
+async def test_dbnet_host_prints_its_public_endpoint(
+    stun_server: tuple[str, int], homes: Path, tmp_path: Path
+) -> None:
+    server = f"127.0.0.1:{stun_server[1]}"
+    with trio.fail_after(PROCESS_TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            args = _host(tmp_path / "a.dbnr", "--stun", server, "--verbose")
+            host = await Dbnet.start(nursery, "host", homes / "alice", args)
+            await host.until_saw(f"public endpoint (STUN {server}): 127.0.0.1:")
+            host.kill()
+    line = next(line for line in host.lines if "public endpoint" in line)
+    port = int(line.rsplit(":", 1)[1])
+    assert 1 <= port <= 65535
+    assert port != stun_server[1]
+
+
+async def test_host_and_joiner_learn_their_endpoints_in_a_whole_game(
+    stun_server: tuple[str, int], homes: Path, tmp_path: Path
+) -> None:
+    """The host by its flag, the joiner by ``stun`` in its config.toml (DBNET_STUN=off is
+    lifted for it): both print their endpoint, and the game is played to its end."""
+    server = f"127.0.0.1:{stun_server[1]}"
+    forget_played_games(homes)
+    (homes / "bob" / "config.toml").write_text(f'stun = "{server}"\n')
+    try:
+        with trio.fail_after(PROCESS_TIMEOUT):
+            async with trio.open_nursery() as nursery:
+                args = _host(tmp_path / "a.dbnr", "--stun", server, "--verbose")
+                host = await Dbnet.start(nursery, "host", homes / "alice", args)
+                port = await until_listening(host)
+                join = ["join", f"127.0.0.1:{port}", "--bot", "greedy", "--seed", "5"]
+                join += ["--name", "bob", "--replay", str(tmp_path / "b.dbnr"), "--verbose"]
+                joiner = await Dbnet.start(nursery, "join", homes / "bob", join, env=NO_STUN_ENV)
+                assert await host.wait() == 0, host.output()
+                assert await joiner.wait() == 0, joiner.output()
+    finally:
+        (homes / "bob" / "config.toml").unlink()
+    for player in (host, joiner):
+        assert player.saw(f"public endpoint (STUN {server}): 127.0.0.1:"), player.output()
+
+
+async def test_without_verbose_no_stun_server_is_asked(homes: Path, tmp_path: Path) -> None:
+    silent = trio.socket.socket(trio.socket.AF_INET, trio.socket.SOCK_DGRAM)
+    with silent:
+        await silent.bind(("127.0.0.1", 0))
+        server = f"127.0.0.1:{silent.getsockname()[1]}"
+        with trio.fail_after(PROCESS_TIMEOUT):
+            async with trio.open_nursery() as nursery:
+                args = _host(tmp_path / "a.dbnr", "--stun", server)
+                host = await Dbnet.start(nursery, "host", homes / "alice", args)
+                await until_listening(host)
+                await trio.sleep(0.3)
+                host.kill()
+        with trio.move_on_after(0.05) as nothing:
+            await silent.recvfrom(100)
+        assert nothing.cancelled_caught
+    assert not host.saw("public endpoint")
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "line"),
+    [
+        (
+            ["host", "--stun", "nowhere"],
+            {},
+            "dbnet host: --stun: 'nowhere' is not a STUN server address: no port",
+        ),
+        (
+            ["join", "127.0.0.1:1"],
+            {"DBNET_STUN": "x:0"},
+            "dbnet join: DBNET_STUN: 'x:0' is not a STUN server address: the port '0'",
+        ),
+        (
+            ["watch", "127.0.0.1:1", "--stun", "[::1]"],
+            {},
+            "dbnet watch: --stun: '[::1]' is not a STUN server address: an IPv6 address",
+        ),
+        (
+            ["resume", "nofile.dbnr", "--stun", "a:b:c"],
+            {},
+            "dbnet resume: --stun: 'a:b:c' is not a STUN server address: an IPv6 address needs",
+        ),
+    ],
+)
+async def test_a_bad_stun_setting_is_one_line_before_anything(
+    args: list[str], env: dict[str, str], line: str, homes: Path
+) -> None:
+    with trio.fail_after(PROCESS_TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            process = await Dbnet.start(nursery, "bad", homes / "alice", args, env=env)
+            assert await process.wait() == 2
+    assert len(process.lines) == 1, process.output()
+    assert process.lines[0].startswith(line)

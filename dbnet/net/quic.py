@@ -76,6 +76,9 @@ LINGER: Final = 2.0
 """Seconds a closed stream waits for the peer to acknowledge its last bytes before the
 connection is closed anyway (closing a QUIC connection drops what is not yet sent)."""
 _SMALLEST_INITIAL: Final = 1200  # RFC 9000 section 14.1: a client's Initial is padded to this
+_TIMER_SLACK: Final = 0.001
+"""A timer this close is due now: trio's sleeps wake in whole milliseconds (epoll), and
+QUIC's pacing asks for waits far shorter, which would each cost a millisecond."""
 _APPLICATION_ERROR: Final = 1  # the error code of a connection this side cut off
 
 Address = tuple[str, int]
@@ -237,7 +240,8 @@ class QuicStream(trio.abc.Stream):
             while not self._terminated:
                 now = trio.current_time()
                 timer = self._quic.get_timer()
-                if timer is not None and now >= timer:
+                if timer is not None and now + _TIMER_SLACK >= timer:
+                    now = max(now, timer)
                     self._quic.handle_timer(now)
                 self._events()
                 linger = self._linger_until

@@ -525,5 +525,6 @@ async def open_quic_endpoint(
                 nursery.cancel_scope.cancel()
     except BaseExceptionGroup as group:  # the body's own error, as if no nursery were here
         if len(group.exceptions) == 1:
-            raise group.exceptions[0] from None
+            only = group.exceptions[0]
+            raise only from only.__cause__  # keeps its own cause
         raise

@@ -266,7 +266,9 @@ async def query(
     """This side's endpoint as ``server`` sees a UDP request from ``sock`` (a bound UDP
     socket; by default a new one on any free port, closed after). Sends up to
     ``attempts`` requests, waiting ``first_wait`` seconds and twice as long after each,
-    all within ``timeout`` seconds. Datagrams from other addresses are ignored.
+    all within ``timeout`` seconds. Datagrams from other addresses are ignored, and so
+    are the server's answers to another transaction (a late answer to an earlier query
+    from the same socket): the transaction id must match.
 
     Raises:
         StunTimeoutError: no answer in time.
@@ -283,6 +285,7 @@ async def query(
         target = await _resolve(server, sock.family, name)
         transaction_id = new_transaction_id()
         request = binding_request(transaction_id)
+        stale = [0]  # answers to another transaction, ignored
         with trio.move_on_after(timeout):
             wait = first_wait
             for _ in range(attempts):
@@ -291,11 +294,12 @@ async def query(
                 except OSError as exc:
                     raise StunError(name, f"cannot send: {os_error_words(exc)}") from None
                 with trio.move_on_after(wait):
-                    return await _answer(sock, target, transaction_id, name)
+                    return await _answer(sock, target, transaction_id, name, stale)
                 wait *= 2
             await trio.sleep_forever()  # the last wait lasts until the timeout
+        others = f"; {stale[0]} answers to another request ignored" if stale[0] else ""
         raise StunTimeoutError(
-            name, f"no answer within {timeout:g} s ({attempts} requests at most)"
+            name, f"no answer within {timeout:g} s ({attempts} requests at most{others})"
         )
     finally:
         if own:
@@ -303,15 +307,23 @@ async def query(
 
 
 async def _answer(
-    sock: trio.socket.SocketType, target: tuple[object, ...], transaction_id: bytes, name: str
+    sock: trio.socket.SocketType,
+    target: tuple[object, ...],
+    transaction_id: bytes,
+    name: str,
+    stale: list[int],
 ) -> Endpoint:
     while True:
         try:
             data, source = await sock.recvfrom(MAX_MESSAGE + 1)
         except OSError as exc:  # e.g. an ICMP port unreachable reported on Linux
             raise StunError(name, f"cannot receive: {os_error_words(exc)}") from None
-        if source[:2] == target[:2]:
-            return parse_binding_response(data, transaction_id, server=name)
+        if source[:2] != target[:2]:
+            continue
+        if len(data) >= HEADER_SIZE and data[8:HEADER_SIZE] != transaction_id:
+            stale[0] += 1
+            continue
+        return parse_binding_response(data, transaction_id, server=name)
 
 
 async def _family(server: Address, name: str) -> int:
@@ -367,7 +379,8 @@ async def learn_endpoint(
                 nursery.cancel_scope.cancel()
     except BaseExceptionGroup as group:  # the body's own error, as if no nursery were here
         if len(group.exceptions) == 1:
-            raise group.exceptions[0] from None
+            only = group.exceptions[0]
+            raise only from only.__cause__  # keeps its own cause
         raise
 
 

@@ -176,7 +176,7 @@ async def test_a_silent_server_times_out_after_bounded_retransmits() -> None:
         assert received == 3  # three requests, the last waited for until the timeout
 
 
-async def test_a_hostile_server_is_one_error_and_strangers_are_ignored() -> None:
+async def test_a_hostile_answer_is_one_error_and_strangers_are_ignored() -> None:
     server = trio.socket.socket(trio.socket.AF_INET, trio.socket.SOCK_DGRAM)
     stranger = trio.socket.socket(trio.socket.AF_INET, trio.socket.SOCK_DGRAM)
     with server, stranger:
@@ -185,13 +185,33 @@ async def test_a_hostile_server_is_one_error_and_strangers_are_ignored() -> None
 
         async def answer() -> None:
             data, source = await server.recvfrom(100)
-            await stranger.sendto(b"junk from elsewhere", source)  # ignored: another address
-            await server.sendto(data[:8] + bytes(12), source)  # not our transaction
+            txid = data[8:20]
+            await stranger.sendto(message(0x0101, b"", txid=txid), source)  # another address
+            await server.sendto(message(0x0101, b"", txid=bytes(12)), source)  # a stale answer
+            await server.sendto(message(0x0101, bytes(8), txid=txid), source)  # hostile
 
         async with trio.open_nursery() as nursery:
             nursery.start_soon(answer)
-            with pytest.raises(StunError, match=r"transaction id is not the one of our request"):
+            with pytest.raises(StunError, match=r"unknown comprehension-required attribute 0x0000"):
                 await query(server.getsockname(), timeout=5.0)
+
+
+async def test_answers_to_another_transaction_are_ignored_until_the_timeout() -> None:
+    server = trio.socket.socket(trio.socket.AF_INET, trio.socket.SOCK_DGRAM)
+    with server:
+        await server.bind(("127.0.0.1", 0))
+
+        async def answer_wrongly() -> None:
+            while True:
+                _, source = await server.recvfrom(100)
+                await server.sendto(RFC5769_IPV4, source)  # RFC 5769's, not ours
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(answer_wrongly)
+            expected = r"no answer within 0\.5 s \(2 requests at most; 2 answers to another"
+            with pytest.raises(StunTimeoutError, match=expected):
+                await query(server.getsockname(), first_wait=0.1, attempts=2, timeout=0.5)
+            nursery.cancel_scope.cancel()
 
 
 def _no_config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:

@@ -79,6 +79,7 @@ _SMALLEST_INITIAL: Final = 1200  # RFC 9000 section 14.1: a client's Initial is 
 _TIMER_SLACK: Final = 0.001
 """A timer this close is due now: trio's sleeps wake in whole milliseconds (epoll), and
 QUIC's pacing asks for waits far shorter, which would each cost a millisecond."""
+_ENDED_KEPT: Final = 64  # peers whose late datagrams are ignored without a report
 _APPLICATION_ERROR: Final = 1  # the error code of a connection this side cut off
 
 Address = tuple[str, int]
@@ -354,7 +355,9 @@ class QuicEndpoint:
         self.idle_timeout = idle_timeout
         self.ignored = 0
         """Datagrams ignored (not QUIC, or opening no connection)."""
+        self._reported = 0  # ... of which not from a peer whose connection just ended
         self._connections: dict[Address, QuicStream] = {}
+        self._ended: dict[Address, None] = {}  # the last peers whose connection ended
         self._pending = 0
         self._accepted_in, self._accepted_out = trio.open_memory_channel[QuicStream](PENDING_LIMIT)
         certificate, key = _certificate()
@@ -461,7 +464,10 @@ class QuicEndpoint:
 
     def _ignore(self, peer: Address, size: int, why: str) -> None:
         self.ignored += 1
-        if self.ignored == 1 and self._report is not None:
+        if peer in self._ended:
+            return  # the tail of a connection that ended (a late CONNECTION_CLOSE...)
+        self._reported += 1
+        if self._reported == 1 and self._report is not None:
             self._report(
                 f"ignored a {size}-byte datagram from {with_port(*peer)}: {why} "
                 "(further ones are counted, not reported)"
@@ -479,6 +485,9 @@ class QuicEndpoint:
     def _forget(self, stream: QuicStream) -> None:
         if self._connections.get(stream.peer) is stream:
             del self._connections[stream.peer]
+            self._ended[stream.peer] = None
+            if len(self._ended) > _ENDED_KEPT:
+                del self._ended[next(iter(self._ended))]
         if not stream.client and not stream._handshake_done:
             self._pending -= 1
 

@@ -87,8 +87,9 @@ async def test_the_channel_handshake_and_messages_over_quic(client_initiates: bo
 
 
 async def test_a_peer_that_closes_is_a_closed_connection() -> None:
+    reports: list[str] = []
     with trio.fail_after(TEST_TIMEOUT):
-        async with quic_pair() as (near, far, _):
+        async with quic_pair(reports=reports) as (near, far, server):
             alice, bob = await channel_pair(near, ALICE, far, BOB)
             await alice.send(b"last words")
             await alice.aclose()
@@ -98,6 +99,13 @@ async def test_a_peer_that_closes_is_a_closed_connection() -> None:
             assert "\n" not in str(info.value)
             with pytest.raises(trio.ClosedResourceError):
                 await near.receive_some()
+            while server._connections:  # the server's side ends too (bounded: fail_after)
+                await trio.sleep(0.01)
+            # a datagram late after the end, from the peer's address: ignored without a line
+            await near._endpoint.sock.sendto(b"late", server.address)
+            while server.ignored == 0:
+                await trio.sleep(0.01)
+    assert reports == []
 
 
 async def test_a_silent_peer_is_one_line_within_the_timeout() -> None:

@@ -25,6 +25,7 @@ from dbnet.net.stun import (
 
 from .processes import Dbnet
 from .test_processes import forget_played_games, until_listening
+from .test_watch_end_processes import WATCH_LINE, invite
 
 NO_STUN_ENV = {"DBNET_STUN": ""}  # empty: not set, so the config file counts
 
@@ -301,6 +302,25 @@ async def test_host_and_joiner_learn_their_endpoints_in_a_whole_game(
         (homes / "bob" / "config.toml").unlink()
     for player in (host, joiner):
         assert player.saw(f"public endpoint (STUN {server}): 127.0.0.1:"), player.output()
+
+
+async def test_a_spectator_prints_its_public_endpoint(
+    stun_server: tuple[str, int], homes: Path, tmp_path: Path
+) -> None:
+    server = f"127.0.0.1:{stun_server[1]}"
+    eve = tmp_path / "eve"
+    eve.mkdir()
+    with trio.fail_after(PROCESS_TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            args = _host(tmp_path / "a.dbnr", "--spectators", "1", "--address", "127.0.0.1")
+            host = await Dbnet.start(nursery, "host", homes / "alice", args)
+            await until_listening(host)
+            watch = ["watch", await invite(host, WATCH_LINE), "--plain", "--verbose"]
+            watcher = await Dbnet.start(nursery, "watch", eve, [*watch, "--stun", server])
+            await watcher.until_saw(f"public endpoint (STUN {server}): 127.0.0.1:")
+            await host.until_saw("spectator ")  # it got in, after asking
+            host.kill()
+            watcher.kill()
 
 
 async def test_without_verbose_no_stun_server_is_asked(homes: Path, tmp_path: Path) -> None:

@@ -82,46 +82,44 @@ def homes(tmp_path_factory: pytest.TempPathFactory) -> Path:
 STUN_START_LIMIT = 30.0  # seconds
 
 
+def _family(host: str) -> socket.AddressFamily:
+    return socket.AF_INET6 if ":" in host else socket.AF_INET
+
+
 def free_udp_port(host: str = LOOPBACK) -> int:
     """A UDP port of ``host`` that nothing listens on (free when asked)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+    with socket.socket(_family(host), socket.SOCK_DGRAM) as probe:
         probe.bind((host, 0))
         return int(probe.getsockname()[1])
 
 
-def stun_answers(port: int) -> bool:
-    """Whether a STUN server answers a binding request on 127.0.0.1:``port``."""
+def stun_answers(host: str, port: int) -> bool:
+    """Whether a STUN server answers a binding request on ``host``:``port``."""
     request = b"\x00\x01\x00\x00\x21\x12\xa4\x42" + bytes(12)
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+    with socket.socket(_family(host), socket.SOCK_DGRAM) as probe:
         probe.settimeout(0.2)
-        probe.sendto(request, (LOOPBACK, port))
+        probe.sendto(request, (host, port))
         try:
             return len(probe.recv(2048)) >= 20
         except OSError:
             return False
 
 
-@pytest.fixture(scope="module")
-def stun_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
+def start_stun_server(directory: Path, host: str) -> tuple[subprocess.Popen[bytes], int]:
     """coturn's ``turnserver`` (the lab's STUN server, a Debian package) answering STUN
-    only, on a free UDP port of 127.0.0.1, for the module's tests; killed at its end."""
+    only, on a free UDP port of ``host``; its process and port."""
     turnserver = shutil.which("turnserver") or "/usr/bin/turnserver"
-    directory = tmp_path_factory.mktemp("stun")
-    port = free_udp_port()
+    port = free_udp_port(host)
     log = directory / "turnserver.log"
     with log.open("wb") as out:
         process = subprocess.Popen(
             [
                 turnserver,
                 "-n",  # no configuration file
-                *("--listening-ip", LOOPBACK, "--listening-port", str(port)),
+                *("--listening-ip", host, "--listening-port", str(port)),
                 *("--stun-only", "--no-cli", "--no-tls", "--no-dtls"),
-                *(
-                    "--log-file",
-                    "stdout",
-                    "--simple-log",
-                    f"--pidfile={directory / 'turnserver.pid'}",
-                ),
+                *("--log-file", "stdout", "--simple-log"),
+                f"--pidfile={directory / 'turnserver.pid'}",
             ],
             cwd=directory,
             stdin=subprocess.DEVNULL,
@@ -129,11 +127,31 @@ def stun_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str,
             stderr=subprocess.STDOUT,
         )
     deadline = time.monotonic() + STUN_START_LIMIT
+    while not stun_answers(host, port):
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            process.wait(timeout=10)
+            pytest.fail(f"turnserver did not start: {log.read_bytes()[-2000:]!r}")
+    return process, port
+
+
+@pytest.fixture(scope="module")
+def stun_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
+    """A STUN server (coturn) on 127.0.0.1 for the module's tests; killed at its end."""
+    process, port = start_stun_server(tmp_path_factory.mktemp("stun"), LOOPBACK)
     try:
-        while not stun_answers(port):
-            if process.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"turnserver did not start: {log.read_bytes()[-2000:]!r}")
         yield LOOPBACK, port
+    finally:
+        process.kill()
+        process.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def stun_server6(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
+    """A STUN server (coturn) on ::1 for the module's tests; killed at its end."""
+    process, port = start_stun_server(tmp_path_factory.mktemp("stun6"), "::1")
+    try:
+        yield "::1", port
     finally:
         process.kill()
         process.wait(timeout=10)

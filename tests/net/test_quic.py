@@ -204,3 +204,22 @@ async def until_broken(stream: QuicStream) -> None:
 async def read_to_the_end(stream: QuicStream) -> None:
     while await stream.receive_some():
         pass
+
+
+async def test_over_ipv6_loopback() -> None:
+    socks = [trio.socket.socket(trio.socket.AF_INET6, trio.socket.SOCK_DGRAM) for _ in "ab"]
+    with socks[0], socks[1], trio.fail_after(TEST_TIMEOUT):
+        for sock in socks:
+            await sock.bind(("::1", 0))
+        async with (
+            open_quic_endpoint(socks[0], accept=True) as server,
+            open_quic_endpoint(socks[1]) as client,
+            trio.open_nursery() as nursery,
+        ):
+            accepted = Background(nursery, server.accept)
+            near = await client.connect(server.address)
+            alice, bob = await channel_pair(near, ALICE, await accepted.wait(), BOB)
+            assert server.address[0] == "::1"
+            assert near.name == f"[::1]:{server.address[1]}"
+            await bob.send(b"over IPv6")
+            assert await alice.receive() == b"over IPv6"

@@ -153,6 +153,15 @@ async def test_query_a_real_stun_server_on_loopback(stun_server: tuple[str, int]
         assert found == Endpoint("127.0.0.1", sock.getsockname()[1])
 
 
+async def test_query_a_real_stun_server_over_ipv6(stun_server6: tuple[str, int]) -> None:
+    sock = trio.socket.socket(trio.socket.AF_INET6, trio.socket.SOCK_DGRAM)
+    with sock:
+        await sock.bind(("::1", 0))
+        found = await query(stun_server6, sock=sock)
+        assert found == Endpoint("::1", sock.getsockname()[1])
+        assert str(found) == f"[::1]:{found.port}"
+
+
 async def test_query_with_a_socket_of_its_own(stun_server: tuple[str, int]) -> None:
     found = await query(stun_server)
     assert found.host == "127.0.0.1"

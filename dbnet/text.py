@@ -8,6 +8,7 @@ and so forge lines that seem to come from dbnet itself; a bidi override could
 make text read differently from what it is. ``markup(s)`` is the same for the SVG
 pictures and HTML pages, with ``& < > " '`` escaped too. ``os_error_words(exc)`` says
 what an ``OSError`` means in words, without Python's class names or errno numbers.
+``counted(n, noun)`` writes a number and its noun with the right number (``1 entry``).
 """
 
 from __future__ import annotations
@@ -100,3 +101,9 @@ def os_error_words(exc: BaseException) -> str:
             return exc.strerror[:1].lower() + exc.strerror[1:]
     text = str(exc)
     return text if text else "an error of the operating system"
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` and its noun, singular for one: ``1 spawn point``, ``3 spawn points``,
+    ``1 entry``, ``2 entries`` (``plural``: when it is not the noun and an s)."""
+    return f"{n} {noun if n == 1 else (plural or noun + 's')}"

@@ -40,7 +40,7 @@ def test_an_error_quoting_hostile_text_is_printed_escaped(
 # --- starting fast: the parser imports nothing heavy ---------------------------------------
 
 COMMANDS = ("play", "selfplay", "scenario", "catalog", "warband", "verify", "event", "replay",
-            "export", "host", "join", "resume", "watch")  # fmt: skip
+            "export", "host", "join", "resume", "watch", "id")  # fmt: skip
 LIGHT = frozenset(
     {
         "dbnet",
@@ -48,6 +48,7 @@ LIGHT = frozenset(
         "dbnet.commands",
         "dbnet.commands.arguments",
         "dbnet.commands.helptext",
+        "dbnet.commands.swiss_arguments",
         "dbnet.errors",
         "dbnet.text",
     }

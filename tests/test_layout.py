@@ -50,6 +50,7 @@ THIRD_PARTY: dict[str, frozenset[str]] = {
     "trio": frozenset({"net", "console", "commands"}),
     "prompt_toolkit": frozenset({"console"}),
     "miniupnpc": frozenset({"net"}),
+    "rustworkx": frozenset({"replay"}),
     "aioquic": frozenset({"net"}),  # QUIC over UDP, sans-IO, driven by trio (quic.py)
 }
 """The rooms that may import each third-party package (none other may)."""

@@ -70,3 +70,13 @@ def test_os_error_words(exc: OSError, words: str) -> None:
     assert said.startswith(words)
     assert "Errno" not in said
     assert type(exc).__name__ not in said
+
+
+def test_counted_says_one_thing_in_the_singular() -> None:
+    from dbnet.text import counted
+
+    assert counted(1, "spawn point") == "1 spawn point"
+    assert counted(0, "spawn point") == "0 spawn points"
+    assert counted(3, "spawn point") == "3 spawn points"
+    assert counted(1, "entry", "entries") == "1 entry"
+    assert counted(2, "entry", "entries") == "2 entries"

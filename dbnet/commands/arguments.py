@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from dbnet.commands.helptext import HOME_HELP
+from dbnet.commands.swiss_arguments import add_event_options, add_id
 
 if TYPE_CHECKING:
     from dbnet.net.invite import Invite
@@ -51,6 +52,7 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         _add_network,
     ):
         add(subparsers)
+    add_id(subparsers, lazy)
 
 
 def lazy(module: str, name: str) -> Run:
@@ -86,16 +88,14 @@ def _add_play(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser.add_argument(
         "--bot",
         choices=BOT_NAMES,
-        default="greedy",
         help="the opponent: random, greedy, or the search levels easy, normal, hard "
-        "(default: greedy)",
+        "(default: greedy; a resumed game keeps its own)",
     )
     _add_budget(parser)
     parser.add_argument(
         "--side",
         choices=("A", "B"),
         type=str.upper,
-        default="A",
         help="your seat: A (portal e1) or B (portal a5); default A",
     )
     parser.add_argument(
@@ -114,8 +114,9 @@ def _add_play(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "--resume",
         type=Path,
         metavar="FILE",
-        help="go on with an unfinished game from its replay file (one of yours; a --seed "
-        "game with the same --seed and --side); the bot is --bot",
+        help="go on with an unfinished game from its replay file (one of yours): the bot, "
+        "its budget, the seats, the seed and the build time it was played with are kept "
+        "beside it (FILE.game); an option given replaces its own, saying so",
     )
     interface = parser.add_mutually_exclusive_group()
     interface.add_argument(
@@ -136,6 +137,7 @@ def _add_play(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="two people at one keyboard instead of against the bot (full screen only)",
     )
     _add_limited(parser)
+    parser.set_defaults(build_minutes=None)  # 10 for a new game; a resumed game keeps its own
     parser.add_argument(
         "--bot-delay",
         type=_seconds,
@@ -481,6 +483,7 @@ def _add_event(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         metavar="N",
         help="worker processes for many files (default: the number of CPUs; 1: none)",
     )
+    add_event_options(parser)
     parser.set_defaults(func=lazy("dbnet.commands.event", "run"))
 
 

@@ -23,11 +23,12 @@ from collections.abc import Iterator
 from typing import Final
 
 import dbnet
+from dbnet.commands import swiss
 from dbnet.commands.verify import UsageError, find_replays, jobs_for, map_files, with_progress
-from dbnet.replay.event import EventGame, FlagKind, Points, Report, count, headline, report
+from dbnet.replay.event import EventGame, FlagKind, Points, Report, headline, report
 from dbnet.replay.event_page import event_page
 from dbnet.replay.gamefile import GameFile, examine
-from dbnet.text import printable
+from dbnet.text import counted, printable
 
 EXIT_OK: Final = 0
 EXIT_FLAGGED: Final = 1
@@ -42,6 +43,8 @@ FAILING: Final = (
 
 
 def run(args: argparse.Namespace) -> int:
+    if swiss.wanted(args):  # a verb, a folder with an event file, --ratings
+        return swiss.run(args)
     try:
         files = find_replays([args.folder])
         jobs = jobs_for(args.jobs)
@@ -102,7 +105,7 @@ def text_lines(event: Report, folder: str) -> Iterator[str]:
     for e in event.roster:
         warbands = ", ".join(repr(w) for w in e.warbands)
         names = ", ".join(repr(n) for n in e.names) or "no name recorded"
-        games = f"{count(e.games, 'game')} in {count(e.files, 'file')}"
+        games = f"{counted(e.games, 'game')} in {counted(e.files, 'file')}"
         yield f"  {e.fingerprint}  {names}; {games}; warbands {warbands}"
     yield ""
     yield "Flags:"

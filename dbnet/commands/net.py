@@ -25,6 +25,7 @@ import os
 import random
 import socket
 import sys
+import textwrap
 import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -33,7 +34,8 @@ import trio
 
 from dbnet.bots import make_bot
 from dbnet.catalog import default_warbands, load_catalog, load_warband
-from dbnet.engine import Game, Options, Warband, format_choice, read_choice
+from dbnet.commands.stopping import say_safely, stopping
+from dbnet.engine import Game, Options, Player, Warband, format_choice, read_choice
 from dbnet.engine.choices import DecisionKind
 from dbnet.engine.limited import auto_build
 from dbnet.errors import DbnetError, InvalidChoiceError
@@ -50,14 +52,17 @@ from dbnet.match.building import (
 )
 from dbnet.match.keys import derive, login_name
 from dbnet.match.render import (
+    WIDTH,
     choice_lines,
     describe_result,
     explain_pending,
+    pending_help,
     pool_lines,
     render_position,
 )
 from dbnet.match.seats import BotSeat, PersonSeat, Seat
 from dbnet.match.story import Event, minis_words
+from dbnet.net.clocks import SessionClocks, now_ms
 from dbnet.net.hosting import (
     ListenError,
     check_port,
@@ -95,7 +100,7 @@ from dbnet.net.session import (
 from dbnet.net.spectators import Spectating
 from dbnet.net.stream import SecureStream
 from dbnet.net.stun import learn_endpoint, stun_setting
-from dbnet.protocol.clock import ClockSetting, paused_reading
+from dbnet.protocol.clock import ClockSetting, format_clock, paused_reading
 from dbnet.protocol.identity import (
     Identity,
     KnownPeers,
@@ -105,7 +110,7 @@ from dbnet.protocol.identity import (
 )
 from dbnet.replay.errors import DiskFullError, ReplayError
 from dbnet.replay.file import ReplayWriter, load_replay
-from dbnet.text import printable
+from dbnet.text import counted, printable
 
 EXIT_COMPLETE = 0
 EXIT_FAILED = 1
@@ -166,23 +171,31 @@ def line_chooser(
     read_line: Callable[[str], str] = input,
     build_seconds: float = 600.0,
     builder: Builder | None = None,
+    clocks: Callable[[], list[str]] = list,
 ) -> Chooser:
-    """A person at this terminal: the position, the decision, one line of notation; in a
-    Limited game's build phase, a warband picked from the pool within ``build_seconds``."""
+    """A person at this terminal: the position, the decision, both clocks in a timed
+    game (``clocks``: the lines to show), one line of notation; in a Limited game's
+    build phase, a warband picked from the pool within ``build_seconds``."""
     builder = Builder() if builder is None else builder
 
     async def choose(view: Game) -> str:
         if build_decision(view) is not None:
             return await _build(view, builder, read_line, build_seconds)
         print(render_position(view), flush=True)
-        for line in explain_pending(view):
+        for line in explain_pending(view) + clocks():
             print(line, flush=True)
         while True:
             line = await _read(read_line, "> ")
             text = line.strip()
             if text in ("help", "choices"):
-                for line in choice_lines(view):
-                    print(line, flush=True)
+                try:  # what is shown never changes the game: an error is one line
+                    told = pending_help(view) if text == "help" else []
+                    for paragraph in told:
+                        print(textwrap.fill(paragraph, WIDTH, break_on_hyphens=False))
+                    for line in choice_lines(view):
+                        print(line, flush=True)
+                except Exception as exc:
+                    print(f"could not show the {text} ({type(exc).__name__}: {exc})", flush=True)
                 continue
             if text == "board":
                 print(render_position(view), flush=True)
@@ -195,6 +208,37 @@ def line_chooser(
                 print(f"illegal: {exc}", flush=True)
 
     return choose
+
+
+LOW_CLOCK_MS = 60_000
+"""A clock under this is warned of at the prompt (once a player, each session)."""
+
+
+class ClockLines:
+    """The clock lines of the prompt: both clocks, and a warning the first time one is
+    under a minute."""
+
+    def __init__(self, clocks: SessionClocks, me: Callable[[], Player | None]) -> None:
+        self.clocks = clocks
+        self.me = me
+        self.warned: set[Player] = set()
+
+    def __call__(self) -> list[str]:
+        line, view = self.clocks.line(), self.clocks.view
+        if line is None or view is None:
+            return []
+        lines = [line]
+        now = now_ms()
+        me = self.me()
+        for player in (Player.A, Player.B):
+            left = view.left(player, now)
+            if left < LOW_CLOCK_MS and player not in self.warned:
+                self.warned.add(player)
+                whose = "your clock" if player is me else "the opponent's clock"
+                lines.append(
+                    f"warning: {whose} ({player.name}) is under a minute: {format_clock(left)} left"
+                )
+        return lines
 
 
 async def _build(
@@ -459,7 +503,8 @@ def run_resume(args: argparse.Namespace) -> int:
 
     async def play(session: GameSession) -> Outcome:
         say = session.player.say
-        say(f"resuming as {game.me.name} against {fingerprint(peer_key)} ({len(records)} entries)")
+        held = counted(len(records), "entry", "entries")
+        say(f"resuming as {game.me.name} against {fingerprint(peer_key)} ({held})")
         async with learn_endpoint(stun, say):
             if args.address is not None:
                 return await session.join(_dialer(args, session, identity, relay is not None))
@@ -539,8 +584,10 @@ def _admit_spectators(
     fp = session.player.identity.fingerprint
     invite = Invite(fp, secret, candidates, relay, watch=True)
     say = session.player.say
-    delay = f", {args.spectator_delay} entries behind" if args.spectator_delay else ""
-    say(f"up to {args.spectators} spectators may watch{delay} (this line never takes a seat):")
+    behind = counted(args.spectator_delay, "entry", "entries")
+    delay = f", {behind} behind" if args.spectator_delay else ""
+    places = counted(args.spectators, "spectator")
+    say(f"up to {places} may watch{delay} (this line never takes a seat):")
     say(f"  dbnet watch {invite.text()}")
     if args.open:  # else a place goes only to the holder of this invite
         say(f"  (or dbnet watch HOST:PORT --expect {fp}: this host is open)")
@@ -647,6 +694,16 @@ def _run(args: argparse.Namespace, player: LocalPlayer, make: Make, play: Play) 
         minutes = getattr(args, "build_minutes", 10)
         return run_network(make, play, player, build_seconds=60.0 * minutes)
     session = make(player)
+    if isinstance(player.seat, PersonSeat):  # the prompt shows both clocks in a timed game
+
+        def game_me() -> Player | None:
+            return None if session.game is None else session.game.me
+
+        player.choose = line_chooser(
+            build_seconds=60.0 * getattr(args, "build_minutes", 10),
+            builder=player.builder,
+            clocks=ClockLines(session.clocks, game_me),
+        )
 
     def run() -> Outcome:
         try:
@@ -654,7 +711,19 @@ def _run(args: argparse.Namespace, player: LocalPlayer, make: Make, play: Play) 
         except ListenError as exc:  # the port was taken after _check_port
             raise PortError(exc) from exc
 
-    return _finish(session, run)
+    with stopping() as stop:
+        try:
+            return _finish(session, run)
+        except KeyboardInterrupt:  # Ctrl-C, SIGTERM, SIGHUP: every entry is saved already
+            if session.game is None or session.game.is_closed:
+                raise
+            say_safely(
+                f"dbnet: {stop.words}: the game is adjourned and saved in "
+                f"{session.replay_path}. Go on later with: "
+                f"{resume_command(session.replay_path, session.player.name)}",
+                error=True,
+            )
+            return stop.exit_code
 
 
 def _finish(session: GameSession, run: Callable[[], Outcome]) -> int:

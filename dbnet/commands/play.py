@@ -24,7 +24,8 @@ unless ``--replay PATH`` says where. The path is shown at the start and the end.
 Exit codes: 0 when the game ended (won, lost or resigned) or the player typed
 ``quit``; 1 when input ended (EOF) before the game was over (line interface)
 or an internal error stopped the full screen; 2 for bad arguments or files;
-130 when interrupted with Ctrl-C.
+130 when interrupted with Ctrl-C, 143 when stopped by SIGTERM, 129 by SIGHUP (a closed
+terminal): the game is saved and the line that resumes it printed, as on Ctrl-C.
 """
 
 from __future__ import annotations
@@ -35,10 +36,13 @@ import textwrap
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import IO
 
 from dbnet.bots import make_bot
 from dbnet.catalog.packs import limited_setup
+from dbnet.commands.stopping import Stop, say_safely, stopping
+from dbnet.commands.terms import new_game_terms, resumed_terms
 from dbnet.engine import Choice, Player, find_minis, format_choice
 from dbnet.engine.choices import DecisionKind
 from dbnet.engine.limited import auto_build
@@ -58,13 +62,13 @@ from dbnet.match.render import (
     render_score_by_turn,
 )
 from dbnet.match.seats import BotSeat, SeatKind, facing, seats_with
-from dbnet.match.story import minis_words
+from dbnet.match.story import EventKind, minis_words
 from dbnet.replay.file import ReplayWriter
 from dbnet.replay.saved import resume_play_command, resume_saved, start_saved
+from dbnet.text import counted
 
 EXIT_DONE = 0
 EXIT_EOF = 1
-EXIT_INTERRUPTED = 130
 
 COMMANDS_HELP = (
     "Commands: help (this), board (the position), choices (the legal choices), "
@@ -107,41 +111,70 @@ def wants_full_screen(
 def run(args: argparse.Namespace) -> int:
     _check_resume(args)
     _check_limited(args)
+    with stopping() as stop:
+        return _run(args, stop)
+
+
+def _run(args: argparse.Namespace, stop: Stop) -> int:
     if wants_full_screen(args, sys.stdin, sys.stdout):
         # prompt-toolkit only when the full screen is wanted
         from dbnet.console import run_local
         from dbnet.console.session import DEFAULT_BOT_DELAY
 
-        side = Player[args.side]
+        notes: list[str] = []
+        if args.resume:
+            terms = resumed_terms(args, notes.append)
+        else:
+            terms = new_game_terms(args)
+        hotseat = terms is not None and terms.person is None
+        side = None if hotseat and args.resume else Player[args.side]
         limited = getattr(args, "limited", None)
         if args.resume:
             setup = None
         elif limited is not None:
             setup = limited_setup(limited)
         else:
-            setup = load_setup(args.warband, args.opponent, side)
-        return run_local(
-            setup,
-            build_seconds=60.0 * getattr(args, "build_minutes", 10),
-            bot=args.bot,
-            think=args.think,
-            playouts=args.playouts,
-            side=side,
-            seed=args.seed,
-            hotseat=args.hotseat,
-            replay=args.replay,
-            resume=args.resume,
-            bot_delay=DEFAULT_BOT_DELAY if args.bot_delay is None else args.bot_delay,
-        )
+            setup = load_setup(args.warband, args.opponent, Player[args.side])
+        try:
+            return run_local(
+                setup,
+                build_seconds=60.0 * args.build_minutes,
+                bot=args.bot,
+                think=args.think,
+                playouts=args.playouts,
+                side=side,
+                seed=args.seed,
+                hotseat=args.hotseat,
+                replay=args.replay,
+                resume=args.resume,
+                bot_delay=DEFAULT_BOT_DELAY if args.bot_delay is None else args.bot_delay,
+                notes=notes,
+            )
+        except KeyboardInterrupt:  # in the Limited builder: saved, and said (run_local)
+            if stop.signal is None:
+                raise
+            return stop.exit_code
+
     session: Session | None = None
     try:
         session = Session.start(args, _read_line, _write)
         return session.loop()
-    except KeyboardInterrupt:
-        _write("\ninterrupted: game adjourned")
-        if session is not None and not session.local.is_closed:
+    except KeyboardInterrupt:  # Ctrl-C, SIGTERM, SIGHUP (commands.stopping)
+        if session is None:
+            raise
+        say_safely(f"\n{stop.words}: game adjourned")
+        if not session.local.is_closed:
+            say_safely(f"Go on with it: {session.resume_command()}")
+        return stop.exit_code
+    except DbnetError:
+        raise  # one line from the command line (dbnet.cli)
+    except Exception as exc:  # an internal error: the game so far is saved all the same
+        if session is None:
+            raise
+        print(f"dbnet play: internal error ({one_line(exc)}): game adjourned", file=sys.stderr)
+        if not session.local.is_closed:
             _write(f"Go on with it: {session.resume_command()}")
-        return EXIT_INTERRUPTED
+        return EXIT_EOF
     finally:
         if session is not None:
             session.replay.close()
@@ -176,6 +209,12 @@ def _refuse(args: argparse.Namespace, options: tuple[str, ...], why: str) -> Non
         raise InvalidChoiceError(f"{why}: drop {', '.join(given)}")
 
 
+def one_line(exc: BaseException) -> str:
+    """An exception in one line: its type, and the first line of its words."""
+    words = str(exc).splitlines()
+    return type(exc).__name__ + (f": {words[0]}" if words and words[0] else "")
+
+
 def _read_line(prompt: str) -> str:
     return input(prompt)
 
@@ -204,6 +243,14 @@ class Session:
         read_line: Callable[[str], str],
         write: Callable[[str], None],
     ) -> Session:
+        if args.resume is not None:
+            terms = resumed_terms(args, write)
+            if terms is not None and terms.person is None:
+                raise InvalidChoiceError(
+                    f"{args.resume} is a hotseat game: it resumes full screen (drop --plain)"
+                )
+        else:
+            terms = new_game_terms(args)
         side = Player[args.side]
         if args.resume is not None:
             make_seats = seats_with(
@@ -229,19 +276,19 @@ class Session:
             )
             bot = make_bot(args.bot, bot_rng, seconds=args.think, playouts=args.playouts)
             seats = facing(side, BotSeat(bot))
-            saved = start_saved(setup, seats, keys, args.replay)
+            saved = start_saved(setup, seats, keys, args.replay, terms)
         local, replay, path = saved.local, saved.writer, saved.path
         me = next(p for p in (Player.A, Player.B) if local.seats[p].kind is SeatKind.PERSON)
         opponent = local.seats[me.other]
         setup = local.narrator.game.setup
         session = cls(local, me, read_line, write, replay, args.seed)
-        session.build_seconds = 60.0 * getattr(args, "build_minutes", 10)
+        session.build_seconds = 60.0 * args.build_minutes
         mine, theirs = setup.warbands[me], setup.warbands[me.other]
         write(
             f"You are {me.name} ({mine.name!r}, portal "
             f"{'e1' if me is Player.A else 'a5'}) against the {opponent.label} as "
             f"{me.other.name} ({theirs.name!r}). First to win "
-            f"{setup.options.turns_to_win} turns wins."
+            f"{counted(setup.options.turns_to_win, 'turn')} wins."
         )
         if setup.map.reconstructed:
             write(f"Map {setup.map.name!r}: its key-cell values are a reconstruction.")
@@ -263,8 +310,8 @@ class Session:
                 if outcome is not None:
                     return outcome
                 continue
-            self.write(render_position(local.game))
-            self.write("\n".join(choice_lines(local.game)))
+            self._shown("the position", lambda: self.write(render_position(local.game)))
+            self._shown("the choices", lambda: self.write("\n".join(choice_lines(local.game))))
             outcome = self._ask()
             if outcome is not None:
                 return outcome
@@ -284,15 +331,20 @@ class Session:
             if not line:
                 self.write("Type a choice, or 'help'.")
             elif command == "help":
-                self._help()
+                self._shown("the help", self._help)
             elif command == "board":
-                self.write(render_position(local.game))
+                self._shown("the board", lambda: self.write(render_position(local.game)))
             elif command == "choices":
-                self.write("\n".join(explain_pending(local.game)))
+                self._shown(
+                    "the choices", lambda: self.write("\n".join(explain_pending(local.game)))
+                )
             elif command == "show":
-                self._show(rest.strip())
+                self._shown("the card", partial(self._show, rest.strip()))
             elif command == "log":
-                self.write("\n".join(local.transcript() or ["(nothing played yet)"]))
+                self._shown(
+                    "the log",
+                    lambda: self.write("\n".join(local.transcript() or ["(nothing played yet)"])),
+                )
             elif command == "resign":
                 self.write(str(local.resign(self.me)))
                 self._finish()
@@ -307,7 +359,10 @@ class Session:
                 except DbnetError as exc:
                     self.write(f"not played: {exc}")
                     continue
-                for event in events[1:]:  # the person's own choice needs no echo
+                if events and events[0].kind is EventKind.CHOICE and events[0].outcome:
+                    # the person's own choice needs no echo, but what it did does
+                    self.write(events[0].outcome)
+                for event in events[1:]:
                     self.write(str(event))
                 return None
 
@@ -380,6 +435,14 @@ class Session:
     def resume_command(self) -> str:
         """The command that goes on with this game later."""
         return resume_play_command(self.replay.path, self.seed)
+
+    def _shown(self, what: str, show: Callable[[], None]) -> None:
+        """``show()``; an internal error in it is one line, and the game goes on (what
+        is shown never changes the game)."""
+        try:
+            show()
+        except Exception as exc:
+            self.write(f"could not show {what} ({one_line(exc)}); the game goes on")
 
     def _help(self) -> None:
         text = pending_help(self.local.game)  # the step's rules, its abilities in words

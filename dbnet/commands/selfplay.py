@@ -25,6 +25,7 @@ from dbnet.match.local import Match, bot_chooser, load_setup, match_result
 from dbnet.match.peers import RecordSink
 from dbnet.replay.file import EXTENSION
 from dbnet.replay.paths import now_utc, start_replay
+from dbnet.text import counted
 
 
 def game_keys(seed: int, index: int) -> MatchKeys:
@@ -72,7 +73,7 @@ def replay_path(directory: Path, seed: int, index: int) -> Path:
 def describe(result: MatchResult, names: tuple[str, str]) -> str:
     a, b = result.turns_won
     if result.winner is None:
-        outcome = f"unfinished after {result.turns - 1} turns"
+        outcome = f"unfinished after {counted(result.turns - 1, 'turn')}"
     else:
         how = " (resignation)" if result.end_reason is EndReason.RESIGNATION else ""
         outcome = f"{result.winner.name} ({names[result.winner]}) wins{how}"

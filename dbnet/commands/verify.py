@@ -36,7 +36,7 @@ from dbnet.replay.file import EXTENSION
 from dbnet.replay.forks import GameCopies, forfeit_winner, games_of, outcome
 from dbnet.replay.gamefile import examine
 from dbnet.replay.verify import Verdict, VerdictStatus
-from dbnet.text import printable
+from dbnet.text import counted, printable
 
 EXIT_OK: Final = 0
 EXIT_FAILED: Final = 1
@@ -216,7 +216,8 @@ def format_single(verdict: Verdict) -> str:
     if verdict.game_id is not None and verdict.players is not None:
         a, b = verdict.players
         lines.append(
-            f"  game {verdict.game_id}, {verdict.entries} valid entries; "
+            f"  game {verdict.game_id}, "
+            f"{counted(verdict.entries, 'valid entry', 'valid entries')}; "
             f"A {a}, B {b} (key fingerprints)"
         )
     return "\n".join(lines)
@@ -300,7 +301,7 @@ def format_counts(verdicts: Sequence[Verdict], *, proven: bool = False) -> str:
     shown = [s for s in VerdictStatus if counts[s] or s not in rare]
     parts = ", ".join(f"{counts[s]} {COUNT_LABELS[s]}" for s in shown)
     ok = "all verified" if all(v.ok for v in verdicts) and not proven else "NOT all verified"
-    return f"{len(verdicts)} files: {parts}; {ok}"
+    return f"{counted(len(verdicts), 'file')}: {parts}; {ok}"
 
 
 def json_document(

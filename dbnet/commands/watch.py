@@ -7,9 +7,9 @@ paths and its relay, as ``dbnet join INVITE`` does (``--relay off`` or
 ``DBNET_RELAY=off``: the direct paths only; ``--verbose`` says each path that failed,
 and this side's public endpoint as the ``--stun`` server tells it). The game is shown
 as it is played, each entry checked first with the checks of ``dbnet verify``: in the
-full-screen client at a terminal
-(``dbnet.console.watch``), else (or with ``--plain``) told in lines, the players
-called by the names they signed (``alice (A)``), the last line naming the winner.
+full-screen client at a terminal (``dbnet.console.watch``), else (or with ``--plain``)
+told in lines, the players called by the names they signed (``alice (A)``), the last
+line naming the end (the winner, or the verifier's words).
 ``--replay PATH`` saves it.
 
 Exit codes: 0 the game was watched to its end; 1 the host refused this spectator (no

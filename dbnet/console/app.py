@@ -17,6 +17,8 @@ entry written, and where it is is printed on the terminal.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import signal
 import sys
 import textwrap
 import traceback
@@ -157,6 +159,18 @@ class ConsoleApp(FullScreen):
     def starting(self) -> None:
         self.start_advance()
 
+    def stopped(self, number: int) -> None:
+        """SIGTERM or SIGHUP: leave as Ctrl-C does (the session is closed on the way out,
+        its replay saved, and the line that resumes it printed)."""
+        name = signal.Signals(number).name
+        if self.watching:
+            self.closing_words = [f"Stopped by {name}; the game goes on without you."]
+        elif self.session.resumable and not self.session.game.is_over:
+            self.closing_words = [f"Stopped by {name}; the game is saved and can be resumed."]
+        else:
+            self.closing_words = [f"Stopped by {name}."]
+        super().stopped(number)
+
     async def _finish(self, code: int) -> int:
         try:
             await self.session.aclose()
@@ -211,11 +225,18 @@ class ConsoleApp(FullScreen):
         if game.is_over:
             self.closing_words = [describe_pending(game), "Score by turn:"]
             self.closing_words += render_score_by_turn(game)
+        elif self.watching:
+            self.closing_words = ["Stopped watching; the game goes on without you."]
         elif self.session.resumable:
             self.closing_words = ["Game left unfinished; it is saved and can be resumed."]
         else:
             self.closing_words = ["Game abandoned."]
         self.app.exit(result=code)
+
+    @property
+    def watching(self) -> bool:
+        """Whether this screen only watches (a spectator: nobody here plays)."""
+        return self.session.spectating
 
     # --- what to show -------------------------------------------------------------------
 
@@ -358,7 +379,20 @@ class ConsoleApp(FullScreen):
         local = [p for p in (Player.A, Player.B) if self.session.is_local(p)]
         return Player.B if local == [Player.B] else Player.A
 
+    def drawing_failed(self, line: str) -> None:
+        self.say(f"{line}. The game goes on; F1-F6 switch the panels.", error=True)
+        self.app.invalidate()  # once per new failure: the status line shows it
+
+    def _drawn(
+        self, what: str, lines: Callable[[], list[StyleAndTextTuples]]
+    ) -> list[StyleAndTextTuples]:
+        """``lines()``, or one line saying why the ``what`` could not be drawn."""
+        return self.safely(what, lines, lambda line: [[("class:status.error", line)]])
+
     def _board_lines(self) -> list[StyleAndTextTuples]:
+        return self._drawn("board", self._draw_board)
+
+    def _draw_board(self) -> list[StyleAndTextTuples]:
         game, cells = self.session.game, self.highlighted_cells()
         return view.render_board(
             game, self.cell_width, cells, side=self.viewer, max_lines=self._board_room()
@@ -375,13 +409,31 @@ class ConsoleApp(FullScreen):
         return screen.board_height(len(self._board_lines()))
 
     def _decision_lines(self) -> int:
-        width = self.size[0]
-        text = view.decision_text(self.session)
-        return min(3, len(view.wrap(text, width, "")))
+        return min(3, len(self._decision_wrapped()))
+
+    def _decision_wrapped(self) -> list[StyleAndTextTuples]:
+        return self._drawn(
+            "decision",
+            lambda: view.wrap(view.decision_text(self.session), self.size[0], "class:decision"),
+        )
 
     def _status_lines(self) -> int:
-        text = self.message or HINT
-        return min(3, len(view.wrap(text, self.size[0], "")))
+        return len(self._status_wrapped())
+
+    def _status_room(self) -> int:
+        """The most lines the status may take: three, or for an error all the room the
+        board's least, the log's least and the rest of the screen leave (80x24: six)."""
+        if self.message_style != "class:status.error":
+            return 3
+        others = 1 + view.MIN_BOARD_LINES + 2 + LOG_MIN + self._decision_lines() + 1
+        return max(3, self.size[1] - others)
+
+    def _status_wrapped(self) -> list[StyleAndTextTuples]:
+        if not self.message:
+            return [[("class:status.hint", HINT)]]
+        return screen.fitted_lines(
+            view.wrap(self.message, self.size[0], self.message_style), self._status_room()
+        )
 
     def _status_height(self) -> Dimension:
         return Dimension.exact(self._status_lines())
@@ -390,7 +442,12 @@ class ConsoleApp(FullScreen):
         return Dimension.exact(self._decision_lines())
 
     def _top_text(self) -> StyleAndTextTuples:
-        return view.top_bar(self.session.game, self.size[0], self.session.connection)
+        return screen.join(
+            self._drawn(
+                "top bar",
+                lambda: [view.top_bar(self.session.game, self.size[0], self.session.connection)],
+            )
+        )
 
     def _board_text(self) -> StyleAndTextTuples:
         return screen.join(self._board_lines())
@@ -398,13 +455,21 @@ class ConsoleApp(FullScreen):
     def _seats_text(self) -> StyleAndTextTuples:
         labels = (self.session.seat_label(Player.A), self.session.seat_label(Player.B))
         return screen.join(
-            view.seat_lines(self.session.game, labels, view.board_width(self.cell_width))
+            self._drawn(
+                "seats",
+                lambda: view.seat_lines(
+                    self.session.game, labels, view.board_width(self.cell_width)
+                ),
+            )
         )
 
     def _tab_bar(self) -> StyleAndTextTuples:
         return screen.tab_bar(list(Tab), self.tab, self.panel_width, self.show_tab)
 
     def _panel_lines(self) -> list[StyleAndTextTuples]:
+        return self._drawn(f"{self.tab.value} panel", self._draw_panel)
+
+    def _draw_panel(self) -> list[StyleAndTextTuples]:
         game = self.session.game
         width = self.panel_width
         tab = self.tab
@@ -472,20 +537,19 @@ class ConsoleApp(FullScreen):
         return screen.join(lines[self.panel_top :])
 
     def _log_lines(self) -> list[StyleAndTextTuples]:
-        return view.log_lines(self.session.log, view.board_width(self.cell_width))
+        return self._drawn(
+            "log", lambda: view.log_lines(self.session.log, view.board_width(self.cell_width))
+        )
 
     def _decision_text(self) -> StyleAndTextTuples:
-        text = view.decision_text(self.session)
-        return screen.join(view.wrap(text, self.size[0], "class:decision"))
+        return screen.join(self._decision_wrapped())
 
     def _prompt(self) -> StyleAndTextTuples:
         player = self.session.local_player()
         return [("class:prompt", f"{player.name}> " if player is not None else "> ")]
 
     def _status_text(self) -> StyleAndTextTuples:
-        if self.message:
-            return screen.join(view.wrap(self.message, self.size[0], self.message_style))
-        return [("class:status.hint", HINT)]
+        return screen.join(self._status_wrapped())
 
     def _confirm_text(self) -> StyleAndTextTuples:
         question = self.confirm.question if self.confirm is not None else ""
@@ -506,7 +570,9 @@ class ConsoleApp(FullScreen):
 
         @kb.add("c-c", eager=True)
         def _interrupt(event: KeyPressEvent) -> None:
-            if self.session.resumable and not self.session.game.is_over:
+            if self.watching:
+                self.closing_words = ["Interrupted; the game goes on without you."]
+            elif self.session.resumable and not self.session.game.is_over:
                 self.closing_words = ["Interrupted; the game is saved and can be resumed."]
             else:
                 self.closing_words = ["Interrupted: game abandoned."]
@@ -594,7 +660,9 @@ class ConsoleApp(FullScreen):
         if self.session.game.is_over:
             self.quit()
             return
-        if self.session.resumable:
+        if self.watching:
+            self.ask("Stop watching? The game goes on without you.", self.quit)
+        elif self.session.resumable:
             self.ask("Quit? The game is saved: you can go on with it later.", self.quit)
         else:
             self.ask("Quit? This game will be abandoned.", self.quit)
@@ -764,13 +832,14 @@ def run_local(
     bot: str = "greedy",
     think: float | None = None,
     playouts: int | None = None,
-    side: Player = Player.A,
+    side: Player | None = Player.A,
     seed: int | None = None,
     hotseat: bool = False,
     bot_delay: float = DEFAULT_BOT_DELAY,
     replay: Path | None = None,
     resume: Path | None = None,
     build_seconds: float = 600.0,
+    notes: Sequence[str] = (),
 ) -> int:
     """Play a local game full screen: a person in ``side``'s seat against ``bot``, or two
     people at this keyboard (``hotseat``; ``side`` and ``bot`` are then unused). ``think``
@@ -781,10 +850,11 @@ def run_local(
     as it is played at ``replay`` (a new file), by default in ``<config dir>/replays/``;
     where it went is printed on exit. With ``resume`` (a replay file), the unfinished game
     saved there goes on instead (``setup``, ``hotseat`` and ``replay`` are then unused;
-    ``side`` only says the person's seat in a ``seed`` game). Returns the exit code: 0
-    when the game ended or the person quit, 1 after an internal error (reported on
-    stderr), 130 on Ctrl-C. A Limited ``setup`` opens the builder on the person's pool
-    first, for ``build_seconds`` (``build_limited``).
+    ``side`` only says the person's seat in a ``seed`` game, None for people in both).
+    Returns the exit code: 0 when the game ended or the person quit, 1 after an internal
+    error (reported on stderr), 130 on Ctrl-C. A Limited ``setup`` opens the builder on
+    the person's pool first, for ``build_seconds`` (``build_limited``). ``notes`` go to
+    the log first (what a resumed game's options changed).
 
     Raises:
         DbnetError: the replay file cannot be created or resumed (before the screen opens).
@@ -799,7 +869,10 @@ def run_local(
             side=side,
             bot_delay=bot_delay,
         )
+        for note in notes:
+            session.note(note)
         return run_session(session)
+    side = Player.A if side is None else side  # None: a resumed hotseat game
     if setup is None:
         setup = default_setup(side)
     if hotseat:
@@ -814,14 +887,29 @@ def run_local(
             seed=seed,
             bot_delay=bot_delay,
             replay=replay,
+            build_minutes=build_seconds / 60,
         )
     if setup.limited is not None:
         try:
             build_limited(session, build_seconds)
+        except KeyboardInterrupt:  # SIGTERM or SIGHUP in the builder (commands.stopping)
+            session.close()
+            _say_after(["Stopped; the game is saved and can be resumed.", *session.farewell()])
+            raise
         except BaseException:
             session.close()
             raise
     return run_session(session)
+
+
+def _say_after(lines: Sequence[str]) -> None:
+    """Print ``lines`` once the screen is gone (after SIGHUP the terminal may be gone too:
+    nothing is lost but the words)."""
+    try:
+        for line in lines:
+            print(printable(line), flush=True)  # a failure's words may quote the peer
+    except (OSError, ValueError):
+        pass
 
 
 def build_limited(session: LocalSession, seconds: float) -> None:
@@ -858,9 +946,9 @@ def run_session(session: Session) -> int:
         session.close()
         raise
     code = console.run()
-    for line in console.closing_words:
-        print(printable(line))  # a failure's words may quote the peer
+    _say_after(console.closing_words)
     if console.error is not None:
-        print("dbnet: internal error, the game was stopped:", file=sys.stderr)
-        print(console.error, file=sys.stderr, end="")
+        with contextlib.suppress(OSError, ValueError):
+            print("dbnet: internal error, the game was stopped:", file=sys.stderr)
+            print(console.error, file=sys.stderr, end="")
     return code

@@ -129,6 +129,10 @@ class NetworkSession(GuestRun):
         return False
 
     @property
+    def spectating(self) -> bool:
+        return False
+
+    @property
     def is_closed(self) -> bool:
         return self._closed or self._outcome is not None or self._failure is not None
 

@@ -313,6 +313,9 @@ class ReplayApp(FullScreen):
         return view.top_bar(self.model.game, self.size[0])
 
     def _board_lines(self) -> list[StyleAndTextTuples]:
+        return self.safely("board", self._draw_board, _error_line)
+
+    def _draw_board(self) -> list[StyleAndTextTuples]:
         model = self.model
         step = model.step
         words = [w.strip(":.,") for w in f"{step.notation} {step.words}".split()]
@@ -341,12 +344,24 @@ class ReplayApp(FullScreen):
     def _log_lines(self) -> list[StyleAndTextTuples]:
         model = self.model
         width = view.board_width(screen.cell_width(self.size[0]))
-        return view.log_lines(model.log, width, model.log_index(model.current))
+        return self.safely(
+            "log",
+            lambda: view.log_lines(model.log, width, model.log_index(model.current)),
+            _error_line,
+        )
 
     def _tab_bar(self) -> StyleAndTextTuples:
         return screen.tab_bar(TABS, self.tab, screen.panel_width(self.size[0]))
 
     def _panel_lines(self) -> list[StyleAndTextTuples]:
+        width = screen.panel_width(self.size[0])
+        return self.safely(
+            f"{self.tab.value} panel",
+            self._draw_panel,
+            lambda line: view.wrap(line, width, "class:status.error"),
+        )
+
+    def _draw_panel(self) -> list[StyleAndTextTuples]:
         model = self.model
         game = model.game
         width = screen.panel_width(self.size[0])
@@ -494,3 +509,8 @@ def run_viewer(model: ReplayModel, *, at: int | None = None) -> int:
         print("dbnet: internal error, the viewer was stopped:", file=sys.stderr)
         print(viewer.error, file=sys.stderr, end="")
     return code
+
+
+def _error_line(line: str) -> list[StyleAndTextTuples]:
+    """A part of the screen that could not be drawn, as the one line that says so."""
+    return [[("class:status.error", line)]]

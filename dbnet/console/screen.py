@@ -124,6 +124,17 @@ def _kept_cursor(
     return FormattedTextControl(draw, focusable=focusable, get_cursor_position=cursor)
 
 
+def fitted_lines(lines: list[StyleAndTextTuples], room: int) -> list[StyleAndTextTuples]:
+    """``lines`` in at most ``room`` lines: when they are more, the last one shown ends
+    with an ellipsis instead of its last character, in its first fragment's style."""
+    if len(lines) <= room:
+        return lines
+    last = lines[room - 1]
+    text = "".join(fragment[1] for fragment in last)
+    style = last[0][0] if last else ""
+    return [*lines[: room - 1], [(style, text[:-1] + "…" if text else "…")]]
+
+
 def no_color() -> bool:
     """Whether the NO_COLOR convention asks for no colour (set and not empty)."""
     return bool(os.environ.get("NO_COLOR"))

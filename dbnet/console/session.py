@@ -40,7 +40,8 @@ from dbnet.match.seats import HOTSEAT, BotSeat, Seat, SeatKind, facing, seats_wi
 from dbnet.match.story import Event, EventKind
 from dbnet.replay.file import ReplayWriter
 from dbnet.replay.saved import SavedGame, resume_play_command, resume_saved, start_saved
-from dbnet.text import printable
+from dbnet.replay.terms import LocalTerms
+from dbnet.text import counted, printable
 
 DEFAULT_BOT_DELAY = 0.35  # seconds between a bot's steps, so people can follow them
 
@@ -108,6 +109,12 @@ class Session(Protocol):
     @property
     def hotseat(self) -> bool:
         """True when both seats are people at this keyboard."""
+        ...
+
+    @property
+    def spectating(self) -> bool:
+        """True when nobody here plays: a spectator's screen (a host still waiting for
+        its opponent plays, though no seat is its own yet)."""
         ...
 
     @property
@@ -221,8 +228,10 @@ class LocalSession:
         seed: int | None = None,
         replay: Path | None = None,
         bot_delay: float = DEFAULT_BOT_DELAY,
+        build_minutes: float = 10.0,
     ) -> LocalSession:
-        """A person in ``side``'s seat against the bot called ``bot``.
+        """A person in ``side``'s seat against the bot called ``bot``; these terms are kept
+        beside the replay (``replay.terms``), so the game resumes with them.
 
         As in ``dbnet play --plain``: the person signs with their identity key (the bot
         with a key derived from it for the game); with a ``seed``, both keys, the dice
@@ -234,7 +243,8 @@ class LocalSession:
         """
         keys, bot_rng = local_keys(seed, side)
         seats = facing(side, _bot_seat(make_bot(bot, bot_rng, seconds=think, playouts=playouts)))
-        saved = start_saved(setup, seats, keys, replay)
+        terms = LocalTerms(side, bot, think, playouts, seed, build_minutes)
+        saved = start_saved(setup, seats, keys, replay, terms)
         return cls.saved(saved, bot_delay=bot_delay, seed=seed)
 
     @classmethod
@@ -244,7 +254,9 @@ class LocalSession:
         """Two people taking turns at one keyboard. Both seats sign with keys derived for
         the game (nobody's identity key: two people share the keyboard)."""
         keys, _ = local_keys(seed, None)
-        return cls.saved(start_saved(setup, HOTSEAT, keys, replay), bot_delay=0.0, seed=seed)
+        terms = LocalTerms(None, None, seed=seed)
+        saved = start_saved(setup, HOTSEAT, keys, replay, terms)
+        return cls.saved(saved, bot_delay=0.0, seed=seed)
 
     @classmethod
     def resume(
@@ -294,6 +306,10 @@ class LocalSession:
     @property
     def hotseat(self) -> bool:
         return self.local.hotseat
+
+    @property
+    def spectating(self) -> bool:
+        return False
 
     @property
     def is_closed(self) -> bool:
@@ -467,7 +483,7 @@ class LocalSession:
             warband = printable(setup.warbands[player].name)
             seats.append(f"{player.name} {self.seat_label(player)} ({warband}, portal {portal})")
         to_win = setup.options.turns_to_win
-        self._note(f"{seats[0]} against {seats[1]}. First to win {to_win} turns wins.")
+        self._note(f"{seats[0]} against {seats[1]}. First to win {counted(to_win, 'turn')} wins.")
         if setup.map.reconstructed:
             self._note(f"Map {setup.map.name!r}: its key-cell values are a reconstruction.")
         if self.replay is not None:

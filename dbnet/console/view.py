@@ -53,7 +53,7 @@ from dbnet.match.render import (
     short_names,
     token,
 )
-from dbnet.text import printable
+from dbnet.text import counted, printable
 
 Line = StyleAndTextTuples
 
@@ -232,7 +232,7 @@ def seat_lines(game: Game, labels: tuple[str, str], width: int) -> list[Line]:
         waiting = sum(1 for m in mine if m.zone is Zone.RESERVES)
         parts = []
         if game.phase is Phase.SPAWN and game.active is player and not game.is_over:
-            parts.append(f"{game.spawn_points} spawn pts left")
+            parts.append(f"{counted(game.spawn_points, 'spawn pt')} left")
         if game.bonus[player]:
             parts.append(f"bonus {game.bonus[player]}")
         parts += [f"{waiting} in reserves", f"{dead} in graveyard"]
@@ -319,6 +319,21 @@ def _fit(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(0, width - 1)] + "~"
 
 
+def _fit_handle(head: str, handle: str, tail: str, width: int) -> str:
+    """``head + handle + tail`` in ``width`` columns: the name shortened first (``~``), its
+    copy number (``#2``) kept, so two copies never look alike; then the tail dropped."""
+    text = head + handle + tail
+    if len(text) <= width:
+        return text
+    slug, sep, copy = handle.partition("#")
+    copy = sep + copy
+    for end in (tail, ""):
+        room = width - len(head) - len(copy) - len(end) - 1
+        if room >= 1:
+            return f"{head}{slug[:room]}~{copy}{end}"
+    return _fit(text, width)
+
+
 def reserve_lines(game: Game, width: int, first: Player = Player.A) -> list[Line]:
     """Both reserves (``first``'s on top), cheapest first: spawn cost now, then the handle.
 
@@ -339,11 +354,13 @@ def reserve_lines(game: Game, width: int, first: Player = Player.A) -> list[Line
             mark = "*" if e.affordable else " "
             if wide:
                 extra = f" ({e.parts})" if e.parts else ""
-                text = f"{mark}{e.cost:>2} {e.handle}{extra}"
+                text = _fit_handle(f"{mark}{e.cost:>2} ", e.handle, extra, width)
             else:
-                text = f"{mark}{e.cost:>2}{'+' if e.parts else ' '} {e.handle}"
+                text = _fit_handle(
+                    f"{mark}{e.cost:>2}{'+' if e.parts else ' '} ", e.handle, "", width
+                )
             style = "class:affordable" if e.affordable else ""
-            lines.append([(style, _fit(text, width))])
+            lines.append([(style, text)])
         lines.append([])
     legend = (
         "Spawn cost now (base+missing aspects-Channel); * = affordable now (rule 801.4)"

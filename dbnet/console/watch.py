@@ -55,6 +55,10 @@ class WatchSession(GuestRun):
         return False
 
     @property
+    def spectating(self) -> bool:
+        return True
+
+    @property
     def is_closed(self) -> bool:
         return self._closed or self._watched or self._failure is not None
 

@@ -33,6 +33,7 @@ from dbnet.engine import (
     Phase,
     Player,
     RerollChoice,
+    StrikeChoice,
     TargetChoice,
     Zone,
     format_choice,
@@ -50,7 +51,7 @@ from dbnet.engine.board import (
 from dbnet.engine.keywords import Kind, Number, explain, lookup
 from dbnet.engine.notation import format_attack_dice
 from dbnet.engine.targets import Slot, slots
-from dbnet.text import printable
+from dbnet.text import counted, printable
 
 WIDTH = 80
 CELL_WIDTH = 14  # 5 cells of 14 plus 6 borders plus a 3-column row label: 79
@@ -273,7 +274,7 @@ def render_status(game: Game) -> list[str]:
         parts.append(f"{p.name} {claimed + kills} (cells {claimed}, kills {kills})")
     lines.append("Conquest this turn: " + "; ".join(parts) + ".")
     if game.phase is Phase.SPAWN:
-        spawn = f"{game.spawn_points} spawn points left for {game.active.name}"
+        spawn = f"{counted(game.spawn_points, 'spawn point')} left for {game.active.name}"
     else:
         spawn = "no spawn phase under way"
     lines.append(f"Spawn points: {spawn}; bonus waiting: A {game.bonus[0]}, B {game.bonus[1]}.")
@@ -343,7 +344,7 @@ def describe_result(game: Game, labels: tuple[str, str] | None = None) -> str:
     if game.end_reason is EndReason.RESIGNATION:
         return f"{named[winner]} wins: {named[loser]} resigned."
     won = game.turns_won
-    return f"{named[winner]} wins, {won[winner]} turns won to {won[loser]}."
+    return f"{named[winner]} wins, {counted(won[winner], 'turn')} won to {won[loser]}."
 
 
 def describe_pending(game: Game) -> str:
@@ -405,10 +406,12 @@ def _describe_decision(game: Game, d: Decision) -> str:
     if kind is DecisionKind.SPAWN:
         if any(isinstance(c, ActivateChoice) for c in game.legal_choices() or []):
             return (
-                f"{p} to spawn ({game.spawn_points} spawn points left): 'spawn NAME CELL', "
+                f"{p} to spawn ({counted(game.spawn_points, 'spawn point')} left): "
+                "'spawn NAME CELL', "
                 "'activate NAME ABILITY [X]' for a spawn ability, or 'done'."
             )
-        return f"{p} to spawn ({game.spawn_points} spawn points left): 'spawn NAME CELL' or 'done'."
+        points = counted(game.spawn_points, "spawn point")
+        return f"{p} to spawn ({points} left): 'spawn NAME CELL' or 'done'."
     if kind is DecisionKind.ACTION:
         return f"{p} to choose for action phase {game.action_index + 1}: 'shift' or 'strike'."
     if kind is DecisionKind.SHIFT:
@@ -558,9 +561,26 @@ def describe_targeting(game: Game, d: Decision) -> str:
 _MOVES = frozenset({"Advance", "Skirmish", "Expel", "Scare", "Lure", "Teleport"})
 
 
+IDLE_STRIKE_HELP = (
+    "None of your creatures shares a cell with an enemy creature now: 'strike' would "
+    "attack nothing and end this action phase (802.2)."
+)
+
+
+def engaged(game: Game, player: Player) -> bool:
+    """Whether a creature of ``player``'s shares a cell with an enemy creature."""
+    cells = game.creature_cells
+    return bool(cells[player] & cells[player.other])
+
+
 def choice_meaning(game: Game, choice: Choice) -> str:
     """What a choice does, in words, where its notation does not say it plainly (spawn
-    abilities, blades, targets, the order of effects, rerolls); else empty."""
+    abilities, blades, targets, the order of effects, rerolls, a strike that would find
+    nothing); else empty."""
+    if isinstance(choice, StrikeChoice):
+        pending = game.pending
+        idle = isinstance(pending, Decision) and not engaged(game, pending.player)
+        return "attacks nothing: no creature of yours shares a cell with an enemy" if idle else ""
     if isinstance(choice, ActivateChoice):
         ability = game.minis[choice.mini].abilities[choice.index]
         cost = choice.x if ability.cost_x else (ability.spawn_cost or 0)
@@ -615,8 +635,8 @@ def pending_help(game: Game) -> list[str]:
     """For ``help``: the rules of the pending decision (``DECISION_HELP``), then what the
     abilities it is about do, in plain words (``keywords.explain``)."""
     pending = game.pending
-    if not isinstance(pending, Decision):
-        return []
+    if not isinstance(pending, Decision):  # dice, or the end: what the game waits for
+        return [waiting_help(game)]
     about: list[tuple[list[str], AbilityDef]] = []
 
     def add(named: str, ability: AbilityDef) -> None:
@@ -634,9 +654,13 @@ def pending_help(game: Game) -> list[str]:
         mini, index = pending.ability
         add(owned_ability(game, mini, -1, index), game.minis[mini].abilities[index])
     else:
-        waiting = list(zip(pending.minis, pending.ability, strict=True))
-        if pending.kind is not DecisionKind.ORDER:
-            waiting = []
+        # only an ORDER decision pairs its miniatures with abilities (a RESOLVE decision
+        # lists the marked miniatures and no ability)
+        waiting = (
+            list(zip(pending.minis, pending.ability, strict=True))
+            if pending.kind is DecisionKind.ORDER
+            else []
+        )
         for choice in game.legal_choices() or []:
             if isinstance(choice, BladeChoice):
                 source = choice.mini if choice.source < 0 else choice.source
@@ -649,10 +673,25 @@ def pending_help(game: Game) -> list[str]:
                 mini, index = waiting[choice.position]
                 add(choice_meaning(game, choice), game.ability_def(mini, index))
     out = [DECISION_HELP[pending.kind]]
+    if pending.kind is DecisionKind.ACTION and not engaged(game, pending.player):
+        out.append(IDLE_STRIKE_HELP)
     for names, ability in about:
         how = ability_heading(ability).partition(" (")[2].rstrip(")")
         out.append(f"{', '.join(names)} ({how}): {explained(ability)}")
     return out
+
+
+def waiting_help(game: Game) -> str:
+    """For ``help`` when no decision is pending: what the game waits for, in words."""
+    if game.pending is None:
+        return (
+            f"{describe_pending(game)} Nothing is left to decide: the log shows how it "
+            "went, the score by turn who won each turn."
+        )
+    return (
+        f"{describe_pending(game)} Dice are rolled from both players' hash chains, so "
+        "neither player chooses them; the next decision follows."
+    )
 
 
 def explain_pending(game: Game) -> list[str]:

@@ -454,11 +454,28 @@ def initiative_outcome(game: Game) -> str:
     """After an initiative roll: a reroll, or who goes first and whether spawning is skipped."""
     pending = game.pending
     if isinstance(pending, ChanceRequest) and pending.kind is ChanceKind.INITIATIVE:
-        return " Reroll (700.1, 800)."
+        return " " + reroll_reason(game, pending.players)
     if game.is_over:
         return ""
     skip = " A 1 was rolled: both spawn phases are skipped (800.1)." if game.skip_spawn else ""
     return f" {game.first.name} goes first.{skip}"
+
+
+def reroll_reason(game: Game, again: Sequence[Player]) -> str:
+    """Why the initiative dice of ``again`` are rolled again, with the rule."""
+    a, b = game.initiative
+    if len(again) == 2 and a == b and a != 1:
+        if game.turn == 1:
+            return "A tie on the first turn: both reroll (700.1)."
+        return "A tie, and neither player has won more turns: both reroll (800)."
+    who = " and ".join(p.name for p in again)
+    ones, it = ("a 1", "it is") if len(again) == 1 else ("1s", "they are")
+    if game.turn == 1:
+        return f"{who} rolled {ones} on the first turn: {it} rerolled (700.1)."
+    return (
+        f"{who} rolled {ones} after a turn whose spawn phases were skipped: {it} rerolled "
+        "(FAQ tournament rule 430)."
+    )
 
 
 def _turn_result(game: Game, turn: int, a: int, b: int) -> str:

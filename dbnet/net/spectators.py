@@ -54,7 +54,7 @@ from dbnet.net.messages import (
 from dbnet.net.proof import proof, watch_proof_matches
 from dbnet.net.stream import RELAY, SecureStream, open_channel
 from dbnet.protocol.identity import Identity, fingerprint
-from dbnet.text import printable
+from dbnet.text import counted, printable
 
 __all__ = [
     "GRACE",
@@ -329,8 +329,12 @@ class Spectators:
             return "your proof of the spectator invite's secret is wrong: ask for a fresh invite"
         if len(self._members) >= self.rules.places:
             return (
-                f"the game is full: this host admits {self.rules.places} spectators and all "
-                "their places are taken"
+                f"the game is full: this host admits {counted(self.rules.places, 'spectator')}"
+                + (
+                    " and its place is taken"
+                    if self.rules.places == 1
+                    else " and all their places are taken"
+                )
             )
         return None
 

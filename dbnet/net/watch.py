@@ -38,7 +38,7 @@ from dbnet.protocol.log import GameLog
 from dbnet.replay.file import ReplayWriter
 from dbnet.replay.paths import now_utc, start_replay
 from dbnet.replay.verify import ReplayVerifier, Verdict, VerdictStatus
-from dbnet.text import printable
+from dbnet.text import counted, printable
 from dbnet.wire import codec
 
 __all__ = ["WatchError", "WatchRefusedError", "Watching"]
@@ -194,7 +194,8 @@ class Watching:
         self._game_id = hello.game_id
         self.say(
             f"watching the game {hello.game_id.hex()[:16]} of {printable(hello.name)} "
-            f"({fingerprint(link.peer_key)}) via {link.stream.path}; {hello.have} entries so far"
+            f"({fingerprint(link.peer_key)}) via {link.stream.path}; "
+            f"{counted(hello.have, 'entry', 'entries')} so far"
         )
 
     def _entry(self, record: bytes) -> None:

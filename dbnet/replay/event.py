@@ -54,6 +54,7 @@ from dbnet.replay.forks import (
 )
 from dbnet.replay.gamefile import GameFile, entry_hashes
 from dbnet.replay.verify import Verdict, VerdictStatus
+from dbnet.text import counted
 
 __all__ = [
     "NO_NAMES",
@@ -64,7 +65,6 @@ __all__ = [
     "Points",
     "Report",
     "Standing",
-    "count",
     "headline",
     "no_names",
     "report",
@@ -86,14 +86,9 @@ class Points:
     loss: int = 0
 
 
-def count(n: int, what: str, plural: str | None = None) -> str:
-    """``1 game``, ``2 games``: ``n`` of ``what`` (``plural`` when it is not ``what`` + s)."""
-    return f"{n} {what}" if n == 1 else f"{n} {plural or what + 's'}"
-
-
 def no_names(files: int) -> str:
     """The roster's note on ``files`` files that record no player names."""
-    return NO_NAMES.format(files=count(files, "file records", "files record"))
+    return NO_NAMES.format(files=counted(files, "file records", "files record"))
 
 
 class FlagKind(enum.Enum):
@@ -358,19 +353,19 @@ def headline(event: Report) -> str:
         ["the copies of a game count once"] if any(len(g.files) > 1 for g in event.games) else []
     )
     if damaged:
-        notes.append(f"{count(damaged, 'copy is', 'copies are')} damaged")
+        notes.append(f"{counted(damaged, 'copy is', 'copies are')} damaged")
     hold = "holds" if copies == 1 else "hold"
     parts = [
-        f"{count(copies, 'replay file')} {hold} {count(len(event.games), 'game')}"
+        f"{counted(copies, 'replay file')} {hold} {counted(len(event.games), 'game')}"
         + (f" ({'; '.join(notes)})" if notes else "")
     ]
     evidence = sum(len(g.evidence) for g in event.games)
     if evidence:
-        parts.append(f"{count(evidence, 'file')} of equivocation evidence")
+        parts.append(f"{counted(evidence, 'file')} of equivocation evidence")
     if event.unreadable:
         unreadable = len(event.unreadable)
         parts.append(
-            count(
+            counted(
                 unreadable,
                 "file is unreadable (not a replay)",
                 "files are unreadable (not replays)",
@@ -502,7 +497,7 @@ def _flags(games: Iterable[EventGame]) -> Iterable[Flag]:
 def _bad_copy(short: str, bad: Verdict, game: EventGame) -> str:
     if game.verdict.status is VerdictStatus.INVALID:
         return f"game {short}: {bad.summary()}; no valid copy of the game: not counted"
-    valid = count(len(game.files) - len(game.bad), "valid copy", "valid copies")
+    valid = counted(len(game.files) - len(game.bad), "valid copy", "valid copies")
     return f"game {short}: a damaged copy ({bad.summary()}); the game is told by its {valid}"
 
 

@@ -14,6 +14,7 @@ from dbnet.protocol.clock import ClockSetting, format_clock
 from dbnet.protocol.identity import fingerprint
 from dbnet.protocol.log import Roll
 from dbnet.replay.story import Story, Told
+from dbnet.text import counted
 from dbnet.wire.codec import (
     ClaimBody,
     CosignBody,
@@ -39,7 +40,8 @@ def preamble_lines(story: Story) -> Iterator[str]:
             signed = "" if name is None else f"{name!r}, "
             yield f"{player.name}: {signed}{warband!r}, key {fingerprint(story.keys[player])}"
         options = story.setup.options
-        yield f"Map {story.setup.map.name!r}; first to win {options.turns_to_win} turns wins."
+        to_win = counted(options.turns_to_win, "turn")
+        yield f"Map {story.setup.map.name!r}; first to win {to_win} wins."
     clock = clock_setting(story)
     if clock is not None:
         yield f"Clock: {clock.describe()} for each player."

@@ -3,7 +3,9 @@ file, or a game taken up again from its file (``dbnet play --resume FILE``).
 
 A resumed game needs the keys it was started with. ``dbnet play`` makes them from the
 machine owner's identity (``MatchKeys.for_owner``), so the owner can make them again from
-the replay alone; a game played with ``--seed N`` resumes with the same ``--seed N``.
+the replay alone; a game played with ``--seed N`` resumes with the same ``--seed N``. What
+else defined the game (the bot, its budget, the seats, the seed, the build time) is kept
+beside the replay (``replay.terms``), so ``dbnet play --resume FILE`` alone is enough.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from dbnet.protocol.log import GameLog
 from dbnet.replay.errors import ReplayError
 from dbnet.replay.file import ReplayWriter, load_replay
 from dbnet.replay.paths import default_replay_path, now_utc, start_replay
+from dbnet.replay.terms import LocalTerms, save_terms, terms_path
 from dbnet.wire.codec import OfferBody
 
 MakeSeats = Callable[[Player | None], tuple[Seat, Seat]]
@@ -43,18 +46,26 @@ class SavedGame:
 
 
 def start_saved(
-    setup: GameSetup, seats: tuple[Seat, Seat], keys: MatchKeys, path: Path | None = None
+    setup: GameSetup,
+    seats: tuple[Seat, Seat],
+    keys: MatchKeys,
+    path: Path | None = None,
+    terms: LocalTerms | None = None,
 ) -> SavedGame:
     """A new game saved as it is played, at ``path`` (a new file) or by default at
-    ``<config dir>/replays/YYYYMMDD-HHMMSS-<game id>.dbnr``.
+    ``<config dir>/replays/YYYYMMDD-HHMMSS-<game id>.dbnr``; its ``terms``, if given,
+    beside it (``replay.terms``).
 
     Raises:
         ReplayError: the file exists already or cannot be written.
     """
     created = now_utc()
-    path = path if path is not None else default_replay_path(keys.game_id(setup), created)
+    game_id = keys.game_id(setup)
+    path = path if path is not None else default_replay_path(game_id, created)
     writer = start_replay(path, replay_header(keys, setup, created))
     try:
+        if terms is not None:
+            save_terms(writer.path, game_id, terms)
         local = LocalGame(setup, seats, keys, on_record=writer.append)
     except BaseException:
         writer.close()
@@ -122,13 +133,15 @@ def _keys_of(
 
 def resume_play_command(path: Path, seed: int | None = None) -> str:
     """The command that goes on with the local game saved at ``path``, quoted for a shell,
-    with the ``DBNET_HOME`` (where the owner's identity lives) or ``--seed`` it needs."""
+    with the ``DBNET_HOME`` (where the owner's identity lives) or the ``--seed`` it needs
+    (none when the game's terms are kept beside it: they hold the seed)."""
+    kept = terms_path(path).exists()
     words = [
         "dbnet",
         "play",
         "--resume",
         str(path),
-        *(["--seed", str(seed)] if seed is not None else []),
+        *(["--seed", str(seed)] if seed is not None and not kept else []),
     ]
     command = " ".join(shlex.quote(w) for w in words)
     home = os.environ.get("DBNET_HOME")

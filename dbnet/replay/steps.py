@@ -18,6 +18,7 @@ from dbnet.engine import Game, Player, parse_choice
 from dbnet.errors import DbnetError
 from dbnet.match.story import EventKind
 from dbnet.replay.story import Story
+from dbnet.text import counted
 from dbnet.wire.codec import ClaimBody, CosignBody, DisputeBody, FinalBody
 
 __all__ = ["Step", "StepKind", "Walk", "seal_words", "steps", "walk"]
@@ -78,7 +79,7 @@ def walk(story: Story) -> Iterator[tuple[Step, Game]]:
     a, b = (f"{p.name} {setup.warbands[p].name!r}" for p in (Player.A, Player.B))
     start = (
         f"Start: {a} against {b} on map {setup.map.name!r}; first to win "
-        f"{setup.options.turns_to_win} turns wins."
+        f"{counted(setup.options.turns_to_win, 'turn')} wins."
     )
     held = Step(0, None, None, StepKind.START, "", start, 0)
     number = 0

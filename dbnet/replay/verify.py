@@ -42,6 +42,7 @@ from dbnet.protocol.identity import fingerprint
 from dbnet.protocol.log import GameLog, Status, UncheckedSignature
 from dbnet.replay.errors import ReplayError
 from dbnet.replay.file import HEADER_OFFSET, decode_header, iter_records
+from dbnet.text import counted
 from dbnet.wire.codec import (
     ClaimBody,
     Entry,
@@ -218,7 +219,8 @@ class Verdict:
                 f"{owed.describe()}{when}, stopped answering"
             )
         return (
-            f"unfinished after {self.entries} entries{when}: {owed.player} owes entry "
+            f"unfinished after {counted(self.entries, 'entry', 'entries')}{when}: "
+            f"{owed.player} owes entry "
             f"{owed.seq}, {owed.describe()}"
         )
 

@@ -338,9 +338,23 @@ def test_a_quit_game_resumes_from_its_replay_and_ends_complete(tmp_path: Path) -
 
 
 def test_resume_refusals_are_one_line_and_change_nothing(tmp_path: Path) -> None:
+    """A game saved with its terms (FILE.game) resumes from its file alone; one whose
+    terms are lost (or saved by an older dbnet) needs its --seed again. A seed that did
+    not make the game is refused either way, in one line, changing nothing."""
     path = tmp_path / "seeded.dbnr"
     assert run_play(tmp_path, "--seed", "3", "--replay", str(path), stdin="quit\n").returncode == 0
     before = path.read_bytes()
+    alone = run_play(tmp_path, "--plain", "--resume", str(path), stdin="quit\n")
+    assert alone.returncode == 0, alone.stderr
+    assert alone.stdout.endswith(f"Go on with it: dbnet play --resume {path}\n")
+    assert path.read_bytes() == before
+    refused = run_play(tmp_path, "--plain", "--resume", str(path), "--seed", "4", stdin="quit\n")
+    assert (refused.returncode, refused.stdout) == (2, "")
+    assert refused.stderr == (
+        "dbnet play: this game was played with --seed 3, which made its keys: drop --seed 4\n"
+    )
+    terms = path.with_name(path.name + ".game")
+    terms.unlink()
     cases = [
         (("--resume", str(path)), "dbnet play: " + str(path) + ": cannot resume here: "),
         (("--resume", str(path), "--seed", "4"), f"dbnet play: {path}: this game was not"),

@@ -64,7 +64,7 @@ def test_a_turn_limit_leaves_games_unfinished(tmp_path: Path) -> None:
     games = GAME_LINE.findall(result.stdout)
     assert len(games) == 2
     for _, line in games:
-        assert line.startswith("unfinished after 1 turns, turns won ")
+        assert line.startswith("unfinished after 1 turn, turns won ")
     assert "unfinished 2, of 2 games" in result.stdout
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import signal
 import socket
 import subprocess
 import sys
@@ -173,3 +174,22 @@ def free_port() -> int:
         probe.bind(("127.0.0.1", 0))
         port: int = probe.getsockname()[1]
         return port
+
+
+def test_sigterm_in_the_builder_saves_the_game_and_says_how_it_resumes(
+    tmux: Tmux, tmp_path: Path
+) -> None:
+    path = tmp_path / "stopped.dbnr"
+    start_limited(tmux, path, "5")
+    tmux.wait_for("Ctrl-S")
+    shell_pid = tmux.run("display-message", "-p", "-t", "t", "#{pane_pid}").strip()
+    [pid] = Path(f"/proc/{shell_pid}/task/{shell_pid}/children").read_text().split()
+    os.kill(int(pid), signal.SIGTERM)
+    tmux.wait_for("EXIT=143")
+    text = tmux.text()
+    assert "Stopped; the game is saved and can be resumed." in text
+    assert f"Go on with it: dbnet play --resume {path}\n" in text
+    assert "Traceback" not in text
+    tmux.type("stty -a | grep -c -w -e -icanon -e -echo; echo RAW=$?")
+    tmux.keys("Enter")
+    tmux.wait_for("RAW=1")  # grep found neither: the terminal reads lines again

@@ -105,7 +105,7 @@ def test_the_pregame_screen_refuses_mends_and_starts_a_game(tmux: Tmux, dbnet_ho
     tmux.keys("Enter")
     pane = tmux.wait_for("Your decision: A to spawn")
     assert pane.splitlines()[0].startswith(" Turn 1, spawn phase of A")
-    assert "* 4+ frenzied-goreho" in pane  # A's reserves: the mended warband
+    assert "* 4+ frenzied-gore~#1" in pane  # A's reserves (copies numbered): the mended warband
     assert fits(pane)
     tmux.type("quit")
     tmux.keys("Enter")

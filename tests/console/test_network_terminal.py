@@ -9,6 +9,7 @@ import re
 import shlex
 import signal
 import socket
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -250,3 +251,39 @@ def test_the_host_shows_its_invite_alone_to_copy_it_whole(
     wait_until(tmux, r"Quit\?")
     tmux.keys("y")
     tmux.wait_for("EXIT=")
+
+
+def test_sigterm_leaves_the_network_full_screen_saved(tmux: Tmux, tmp_path: Path) -> None:
+    """SIGTERM to a full-screen host mid-game (a service manager, a logout): it leaves as
+    Ctrl-C does, with the game saved and the line that goes on with it."""
+    port = free_port()
+    host_replay = tmp_path / "host.dbnr"
+    launch(
+        tmux, tmp_path / "alice", "host", "--open", "--port", str(port), "--name", "alice",
+        "--replay", str(host_replay),
+    )  # fmt: skip
+    tmux.wait_for("listening on port")
+    command = [
+        sys.executable, "-m", "dbnet", "join", f"127.0.0.1:{port}", "--name", "bob",
+        "--bot", "greedy", "--replay", str(tmp_path / "join.dbnr"), "--adjourn-after", "2",
+    ]  # fmt: skip
+    joiner = subprocess.Popen(
+        command,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "DBNET_HOME": str(tmp_path / "bob")},
+    )
+    try:
+        wait_until(tmux, r"\[connected to bob\]")
+        os.kill(dbnet_pid(tmux), signal.SIGTERM)
+        tmux.wait_for(f"EXIT={128 + signal.SIGTERM}")
+    finally:
+        joiner.kill()
+        joiner.wait(timeout=10)
+    text = tmux.text()
+    assert "Stopped by SIGTERM; the game is saved and can be resumed." in text
+    assert f"Replay saved (unfinished): {host_replay}" in text
+    assert re.search(r"Go on later: .*dbnet resume .* --name alice", text)
+    verdict = verify_replay(host_replay.read_bytes(), where=str(host_replay))
+    assert verdict.status is VerdictStatus.UNFINISHED, verdict

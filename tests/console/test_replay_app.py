@@ -15,6 +15,7 @@ from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 
+from dbnet.console import view
 from dbnet.console.fullscreen import EXIT_INTERRUPTED
 from dbnet.console.replay_app import ReplayApp
 from dbnet.console.replay_view import ReplayModel
@@ -24,7 +25,7 @@ from dbnet.engine import Game, GameSetup, Player
 from dbnet.match.render import short_names
 from dbnet.replay.verify import ReplayVerifier, Verdict
 
-from .helpers import CTRL_C, ENTER, F1, F4, F5, F6, PAGE_DOWN, PAGE_UP, TIMEOUT, SizedOutput
+from .helpers import CTRL_C, ENTER, F1, F3, F4, F5, F6, PAGE_DOWN, PAGE_UP, TIMEOUT, SizedOutput
 from .test_app import colour_codes
 from .test_replay_view import FIRST, REPLAYS, tampered
 
@@ -329,3 +330,22 @@ async def test_an_internal_error_ends_the_viewer_cleanly() -> None:
         assert await v.finish() == 1
         assert v.app.error is not None
         assert "RuntimeError: the model fell over" in v.app.error
+
+
+@run
+async def test_a_panel_that_cannot_be_drawn_is_one_line_and_the_viewer_goes_on() -> None:
+    def broken(game: Game, width: int, first: Player = Player.A) -> list[view.Line]:
+        raise ValueError("no reserves today")
+
+    async with viewing() as v:
+        original = view.reserve_lines
+        view.reserve_lines = broken
+        try:
+            await v.keys(F3)
+            assert "Could not draw the Reserves panel: ValueError: no reserves today" in v.panel()
+            assert "Traceback" not in v.screen()
+            await v.keys(F4)
+            assert "A graveyard" in v.screen()
+            assert not v.task.done()
+        finally:
+            view.reserve_lines = original

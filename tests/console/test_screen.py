@@ -56,3 +56,11 @@ def test_the_log_s_cursor_comes_from_the_lines_drawn(grows: bool) -> None:
     rows = drawn(window, columns=40)
     newest = f"line {sizes[0] - 1}"
     assert any(row.startswith(newest) for row in rows), rows
+
+
+def test_fitted_lines_end_with_an_ellipsis_when_cut() -> None:
+    from dbnet.console.screen import fitted_lines
+
+    lines: list[StyleAndTextTuples] = [[("s", "one")], [("s", "two")], [("s", "three")]]
+    assert fitted_lines(lines, 3) == lines
+    assert fitted_lines(lines, 2) == [[("s", "one")], [("s", "tw…")]]

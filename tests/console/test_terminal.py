@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import shlex
+import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
+
+import pytest
 
 from dbnet.console.replay_view import ReplayModel
 from dbnet.console.session import LocalSession
@@ -153,12 +158,33 @@ def test_quitting_mid_game_leaves_a_valid_unfinished_replay(tmux: Tmux, tmp_path
     pane = tmux.text()
     assert "Interrupted; the game is saved and can be resumed." in pane
     assert f"Replay saved (unfinished): {path}" in pane
-    assert f"Go on with it: dbnet play --resume {path} --seed" in pane
+    assert f"Go on with it: dbnet play --resume {path}\n" in pane  # the file is enough
     assert_terminal_usable(tmux)
     pane = shell(tmux, sys.executable, "-m", "dbnet", "verify", str(path))
     assert "STATUS=1" in pane  # only a complete game verifies...
     assert "unfinished after" in pane  # ...but this one is valid so far
     assert "A owes entry" in pane
+
+
+def test_the_full_screen_quit_line_resumes_against_the_same_bot(tmux: Tmux, tmp_path: Path) -> None:
+    """Quit full screen, run the printed line as it is: the same bot, not the default."""
+    path = tmp_path / "random.dbnr"
+    start_game(tmux, "--replay", str(path), "--bot", "random")
+    tmux.keys("C-q")
+    tmux.wait_for("Quit? The game is saved")
+    tmux.keys("y")
+    tmux.wait_for("EXIT=0")
+    found = re.search(r"Go on with it: (.+)\n", tmux.text())
+    assert found
+    words = shlex.split(found.group(1))
+    assert words == ["dbnet", "play", "--resume", str(path)]
+    tmux.type("clear; " + shlex.join([sys.executable, "-m", *words[:]]) + "; echo EXIT=$?")
+    tmux.keys("Enter")
+    pane = tmux.wait_for("Your decision: A")
+    assert "random bot" in pane
+    assert "greedy" not in pane
+    tmux.keys("C-c")
+    tmux.wait_for("EXIT=130")
 
 
 def test_plain_keeps_the_line_interface_in_a_terminal(tmux: Tmux, tmp_path: Path) -> None:
@@ -371,5 +397,79 @@ def test_one_enter_plays_an_entry_taken_from_the_completion_menu(tmux: Tmux) -> 
     pane = tmux.wait_for("Played: spawn vanguard-herald#2 e1")
     row1 = next(line for line in pane.splitlines() if line.startswith("1 |"))
     assert re.fullmatch(r"A:v-\S*#2", row1.split("|")[5].strip())
+    tmux.keys("C-c")
+    tmux.wait_for("EXIT=130")
+
+
+def game_pid(tmux: Tmux) -> int:
+    """The pid of the dbnet process the pane's shell runs."""
+    shell_pid = tmux.run("display-message", "-p", "-t", "t", "#{pane_pid}").strip()
+    children = Path(f"/proc/{shell_pid}/task/{shell_pid}/children").read_text().split()
+    assert len(children) == 1, children
+    return int(children[0])
+
+
+@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_signal_leaves_the_full_screen_as_ctrl_c_does(
+    tmux: Tmux, tmp_path: Path, number: signal.Signals
+) -> None:
+    path = tmp_path / "signalled.dbnr"
+    start_game(tmux, "--replay", str(path), "--bot", "random")
+    os.kill(game_pid(tmux), number)
+    tmux.wait_for(f"EXIT={128 + number}")
+    pane = tmux.text()
+    assert f"Stopped by {number.name}; the game is saved and can be resumed." in pane
+    assert f"Replay saved (unfinished): {path}" in pane
+    assert f"Go on with it: dbnet play --resume {path}\n" in pane
+    assert "Traceback" not in pane
+    assert_terminal_usable(tmux)
+
+
+def test_a_closed_terminal_ends_the_game_saved(tmux: Tmux, tmp_path: Path) -> None:
+    """The terminal window closed: the process ends (no hang on a terminal that is gone)
+    and the game resumes from its file alone."""
+    path = tmp_path / "closed.dbnr"
+    start_game(tmux, "--replay", str(path), "--bot", "random")
+    pid = game_pid(tmux)
+    tmux.run("new-window", "-d", "-t", "t")  # keeps the server once the game's window goes
+    tmux.run("kill-pane", "-t", "t:0.0")  # its shell and the game get SIGHUP
+    deadline = time.monotonic() + 20
+    while Path(f"/proc/{pid}").exists() and "zombie" not in _state(pid):
+        assert time.monotonic() < deadline, "the game did not end when its terminal closed"
+        time.sleep(0.1)
+    result = subprocess.run(
+        [sys.executable, "-m", "dbnet", "play", "--plain", "--resume", str(path)],
+        input="quit\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "against the random bot as B" in result.stdout
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/status").read_text().lower()
+    except FileNotFoundError:
+        return "zombie"
+
+
+def test_an_option_given_to_a_resumed_game_says_what_it_replaces(
+    tmux: Tmux, tmp_path: Path
+) -> None:
+    path = tmp_path / "replaced.dbnr"
+    start_game(tmux, "--replay", str(path), "--bot", "random")
+    tmux.keys("C-q")
+    tmux.wait_for("Quit? The game is saved")
+    tmux.keys("y")
+    tmux.wait_for("EXIT=0")
+    command = [sys.executable, "-m", "dbnet", "play", "--resume", str(path), "--bot", "easy"]
+    tmux.type("clear; " + shlex.join(command) + "; echo EXIT=$?")
+    tmux.keys("Enter")
+    pane = tmux.wait_for("Your decision: A")
+    log = " ".join(" ".join(line[:56] for line in pane.splitlines()).split())  # no panel
+    assert "--bot easy: given on the command line, it replaces --bot random of this game" in log
+    assert "easy bot" in pane
     tmux.keys("C-c")
     tmux.wait_for("EXIT=130")

@@ -349,3 +349,25 @@ def test_a_line_to_copy_is_cut_at_the_width_only() -> None:
         assert rows[:count] == [invite[i : i + width] for i in range(0, len(invite), width)]
         assert rows[count].startswith("      a a")
     assert plain(log_lines(lines[:1])) == invite
+
+
+@pytest.mark.parametrize("width", [14, 21, 25, 41])
+def test_copies_of_a_miniature_in_the_reserves_never_look_alike(width: int) -> None:
+    """A name too long for the panel is shortened, never its copy number: two copies of
+    vanguard-herald show as vanguard-h~#1 and vanguard-h~#2, not both as vanguard-herald~."""
+    game = new_game()
+    for player in (Player.A, Player.B):
+        lines = plain(reserve_lines(game, width)).splitlines()
+        assert all(len(line) <= width for line in lines), lines
+        for e in reserve_entries(game, player):
+            if "#" in e.handle:
+                copy = "#" + e.handle.partition("#")[2]
+                shown = [
+                    line for line in lines if line.rstrip().endswith(copy) or f"{copy} (" in line
+                ]
+                assert shown, (e.handle, lines)
+    copies = [e.handle for e in reserve_entries(game, Player.A) if "#" in e.handle]
+    assert copies  # the shipped warband holds copies
+    lines = plain(reserve_lines(game, width)).splitlines()
+    entries = [line for line in lines if line[:1] in ("*", " ") and line.strip()]
+    assert len(set(entries)) == len(entries), entries

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import random
 import re
+from pathlib import Path
 
 import pytest
 
 from dbnet.bots import GreedyBot, RandomBot
 from dbnet.bots.match import roll_dice
-from dbnet.catalog import default_warbands, load_catalog, load_map
+from dbnet.catalog import default_warbands, load_catalog, load_map, load_warband
 from dbnet.engine import (
     AbilityDef,
     Activation,
@@ -313,3 +314,62 @@ def test_help_leads_with_words_and_gives_rule_numbers_only_at_the_end() -> None:
         assert last.endswith(")"), kind
         assert not re.search(r"\b\d{3}(\.\d+)?\b", body), (kind, body)
         assert text.split()[0][0].isupper(), kind  # words first
+
+
+EXAMPLE_WARBANDS = Path(__file__).resolve().parents[2] / "examples" / "warbands"
+
+
+def help_setups() -> list[GameSetup]:
+    """The shipped warbands, and pairs of the example warbands (their abilities bring
+    blades, targets, rerolls, simultaneous effects and deathblows)."""
+    catalog = load_catalog()
+    # every example but the one with an ability the engine does not know
+    names = sorted(p.stem for p in EXAMPLE_WARBANDS.glob("*.toml"))
+    names.remove("madness-and-valor-real")
+    bands = [load_warband(EXAMPLE_WARBANDS / f"{name}.toml", catalog) for name in names]
+    pairs = [(bands[i], bands[(i + 1) % len(bands)]) for i in range(len(bands))]
+    return [GameSetup(load_map(), default_warbands(catalog))] + [
+        GameSetup(load_map(), pair) for pair in pairs
+    ]
+
+
+def test_help_answers_at_every_kind_of_step_reached() -> None:
+    """``help`` (the line interface) and F1 (the full screen) read ``pending_help``: it
+    answers at every step of seeded games between random bots, dice and decisions alike,
+    among them the place/bury step after a combat that once failed."""
+    reached: dict[DecisionKind | ChanceKind | None, int] = {}
+    for number, setup in enumerate(help_setups()):
+        for seed in range(3):
+            game = Game(setup)
+            rng = random.Random(number * 100 + seed)
+            bots = (RandomBot(random.Random(seed)), RandomBot(random.Random(-seed - 1)))
+            while True:
+                pending = game.pending
+                kind = pending.kind if pending is not None else None
+                text = pending_help(game)
+                assert text, kind
+                assert all(paragraph.strip() for paragraph in text), kind
+                reached[kind] = reached.get(kind, 0) + 1
+                if pending is None:
+                    break
+                if isinstance(pending, ChanceRequest):
+                    game.roll(roll_dice(rng, pending.count))
+                else:
+                    game.apply(bots[pending.player].choose(game))
+    wanted = set(DecisionKind) - {DecisionKind.COMMIT, DecisionKind.REVEAL}  # Limited
+    assert wanted <= set(reached), sorted(str(k) for k in wanted - set(reached))
+    assert None in reached  # the end of the game, too
+
+
+def test_one_spawn_point_is_singular() -> None:
+    setup = GameSetup(load_map(), default_warbands(load_catalog()))
+    game = Game(setup)
+    while isinstance(game.pending, ChanceRequest):
+        game.roll([4, 3] if game.pending.count == 2 else [4])
+    assert isinstance(game.pending, Decision)
+    assert game.pending.kind is DecisionKind.SPAWN
+    game.spawn_points = 1
+    assert "(1 spawn point left)" in describe_pending(game)
+    assert "Spawn points: 1 spawn point left for " in render_position(game)
+    game.spawn_points = 2
+    assert "(2 spawn points left)" in describe_pending(game)

@@ -20,7 +20,8 @@ from dbnet.engine.game import Zone
 from dbnet.match.keys import MatchKeys
 from dbnet.match.local import LocalGame
 from dbnet.match.seats import BotSeat
-from dbnet.match.story import IDLE_STRIKE, EventKind, faces_in_words
+from dbnet.match.story import IDLE_STRIKE, EventKind, Narrator, faces_in_words
+from dbnet.protocol.log import Roll
 
 
 @pytest.fixture(scope="module")
@@ -127,3 +128,18 @@ def test_labels_call_the_players_in_choices_resignations_and_the_result(
     assert describe_result(game, narrator.labels) == "alice (A) wins: b\\x1bob (B) resigned."
     plain = Narrator(setup)
     assert plain.resign(Player.A)[0].words == "A resigns."
+
+
+@pytest.mark.parametrize(
+    ("rolls", "why"),
+    [
+        ([(6, 1)], "B rolled a 1 on the first turn: it is rerolled (700.1)."),
+        ([(1, 1)], "A and B rolled 1s on the first turn: they are rerolled (700.1)."),
+        ([(3, 3)], "A tie on the first turn: both reroll (700.1)."),
+    ],
+)
+def test_an_initiative_reroll_says_why(rolls: list[tuple[int, ...]], why: str) -> None:
+    narrator = Narrator(GameSetup(load_map(), default_warbands(load_catalog())), ("A", "B"))
+    [event, *_] = narrator.roll(Roll(0, "initiative", rolls[0]))
+    assert event.words.endswith(f"{why}"), event.words
+    assert "Reroll (700.1, 800)" not in event.words

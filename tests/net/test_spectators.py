@@ -305,7 +305,9 @@ async def test_one_spectator_too_many_is_refused_with_a_reason(
     assert len(refused) == 1, results
     assert len(watched) == 1, results
     assert isinstance(refused[0], WatchRefusedError)
-    assert "the game is full: this host admits 1 spectators" in str(refused[0])
+    assert "the game is full: this host admits 1 spectator and its place is taken" in str(
+        refused[0]
+    )
     assert host.session.spectators is not None
     assert host.session.spectators.refused == 1
 

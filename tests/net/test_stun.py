@@ -23,7 +23,7 @@ from dbnet.net.stun import (
     stun_setting,
 )
 
-from .processes import Dbnet
+from .processes import Dbnet, Proxy
 from .test_processes import forget_played_games, until_listening
 from .test_watch_end_processes import WATCH_LINE, invite
 
@@ -330,6 +330,42 @@ async def test_a_spectator_prints_its_public_endpoint(
             await host.until_saw("spectator ")  # it got in, after asking
             host.kill()
             watcher.kill()
+
+
+async def test_a_resumed_game_prints_its_public_endpoint(
+    stun_server: tuple[str, int], homes: Path, tmp_path: Path
+) -> None:
+    """The joiner is killed mid-game; ``dbnet resume`` with ``--stun`` and ``--verbose``
+    prints its endpoint and finishes the game."""
+    server = f"127.0.0.1:{stun_server[1]}"
+    forget_played_games(homes)
+    replay = tmp_path / "b.dbnr"
+    with trio.fail_after(PROCESS_TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            args = _host(tmp_path / "a.dbnr")
+            host = await Dbnet.start(nursery, "host", homes / "alice", args)
+            killed = trio.Event()
+
+            def kill_early(entries: int) -> None:
+                if entries >= 4 and not killed.is_set():
+                    joiner.kill()
+                    killed.set()
+
+            proxy = Proxy(await until_listening(host), watch=kill_early)
+            await nursery.start(proxy.run)
+            join = ["join", f"127.0.0.1:{proxy.port}", "--bot", "greedy", "--seed", "5"]
+            join += ["--replay", str(replay), "--adjourn-after", "30"]
+            joiner = await Dbnet.start(nursery, "join", homes / "bob", join)
+            await killed.wait()
+            assert await joiner.wait() == -9
+            resume = ["resume", str(replay), f"127.0.0.1:{proxy.port}", "--bot", "greedy"]
+            again = await Dbnet.start(
+                nursery, "again", homes / "bob", [*resume, "--stun", server, "--verbose"]
+            )
+            assert await again.wait() == 0, again.output()
+            assert await host.wait() == 0, host.output()
+            nursery.cancel_scope.cancel()
+    assert again.saw(f"public endpoint (STUN {server}): 127.0.0.1:"), again.output()
 
 
 async def test_without_verbose_no_stun_server_is_asked(homes: Path, tmp_path: Path) -> None:

@@ -706,9 +706,7 @@ def _add_network(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
     watch.add_argument(
         "--stun",
         metavar="HOST:PORT|off",
-        help="the STUN server that tells this side its public address and port (default: "
-        "DBNET_STUN, else 'stun' in config.toml in your dbnet home, else "
-        "stun.l.google.com:19302); off: none. --verbose prints what it says",
+        help=_STUN_HELP,
     )
     watch.add_argument(
         "--verbose",
@@ -722,6 +720,13 @@ def _add_network(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         "full-screen client; it is also used when stdin or stdout is not a terminal",
     )
     watch.set_defaults(func=lazy("dbnet.commands.watch", "run_watch"))
+
+
+_STUN_HELP = (
+    "the STUN server that tells this side its public address and port (default: "
+    "DBNET_STUN, else 'stun' in config.toml in your dbnet home, else "
+    "stun.l.google.com:19302); off: none. --verbose prints what it says"
+)
 
 
 def _hosting(parser: argparse.ArgumentParser) -> None:
@@ -814,9 +819,7 @@ def _common(parser: argparse.ArgumentParser, *, new_game: bool = True) -> None:
     parser.add_argument(
         "--stun",
         metavar="HOST:PORT|off",
-        help="the STUN server that tells this side its public address and port (default: "
-        "DBNET_STUN, else 'stun' in config.toml in your dbnet home, else "
-        "stun.l.google.com:19302); off: none. --verbose prints what it says",
+        help=_STUN_HELP,
     )
     parser.add_argument(
         "--verbose",

@@ -725,7 +725,8 @@ def _add_network(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
 _STUN_HELP = (
     "the STUN server that tells this side its public address and port (default: "
     "DBNET_STUN, else 'stun' in config.toml in your dbnet home, else "
-    "stun.l.google.com:19302); off: none. --verbose prints what it says"
+    "stun.l.google.com:19302); off: none. For now it is asked only with --verbose, which "
+    "prints the answer"
 )
 
 

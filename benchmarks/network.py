@@ -539,6 +539,7 @@ def main() -> None:
     args = parser.parse_args()
     os.environ.setdefault("DBNET_RELAY", "off")  # outside the lab, nothing leaves loopback
     os.environ.setdefault("DBNET_PORT_MAPPING", "off")
+    os.environ.setdefault("DBNET_STUN", "off")
     with tempfile.TemporaryDirectory() as tmp:
         figures = trio.run(play, Path(tmp), args.delay / 1000, args.turns, args.seed)
     hops = SETUP_HOPS + figures.author_changes

@@ -12,6 +12,7 @@ import pytest
 
 os.environ["DBNET_RELAY"] = "off"
 os.environ["DBNET_PORT_MAPPING"] = "off"
+os.environ["DBNET_STUN"] = "off"  # no test may ask a public STUN server
 
 
 @pytest.fixture

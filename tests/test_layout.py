@@ -51,6 +51,7 @@ THIRD_PARTY: dict[str, frozenset[str]] = {
     "prompt_toolkit": frozenset({"console"}),
     "miniupnpc": frozenset({"net"}),
     "rustworkx": frozenset({"replay"}),
+    "aioquic": frozenset({"net"}),  # QUIC over UDP, sans-IO, driven by trio (quic.py)
 }
 """The rooms that may import each third-party package (none other may)."""
 

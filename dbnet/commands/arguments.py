@@ -704,6 +704,11 @@ def _add_network(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         "off); off: the direct paths only",
     )
     watch.add_argument(
+        "--stun",
+        metavar="HOST:PORT|off",
+        help=_STUN_HELP,
+    )
+    watch.add_argument(
         "--verbose",
         action="store_true",
         help="say each path to the host that failed, and why",
@@ -715,6 +720,14 @@ def _add_network(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         "full-screen client; it is also used when stdin or stdout is not a terminal",
     )
     watch.set_defaults(func=lazy("dbnet.commands.watch", "run_watch"))
+
+
+_STUN_HELP = (
+    "the STUN server that tells this side its public address and port (default: "
+    "DBNET_STUN, else 'stun' in config.toml in your dbnet home, else "
+    "stun.l.google.com:19302); off: none. For now it is asked only with --verbose, which "
+    "prints the answer"
+)
 
 
 def _hosting(parser: argparse.ArgumentParser) -> None:
@@ -803,6 +816,11 @@ def _common(parser: argparse.ArgumentParser, *, new_game: bool = True) -> None:
         help="the relay to meet at when no direct path works (default: DBNET_RELAY, else "
         "'relay' in config.toml in your dbnet home, else the public magic-wormhole transit "
         "relay); off: none. A joiner uses the invite's relay unless this says off",
+    )
+    parser.add_argument(
+        "--stun",
+        metavar="HOST:PORT|off",
+        help=_STUN_HELP,
     )
     parser.add_argument(
         "--verbose",

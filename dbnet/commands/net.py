@@ -101,6 +101,7 @@ from dbnet.net.session import (
 )
 from dbnet.net.spectators import Spectating
 from dbnet.net.stream import SecureStream
+from dbnet.net.stun import learn_endpoint, stun_setting
 from dbnet.protocol.clock import ClockSetting, format_clock, paused_reading
 from dbnet.protocol.identity import (
     Identity,
@@ -409,6 +410,7 @@ def _check_port(port: int) -> None:
 def run_host(args: argparse.Namespace) -> int:
     _check_port(args.port)
     relay = relay_setting(args.relay)
+    stun = _stun(args)
     identity = Identity.load_or_create()
     if not 1 <= args.turns_to_win <= 99:
         raise InvalidChoiceError("--turns-to-win must be from 1 to 99")
@@ -428,13 +430,15 @@ def run_host(args: argparse.Namespace) -> int:
 
     async def play(session: GameSession) -> Outcome:
         session.player.say(f"hosting; your key fingerprint is {identity.fingerprint}")
-        return await _host(args, session, relay)
+        async with learn_endpoint(stun, session.player.say):
+            return await _host(args, session, relay)
 
     return _run(args, _player(args, identity), make, play)
 
 
 def run_join(args: argparse.Namespace) -> int:
     use_relay = relay_setting(args.relay) is not None
+    stun = _stun(args)
     identity = Identity.load_or_create()
     new = NewGame(_warband(args, 1), nonce=_nonce(args, "joiner"), limited=args.limited)
     timing = _timing(args)
@@ -454,12 +458,14 @@ def run_join(args: argparse.Namespace) -> int:
         say = session.player.say
         connect = _dialer(args, session, identity, use_relay)
         say(f"joining {_target(args.address)}; your key fingerprint is {identity.fingerprint}")
-        return await session.join(connect)
+        async with learn_endpoint(stun, say):
+            return await session.join(connect)
 
     return _run(args, player, make, play)
 
 
 def run_resume(args: argparse.Namespace) -> int:
+    stun = _stun(args)
     if args.address is None and not args.claim_timeout:
         _check_port(args.port)
     identity = Identity.load_or_create()
@@ -517,15 +523,23 @@ def run_resume(args: argparse.Namespace) -> int:
         say = session.player.say
         held = counted(len(records), "entry", "entries")
         say(f"resuming as {game.me.name} against {fingerprint(peer_key)} ({held})")
-        if args.address is not None:
-            return await session.join(_dialer(args, session, identity, relay is not None))
-        say(f"your key fingerprint is {identity.fingerprint}")
-        return await _host(args, session, relay)
+        async with learn_endpoint(stun, say):
+            if args.address is not None:
+                return await session.join(_dialer(args, session, identity, relay is not None))
+            say(f"your key fingerprint is {identity.fingerprint}")
+            return await _host(args, session, relay)
 
     try:
         return _run(args, _player(args, identity, invite), make, play)
     finally:
         writer.close()
+
+
+def _stun(args: argparse.Namespace) -> tuple[str, int] | None:
+    """The STUN server to ask for this side's public endpoint, which only ``--verbose``
+    prints for now (None: ask none): its setting is checked either way."""
+    stun = stun_setting(args.stun)
+    return stun if args.verbose else None
 
 
 def _seat_invite(address: object) -> Invite | None:

@@ -4,11 +4,12 @@
 carries the spectator secret) or ``dbnet watch HOST:PORT --expect FINGERPRINT`` (which
 only a host with ``--open`` admits). With an invite the spectator races its direct
 paths and its relay, as ``dbnet join INVITE`` does (``--relay off`` or
-``DBNET_RELAY=off``: the direct paths only; ``--verbose`` says each path that failed).
-The game is shown as it is played, each entry checked first with the checks of
-``dbnet verify``: in the full-screen client at a terminal (``dbnet.console.watch``),
-else (or with ``--plain``) told in lines, the players called by the names they signed
-(``alice (A)``), the last line naming the end (the winner, or the verifier's words).
+``DBNET_RELAY=off``: the direct paths only; ``--verbose`` says each path that failed,
+and this side's public endpoint as the ``--stun`` server tells it). The game is shown
+as it is played, each entry checked first with the checks of ``dbnet verify``: in the
+full-screen client at a terminal (``dbnet.console.watch``), else (or with ``--plain``)
+told in lines, the players called by the names they signed (``alice (A)``), the last
+line naming the end (the winner, or the verifier's words).
 ``--replay PATH`` saves it.
 
 Exit codes: 0 the game was watched to its end; 1 the host refused this spectator (no
@@ -31,6 +32,7 @@ from dbnet.net.invite import Invite, InviteError
 from dbnet.net.relay import relay_setting
 from dbnet.net.rendezvous import invite_connector, invite_routes
 from dbnet.net.stream import SecureStream
+from dbnet.net.stun import learn_endpoint, stun_setting
 from dbnet.net.watch import Connect, WatchError, Watching
 from dbnet.protocol.identity import Identity, same_fingerprint
 from dbnet.replay.errors import ReplayError
@@ -53,6 +55,7 @@ def run_watch(args: argparse.Namespace) -> int:
     if args.replay is not None and os.path.lexists(args.replay):
         raise ReplayError(str(args.replay), "already exists; a replay file is never overwritten")
     expect: str | None = args.expect
+    stun = stun_setting(args.stun)  # checked either way; asked only for --verbose, which prints it
     secret: bytes | None = None
     connect: Connect
     notes: list[str] = []  # said through the watch's say, on whichever screen it is
@@ -109,6 +112,8 @@ def run_watch(args: argparse.Namespace) -> int:
             return await paths_known()
 
         connect = connect_noting
+    if args.verbose and stun is not None:
+        connect = _learning(connect, stun, watching)
     if not args.plain and sys.stdin.isatty() and sys.stdout.isatty():
         from dbnet.console.watch import run_watch_screen
 
@@ -128,3 +133,19 @@ def run_watch(args: argparse.Namespace) -> int:
         _say(f"replay: {args.replay}")
     _say(watching.result_line(verdict))
     return EXIT_WATCHED
+
+
+def _learning(connect: Connect, stun: tuple[str, int], watching: Watching) -> Connect:
+    """``connect``, asking ``stun`` for this side's public endpoint meanwhile (the first
+    time only) and saying the answer."""
+    asked = False
+
+    async def connect_learning() -> trio.abc.Stream | SecureStream:
+        nonlocal asked
+        if asked:
+            return await connect()
+        asked = True
+        async with learn_endpoint(stun, watching.say, finish=True):
+            return await connect()
+
+    return connect_learning

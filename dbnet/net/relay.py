@@ -19,20 +19,21 @@ See ``docs/network.md`` section 10.
 from __future__ import annotations
 
 import hashlib
-import ipaddress
-import os
 import re
 import socket
-from pathlib import Path
 from typing import Final, Literal, NoReturn
 
 import trio
 
-from dbnet.catalog.files import parse_toml
-from dbnet.errors import DataError
 from dbnet.net.errors import LocalNetError, NetError
 from dbnet.net.hosting import with_port
-from dbnet.protocol.identity import config_dir
+from dbnet.net.setting import (
+    CONFIG_FILE,
+    Address,
+    AddressSettingError,
+    address_setting,
+    parse_address,
+)
 from dbnet.text import os_error_words
 
 __all__ = [
@@ -56,14 +57,12 @@ __all__ = [
 ]
 
 RelayRole = Literal["host", "joiner"]
-Address = tuple[str, int]
 
 DEFAULT_RELAY: Final[Address] = ("transit.magic-wormhole.io", 4001)
 """The public transit relay of the magic-wormhole project (its ``TRANSIT_RELAY``,
 ``tcp:transit.magic-wormhole.io:4001``, in ``src/wormhole/cli/public_relay.py``)."""
 
 RELAY_ENV: Final = "DBNET_RELAY"
-CONFIG_FILE: Final = "config.toml"
 
 ANSWER_LIMIT: Final = 64
 """The longest answer line read from a relay, newline included."""
@@ -103,14 +102,9 @@ class NoPeerError(RelayTimeoutError):
     the relay: a host waiting there simply waits anew)."""
 
 
-class RelaySettingError(NetError, ValueError):
+class RelaySettingError(AddressSettingError):
     """A relay setting that is not ``HOST:PORT``, ``[IPv6]:PORT`` or ``off``, or a config
     file that cannot be read. ``where`` names the flag, variable or file (and line)."""
-
-    def __init__(self, where: str, problem: str) -> None:
-        self.where = where
-        self.problem = problem
-        super().__init__(f"{where}: {problem}" if where else problem)
 
 
 # --- sans-IO ---------------------------------------------------------------------------
@@ -276,51 +270,12 @@ async def open_relayed(
 
 # --- the setting -----------------------------------------------------------------------
 
-_EXPECTED: Final = "expected HOST:PORT, [IPv6]:PORT or off"
-_HOST_LABEL = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)")
-_CONFIG_KEY = re.compile(r"""\s*(?:relay|"relay"|'relay')\s*=""")
-_TABLE_HEADER = re.compile(r"\s*\[")
-
 
 def parse_relay(text: str) -> Address | None:
     """The relay address in ``text``: ``HOST:PORT`` (a host name or IPv4 address),
     ``[IPv6]:PORT``, optionally after ``tcp:`` as magic-wormhole writes it; ``off`` (no
     relay) is None. Anything else is a ``RelaySettingError`` saying what is wrong."""
-    value = text.strip()
-    if value.lower() == "off":
-        return None
-    rest = value[4:] if value.lower().startswith("tcp:") else value
-    if rest.startswith("["):
-        close = rest.find("]")
-        if close < 0 or not rest[close + 1 :].startswith(":"):
-            raise _bad(text, "an IPv6 address in brackets must be followed by :PORT")
-        host, port_text = rest[1:close], rest[close + 2 :]
-        try:
-            ipaddress.IPv6Address(host)
-        except ValueError:
-            raise _bad(text, f"{host!r} is not an IPv6 address") from None
-    else:
-        host, colon, port_text = rest.rpartition(":")
-        if not colon:
-            raise _bad(text, "no port")
-        if ":" in host:
-            raise _bad(text, "an IPv6 address needs brackets, as in [2001:db8::1]:4001")
-        if not _is_host_name(host):
-            raise _bad(text, f"{host!r} is not a host name or IPv4 address")
-    if not (port_text.isascii() and port_text.isdigit()) or not 1 <= int(port_text) <= 65535:
-        raise _bad(text, f"the port {port_text!r} is not a number from 1 to 65535")
-    return host, int(port_text)
-
-
-def _is_host_name(host: str) -> bool:
-    name = host[:-1] if host.endswith(".") else host
-    if not name or len(name) > 253:
-        return False
-    return all(_HOST_LABEL.fullmatch(label) for label in name.split("."))
-
-
-def _bad(text: str, problem: str) -> RelaySettingError:
-    return RelaySettingError("", f"{text!r} is not a relay address: {problem} ({_EXPECTED})")
+    return parse_address(text, what="a relay address", prefix="tcp:", error=RelaySettingError)
 
 
 def relay_setting(flag: str | None) -> Address | None:
@@ -329,60 +284,13 @@ def relay_setting(flag: str | None) -> Address | None:
     "HOST:PORT"`` in ``config.toml`` in dbnet's configuration directory, and last
     ``DEFAULT_RELAY``. ``RelaySettingError`` names the flag, variable or file and line
     whose value is bad."""
-    if flag is not None:
-        return _parsed(flag, "--relay")
-    env = os.environ.get(RELAY_ENV)
-    if env:
-        return _parsed(env, RELAY_ENV)
-    path = config_dir() / CONFIG_FILE
-    found = _config_relay(path)
-    if found is not None:
-        text, line = found
-        return _parsed(text, f"{path} line {line}")
-    return DEFAULT_RELAY
-
-
-def _parsed(text: str, where: str) -> Address | None:
-    try:
-        return parse_relay(text)
-    except RelaySettingError as exc:
-        raise RelaySettingError(where, exc.problem) from None
-
-
-def _config_relay(path: Path) -> tuple[str, int] | None:
-    """The ``relay`` value of the config file and its line, None if the file or the key
-    is absent."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise RelaySettingError(str(path), f"cannot be read: {os_error_words(exc)}") from exc
-    try:
-        text = data.decode("utf-8")
-        document = parse_toml(text, str(path))
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise RelaySettingError(f"{path} line {line}", "not UTF-8 text") from None
-    except DataError as exc:
-        raise RelaySettingError(exc.where, exc.problem) from None
-    if "relay" not in document:
-        return None
-    line = _key_line(text)
-    value = document["relay"]
-    if not isinstance(value, str):
-        raise RelaySettingError(
-            f"{path} line {line}",
-            f'relay must be a string, as in relay = "HOST:PORT" or relay = "off", not {value!r}',
-        )
-    return value, line
-
-
-def _key_line(text: str) -> int:
-    """The line of the top-level ``relay`` key (1 if it cannot be told)."""
-    for number, line in enumerate(text.splitlines(), start=1):
-        if _TABLE_HEADER.match(line):
-            break
-        if _CONFIG_KEY.match(line):
-            return number
-    return 1
+    return address_setting(
+        flag,
+        option="--relay",
+        env=RELAY_ENV,
+        key="relay",
+        default=DEFAULT_RELAY,
+        what="a relay address",
+        prefix="tcp:",
+        error=RelaySettingError,
+    )

@@ -13,7 +13,7 @@ import re
 import signal
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import trio
@@ -47,9 +47,11 @@ class Dbnet:
         args: Sequence[str],
         *,
         stdin: bool = False,
+        env: Mapping[str, str] | None = None,
     ) -> Dbnet:
-        """``stdin``: a pipe to type lines into (``type_line``), else nothing."""
-        env = {**os.environ, "DBNET_HOME": str(home), "NO_COLOR": "1"}
+        """``stdin``: a pipe to type lines into (``type_line``), else nothing; ``env``:
+        variables set over this process's environment."""
+        env = {**os.environ, **(env or {}), "DBNET_HOME": str(home), "NO_COLOR": "1"}
         process = await trio.lowlevel.open_process(
             [sys.executable, "-m", "dbnet", *args],
             stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,

@@ -213,7 +213,7 @@ EOF
 run "$python -m dbnet replay tampered.dbnr"
 wait_for "INVALID"
 keys End
-wait_for "The replay stops here."
+wait_for "The replay stops"
 save replay-80x24-invalid
 keys q
 
@@ -221,7 +221,7 @@ keys q
 
 sleep 1  # the viewer's window has closed, and the tmux server with it
 port="$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-run "$python -m dbnet host --port $port --name alice --replay host.dbnr"
+run "$python -m dbnet host --open --port $port --name alice --replay host.dbnr"
 wait_for "listening on port"
 "${joiner[@]}" new-session -d -x 80 -y 24 -s cap -c "$work" "bash --norc --noprofile"
 join_keys() { "${joiner[@]}" send-keys -t cap "$@"; }

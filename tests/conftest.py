@@ -41,6 +41,18 @@ def pytest_configure(config: pytest.Config) -> None:
         settings.load_profile("dbnet-worker")
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (``--dist loadgroup``) one worker runs every lab test, one after
+    another: a lab starts routers, miniupnpd and coturn in a dozen namespaces, and two at
+    once on a small machine starve each other's timed steps; a module's shared lab
+    (``tests/lab/test_paths.py``) is then built once."""
+    if not config.pluginmanager.hasplugin("xdist"):
+        return
+    for item in items:
+        if item.get_closest_marker("lab") is not None:
+            item.add_marker(pytest.mark.xdist_group("lab"))
+
+
 @pytest.fixture(autouse=True, scope="session")
 def own_config_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """``XDG_CONFIG_HOME`` of this pytest process (a worker's own): a test that leaves

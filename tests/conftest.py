@@ -4,6 +4,7 @@
   runs with the relay and router port mapping turned off: nothing may reach the default
   relay, the machine's router or a multicast group. The lab's tests turn them on inside
   the lab's own namespaces, with the lab's addresses.
+- A run started in the background still lets its programs be interrupted (below).
 - Each pytest process (one per pytest-xdist worker) has a configuration folder of its
   own (``XDG_CONFIG_HOME``, where dbnet's home is when ``DBNET_HOME`` is unset) and a
   hypothesis database of its own, so workers running side by side share no file.
@@ -17,6 +18,7 @@
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Callable
 from pathlib import Path
 
@@ -27,6 +29,14 @@ from system import LAB, TMUX, require
 
 os.environ["DBNET_RELAY"] = "off"
 os.environ["DBNET_PORT_MAPPING"] = "off"
+
+# A run started in the background (``cmd &`` in a script, ``nohup``) begins with SIGINT
+# and SIGHUP ignored, and every program a test starts would inherit that: the tests that
+# interrupt one (Ctrl-C, a closed terminal) would fail only there. Take the defaults back.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+if signal.getsignal(signal.SIGHUP) == signal.SIG_IGN:
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
 """This process's pytest-xdist worker (``gw0``, ``gw1``...), or "" when pytest runs alone."""

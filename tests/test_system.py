@@ -5,17 +5,19 @@ and the README's test command is the script that installs them, which CI runs to
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-
 from system import SETUP, Part, missing
 
 ROOT = Path(__file__).resolve().parents[1]
 TERMINAL_TEST = "tests/console/test_menu_terminal.py::test_the_menu_makes_a_warband_and_lists_it"
 """A test that drives the real program in tmux (through the ``tmux`` fixture)."""
+CTRL_C_TEST = "tests/commands/test_play.py::test_ctrl_c_ends_without_a_traceback"
+"""A test that interrupts a program it started (SIGINT, as Ctrl-C does)."""
 
 
 def run_without_tmux(tmp_path: Path, ci: str) -> subprocess.CompletedProcess[str]:
@@ -55,6 +57,30 @@ def test_under_ci_a_missing_program_fails_the_run(tmp_path: Path) -> None:
         f"(as root, {SETUP} installs every part); CI=true: a missing part fails the run"
     ) in done.stdout
     assert "Traceback" not in done.stdout
+
+
+def test_a_run_started_in_the_background_still_interrupts_its_programs() -> None:
+    """A command run in the background (``cmd &`` in a script, ``nohup``) starts with
+    SIGINT and SIGHUP ignored, which every program it starts would inherit: the tests
+    that press Ctrl-C in one would then fail only there."""
+
+    def ignore_like_a_background_job() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", CTRL_C_TEST],
+        cwd=ROOT,
+        env=env,
+        preexec_fn=ignore_like_a_background_job,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines()[-1].startswith("1 passed in ")
 
 
 def test_the_line_names_every_missing_part_and_one_apt_get() -> None:

@@ -53,9 +53,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Under pytest-xdist (``--dist loadgroup``) one worker runs every lab test, one after
-    another: a lab starts routers, miniupnpd and coturn in a dozen namespaces, and two at
-    once on a small machine starve each other's timed steps; a module's shared lab
-    (``tests/lab/test_paths.py``) is then built once."""
+    another: a lab starts routers, miniupnpd and coturn in a dozen namespaces, which a
+    small machine need not run twice at once, and a module's shared lab
+    (``tests/lab/test_paths.py``) then stays on one worker."""
     if not config.pluginmanager.hasplugin("xdist"):
         return
     for item in items:

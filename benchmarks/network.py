@@ -296,12 +296,13 @@ def lab_paths(delay: float, turns: int, seed: int) -> tuple[PathRun, PathRun] | 
     """The direct and the relayed game in the lab (see the module's docstring); or why
     they cannot be run here."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-    from lab.lab import Lab, missing_requirements  # tests/lab: the NAT lab
+    from lab.lab import Lab  # tests/lab: the NAT lab
     from lab.players import invite_of, path_of, start_host, start_joiner
+    from system import LAB, missing  # tests/system.py: what the lab needs
 
     from dbnet.net.invite import Candidate, Invite, PathKind
 
-    why = missing_requirements()
+    why = missing(LAB, "the lab's games")
     if why is not None:
         return why
     game = ("--seed", str(seed), "--turns-to-win", str(turns))

@@ -4,7 +4,6 @@ own temporary folder."""
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,8 +21,7 @@ def dbnet_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-def tmux(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Tmux]:
-    assert shutil.which("tmux"), "these tests need tmux"
+def tmux(needs_tmux: None, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Tmux]:
     server = Tmux(f"dbnet-test-{os.getpid()}-{request.node.name}"[:80], tmp_path)
     server.start()
     try:

@@ -33,7 +33,7 @@ def free_port() -> int:
 
 
 @pytest.fixture
-def second_tmux(tmp_path: Path) -> Iterator[Tmux]:
+def second_tmux(needs_tmux: None, tmp_path: Path) -> Iterator[Tmux]:
     server = Tmux(f"dbnet-test-{os.getpid()}-second", tmp_path)
     server.start()
     try:

@@ -17,6 +17,7 @@ import random
 from collections import Counter
 from dataclasses import dataclass
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -65,6 +66,9 @@ from .randomgame import Input, give, hash_sequence, play
 SEEDS = st.integers(min_value=0, max_value=2**63 - 1)
 GAMES_PER_EXAMPLE = 10
 EXAMPLES = 100  # 1,000 fully checked games
+PARTS = 10
+"""``test_game_random_games`` in parts of ``EXAMPLES // PARTS`` examples each, on disjoint
+seeds, so parallel test processes share the games (about 3 minutes in one test)."""
 RANDOM_CHOICES_PER_INPUT = 2
 MACHINE_EXAMPLES = 40
 MACHINE_STEPS = 400
@@ -161,11 +165,12 @@ def play_checked(seed: int) -> list[bytes]:
     return hashes
 
 
-@settings(max_examples=EXAMPLES, deadline=None)
+@pytest.mark.parametrize("part", range(PARTS))
+@settings(max_examples=EXAMPLES // PARTS, deadline=None)
 @given(seed=SEEDS)
-def test_game_random_games(seed: int) -> None:
+def test_game_random_games(part: int, seed: int) -> None:
     for k in range(GAMES_PER_EXAMPLE):
-        game_seed = seed * GAMES_PER_EXAMPLE + k
+        game_seed = (seed * PARTS + part) * GAMES_PER_EXAMPLE + k
         hashes = play_checked(game_seed)
         # The same seed gives the same states, input by input.
         assert hash_sequence(VANILLA_SETUP, game_seed) == hashes

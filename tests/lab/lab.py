@@ -37,7 +37,6 @@ Router kinds (nftables, one ``inet filter`` table laid out as miniupnpd expects)
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import itertools
 import os
 import shutil
@@ -57,33 +56,12 @@ RouterKind = Literal["cone", "symmetric", "upnp", "cgnat", "ipv6"]
 AGENT = Path(__file__).with_name("agent.py")
 """The small programs the lab runs inside namespaces (whoami, listen, connect, record...)."""
 
-TOOLS = ("ip", "nft", "miniupnpd", "turnserver")
-"""The programs a lab needs (Debian: iproute2, nftables, miniupnpd-nftables, coturn)."""
-
 STUN_ADDRESSES = ("203.0.113.1", "203.0.113.2")
 STUN_PORT = 3478
 RELAY_PORT = 4001
 GAME_PORTS = (7117, 7127)
 
 _labs = itertools.count(1)
-
-
-def missing_requirements() -> str | None:
-    """Why a lab cannot be built here (one line), or None."""
-    if os.geteuid() != 0:
-        return (
-            "the lab tests build network namespaces and need root; run them as root "
-            "(CI does) or deselect them with -m 'not lab'"
-        )
-    missing = [tool for tool in TOOLS if _which(tool) is None]
-    if missing:
-        return (
-            f"the lab needs {', '.join(missing)}: apt-get install -y nftables iproute2 "
-            "miniupnpd-nftables coturn (or deselect the lab tests with -m 'not lab')"
-        )
-    if importlib.util.find_spec("wormhole_transit_relay") is None:
-        return "the lab needs magic-wormhole-transit-relay: pip install -e '.[test]'"
-    return None
 
 
 def _which(tool: str) -> str | None:

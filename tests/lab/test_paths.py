@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from .lab import Lab, Relay, Router, RouterKind, missing_requirements
+from .lab import Lab, Relay, Router, RouterKind
 from .players import Game, assert_complete, path_of, play
 
 pytestmark = pytest.mark.lab
@@ -39,10 +39,7 @@ class Matrix:
 
 
 @pytest.fixture(scope="module")
-def matrix() -> Iterator[Matrix]:
-    why = missing_requirements()
-    if why is not None:
-        pytest.fail(why, pytrace=False)
+def matrix(needs_lab: None) -> Iterator[Matrix]:
     with Lab.open() as lab:
         yield Matrix(lab)
 

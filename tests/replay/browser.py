@@ -1,8 +1,8 @@
 """Debian's headless ``chromium`` for the page tests, in a network namespace that has only
 loopback, with every wait bounded.
 
-- ``chromium_command()`` finds the browser and the namespace, or fails the test with
-  what to do (CI installs chromium: a missing browser is a failure, never a skip).
+- ``chromium_command()`` finds the browser and the namespace, or skips the test with
+  what to install (under CI, where every part is installed, fails it: tests/system.py).
 - ``screenshot()`` and ``dump_dom()`` run ``chromium --headless --screenshot`` and
   ``--dump-dom``.
 - ``Browser`` drives one page over ``--remote-debugging-pipe`` (the DevTools protocol as
@@ -19,7 +19,6 @@ import contextlib
 import json
 import os
 import select
-import shutil
 import struct
 import subprocess
 import sys
@@ -32,7 +31,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Final
 
-import pytest
+from system import BROWSER, require, which
 
 TIMEOUT: Final = 60.0
 """Seconds any one browser run or protocol answer may take."""
@@ -67,23 +66,11 @@ os.execvp(sys.argv[3], sys.argv[3:])
 
 def chromium_command() -> list[str]:
     """The start of every browser command line: ``unshare -n`` (a network namespace with
-    only loopback) and the launcher, or the test fails saying why."""
-    browser = shutil.which("chromium")
-    if browser is None:
-        pytest.fail(
-            "chromium is not installed: the HTML replay page is tested in a real browser. "
-            "Install Debian's package (apt-get install -y chromium), as .ci/run does.",
-            pytrace=False,
-        )
-    if os.geteuid() != 0:
-        pytest.fail(
-            "the browser tests run chromium in a network namespace of its own (unshare -n), "
-            "which needs root; run them as root (CI does) or in a container",
-            pytrace=False,
-        )
-    unshare = shutil.which("unshare")
-    if unshare is None:
-        pytest.fail("unshare (util-linux) is needed to isolate the browser's network")
+    only loopback) and the launcher; without them the test is skipped (failed under CI)
+    with what to install."""
+    require(BROWSER, "the browser tests")
+    unshare = which("unshare")
+    assert unshare is not None  # BROWSER holds it
     return [unshare, "-n", "--", sys.executable, "-c", _LAUNCH]
 
 

@@ -33,6 +33,7 @@ import trio
 
 from dbnet.bots import make_bot
 from dbnet.catalog import default_warbands, load_catalog, load_warband
+from dbnet.commands.series import Series, check_rematch
 from dbnet.engine import Game, Options, Warband, format_choice, read_choice
 from dbnet.engine.choices import DecisionKind
 from dbnet.engine.limited import auto_build
@@ -324,7 +325,7 @@ def _timing(args: argparse.Namespace) -> Timing:
 
 
 Make = Callable[[LocalPlayer], GameSession]
-Play = Callable[[GameSession], Awaitable[Outcome]]
+Play = Callable[[Series], Awaitable[Outcome]]
 
 
 class PortError(DbnetError):
@@ -364,9 +365,9 @@ def run_host(args: argparse.Namespace) -> int:
             player, new_game=new, replay_path=args.replay, timing=timing, open_seat=args.open
         )
 
-    async def play(session: GameSession) -> Outcome:
-        session.player.say(f"hosting; your key fingerprint is {identity.fingerprint}")
-        return await _host(args, session, relay)
+    async def play(series: Series) -> Outcome:
+        series.current.player.say(f"hosting; your key fingerprint is {identity.fingerprint}")
+        return await _host(args, series, relay)
 
     return _run(args, _player(args, identity), make, play)
 
@@ -388,11 +389,12 @@ def run_join(args: argparse.Namespace) -> int:
             invite_secret=None if invite is None else invite.secret,
         )
 
-    async def play(session: GameSession) -> Outcome:
+    async def play(series: Series) -> Outcome:
+        session = series.current
         say = session.player.say
         connect = _dialer(args, session, identity, use_relay)
         say(f"joining {_target(args.address)}; your key fingerprint is {identity.fingerprint}")
-        return await session.join(connect)
+        return await series.play(lambda next_game, first: next_game.join(connect, first))
 
     return _run(args, player, make, play)
 
@@ -451,13 +453,14 @@ def run_resume(args: argparse.Namespace) -> int:
             open_seat=args.open,
         )
 
-    async def play(session: GameSession) -> Outcome:
+    async def play(series: Series) -> Outcome:
+        session = series.current
         say = session.player.say
         say(f"resuming as {game.me.name} against {fingerprint(peer_key)} ({len(records)} entries)")
         if args.address is not None:
             return await session.join(_dialer(args, session, identity, relay is not None))
         say(f"your key fingerprint is {identity.fingerprint}")
-        return await _host(args, session, relay)
+        return await _host(args, series, relay)
 
     try:
         return _run(args, _player(args, identity, invite), make, play)
@@ -477,11 +480,11 @@ def _seat_invite(address: object) -> Invite | None:
     return address
 
 
-async def _host(
-    args: argparse.Namespace, session: GameSession, relay: tuple[str, int] | None
-) -> Outcome:
+async def _host(args: argparse.Namespace, series: Series, relay: tuple[str, int] | None) -> Outcome:
     """Listen, map a port on the router, print an invite (this machine's paths now; the
-    game's secret, the same when it is resumed) and serve the game on every door."""
+    game's secret, the same when it is resumed) and serve the game on every door (and the
+    rematches agreed, on the same doors)."""
+    session = series.current
     say = session.player.say
     enabled = port_mapping_enabled(args.no_port_mapping)
     async with listening(args.port) as listeners:
@@ -507,7 +510,7 @@ async def _host(
             _show_addresses(say, listeners, args.open, session.player.expect)
             if relay is not None:
                 say(f"also waiting at the relay {with_port(*relay)}")
-            return await session.host(listeners, doors)
+            return await series.play(lambda game, first: game.host(listeners, doors, first))
 
 
 def _admit_spectators(
@@ -627,24 +630,28 @@ def _full_screen(args: argparse.Namespace) -> bool:
 
 def _run(args: argparse.Namespace, player: LocalPlayer, make: Make, play: Play) -> int:
     """Play full screen when a person plays at a terminal (not ``--plain``), else in lines."""
+    check_rematch(args, _full_screen(args))
     if _full_screen(args):
         from dbnet.console.network import run_network
 
+        async def play_one(session: GameSession) -> Outcome:
+            return await play(Series(args, make, session))
+
         minutes = getattr(args, "build_minutes", 10)
-        return run_network(make, play, player, build_seconds=60.0 * minutes)
-    session = make(player)
+        return run_network(make, play_one, player, build_seconds=60.0 * minutes)
+    series = Series(args, make, make(player))
 
     def run() -> Outcome:
         try:
-            return trio.run(play, session)
+            return trio.run(play, series)
         except ListenError as exc:  # the port was taken after _check_port
             raise PortError(exc) from exc
 
-    return _finish(session, run)
+    return _finish(series, run)
 
 
-def _finish(session: GameSession, run: Callable[[], Outcome]) -> int:
-    code = _finished(session, run)
+def _finish(series: Series, run: Callable[[], Outcome]) -> int:
+    code = _finished(series, run)
     if _ABANDONED_READ.is_set():
         # A thread still reads stdin and holds its lock: a normal exit would abort
         # ("could not acquire lock for stdin at interpreter shutdown"). Everything is
@@ -655,16 +662,19 @@ def _finish(session: GameSession, run: Callable[[], Outcome]) -> int:
     return code
 
 
-def _finished(session: GameSession, run: Callable[[], Outcome]) -> int:
+def _finished(series: Series, run: Callable[[], Outcome]) -> int:
+    session = series.current
     try:
         outcome = run()
     except DiskFullError as exc:
+        session = series.current  # the game of the series it happened in
         # the file keeps every whole record: go on once there is space (exit 3, as an
         # adjourned game), or start again if it holds no entry (1: no game was started)
         entries = 0 if session.writer is None else session.writer.entries
         print(f"dbnet: {disk_full_advice(exc, entries)}", file=sys.stderr)
         return EXIT_ADJOURNED if entries else EXIT_FAILED
     except GameSessionError as exc:
+        session = series.current
         print(f"dbnet: the game cannot go on: {printable(str(exc))}", file=sys.stderr)
         if session.game is not None:
             print(
@@ -674,8 +684,9 @@ def _finished(session: GameSession, run: Callable[[], Outcome]) -> int:
             )
         return EXIT_FAILED
     finally:
-        if session.writer is not None:
-            session.writer.close()
+        if series.current.writer is not None:
+            series.current.writer.close()
+    session = series.current
     where = session.replay_path
     withheld = withheld_result(session.game)
     if outcome is Outcome.ADJOURNED and withheld is not None:

@@ -62,10 +62,11 @@ __all__ = [
     "parse_preamble",
 ]
 
-SUPPORTED_VERSIONS: Final[tuple[int, ...]] = (3,)
+SUPPORTED_VERSIONS: Final[tuple[int, ...]] = (4, 3)
 """The channel versions this build speaks. Version 2 (game protocol 2) added the joiner's
-nonce to HELLO, version 3 the proof of an invite's secret; a peer that speaks only an
-older version is told that one side must upgrade."""
+nonce to HELLO, version 3 the proof of an invite's secret, version 4 REMATCH (a version 3
+peer plays as before and cannot rematch: ``dbnet.net.rematch``); a peer that speaks only
+an older version is told that one side must upgrade."""
 
 MAGIC: Final = b"DBNET\x00"
 MAX_VERSIONS: Final = 255

@@ -17,6 +17,9 @@ Pong      3     the token of the Ping it answers
 Bye       4     done (true: the game's log is complete here), reason
 Watch     5     name, the proof of the spectator invite's secret (or nil): a
                 spectator's first message, instead of HELLO (``dbnet.net.spectators``)
+Rematch   6     want (true: another game on this connection), reason (why not, or
+                empty): sent once after BYE (done), from channel version 4 on
+                (``dbnet.net.rematch``)
 ========  ====  ===============================================================
 """
 
@@ -54,6 +57,7 @@ class MessageType(enum.IntEnum):
     PONG = 3
     BYE = 4
     WATCH = 5
+    REMATCH = 6
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +123,16 @@ class Watch:
     proof: bytes | None = None
 
 
-Message = Hello | Entry | Ping | Pong | Bye | Watch
+@dataclass(frozen=True, slots=True)
+class RematchMessage:
+    """After the game (right after BYE, done): whether the sender wants another game over
+    this connection (``dbnet.net.rematch``); ``reason`` says why not."""
+
+    want: bool
+    reason: str
+
+
+Message = Hello | Entry | Ping | Pong | Bye | Watch | RematchMessage
 
 # --- the messages on the wire: one shape each (codec.Shape), the type first ---------------------
 
@@ -204,7 +217,16 @@ class _Watch(codec.Shape, array_like=True, tag=MessageType.WATCH.value):
         return Watch(self.name, self.proof)
 
 
-_Shape = _Hello | _Entry | _Ping | _Pong | _Bye | _Watch
+class _Rematch(codec.Shape, array_like=True, tag=MessageType.REMATCH.value):
+    WHERE: ClassVar[str] = "rematch"
+    want: bool
+    reason: Annotated[str, codec.Meta(max_length=MAX_REASON_LEN)]
+
+    def value(self) -> RematchMessage:
+        return RematchMessage(self.want, self.reason)
+
+
+_Shape = _Hello | _Entry | _Ping | _Pong | _Bye | _Watch | _Rematch
 _MESSAGE: Final = codec.Schema[_Shape](
     Annotated[_Shape, codec.Meta(extra=codec.refuse("unknown message type {value}"))], "message"
 )
@@ -225,6 +247,8 @@ def encode_message(message: Message) -> bytes:
         shape = _Pong(message.token)
     elif isinstance(message, Watch):
         shape = _Watch(message.name, message.proof)
+    elif isinstance(message, RematchMessage):
+        shape = _Rematch(message.want, message.reason)
     else:
         shape = _Bye(message.done, message.reason)
     return codec.encode(shape)

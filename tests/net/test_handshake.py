@@ -52,7 +52,7 @@ def test_both_sides_agree_on_keys_version_and_transcript() -> None:
     a, b = initiator.channel(), responder.channel()
     assert a.peer_key == BOB.public_key
     assert b.peer_key == ALICE.public_key
-    assert a.version == b.version == SUPPORTED_VERSIONS[0] == 3
+    assert a.version == b.version == SUPPORTED_VERSIONS[0] == 4
     assert a.transcript == b.transcript
     assert len(a.transcript) == 32
     assert initiator.channel() is a  # one channel, one set of counters

@@ -60,7 +60,7 @@ async def test_handshake_and_messages_both_ways() -> None:
     a, b = await secure_pair(*trio.testing.memory_stream_pair())
     assert a.peer_key == BOB.public_key
     assert b.peer_key == ALICE.public_key
-    assert a.version == b.version == SUPPORTED_VERSIONS[0] == 3
+    assert a.version == b.version == SUPPORTED_VERSIONS[0] == 4
     assert a.transcript == b.transcript
     for i in range(10):
         await a.send(b"ping %d" % i)

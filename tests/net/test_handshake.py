@@ -81,8 +81,8 @@ def test_the_sizes_of_the_messages() -> None:
     sent = run_handshake(Handshake(ALICE, initiator=True), Handshake(BOB, initiator=False))
     sizes = {name: len(payload) for name, payload in sent.items()}
     assert sizes == {
-        "preamble_r": 9,
-        "preamble_i": 9,
+        "preamble_r": 11,  # two versions: 4 and 3
+        "preamble_i": 11,
         "message1": 32,
         "message2": 144,
         "message3": 112,
@@ -517,7 +517,7 @@ def test_counters_run_out_without_reusing_a_nonce() -> None:
 
 def test_the_channel_repr_shows_the_fingerprint_not_the_keys() -> None:
     a, _ = channels()
-    assert repr(a) == f"<Channel v3 with {BOB.fingerprint}>"
+    assert repr(a) == f"<Channel v4 with {BOB.fingerprint}>"
 
 
 # --- the specification (docs/channel.md) and its test vector --------------------------------

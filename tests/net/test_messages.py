@@ -17,6 +17,7 @@ from dbnet.net.messages import (
     MessageError,
     Ping,
     Pong,
+    RematchMessage,
     Watch,
     decode_message,
     encode_message,
@@ -36,6 +37,8 @@ GOOD: list[Message] = [
     Bye(False, "r" * 200),
     Watch("eve"),
     Watch("eve.b-2_", bytes(range(32))),
+    RematchMessage(True, ""),
+    RematchMessage(False, "r" * 200),
 ]
 
 
@@ -104,7 +107,10 @@ def test_a_bad_hello_field_is_a_precise_message_error(field: str, value: object,
         ([4, 1, ""], "bye.done: expected true or false"),
         ([4, False, "r" * 201], "bye.reason: expected at most 200 characters, got 201"),
         ([4, False, b"reason"], "bye.reason: expected a string"),
-        ([6], "message[0]: unknown message type 6"),
+        ([7], "message[0]: unknown message type 7"),
+        ([6, 1, ""], "rematch.want: expected true or false"),
+        ([6, True, "r" * 201], "rematch.reason: expected at most 200 characters, got 201"),
+        ([6, True], "message: expected an array of 3 items, got 2"),
         ([5, "eve", b"short"], "watch.proof: expected 32 bytes, got 5"),
         ([5, "-eve", None], "watch.name: expected a name of 1-32 letters"),
         ([True, 1], "message[0]: unknown message type True"),

@@ -36,24 +36,29 @@ def test_the_policy_says_yes_while_games_are_left_and_never_when_seeded() -> Non
     assert RematchPolicy(1).next().message() == RematchMessage(False, NO_REMATCH)
     assert RematchPolicy(0).next() == RematchPolicy(0)
     assert RematchPolicy(3, SEEDED).message() == RematchMessage(False, SEEDED)
-    assert len(SEEDED) <= MAX_REASON_LEN and len(NO_REMATCH) <= MAX_REASON_LEN
+    assert len(SEEDED) <= MAX_REASON_LEN
+    assert len(NO_REMATCH) <= MAX_REASON_LEN
 
 
 def test_this_side_offers_first_and_the_peer_accepts() -> None:
     rematch = Rematch(RematchPolicy(1))
     assert rematch.state is RematchState.OPEN
     assert rematch.answer(V) == YES
-    assert rematch.state is RematchState.OFFERED and not rematch.settled
+    assert rematch.state.name == "OFFERED"
+    assert not rematch.settled
     assert rematch.answer(V) is None  # said once
     rematch.receive(YES, V)
-    assert rematch.state is RematchState.AGREED and rematch.agreed and rematch.settled
+    assert rematch.state is RematchState.AGREED
+    assert rematch.agreed
+    assert rematch.settled
     assert rematch.said == ["rematch: both players want another game; it starts now"]
 
 
 def test_the_peer_offers_first_and_this_side_accepts() -> None:
     rematch = Rematch(RematchPolicy(1))
     rematch.receive(YES, V)
-    assert rematch.state is RematchState.ASKED and not rematch.settled
+    assert rematch.state is RematchState.ASKED
+    assert not rematch.settled
     assert rematch.answer(V) == YES
     assert rematch.agreed
 
@@ -62,7 +67,9 @@ def test_a_decline_says_why_on_the_side_that_offered() -> None:
     rematch = Rematch(RematchPolicy(1))
     rematch.answer(V)
     rematch.receive(RematchMessage(False, NO_REMATCH), V)
-    assert rematch.state is RematchState.DECLINED and rematch.settled and not rematch.agreed
+    assert rematch.state is RematchState.DECLINED
+    assert rematch.settled
+    assert not rematch.agreed
     assert rematch.said == [f"no rematch: the opponent declines: {NO_REMATCH}"]
 
 
@@ -80,7 +87,8 @@ def test_both_declining_is_silent_unless_this_side_asked_but_is_seeded() -> None
     quiet = Rematch()
     quiet.answer(V)
     quiet.receive(RematchMessage(False, NO_REMATCH), V)
-    assert quiet.settled and quiet.said == []
+    assert quiet.settled
+    assert quiet.said == []
     seeded = Rematch(RematchPolicy(1, SEEDED))
     seeded.answer(V)
     seeded.receive(RematchMessage(False, NO_REMATCH), V)
@@ -90,15 +98,18 @@ def test_both_declining_is_silent_unless_this_side_asked_but_is_seeded() -> None
 def test_an_older_peer_is_told_in_one_line_only_to_a_side_that_wanted_one() -> None:
     wanting = Rematch(RematchPolicy(1))
     assert wanting.answer(3) is None  # nothing is sent on an older channel
-    assert wanting.settled and wanting.state is RematchState.DECLINED
+    assert wanting.settled
+    assert wanting.state is RematchState.DECLINED
     assert wanting.said == [
         "no rematch: the opponent's dbnet is older (channel version 3, REMATCH needs 4): it "
         "cannot rematch; start a new game with a new invite"
     ]
-    assert wanting.answer(3) is None and len(wanting.said) == 1
+    assert wanting.answer(3) is None
+    assert len(wanting.said) == 1
     content = Rematch()
     content.answer(3)
-    assert content.settled and content.said == []
+    assert content.settled
+    assert content.said == []
 
 
 def test_a_second_rematch_or_one_on_an_older_channel_breaks_the_protocol() -> None:
@@ -121,7 +132,8 @@ async def test_sessions_agree_and_leave_the_connection_open_for_the_next_game(
     for side in (host, joiner):
         side.session.rematch = Rematch(RematchPolicy(1))
     await play(host, joiner, Network())
-    assert host.outcome is Outcome.COMPLETE and joiner.outcome is Outcome.COMPLETE
+    assert host.outcome is Outcome.COMPLETE
+    assert joiner.outcome is Outcome.COMPLETE
     assert host.verdict().status.name == "COMPLETE"
     for side in (host, joiner):
         assert side.saw("rematch: both players want another game; it starts now")
@@ -152,7 +164,8 @@ async def test_an_older_joiner_plays_and_the_host_is_told_it_cannot_rematch(
     for side in (host, joiner):
         if side.session.writer is not None:
             side.session.writer.close()
-    assert host.outcome is Outcome.COMPLETE and joiner.outcome is Outcome.COMPLETE
+    assert host.outcome is Outcome.COMPLETE
+    assert joiner.outcome is Outcome.COMPLETE
     lines = [line for line in host.said if "rematch" in line]
     assert lines == [
         "no rematch: the opponent's dbnet is older (channel version 3, REMATCH needs 4): it "

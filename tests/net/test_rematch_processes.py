@@ -11,9 +11,9 @@ import trio
 
 from dbnet.replay.file import load_replay
 
-from .processes import Dbnet
+from .processes import Dbnet, verify_command
 from .test_invite_processes import invite_of
-from .test_processes import GAME_TIMEOUT, SEED, TURNS, forget_played_games, verify_command
+from .test_processes import GAME_TIMEOUT, SEED, TURNS, forget_played_games
 
 
 def host_args(replay: Path, *extra: str) -> list[str]:

@@ -48,7 +48,7 @@ def test_this_side_offers_first_and_the_peer_accepts() -> None:
     assert not rematch.settled
     assert rematch.answer(V) is None  # said once
     rematch.receive(YES, V)
-    assert rematch.state is RematchState.AGREED
+    assert rematch.state.name == "AGREED"
     assert rematch.agreed
     assert rematch.settled
     assert rematch.said == ["rematch: both players want another game; it starts now"]

@@ -71,6 +71,7 @@ from dbnet.net.invite import Candidate, Invite, InviteError
 from dbnet.net.played import PlayedGames
 from dbnet.net.portmap import port_mapping, port_mapping_enabled
 from dbnet.net.relay import relay_setting
+from dbnet.net.rematch import Ask
 from dbnet.net.rendezvous import (
     Door,
     host_candidates,
@@ -197,6 +198,26 @@ def line_chooser(
     return choose
 
 
+def line_rematch(read_line: Callable[[str], str] = input) -> Ask:
+    """A person at this terminal asked, when a game ends, whether to play another with the
+    same opponent: ``rematch`` for yes, anything else (an empty line, the end of input) no."""
+
+    async def ask(offered: bool) -> bool:
+        if offered:
+            print("the opponent offers a rematch: type rematch to play another game, or press "
+                  "Enter to leave", flush=True)  # fmt: skip
+        else:
+            print("the game is over: type rematch to offer the opponent another game (over this "
+                  "connection), or press Enter to leave", flush=True)  # fmt: skip
+        try:
+            line = await _read(read_line, "> ")
+        except EOFError:
+            return False
+        return line.strip().lower() == "rematch"
+
+    return ask
+
+
 async def _build(
     view: Game, builder: Builder, read_line: Callable[[str], str], seconds: float
 ) -> str:
@@ -262,6 +283,7 @@ def _player(
         expect = invite.fingerprint
     seed = getattr(args, "seed", None)
     builder = Builder()
+    ask: Ask | None = None
     if args.bot is not None:
         rng = random.Random() if seed is None else random.Random(f"dbnet-net-bot:{seed}")
         bot = make_bot(
@@ -278,6 +300,8 @@ def _player(
         choose = line_chooser(
             build_seconds=60.0 * getattr(args, "build_minutes", 10), builder=builder
         )
+        if sys.stdin.isatty() and not _full_screen(args):  # a person in the line interface
+            ask = line_rematch()  # (a script, its input not a terminal, is not asked)
     return LocalPlayer(
         identity=identity,
         name=_own_name(args),
@@ -289,6 +313,7 @@ def _player(
         on_events=_show_events,
         played=PlayedGames.in_dir(),
         builder=builder,
+        ask_rematch=ask,
     )
 
 

@@ -69,7 +69,7 @@ class Series:
         self.args = args
         self.make = make
         self.current = first
-        first.rematch = Rematch(rematch_policy(args))
+        first.rematch = Rematch(rematch_policy(args), person=first.player.ask_rematch is not None)
 
     async def play(self, play_one: PlayOne) -> Outcome:
         """Play the first game with ``play_one``, then each rematch agreed, on the same
@@ -90,7 +90,7 @@ class Series:
         session = self.make(player)
         session.invite_secret = None
         session.spectating = last.spectating
-        session.rematch = Rematch(last.rematch.policy.next())
+        session.rematch = Rematch(last.rematch.policy.next(), person=last.rematch.person)
         return session
 
     @staticmethod

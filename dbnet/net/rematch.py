@@ -20,8 +20,11 @@ and says what to send and how it ended. Usage::
 from __future__ import annotations
 
 import enum
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Final
+
+import trio
 
 from dbnet.net.errors import NetError
 from dbnet.net.messages import MAX_REASON_LEN, RematchMessage
@@ -34,6 +37,7 @@ __all__ = [
     "RematchError",
     "RematchPolicy",
     "RematchState",
+    "ask_player",
 ]
 
 REMATCH_VERSION: Final = 4
@@ -46,6 +50,14 @@ SEEDED: Final = (
     "dice); start a new game without --seed"
 )
 """Why a side that plays with ``--seed`` declines."""
+PLAYER_DECLINES: Final = "the player declines"
+"""Why a person asked at the end of the game declines (or did not answer in time)."""
+ASK_SECONDS: Final = 60.0
+"""How long a person is given to answer; then this side declines."""
+
+Ask = Callable[[bool], Awaitable[bool]]
+"""Asks the person whether they want another game (given whether the opponent offers
+one already): True for yes."""
 OLD_PEER: Final = (
     "no rematch: the opponent's dbnet is older (channel version {version}, REMATCH needs "
     f"{REMATCH_VERSION}): it cannot rematch; start a new game with a new invite"
@@ -87,8 +99,10 @@ class RematchState(enum.Enum):
 class Rematch:
     """One game's rematch exchange on one connection: ``answer`` once, ``receive`` once."""
 
-    def __init__(self, policy: RematchPolicy | None = None) -> None:
+    def __init__(self, policy: RematchPolicy | None = None, *, person: bool = False) -> None:
         self.policy = policy or RematchPolicy()
+        self.person = person
+        """Whether a person is asked for this side's answer (then told of an offer)."""
         self.ours: RematchMessage | None = None
         self.theirs: RematchMessage | None = None
         self.old_peer: int | None = None  # the older channel version, if so
@@ -120,11 +134,33 @@ class Rematch:
         may close, or a new game start on it."""
         return self.old_peer is not None or (self.ours is not None and self.theirs is not None)
 
-    def answer(self, version: int) -> RematchMessage | None:
+    def asks(self, version: int) -> bool:
+        """Whether this side's answer is the person's to give (asked before ``answer``):
+        the policy allows no more games by itself, nothing forbids one, and the peer,
+        on a channel that knows REMATCH, has not declined already."""
+        theirs = self.theirs
+        return (
+            self.ours is None
+            and version >= REMATCH_VERSION
+            and self.policy.games <= 0
+            and self.policy.refusal is None
+            and (theirs is None or theirs.want)
+        )
+
+    @property
+    def peer_declined(self) -> bool:
+        return self.theirs is not None and not self.theirs.want
+
+    def answer(self, version: int, want: bool | None = None) -> RematchMessage | None:
         """This side's REMATCH on a channel of ``version``, the first time it is asked
-        (None after, or on an older channel: nothing to send)."""
+        (None after, or on an older channel: nothing to send): the person's ``want`` if
+        they were asked, else the policy's.'"""
         if self.ours is not None or self.old_peer is not None:
             return None
+        if want is not None and version >= REMATCH_VERSION:
+            self.ours = RematchMessage(want, "" if want else PLAYER_DECLINES)
+            self._settle()
+            return self.ours
         if version < REMATCH_VERSION:
             self.old_peer = version
             if self.policy.games > 0 and self.policy.refusal is None:
@@ -148,6 +184,8 @@ class Rematch:
         if self.theirs is not None:
             raise RematchError("the peer sent REMATCH twice after one game")
         self.theirs = message
+        if message.want and self.ours is None and self.person and self.policy.games <= 0:
+            self.said.append("the opponent offers a rematch")  # this side's answer is not in
         self._settle()
 
     def _settle(self) -> None:
@@ -165,3 +203,31 @@ class Rematch:
             )
         elif self.policy.games > 0:  # asked for, but this side cannot (a --seed game)
             self.said.append(f"no rematch: {ours.reason}")
+
+
+# --- the person's answer (the thin trio side) --------------------------------------------------
+
+
+async def ask_player(
+    rematch: Rematch, ask: Ask, changed: Callable[[], trio.Event], seconds: float = ASK_SECONDS
+) -> bool:
+    """The person's answer, asked with ``ask``; False when they do not answer within
+    ``seconds``, or once the peer declines (``changed`` gives the event set when the
+    peer's REMATCH may have come): nobody waits for a question that has no point."""
+    answer = False
+    async with trio.open_nursery() as nursery:
+
+        async def asking() -> None:
+            nonlocal answer
+            with trio.move_on_after(seconds):
+                answer = await ask(rematch.state is RematchState.ASKED)
+            nursery.cancel_scope.cancel()
+
+        nursery.start_soon(asking)
+        while True:
+            event = changed()
+            if rematch.peer_declined:
+                nursery.cancel_scope.cancel()
+                break
+            await event.wait()
+    return answer

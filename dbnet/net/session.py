@@ -85,7 +85,7 @@ from dbnet.net.messages import (
 )
 from dbnet.net.played import PlayedGames
 from dbnet.net.proof import invite_secret, proof, proof_matches, watch_secret
-from dbnet.net.rematch import Rematch, RematchError
+from dbnet.net.rematch import Ask, Rematch, RematchError, ask_player
 from dbnet.net.rendezvous import Door
 from dbnet.net.spectators import Spectating, Spectators
 from dbnet.net.stream import RELAY, SecureStream, open_channel
@@ -235,6 +235,9 @@ class LocalPlayer:
     expect: str | None = None  # the peer's fingerprint, compared out of band
     on_events: Callable[[list[Event]], None] | None = None
     played: PlayedGames | None = None  # the game ids started here; a repeat is refused
+    ask_rematch: Ask | None = None
+    """Asks the person whether to play another game when one ends (``dbnet.net.rematch``);
+    None: the rematch policy answers alone."""
     builder: Builder | None = None
     """Limited play: the builder ``choose`` (or a bot's seat) commits and reveals with; the
     session binds it to the game (its salt and the committed warband's file beside the
@@ -1224,13 +1227,18 @@ class GameSession:
     async def _rematch_answered(self, link: Link) -> bool:
         """Send this side's REMATCH once the game is over (``dbnet.net.rematch``) and say
         how it ended; True once both want another game on this connection."""
-        answer = self.rematch.answer(link.stream.version)
+        version, ask, want = link.stream.version, self.player.ask_rematch, None
+        if ask is not None and self.rematch.asks(version):
+            want = await ask_player(self.rematch, ask, lambda: self._changed.event)
+        answer = self.rematch.answer(version, want)
         if answer is not None:
             await link.send(answer)
-        if self.rematch.settled:
-            while self.rematch.said:
-                self.player.say(printable(self.rematch.said.pop(0)))
+        self._say_rematch()
         return self.rematch.agreed
+
+    def _say_rematch(self) -> None:
+        while self.rematch.said:
+            self.player.say(printable(self.rematch.said.pop(0)))
 
     async def _receive_loop(self, link: Link, game: RemoteGame, exchange: _Exchange) -> None:
         while True:
@@ -1289,6 +1297,7 @@ class GameSession:
                     self.rematch.receive(message, link.stream.version)
                 except RematchError as exc:
                     raise GameSessionError(f"the peer broke the protocol: {exc}") from exc
+                self._say_rematch()
                 self._changed.notify()
             elif isinstance(message, Hello) and self.rematch.agreed:
                 link.stream.unread(encode_message(message))  # the next game's

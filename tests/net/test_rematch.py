@@ -73,6 +73,26 @@ def test_a_decline_says_why_on_the_side_that_offered() -> None:
     assert rematch.said == [f"no rematch: the opponent declines: {NO_REMATCH}"]
 
 
+def test_a_person_is_told_of_an_offer_before_answering() -> None:
+    rematch = Rematch(person=True)
+    assert rematch.asks(V)
+    rematch.receive(YES, V)
+    assert rematch.said == ["the opponent offers a rematch"]
+    assert rematch.asks(V)
+    assert rematch.answer(V, want=True) == YES
+    assert rematch.agreed
+    declined = Rematch(person=True)
+    declined.receive(RematchMessage(False, NO_REMATCH), V)
+    assert not declined.asks(V)  # no point asking
+    assert not Rematch(RematchPolicy(1), person=True).asks(V)  # --rematch answers alone
+    assert not Rematch(person=True).asks(3)
+
+
+def test_a_person_who_declines_says_so() -> None:
+    rematch = Rematch(person=True)
+    assert rematch.answer(V, want=False) == RematchMessage(False, "the player declines")
+
+
 def test_declining_an_offer_says_so_and_why() -> None:
     rematch = Rematch()
     rematch.receive(YES, V)

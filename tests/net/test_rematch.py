@@ -11,6 +11,7 @@ from trio.testing import MockClock as Clock
 
 from dbnet.net.messages import MAX_REASON_LEN, RematchMessage
 from dbnet.net.rematch import (
+    ASK_SECONDS,
     NO_REMATCH,
     REMATCH_VERSION,
     SEEDED,
@@ -18,6 +19,7 @@ from dbnet.net.rematch import (
     RematchError,
     RematchPolicy,
     RematchState,
+    ask_player,
 )
 from dbnet.net.session import Outcome
 from dbnet.net.stream import SecureStream, open_channel
@@ -198,3 +200,63 @@ async def test_an_older_joiner_plays_and_the_host_is_told_it_cannot_rematch(
 
 async def _serve(host: Side, network: Network) -> None:
     host.outcome = await host.session.serve(network.arrivals)
+
+
+# --- the person's answer ----------------------------------------------------------------------
+
+
+class Changes:
+    """The session's "something changed" event, as ``ask_player`` takes it."""
+
+    def __init__(self) -> None:
+        self.event = trio.Event()
+
+    def notify(self) -> None:
+        self.event.set()
+        self.event = trio.Event()
+
+
+async def test_the_person_answers_and_the_answer_is_theirs(autojump_clock: Clock) -> None:
+    rematch, changes, asked = Rematch(person=True), Changes(), []
+
+    async def ask(offered: bool) -> bool:
+        asked.append(offered)
+        await trio.sleep(5)
+        return True
+
+    assert await ask_player(rematch, ask, lambda: changes.event)
+    assert asked == [False]
+    rematch.receive(YES, V)
+    assert await ask_player(rematch, ask, lambda: changes.event)
+    assert asked == [False, True]  # told that the opponent offers one
+
+
+async def test_a_person_who_does_not_answer_declines_after_a_minute(
+    autojump_clock: Clock,
+) -> None:
+    async def never(offered: bool) -> bool:
+        await trio.sleep_forever()
+        raise AssertionError
+
+    changes = Changes()
+    start = trio.current_time()
+    assert not await ask_player(Rematch(person=True), never, lambda: changes.event)
+    assert trio.current_time() - start == ASK_SECONDS
+
+
+async def test_the_question_ends_when_the_peer_declines(autojump_clock: Clock) -> None:
+    rematch, changes = Rematch(person=True), Changes()
+
+    async def never(offered: bool) -> bool:
+        await trio.sleep_forever()
+        raise AssertionError
+
+    async def peer_declines() -> None:
+        await trio.sleep(3)
+        rematch.receive(RematchMessage(False, NO_REMATCH), V)
+        changes.notify()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(peer_declines)
+        assert not await ask_player(rematch, never, lambda: changes.event)
+    assert trio.current_time() == 3

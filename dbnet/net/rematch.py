@@ -30,9 +30,13 @@ from dbnet.net.errors import NetError
 from dbnet.net.messages import MAX_REASON_LEN, RematchMessage
 
 __all__ = [
+    "ASK_SECONDS",
     "NO_REMATCH",
+    "OLD_PEER",
+    "PLAYER_DECLINES",
     "REMATCH_VERSION",
     "SEEDED",
+    "Ask",
     "Rematch",
     "RematchError",
     "RematchPolicy",
@@ -45,10 +49,7 @@ REMATCH_VERSION: Final = 4
 
 NO_REMATCH: Final = "this side plays one game (dbnet host/join --rematch N allows N more)"
 """Why a side without ``--rematch`` (a bot, a script) declines."""
-SEEDED: Final = (
-    "a --seed game cannot be rematched: the next game would repeat its game id (and its "
-    "dice); start a new game without --seed"
-)
+SEEDED: Final = "a --seed game cannot be rematched: it would repeat its game id (and its dice)"
 """Why a side that plays with ``--seed`` declines."""
 PLAYER_DECLINES: Final = "the player declines"
 """Why a person asked at the end of the game declines (or did not answer in time)."""

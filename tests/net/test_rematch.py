@@ -9,10 +9,11 @@ import pytest
 import trio
 from trio.testing import MockClock as Clock
 
-from dbnet.net.messages import MAX_REASON_LEN, RematchMessage
+from dbnet.net.messages import RematchMessage, encode_message
 from dbnet.net.rematch import (
     ASK_SECONDS,
     NO_REMATCH,
+    PLAYER_DECLINES,
     REMATCH_VERSION,
     SEEDED,
     Rematch,
@@ -24,7 +25,7 @@ from dbnet.net.rematch import (
 from dbnet.net.session import Outcome
 from dbnet.net.stream import SecureStream, open_channel
 
-from .helpers import ALICE, BOB
+from .helpers import ALICE, BOB, ENTRY_FRAME_MIN
 from .sessions import Network, Side, make_side, play
 
 YES = RematchMessage(True, "")
@@ -38,8 +39,10 @@ def test_the_policy_says_yes_while_games_are_left_and_never_when_seeded() -> Non
     assert RematchPolicy(1).next().message() == RematchMessage(False, NO_REMATCH)
     assert RematchPolicy(0).next() == RematchPolicy(0)
     assert RematchPolicy(3, SEEDED).message() == RematchMessage(False, SEEDED)
-    assert len(SEEDED) <= MAX_REASON_LEN
-    assert len(NO_REMATCH) <= MAX_REASON_LEN
+    # dbnet's own reasons fit a REMATCH, and its frame stays below an entry's
+    for reason in (SEEDED, NO_REMATCH, PLAYER_DECLINES):
+        frame = len(encode_message(RematchMessage(False, reason))) + 16
+        assert frame < ENTRY_FRAME_MIN
 
 
 def test_this_side_offers_first_and_the_peer_accepts() -> None:

@@ -97,7 +97,7 @@ async def test_a_seeded_game_refuses_a_rematch_in_one_line(tmp_path: Path, homes
         tmp_path, homes, ["--rematch", "1", "--seed", SEED], ["--rematch", "1", "--seed", SEED]
     )
     assert host.code == joiner.code == 0, host.output() + joiner.output()
-    refusal = "a --seed game cannot be rematched: the next game would repeat its game id"
+    refusal = "a --seed game cannot be rematched: it would repeat its game id (and its dice)"
     for process in (host, joiner):
         lines = [line for line in process.lines if refusal in line]
         assert len(lines) == 1, process.output()

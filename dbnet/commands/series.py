@@ -43,8 +43,8 @@ def check_rematch(args: argparse.Namespace, full_screen: bool) -> None:
     """
     if getattr(args, "rematch", 0) and full_screen:
         raise InvalidChoiceError(
-            "--rematch is for --bot and --plain (scripts): the full-screen client does not "
-            "offer rematches yet"
+            "--rematch is for --bot and --plain (scripts): in the full-screen client, type "
+            "'rematch' when the game ends"
         )
 
 
@@ -91,6 +91,8 @@ class Series:
         session.invite_secret = None
         session.spectating = last.spectating
         session.rematch = Rematch(last.rematch.policy.next(), person=last.rematch.person)
+        if player.on_rematch is not None:
+            player.on_rematch(session)
         return session
 
     @staticmethod

@@ -238,6 +238,8 @@ class LocalPlayer:
     ask_rematch: Ask | None = None
     """Asks the person whether to play another game when one ends (``dbnet.net.rematch``);
     None: the rematch policy answers alone."""
+    on_rematch: Callable[[GameSession], None] | None = None
+    """Given the next game's session when a rematch starts (the console shows that game)."""
     builder: Builder | None = None
     """Limited play: the builder ``choose`` (or a bot's seat) commits and reveals with; the
     session binds it to the game (its salt and the committed warband's file beside the

@@ -114,6 +114,61 @@ def test_the_full_screen_client_refuses_rematch_in_one_line(tmux: Tmux, tmp_path
     wait_until(tmux, "EXIT=2")
     said = [line for line in tmux.text().splitlines() if "--rematch is" in line]
     assert said == [
-        "dbnet join: --rematch is for --bot and --plain (scripts): the full-screen client does "
-        "not offer rematches yet"
+        "dbnet join: --rematch is for --bot and --plain (scripts): in the full-screen client, "
+        "type 'rematch' when the game ends"
     ]
+
+
+def test_in_the_full_screen_the_person_types_rematch(tmux: Tmux, tmp_path: Path) -> None:
+    """The full-screen joiner resigns, is asked, types 'rematch': the host's bot (``--rematch
+    1``) plays a second game over the same connection, shown on the same screen."""
+    port = free_port()
+    log = (tmp_path / "host.log").open("w")
+    # fmt: off
+    host = subprocess.Popen(
+        [
+            sys.executable, "-m", "dbnet", "host", "--port", str(port), "--open", "--bot",
+            "greedy", "--plain", "--rematch", "1", "--turns-to-win", "1", "--name", "alice",
+            "--replay", str(tmp_path / "alice.dbnr"),
+        ],
+        env={**os.environ, "DBNET_HOME": str(tmp_path / "alice-home")},
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    # fmt: on
+    try:
+        time.sleep(0.5)
+        bob = str(tmp_path / "bob.dbnr")
+        launch(tmux, tmp_path / "bob-home", "join", f"127.0.0.1:{port}", "--name", "bob",
+               "--replay", bob)  # fmt: skip
+        for game in (1, 2):
+            wait_until(tmux, r"Your decision: ")
+            tmux.type("resign")
+            tmux.keys("Enter")
+            wait_until(tmux, r"\[y\] yes")
+            tmux.keys("y")
+            if game == 1:
+                wait_until(tmux, r"type 'rematch'")
+                tmux.type("rematch")
+                tmux.keys("Enter")
+                deadline = time.monotonic() + 30
+                while not (tmp_path / "bob-2.dbnr").exists():  # the next game has started
+                    assert time.monotonic() < deadline, tmux.pane()
+                    time.sleep(0.1)
+        assert host.wait(timeout=60) == 0  # after the last BYE: both logs are complete
+        wait_until(tmux, r"F5 shows the log")
+        tmux.type("quit")
+        tmux.keys("Enter")
+        wait_until(tmux, "EXIT=0")
+    finally:
+        host.kill()
+        host.wait()
+        log.close()
+    ids = []
+    for name in ("alice", "bob", "alice-2", "bob-2"):
+        path = tmp_path / f"{name}.dbnr"
+        verdict = verify_replay(path.read_bytes(), where=str(path))
+        assert verdict.status is VerdictStatus.COMPLETE, verdict
+        ids.append(load_replay(path).header.game_id)
+    assert ids[0] == ids[1] != ids[2] == ids[3]

@@ -13,7 +13,8 @@ from dbnet.replay.file import load_replay
 
 from .processes import Dbnet, verify_command
 from .test_invite_processes import invite_of
-from .test_processes import GAME_TIMEOUT, SEED, TURNS, forget_played_games
+from .test_processes import GAME_TIMEOUT, SEED, TURNS, forget_played_games, until_listening
+from .test_watch_end_processes import JOIN_LINE, WATCH_LINE, invite
 
 
 def host_args(replay: Path, *extra: str) -> list[str]:
@@ -103,3 +104,50 @@ async def test_a_seeded_game_refuses_a_rematch_in_one_line(tmp_path: Path, homes
         assert len(lines) == 1, process.output()
         assert lines[0].startswith("no rematch: ")
     assert not (tmp_path / "alice-2.dbnr").exists()
+
+
+async def test_a_spectator_watches_the_next_game_with_the_same_invite(
+    tmp_path: Path, homes: Path
+) -> None:
+    """Spectators are not carried over (each game's watch ends with it), but the host of a
+    series admits them to the next game with the same spectator invite. The joiner is a
+    script (``--plain``, its stdin a pipe) that resigns when it reads a line: the second
+    game waits for its first decision until a real ``dbnet watch`` is in."""
+    forget_played_games(homes)
+    eve = tmp_path / "eve"
+    eve.mkdir()
+    started: list[Dbnet] = []
+    with trio.move_on_after(GAME_TIMEOUT) as limit:
+        async with trio.open_nursery() as nursery:
+            host = await Dbnet.start(
+                nursery, "host", homes / "alice",
+                host_args(tmp_path / "alice.dbnr", "--rematch", "1", "--spectators", "1"),
+            )  # fmt: skip
+            started.append(host)
+            await until_listening(host)
+            joiner = await Dbnet.start(
+                nursery, "join", homes / "bob",
+                ["join", await invite(host, JOIN_LINE), "--plain", "--rematch", "1", "--name",
+                 "bob", "--replay", str(tmp_path / "bob.dbnr"), "--adjourn-after", "60"],
+                stdin=True,
+            )  # fmt: skip
+            started.append(joiner)
+            await joiner.type_line("resign")  # the first game
+            await joiner.until_saw(f"replay: {tmp_path / 'bob-2.dbnr'}")  # the second waits
+            watcher = await Dbnet.start(
+                nursery, "watch", eve,
+                ["watch", await invite(host, WATCH_LINE), "--plain", "--replay",
+                 str(tmp_path / "eve.dbnr")],
+            )  # fmt: skip
+            started.append(watcher)
+            await watcher.until_saw("Initiative: ")  # entries of the second game, verified
+            await joiner.type_line("resign")
+            codes = [await process.wait() for process in (host, joiner, watcher)]
+    outputs = "\n\n".join(f"{p.name}:\n{p.output()}" for p in started)
+    assert not limit.cancelled_caught, outputs
+    assert codes == [0, 0, 0], outputs
+    assert load_replay(tmp_path / "eve.dbnr").header.game_id == (
+        load_replay(tmp_path / "alice-2.dbnr").header.game_id
+    )
+    assert (tmp_path / "eve.dbnr").read_bytes() == (tmp_path / "alice-2.dbnr").read_bytes()
+    assert_verifies(tmp_path / "eve.dbnr")

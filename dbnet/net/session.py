@@ -1296,9 +1296,14 @@ class GameSession:
             elif isinstance(message, RematchMessage):
                 link.charge()
                 try:
+                    if not exchange.peer_done:  # REMATCH comes after the sender's BYE (done)
+                        raise RematchError("the peer sent REMATCH before its BYE (done)")
                     self.rematch.receive(message, link.stream.version)
                 except RematchError as exc:
-                    raise GameSessionError(f"the peer broke the protocol: {exc}") from exc
+                    raise GameSessionError(
+                        f"the peer broke the protocol: {exc}",
+                        to_peer=f"you broke the protocol: {exc}",
+                    ) from exc
                 self._say_rematch()
                 self._changed.notify()
             elif isinstance(message, Hello) and self.rematch.agreed:

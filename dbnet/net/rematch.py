@@ -204,6 +204,8 @@ class Rematch:
             )
         elif self.policy.games > 0:  # asked for, but this side cannot (a --seed game)
             self.said.append(f"no rematch: {ours.reason}")
+        elif self.person:  # a person may have been asked: the opponent's answer ends it
+            self.said.append(f"no rematch: the opponent declines: {theirs.reason or 'no reason'}")
 
 
 # --- the person's answer (the thin trio side) --------------------------------------------------

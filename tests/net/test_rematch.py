@@ -89,6 +89,8 @@ def test_a_person_is_told_of_an_offer_before_answering() -> None:
     declined = Rematch(person=True)
     declined.receive(RematchMessage(False, NO_REMATCH), V)
     assert not declined.asks(V)  # no point asking
+    declined.answer(V, want=False)
+    assert declined.said == [f"no rematch: the opponent declines: {NO_REMATCH}"]
     assert not Rematch(RematchPolicy(1), person=True).asks(V)  # --rematch answers alone
     assert not Rematch(person=True).asks(3)
 

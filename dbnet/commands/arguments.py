@@ -724,8 +724,9 @@ def _rematch(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="for --bot and --plain: accept or offer up to N more games with the same "
         "opponent over the same connection when a game ends (each a new game: fresh nonces, "
-        "its own replay beside the last; the host's terms). Default 0: decline. A --seed "
-        "game cannot be rematched (docs/network.md)",
+        "its own replay beside the last; the host's terms). Default 0: a bot or a script "
+        "declines, a person is asked (type rematch). A --seed game cannot be rematched "
+        "(docs/network.md)",
     )
 
 

@@ -1,7 +1,8 @@
 """Rematches between real ``dbnet host`` and ``dbnet join`` processes on loopback: with
 ``--rematch 1`` on both sides two games are played over one connection, each its own
 complete replay with its own game id; a side without ``--rematch`` declines; a ``--seed``
-game refuses in one line."""
+game refuses in one line. The chat goes on in the next game: each game's lines are kept
+beside its own replay, numbered from 1, and verify against it."""
 
 from __future__ import annotations
 
@@ -9,9 +10,12 @@ from pathlib import Path
 
 import trio
 
+from dbnet.protocol.chat import chat_path, read_chat
+from dbnet.protocol.log import GameLog
 from dbnet.replay.file import load_replay
 
 from .processes import Dbnet, verify_command
+from .test_chat_processes import say
 from .test_invite_processes import invite_of
 from .test_processes import GAME_TIMEOUT, SEED, TURNS, forget_played_games, until_listening
 from .test_watch_end_processes import JOIN_LINE, WATCH_LINE, invite
@@ -106,13 +110,21 @@ async def test_a_seeded_game_refuses_a_rematch_in_one_line(tmp_path: Path, homes
     assert not (tmp_path / "alice-2.dbnr").exists()
 
 
+def chat_of(replay: Path) -> list[tuple[int, str]]:
+    """The lines of the chat file beside ``replay``, checked against that replay's game id
+    and keys: (seq, text) each."""
+    log = GameLog.start(load_replay(replay).records[0])
+    return [(line.seq, line.text) for line in read_chat(chat_path(replay), log.game_id, log.keys)]
+
+
 async def test_a_spectator_watches_the_next_game_with_the_same_invite(
     tmp_path: Path, homes: Path
 ) -> None:
     """Spectators are not carried over (each game's watch ends with it), but the host of a
     series admits them to the next game with the same spectator invite. The joiner is a
-    script (``--plain``, its stdin a pipe) that resigns when it reads a line: the second
-    game waits for its first decision until a real ``dbnet watch`` is in."""
+    script (``--plain``, its stdin a pipe) that chats (``say``) and resigns when it reads
+    a line: the second game waits for its first decision until a real ``dbnet watch`` is
+    in. Each game's chat is kept beside its own replay, numbered from 1 again."""
     forget_played_games(homes)
     eve = tmp_path / "eve"
     eve.mkdir()
@@ -132,6 +144,8 @@ async def test_a_spectator_watches_the_next_game_with_the_same_invite(
                 stdin=True,
             )  # fmt: skip
             started.append(joiner)
+            await say(joiner, "good luck", "bob (you) says: good luck")
+            await host.until_saw("bob says: good luck")
             await joiner.type_line("resign")  # the first game
             await joiner.until_saw(f"replay: {tmp_path / 'bob-2.dbnr'}")  # the second waits
             watcher = await Dbnet.start(
@@ -141,6 +155,9 @@ async def test_a_spectator_watches_the_next_game_with_the_same_invite(
             )  # fmt: skip
             started.append(watcher)
             await watcher.until_saw("Initiative: ")  # entries of the second game, verified
+            await say(joiner, "once more", "bob (you) says: once more")
+            await host.until_saw("bob says: once more")
+            await watcher.until_saw("bob (B) says: once more")
             await joiner.type_line("resign")
             codes = [await process.wait() for process in (host, joiner, watcher)]
     outputs = "\n\n".join(f"{p.name}:\n{p.output()}" for p in started)
@@ -151,3 +168,9 @@ async def test_a_spectator_watches_the_next_game_with_the_same_invite(
     )
     assert (tmp_path / "eve.dbnr").read_bytes() == (tmp_path / "alice-2.dbnr").read_bytes()
     assert_verifies(tmp_path / "eve.dbnr")
+    for first, second in (("alice.dbnr", "alice-2.dbnr"), ("bob.dbnr", "bob-2.dbnr")):
+        assert chat_of(tmp_path / first) == [(1, "good luck")], outputs
+        assert chat_of(tmp_path / second) == [(1, "once more")], outputs
+        result = verify_command(tmp_path / second)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert f"{chat_path(tmp_path / second)}: 1 chat line, each signed" in result.stdout

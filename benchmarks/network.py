@@ -66,7 +66,7 @@ from dbnet.wire import codec
 
 TARGET_RATIO = 1.2
 SETUP_HOPS = 4  # preamble + message 1; message 2; message 3 + HELLO; HELLO + OFFER
-ENTRY_FRAME_MIN = 140  # bytes: every entry's frame is larger, PING, PONG and BYE smaller
+ENTRY_FRAME_MIN = 140  # bytes: every entry's frame is larger, PING, PONG, BYE, REMATCH smaller
 TIMEOUT = 600.0
 
 
@@ -565,7 +565,7 @@ def main() -> None:
     print(
         f"  frames after the handshake and HELLO: {entry_frames} carrying entries "
         f"({entry_frames / figures.entries:.2f} per entry), {others} others (the two BYEs, "
-        "PINGs, PONGs)"
+        "the two REMATCHes, PINGs, PONGs)"
     )
     print(
         f"  dice: no message of their own; {figures.link_only} entries carry only links, "

@@ -602,6 +602,7 @@ def _add_network(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
     )
     _hosting(host)
     _common(host)
+    _rematch(host)
     _add_limited(host)
     host.set_defaults(func=lazy("dbnet.commands.net", "run_host"))
 
@@ -625,6 +626,7 @@ def _add_network(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         "is fine), or its address",
     )
     _common(join)
+    _rematch(join)
     _add_limited(join, joiner=True)
     join.set_defaults(func=lazy("dbnet.commands.net", "run_join"))
 
@@ -728,6 +730,20 @@ _STUN_HELP = (
     "stun.l.google.com:19302); off: none. For now it is asked only with --verbose, which "
     "prints the answer"
 )
+
+
+def _rematch(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--rematch",
+        type=_count,
+        default=0,
+        metavar="N",
+        help="for --bot and --plain: accept or offer up to N more games with the same "
+        "opponent over the same connection when a game ends (each a new game: fresh nonces, "
+        "its own replay beside the last; the host's terms). Default 0: a bot or a script "
+        "declines, a person is asked (type rematch). A --seed game cannot be rematched "
+        "(docs/network.md)",
+    )
 
 
 def _hosting(parser: argparse.ArgumentParser) -> None:

@@ -35,6 +35,7 @@ import trio
 from dbnet.bots import make_bot
 from dbnet.catalog import default_warbands, load_catalog, load_warband
 from dbnet.commands.keyboard import Keyboard, chat_text
+from dbnet.commands.series import Series, check_rematch
 from dbnet.commands.stopping import say_safely, stopping
 from dbnet.engine import Game, Options, Player, Warband, format_choice, read_choice
 from dbnet.engine.choices import DecisionKind
@@ -77,6 +78,7 @@ from dbnet.net.invite import Candidate, Invite, InviteError
 from dbnet.net.played import PlayedGames
 from dbnet.net.portmap import port_mapping, port_mapping_enabled
 from dbnet.net.relay import relay_setting
+from dbnet.net.rematch import Ask
 from dbnet.net.rendezvous import (
     Door,
     host_candidates,
@@ -169,24 +171,39 @@ async def _read(read_line: Callable[[str], str], prompt: str) -> str:
         raise
 
 
-def line_chooser(
-    read_line: Callable[[str], str] = input,
-    build_seconds: float = 600.0,
-    builder: Builder | None = None,
-    clocks: Callable[[], list[str]] = list,
-    chat: ChatRoom | None = None,
-) -> Chooser:
-    """A person at this terminal: the position, the decision, both clocks in a timed
-    game (``clocks``: the lines to show), one line of notation (or ``say TEXT`` to the
-    opponent, through ``chat``); in a Limited game's build phase, a warband picked from
-    the pool within ``build_seconds``."""
-    builder = Builder() if builder is None else builder
+Read = Callable[[str], Awaitable[str]]
+"""The person's next line, after the prompt given."""
+
+
+def line_reader(read_line: Callable[[str], str] = input, chat: ChatRoom | None = None) -> Read:
+    """The person's lines: with ``chat``, through one keyboard thread (``say TEXT`` goes
+    to the opponent at once, ``dbnet.commands.keyboard``), else one worker thread a line."""
     keyboard = None if chat is None else Keyboard(read_line, chat, _ABANDONED_READ)
 
     async def read(prompt: str) -> str:
         if keyboard is None:
             return await _read(read_line, prompt)
         return await keyboard.line(prompt)
+
+    return read
+
+
+def line_chooser(
+    read_line: Callable[[str], str] = input,
+    build_seconds: float = 600.0,
+    builder: Builder | None = None,
+    clocks: Callable[[], list[str]] = list,
+    chat: ChatRoom | None = None,
+    read: Read | None = None,
+) -> Chooser:
+    """A person at this terminal: the position, the decision, both clocks in a timed
+    game (``clocks``: the lines to show), one line of notation (or ``say TEXT`` to the
+    opponent, through ``chat``); in a Limited game's build phase, a warband picked from
+    the pool within ``build_seconds``. ``read`` (``line_reader``) is given when another
+    question (a rematch) reads the same keyboard; else it is made from ``read_line`` and
+    ``chat``."""
+    builder = Builder() if builder is None else builder
+    read = line_reader(read_line, chat) if read is None else read
 
     async def choose(view: Game) -> str:
         if build_decision(view) is not None:
@@ -234,18 +251,22 @@ class ClockLines:
     """The clock lines of the prompt: both clocks, and a warning the first time one is
     under a minute."""
 
-    def __init__(self, clocks: SessionClocks, me: Callable[[], Player | None]) -> None:
-        self.clocks = clocks
-        self.me = me
+    def __init__(self, session: Callable[[], GameSession]) -> None:
+        self.session = session  # the game being played (a rematch brings the next)
+        self.clocks: SessionClocks | None = None
         self.warned: set[Player] = set()
 
     def __call__(self) -> list[str]:
-        line, view = self.clocks.line(), self.clocks.view
+        session = self.session()
+        if session.clocks is not self.clocks:  # a new game: its own warnings
+            self.clocks, self.warned = session.clocks, set()
+        clocks = session.clocks
+        line, view = clocks.line(), clocks.view
         if line is None or view is None:
             return []
         lines = [line]
         now = now_ms()
-        me = self.me()
+        me = None if session.game is None else session.game.me
         for player in (Player.A, Player.B):
             left = view.left(player, now)
             if left < LOW_CLOCK_MS and player not in self.warned:
@@ -255,6 +276,27 @@ class ClockLines:
                     f"warning: {whose} ({player.name}) is under a minute: {format_clock(left)} left"
                 )
         return lines
+
+
+def line_rematch(read: Read) -> Ask:
+    """A person at this terminal asked, when a game ends, whether to play another with the
+    same opponent: ``rematch`` for yes, anything else (an empty line, the end of input) no.
+    ``read`` is the chooser's (``line_reader``): one thread reads the keyboard."""
+
+    async def ask(offered: bool) -> bool:
+        if offered:
+            print("the opponent offers a rematch: type rematch to play another game, or press "
+                  "Enter to leave", flush=True)  # fmt: skip
+        else:
+            print("the game is over: type rematch to offer the opponent another game (over this "
+                  "connection), or press Enter to leave", flush=True)  # fmt: skip
+        try:
+            line = await read("> ")
+        except EOFError:
+            return False
+        return line.strip().lower() == "rematch"
+
+    return ask
 
 
 async def _build(
@@ -323,6 +365,7 @@ def _player(
     seed = getattr(args, "seed", None)
     builder = Builder()
     chat = ChatRoom(_say)
+    ask: Ask | None = None
     if args.bot is not None:
         rng = random.Random() if seed is None else random.Random(f"dbnet-net-bot:{seed}")
         bot = make_bot(
@@ -336,9 +379,15 @@ def _player(
         choose = bot_chooser(bot_seat)
     else:
         seat = PersonSeat()
+        read = line_reader(chat=chat)
         choose = line_chooser(
-            build_seconds=60.0 * getattr(args, "build_minutes", 10), builder=builder, chat=chat
+            build_seconds=60.0 * getattr(args, "build_minutes", 10),
+            builder=builder,
+            chat=chat,
+            read=read,
         )
+        if sys.stdin.isatty() and not _full_screen(args):  # a person in the line interface
+            ask = line_rematch(read)  # (a script, its input not a terminal, is not asked)
     return LocalPlayer(
         identity=identity,
         name=_own_name(args),
@@ -351,6 +400,7 @@ def _player(
         played=PlayedGames.in_dir(),
         builder=builder,
         chat=chat,
+        ask_rematch=ask,
     )
 
 
@@ -387,7 +437,7 @@ def _timing(args: argparse.Namespace) -> Timing:
 
 
 Make = Callable[[LocalPlayer], GameSession]
-Play = Callable[[GameSession], Awaitable[Outcome]]
+Play = Callable[[Series], Awaitable[Outcome]]
 
 
 class PortError(DbnetError):
@@ -428,10 +478,10 @@ def run_host(args: argparse.Namespace) -> int:
             player, new_game=new, replay_path=args.replay, timing=timing, open_seat=args.open
         )
 
-    async def play(session: GameSession) -> Outcome:
-        session.player.say(f"hosting; your key fingerprint is {identity.fingerprint}")
-        async with learn_endpoint(stun, session.player.say):
-            return await _host(args, session, relay)
+    async def play(series: Series) -> Outcome:
+        series.current.player.say(f"hosting; your key fingerprint is {identity.fingerprint}")
+        async with learn_endpoint(stun, series.current.player.say):
+            return await _host(args, series, relay)
 
     return _run(args, _player(args, identity), make, play)
 
@@ -454,12 +504,13 @@ def run_join(args: argparse.Namespace) -> int:
             invite_secret=None if invite is None else invite.secret,
         )
 
-    async def play(session: GameSession) -> Outcome:
+    async def play(series: Series) -> Outcome:
+        session = series.current
         say = session.player.say
         connect = _dialer(args, session, identity, use_relay)
         say(f"joining {_target(args.address)}; your key fingerprint is {identity.fingerprint}")
         async with learn_endpoint(stun, say):
-            return await session.join(connect)
+            return await series.play(lambda next_game, first: next_game.join(connect, first))
 
     return _run(args, player, make, play)
 
@@ -519,7 +570,8 @@ def run_resume(args: argparse.Namespace) -> int:
             open_seat=args.open,
         )
 
-    async def play(session: GameSession) -> Outcome:
+    async def play(series: Series) -> Outcome:
+        session = series.current
         say = session.player.say
         held = counted(len(records), "entry", "entries")
         say(f"resuming as {game.me.name} against {fingerprint(peer_key)} ({held})")
@@ -527,7 +579,7 @@ def run_resume(args: argparse.Namespace) -> int:
             if args.address is not None:
                 return await session.join(_dialer(args, session, identity, relay is not None))
             say(f"your key fingerprint is {identity.fingerprint}")
-            return await _host(args, session, relay)
+            return await _host(args, series, relay)
 
     try:
         return _run(args, _player(args, identity, invite), make, play)
@@ -554,11 +606,11 @@ def _seat_invite(address: object) -> Invite | None:
     return address
 
 
-async def _host(
-    args: argparse.Namespace, session: GameSession, relay: tuple[str, int] | None
-) -> Outcome:
+async def _host(args: argparse.Namespace, series: Series, relay: tuple[str, int] | None) -> Outcome:
     """Listen, map a port on the router, print an invite (this machine's paths now; the
-    game's secret, the same when it is resumed) and serve the game on every door."""
+    game's secret, the same when it is resumed) and serve the game on every door (and the
+    rematches agreed, on the same doors)."""
+    session = series.current
     say = session.player.say
     enabled = port_mapping_enabled(args.no_port_mapping)
     async with listening(args.port) as listeners:
@@ -584,7 +636,7 @@ async def _host(
             _show_addresses(say, listeners, args.open, session.player.expect)
             if relay is not None:
                 say(f"also waiting at the relay {with_port(*relay)}")
-            return await session.host(listeners, doors)
+            return await series.play(lambda game, first: game.host(listeners, doors, first))
 
 
 def _admit_spectators(
@@ -706,34 +758,39 @@ def _full_screen(args: argparse.Namespace) -> bool:
 
 def _run(args: argparse.Namespace, player: LocalPlayer, make: Make, play: Play) -> int:
     """Play full screen when a person plays at a terminal (not ``--plain``), else in lines."""
+    check_rematch(args, _full_screen(args))
     if _full_screen(args):
         from dbnet.console.network import run_network
 
+        async def play_one(session: GameSession) -> Outcome:
+            return await play(Series(args, make, session))
+
         minutes = getattr(args, "build_minutes", 10)
-        return run_network(make, play, player, build_seconds=60.0 * minutes)
-    session = make(player)
+        return run_network(make, play_one, player, build_seconds=60.0 * minutes)
     if isinstance(player.seat, PersonSeat):  # the prompt shows both clocks in a timed game
-
-        def game_me() -> Player | None:
-            return None if session.game is None else session.game.me
-
+        read = line_reader(chat=player.chat)
         player.choose = line_chooser(
             build_seconds=60.0 * getattr(args, "build_minutes", 10),
             builder=player.builder,
-            clocks=ClockLines(session.clocks, game_me),
+            clocks=ClockLines(lambda: series.current),
             chat=player.chat,
+            read=read,
         )
+        if player.ask_rematch is not None:  # asked through the same keyboard
+            player.ask_rematch = line_rematch(read)
+    series = Series(args, make, make(player))
 
     def run() -> Outcome:
         try:
-            return trio.run(play, session)
+            return trio.run(play, series)
         except ListenError as exc:  # the port was taken after _check_port
             raise PortError(exc) from exc
 
     with stopping() as stop:
         try:
-            return _finish(session, run)
+            return _finish(series, run)
         except KeyboardInterrupt:  # Ctrl-C, SIGTERM, SIGHUP: every entry is saved already
+            session = series.current
             if session.game is None or session.game.is_closed:
                 raise
             say_safely(
@@ -745,8 +802,8 @@ def _run(args: argparse.Namespace, player: LocalPlayer, make: Make, play: Play) 
             return stop.exit_code
 
 
-def _finish(session: GameSession, run: Callable[[], Outcome]) -> int:
-    code = _finished(session, run)
+def _finish(series: Series, run: Callable[[], Outcome]) -> int:
+    code = _finished(series, run)
     if _ABANDONED_READ.is_set():
         # A thread still reads stdin and holds its lock: a normal exit would abort
         # ("could not acquire lock for stdin at interpreter shutdown"). Everything is
@@ -757,16 +814,19 @@ def _finish(session: GameSession, run: Callable[[], Outcome]) -> int:
     return code
 
 
-def _finished(session: GameSession, run: Callable[[], Outcome]) -> int:
+def _finished(series: Series, run: Callable[[], Outcome]) -> int:
+    session = series.current
     try:
         outcome = run()
     except DiskFullError as exc:
+        session = series.current  # the game of the series it happened in
         # the file keeps every whole record: go on once there is space (exit 3, as an
         # adjourned game), or start again if it holds no entry (1: no game was started)
         entries = 0 if session.writer is None else session.writer.entries
         print(f"dbnet: {disk_full_advice(exc, entries)}", file=sys.stderr)
         return EXIT_ADJOURNED if entries else EXIT_FAILED
     except GameSessionError as exc:
+        session = series.current
         print(f"dbnet: the game cannot go on: {printable(str(exc))}", file=sys.stderr)
         if session.game is not None:
             print(
@@ -776,8 +836,9 @@ def _finished(session: GameSession, run: Callable[[], Outcome]) -> int:
             )
         return EXIT_FAILED
     finally:
-        if session.writer is not None:
-            session.writer.close()
+        if series.current.writer is not None:
+            series.current.writer.close()
+    session = series.current
     where = session.replay_path
     withheld = withheld_result(session.game)
     if outcome is Outcome.ADJOURNED and withheld is not None:

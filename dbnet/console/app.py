@@ -709,6 +709,8 @@ class ConsoleApp(FullScreen):
         elif command == "say" and self.say_chat is not None:
             self._clear()
             self.say_chat(rest)
+        elif command == "rematch" and not rest:
+            self.rematch()
         elif command in ("quit", "exit") and not rest:
             self._clear()
             self.ask_quit()
@@ -730,6 +732,20 @@ class ConsoleApp(FullScreen):
         self.card = found
         self.show_tab(Tab.CARD)
         self._clear(f"Card of {', '.join(self.session.game.minis[i].label for i in found)}.")
+
+    def rematch(self) -> None:
+        """'rematch': yes to another game over a network game's connection, once it ends."""
+        session = self.session
+        offer = getattr(session, "rematch", None)
+        if offer is None:
+            self.say("No rematch here: it is offered when a network game ends.", error=True)
+            return
+        try:
+            offer()
+        except DbnetError as exc:
+            self.say(f"Not now: {exc}.", error=True)
+            return
+        self._clear("Rematch: waiting for the opponent's answer.")
 
     def show_invite(self) -> None:
         """'invite': the host's invites alone, out of the full screen, to copy whole."""

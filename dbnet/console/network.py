@@ -99,7 +99,11 @@ class NetworkSession(GuestRun):
         player.on_events = self._on_events
         self.chat = player.chat = ChatRoom(self._say)
         """The players' chat: ``say_chat`` hands it a line, its lines show in the log."""
+        player.ask_rematch = self._ask_rematch
+        player.on_rematch = self._adopt
         self.player = player
+        self._rematch: trio.Event | None = None  # set when the person types 'rematch'
+
         self._play = run
         self._asking = False  # the game thread waits for the person's decision
         self._resigning = False
@@ -244,6 +248,47 @@ class NetworkSession(GuestRun):
             lines.append(f"Go on later: {resume_command(path, self.player.name)}")
         lines.append(f"Check it: dbnet verify {shlex.quote(str(path))}")
         return lines
+
+    # --- rematch -------------------------------------------------------------------------
+
+    def rematch(self) -> None:
+        """The person typed 'rematch' (``ConsoleApp``): yes to another game, if asked.
+
+        Raises:
+            IllegalChoiceError: no rematch is asked for now.
+        """
+        token, wanted = self._token, self._rematch
+        if token is None or wanted is None:
+            raise IllegalChoiceError(
+                "no rematch now: it is offered when a network game ends, over its connection"
+            )
+        token.run_sync_soon(wanted.set)
+
+    async def _ask_rematch(self, offered: bool) -> bool:
+        """In the game's run: the game is over; wait for the person's 'rematch' (the
+        question ends when the opponent declines, or after a minute)."""
+        who = printable(self.net.peer_name or "the opponent")
+        if offered:
+            self._note(f"{who} offers a rematch: type 'rematch' to play another game, or 'quit'")
+        else:
+            self._note(
+                f"The game is over: type 'rematch' to offer {who} another game over this "
+                "connection, or 'quit' to leave"
+            )
+        self._rematch = trio.Event()
+        self._publish()
+        try:
+            await self._rematch.wait()
+        finally:
+            self._rematch = None
+        return True
+
+    def _adopt(self, net: GameSession) -> None:
+        """In the game's run: a rematch starts; show its game from now on."""
+        self.net = net
+        self._view = _placeholder(net)
+        self._clocks = None
+        self._publish()
 
     # --- the game, run by trio in guest mode on the screen's loop ------------------------
 

@@ -65,7 +65,8 @@ __all__ = [
 ]
 
 CHAT_VERSION: Final = 4
-"""The first channel version with the CHAT message (``dbnet.net.chat``)."""
+"""The first channel version with the CHAT message (``dbnet.net.chat``) and the REMATCH
+message (``dbnet.net.rematch``)."""
 _ALL_VERSIONS: Final[tuple[int, ...]] = (4, 3)
 _CAP: Final = os.environ.get("DBNET_CHANNEL_VERSION", "")
 SUPPORTED_VERSIONS: Final[tuple[int, ...]] = (
@@ -74,10 +75,11 @@ SUPPORTED_VERSIONS: Final[tuple[int, ...]] = (
     else _ALL_VERSIONS
 )
 """The channel versions this build speaks. Version 2 (game protocol 2) added the joiner's
-nonce to HELLO, version 3 the proof of an invite's secret, version 4 the players' CHAT
-(a peer of version 3 plays on without chat); a peer that speaks only an older version is
-told that one side must upgrade. ``DBNET_CHANNEL_VERSION=3`` in the environment offers
-only the versions up to 3 (to play as an older dbnet does: tests, troubleshooting)."""
+nonce to HELLO, version 3 the proof of an invite's secret, version 4 the players' CHAT and
+REMATCH (a peer of version 3 plays on without chat and cannot rematch:
+``dbnet.net.rematch``); a peer that speaks only an older version is told that one side
+must upgrade. ``DBNET_CHANNEL_VERSION=3`` in the environment offers only the versions up
+to 3 (to play as an older dbnet does: tests, troubleshooting)."""
 
 MAGIC: Final = b"DBNET\x00"
 MAX_VERSIONS: Final = 255

@@ -19,6 +19,9 @@ Watch     5     name, the proof of the spectator invite's secret (or nil): a
                 spectator's first message, instead of HELLO (``dbnet.net.spectators``)
 Chat      6     seat (0: A, 1: B), seq, at, text, signature: a player's signed chat
                 line (``dbnet.protocol.chat``); channel version 4 and later only
+Rematch   7     want (true: another game on this connection), reason (why not, or
+                empty): sent once after BYE (done), from channel version 4 on
+                (``dbnet.net.rematch``)
 ========  ====  ===============================================================
 """
 
@@ -58,6 +61,7 @@ class MessageType(enum.IntEnum):
     BYE = 4
     WATCH = 5
     CHAT = 6
+    REMATCH = 7
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +136,16 @@ class Chat:
     line: ChatLine
 
 
-Message = Hello | Entry | Ping | Pong | Bye | Watch | Chat
+@dataclass(frozen=True, slots=True)
+class RematchMessage:
+    """After the game (right after BYE, done): whether the sender wants another game over
+    this connection (``dbnet.net.rematch``); ``reason`` says why not."""
+
+    want: bool
+    reason: str
+
+
+Message = Hello | Entry | Ping | Pong | Bye | Watch | Chat | RematchMessage
 
 # --- the messages on the wire: one shape each (codec.Shape), the type first ---------------------
 
@@ -229,7 +242,16 @@ class _Chat(codec.Shape, array_like=True, tag=MessageType.CHAT.value):
         return Chat(ChatLine(Player(self.seat), self.seq, self.at, self.text, self.signature))
 
 
-_Shape = _Hello | _Entry | _Ping | _Pong | _Bye | _Watch | _Chat
+class _Rematch(codec.Shape, array_like=True, tag=MessageType.REMATCH.value):
+    WHERE: ClassVar[str] = "rematch"
+    want: bool
+    reason: Annotated[str, codec.Meta(max_length=MAX_REASON_LEN)]
+
+    def value(self) -> RematchMessage:
+        return RematchMessage(self.want, self.reason)
+
+
+_Shape = _Hello | _Entry | _Ping | _Pong | _Bye | _Watch | _Chat | _Rematch
 _MESSAGE: Final = codec.Schema[_Shape](
     Annotated[_Shape, codec.Meta(extra=codec.refuse("unknown message type {value}"))], "message"
 )
@@ -253,6 +275,8 @@ def encode_message(message: Message) -> bytes:
     elif isinstance(message, Chat):
         c = message.line
         shape = _Chat(c.seat.value, c.seq, c.at, c.text, c.signature)
+    elif isinstance(message, RematchMessage):
+        shape = _Rematch(message.want, message.reason)
     else:
         shape = _Bye(message.done, message.reason)
     return codec.encode(shape)

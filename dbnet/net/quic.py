@@ -20,7 +20,7 @@ endpoint routes each datagram by the peer's address. Datagrams that are not QUIC
 one line, the rest are counted. Limits: ``PENDING_LIMIT`` connections being opened by
 peers at once, ``RECEIVE_LIMIT`` bytes received and not yet read per connection,
 ``connect_timeout`` to finish QUIC's handshake, ``idle_timeout`` of silence.
-See ``docs/network.md`` section 12.
+See ``docs/network.md`` section 14.
 """
 
 from __future__ import annotations

@@ -73,9 +73,21 @@ from dbnet.net.clocks import SessionClocks, clock_claim_result
 from dbnet.net.errors import NetError, VersionMismatchError, WrongHostError
 from dbnet.net.gate import Gate
 from dbnet.net.link import FloodError, Link, Timing
-from dbnet.net.messages import Bye, Chat, Entry, Hello, Message, MessageError, Ping, Pong
+from dbnet.net.messages import (
+    Bye,
+    Chat,
+    Entry,
+    Hello,
+    Message,
+    MessageError,
+    Ping,
+    Pong,
+    RematchMessage,
+    encode_message,
+)
 from dbnet.net.played import PlayedGames
 from dbnet.net.proof import invite_secret, proof, proof_matches, watch_secret
+from dbnet.net.rematch import Ask, Rematch, RematchError, ask_player
 from dbnet.net.rendezvous import Door
 from dbnet.net.spectators import Spectating, Spectators
 from dbnet.net.stream import RELAY, SecureStream, open_channel
@@ -225,6 +237,11 @@ class LocalPlayer:
     expect: str | None = None  # the peer's fingerprint, compared out of band
     on_events: Callable[[list[Event]], None] | None = None
     played: PlayedGames | None = None  # the game ids started here; a repeat is refused
+    ask_rematch: Ask | None = None
+    """Asks the person whether to play another game when one ends (``dbnet.net.rematch``);
+    None: the rematch policy answers alone."""
+    on_rematch: Callable[[GameSession], None] | None = None
+    """Given the next game's session when a rematch starts (the console shows that game)."""
     builder: Builder | None = None
     """Limited play: the builder ``choose`` (or a bot's seat) commits and reveals with; the
     session binds it to the game (its salt and the committed warband's file beside the
@@ -294,6 +311,7 @@ class GameSession:
         invite_secret: bytes | None = None,
         spectating: Spectating | None = None,
         open_seat: bool = False,
+        rematch: Rematch | None = None,
     ) -> None:
         if (game is None) == (new_game is None):
             raise ValueError("give either a game to resume or a new game's warband")
@@ -317,6 +335,11 @@ class GameSession:
         """Whether a host admits spectators, how many and how far behind the game
         (``dbnet.net.spectators``); None: none (every connection is for the seat)."""
         self.spectators: Spectators | None = None
+        self.rematch = rematch or Rematch()
+        """The rematch exchange after the game (``dbnet.net.rematch``); by default this
+        side declines."""
+        self.rematch_stream: SecureStream | None = None
+        """The connection a rematch was agreed on, kept open for the next game."""
         """The spectators of the game served now (``serve``), if admitted."""
         self.narrator: Narrator | None = None
         self.peer_name: str | None = None
@@ -347,12 +370,15 @@ class GameSession:
     # --- the outer loops --------------------------------------------------------------
 
     async def host(
-        self, listeners: list[trio.SocketListener], doors: Sequence[Door] = ()
+        self,
+        listeners: list[trio.SocketListener],
+        doors: Sequence[Door] = (),
+        first: SecureStream | None = None,
     ) -> Outcome:
         """Serve the game on ``listeners`` and ``doors`` (the relay; this side answers
         the handshake) until it is complete or adjourned; one connection at a time, each
         authenticated first, side by side with the others (``dbnet.net.gate``), so idle
-        strangers cannot hold the door."""
+        strangers cannot hold the door. ``first``: a rematch's connection, played first."""
         incoming, arrivals = trio.open_memory_channel[trio.abc.Stream | SecureStream](
             ARRIVALS_QUEUED
         )
@@ -363,6 +389,8 @@ class GameSession:
             handshake_timeout=self.timing.handshake_timeout,
             frame_timeout=self.timing.frame_timeout,
         )
+        if first is not None:
+            incoming.send_nowait(first)
         try:
             async with _nursery() as nursery:
                 for listener in listeners:
@@ -450,12 +478,14 @@ class GameSession:
                     return Outcome.ADJOURNED
 
     async def join(
-        self, connect: Callable[[], Awaitable[trio.abc.Stream | SecureStream]]
+        self,
+        connect: Callable[[], Awaitable[trio.abc.Stream | SecureStream]],
+        first: SecureStream | None = None,
     ) -> Outcome:
         """Connect with ``connect`` (this side starts the handshake, unless ``connect``
         gives a stream that has done it, as ``dbnet.net.race`` does), reconnecting with
         backoff, until the game is complete or adjourned (or the host was never reached
-        within ``adjourn_after``)."""
+        within ``adjourn_after``). ``first``: a rematch's connection, played first."""
         self._hosting = False
         self._last_contact = trio.current_time()
         failures = 0
@@ -463,7 +493,7 @@ class GameSession:
             while True:
                 stream: trio.abc.Stream | SecureStream | None = None
                 with trio.move_on_at(self._give_up_at()):
-                    stream = await self._dial(connect, failures)
+                    stream, first = first or await self._dial(connect, failures), None
                     if stream is None:
                         failures += 1
                         await trio.sleep(self._backoff(failures))
@@ -672,7 +702,10 @@ class GameSession:
         finally:
             self.connected = False
             self.messages_sent += link.sent
-            await link.close()
+            if self.rematch.agreed:  # the next game is played on this connection
+                self.rematch_stream = secure
+            else:
+                await link.close()
 
     def _drop_refused_offer(self) -> None:
         """A new game's OFFER refused before its ACCEPT (by either side) is no game: its
@@ -746,6 +779,9 @@ class GameSession:
             nursery.start_soon(link.send, ours)
             with trio.move_on_after(self.timing.hello_timeout):
                 message = await link.receive()
+                while isinstance(message, Ping | Pong):  # a rematch's connection stays alive
+                    link.charge()
+                    message = await link.receive()
         if message is None:
             raise _ConnectionLostError("no HELLO from the peer in time")
         if isinstance(message, Bye):
@@ -1200,7 +1236,9 @@ class GameSession:
                     # task runs again, and its close must then find this side done.
                     exchange.said_done = True
                     await link.send(Bye(True, "the game's log is complete"))
-                if exchange.peer_done:
+                if await self._rematch_answered(link):
+                    return
+                if exchange.peer_done and (self.rematch.settled or exchange.peer_gone.is_set()):
                     # The opener closes first; the other waits for that close, so that
                     # no unread byte makes its close reset the connection and destroy
                     # the last BYE before the opener reads it.
@@ -1210,6 +1248,22 @@ class GameSession:
                     return
             await changed.wait()
 
+    async def _rematch_answered(self, link: Link) -> bool:
+        """Send this side's REMATCH once the game is over (``dbnet.net.rematch``) and say
+        how it ended; True once both want another game on this connection."""
+        version, ask, want = link.stream.version, self.player.ask_rematch, None
+        if ask is not None and self.rematch.asks(version):
+            want = await ask_player(self.rematch, ask, lambda: self._changed.event)
+        answer = self.rematch.answer(version, want)
+        if answer is not None:
+            await link.send(answer)
+        self._say_rematch()
+        return self.rematch.agreed
+
+    def _say_rematch(self) -> None:
+        while self.rematch.said:
+            self.player.say(printable(self.rematch.said.pop(0)))
+
     async def _receive_loop(self, link: Link, game: RemoteGame, exchange: _Exchange) -> None:
         while True:
             try:
@@ -1217,6 +1271,7 @@ class GameSession:
             except NetError:
                 if exchange.peer_done and exchange.said_done:
                     exchange.peer_gone.set()  # the peer closed after the last BYE
+                    self._changed.notify()
                     return
                 raise
             self._last_contact = trio.current_time()
@@ -1260,6 +1315,22 @@ class GameSession:
                     exchange.peer_gone.set()
                 exchange.peer_done = True
                 self._changed.notify()
+            elif isinstance(message, RematchMessage):
+                link.charge()
+                try:
+                    if not exchange.peer_done:  # REMATCH comes after the sender's BYE (done)
+                        raise RematchError("the peer sent REMATCH before its BYE (done)")
+                    self.rematch.receive(message, link.stream.version)
+                except RematchError as exc:
+                    raise GameSessionError(
+                        f"the peer broke the protocol: {exc}",
+                        to_peer=f"you broke the protocol: {exc}",
+                    ) from exc
+                self._say_rematch()
+                self._changed.notify()
+            elif isinstance(message, Hello) and self.rematch.agreed:
+                link.stream.unread(encode_message(message))  # the next game's
+                return
             elif isinstance(message, Hello):
                 raise GameSessionError("the peer sent HELLO twice")
             elif isinstance(message, Chat) and self._started(game):

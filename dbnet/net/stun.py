@@ -14,7 +14,7 @@ MESSAGE-INTEGRITY is not (a binding request to a public server carries no creden
 The trio part: ``query``, over UDP, retransmitting a bounded number of times within a
 bounded time; and ``learn_endpoint``, which asks in the background and reports the
 answer. The setting: ``stun_setting`` (``--stun``, ``DBNET_STUN``, ``config.toml``,
-``DEFAULT_STUN``). See ``docs/network.md`` section 12.
+``DEFAULT_STUN``). See ``docs/network.md`` section 14.
 """
 
 from __future__ import annotations

@@ -174,7 +174,8 @@ class Background(Generic[T]):
 
 ENTRY_FRAME_MIN = 140
 """Bytes of payload: every encrypted frame carrying an entry is larger, while a PING, a
-PONG and a BYE(done) are smaller (the first frame after the handshake is HELLO)."""
+PONG, a BYE(done) and a REMATCH with dbnet's own reasons are smaller (the first frame
+after the handshake is HELLO)."""
 
 
 class FrameSplitter:

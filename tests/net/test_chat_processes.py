@@ -72,7 +72,7 @@ async def test_players_chat_and_a_spectator_sees_it(tmp_path: Path, homes: Path)
                 ["watch", await invite(host, WATCH_LINE), "--plain", "--replay",
                  str(replays["eve"])],
             )  # fmt: skip
-            await host.until_saw("spectator ")
+            await host.until_saw("is watching via")
             joiner = await Dbnet.start(
                 nursery, "join", homes / "bob",
                 ["join", await invite(host, JOIN_LINE), "--plain", "--name", "bob",
@@ -131,7 +131,7 @@ async def test_the_spectator_delay_holds_chat_back(tmp_path: Path, homes: Path) 
                 ["watch", await invite(host, WATCH_LINE), "--plain", "--replay",
                  str(replays["eve"])],
             )  # fmt: skip
-            await host.until_saw("spectator ")
+            await host.until_saw("is watching via")
             joiner = await Dbnet.start(
                 nursery, "join", homes / "bob",
                 ["join", await invite(host, JOIN_LINE), "--plain", "--name", "bob",

@@ -108,7 +108,7 @@ async def test_an_open_host_seats_a_plain_join_and_a_plain_watch(
             fp = host_fingerprint(host)
             watch = ["watch", f"127.0.0.1:{port}", "--expect", fp, "--plain", "--replay", str(eve)]
             watcher = await Dbnet.start(nursery, "watch", tmp_path / "eve", watch)
-            while not host.saw("spectator "):
+            while not host.saw("is watching via"):
                 assert not watcher.finished.is_set(), watcher.output()
                 await trio.sleep(0.02)
             args = ["join", f"127.0.0.1:{port}", "--expect", fp, *bot(bob)]

@@ -4,6 +4,7 @@ connections, heartbeats, adjournment and resumption, a lossy network."""
 
 from __future__ import annotations
 
+import argparse
 import errno
 import functools
 import os
@@ -16,6 +17,7 @@ import trio
 import trio.testing
 
 from dbnet.commands import net as net_command
+from dbnet.commands.series import Series
 from dbnet.engine import ChanceRequest, Choice, Game
 from dbnet.match.seats import PeerSeat, PersonSeat
 from dbnet.match.story import Event, EventKind
@@ -612,7 +614,7 @@ def finish(session: GameSession, exc: Exception) -> int:
     def run() -> Outcome:
         raise exc
 
-    return net_command._finish(session, run)
+    return net_command._finish(Series(argparse.Namespace(), lambda _: session, session), run)
 
 
 async def test_a_full_disk_mid_game_says_what_to_do_and_loses_nothing(

@@ -34,6 +34,7 @@ from dbnet.net.messages import (
     Message,
     Ping,
     Pong,
+    RematchMessage,
     decode_message,
     encode_message,
 )
@@ -1120,3 +1121,29 @@ async def test_a_loser_that_withholds_its_signature_gains_nothing(
     assert verdict.owed is not None
     assert verdict.owed.player == "B"
     assert verdict.winner == "A"  # B, who withholds, lost: withholding gained it nothing
+
+
+async def test_a_rematch_in_the_middle_of_a_game_breaks_the_protocol(
+    autojump_clock: Clock, tmp_path: Path
+) -> None:
+    """REMATCH comes once, after the sender's BYE (done): in a started game it is refused
+    with one line, the peer is told why, and the game cannot go on."""
+    host, network = new_host(tmp_path, think=1000.0), Network()
+    told: list[Bye] = []
+
+    async def body() -> None:
+        secure = await secure_connection(network)
+        await send(secure, Hello("bob", None, 0, B_WARBAND, nonce=JOINER_NONCE))
+        await accept_offer(secure)
+        await send(secure, RematchMessage(True, ""))
+        told.append(await receive_until_bye(secure))
+        await until(lambda: host.outcome is not None)
+
+    await with_host(host, network, body)
+    assert isinstance(host.outcome, GameSessionError)
+    assert str(host.outcome) == (
+        "the peer broke the protocol: the peer sent REMATCH before its BYE (done)"
+    )
+    assert told == [
+        Bye(False, "you broke the protocol: the peer sent REMATCH before its BYE (done)")
+    ]

@@ -29,7 +29,7 @@ from .helpers import ALICE, BOB, Background, LossyStream, damaged
 
 # What the initiator sends before its first encrypted frame: preamble (versions 4 and 3),
 # message 1, message 3.
-INITIATOR_HANDSHAKE_BYTES = (4 + 11) + (4 + 32) + (4 + 112)
+INITIATOR_HANDSHAKE_BYTES = (4 + 7 + 2 * len(SUPPORTED_VERSIONS)) + (4 + 32) + (4 + 112)
 
 
 async def secure_pair(

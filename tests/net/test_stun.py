@@ -327,7 +327,7 @@ async def test_a_spectator_prints_its_public_endpoint(
             watch = ["watch", await invite(host, WATCH_LINE), "--plain", "--verbose"]
             watcher = await Dbnet.start(nursery, "watch", eve, [*watch, "--stun", server])
             await watcher.until_saw(f"public endpoint (STUN {server}): 127.0.0.1:")
-            await host.until_saw("spectator ")  # it got in, after asking
+            await host.until_saw("is watching via")  # it got in, after asking
             host.kill()
             watcher.kill()
 

@@ -47,7 +47,7 @@ async def test_a_watched_game_that_ends_by_a_clock_claim(tmp_path: Path, homes: 
                 ["watch", await invite(host, WATCH_LINE), "--plain", "--replay",
                  str(replays["eve"])],
             )  # fmt: skip
-            while not host.saw("spectator "):
+            while not host.saw("is watching via"):
                 assert not watcher.finished.is_set(), watcher.output()
                 await trio.sleep(0.02)
             joiner = await Dbnet.start(

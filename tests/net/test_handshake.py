@@ -25,6 +25,8 @@ from dbnet.net.errors import (
 )
 from dbnet.net.framing import MAX_FRAME, MAX_PLAINTEXT
 from dbnet.net.handshake import (
+    HOST,
+    JOINER,
     MAX_NONCE,
     SUPPORTED_VERSIONS,
     Channel,
@@ -52,7 +54,7 @@ def test_both_sides_agree_on_keys_version_and_transcript() -> None:
     a, b = initiator.channel(), responder.channel()
     assert a.peer_key == BOB.public_key
     assert b.peer_key == ALICE.public_key
-    assert a.version == b.version == SUPPORTED_VERSIONS[0] == 3
+    assert a.version == b.version == SUPPORTED_VERSIONS[0] == 4
     assert a.transcript == b.transcript
     assert len(a.transcript) == 32
     assert initiator.channel() is a  # one channel, one set of counters
@@ -81,8 +83,8 @@ def test_the_sizes_of_the_messages() -> None:
     sent = run_handshake(Handshake(ALICE, initiator=True), Handshake(BOB, initiator=False))
     sizes = {name: len(payload) for name, payload in sent.items()}
     assert sizes == {
-        "preamble_r": 9,
-        "preamble_i": 9,
+        "preamble_r": 11,
+        "preamble_i": 11,
         "message1": 32,
         "message2": 144,
         "message3": 112,
@@ -517,7 +519,63 @@ def test_counters_run_out_without_reusing_a_nonce() -> None:
 
 def test_the_channel_repr_shows_the_fingerprint_not_the_keys() -> None:
     a, _ = channels()
-    assert repr(a) == f"<Channel v3 with {BOB.fingerprint}>"
+    assert repr(a) == f"<Channel v4 with {BOB.fingerprint}>"
+
+
+# --- the roles (version 4): who is host travels in the handshake, not in who connected ----
+
+
+def test_by_default_the_initiator_joins() -> None:
+    initiator, responder = handshake_pair(ALICE, BOB)
+    assert (initiator.channel().role, responder.channel().role) == (JOINER, HOST)
+
+
+def test_a_host_that_connects_to_its_joiner_gets_the_roles_right() -> None:
+    host = Handshake(ALICE, initiator=True, role=HOST)
+    joiner = Handshake(BOB, initiator=False, role=JOINER)
+    run_handshake(host, joiner)
+    assert (host.channel().role, joiner.channel().role) == (HOST, JOINER)
+    assert host.channel().peer_key == BOB.public_key
+    assert joiner.channel().peer_key == ALICE.public_key
+    assert host.channel().transcript == joiner.channel().transcript
+
+
+@pytest.mark.parametrize("role", [HOST, JOINER])
+def test_two_sides_that_claim_the_same_role_fail(role: str) -> None:
+    initiator = Handshake(ALICE, initiator=True, role=role)
+    responder = Handshake(BOB, initiator=False, role=role)
+    with pytest.raises(AuthenticationError):
+        run_handshake(initiator, responder)
+
+
+def test_the_roles_change_the_transcript() -> None:
+    usual = Handshake(ALICE, initiator=True, role=JOINER, ephemeral=EPHEMERAL_I)
+    other = Handshake(BOB, initiator=False, role=HOST, ephemeral=EPHEMERAL_R)
+    run_handshake(usual, other)
+    reversed_ = Handshake(ALICE, initiator=True, role=HOST, ephemeral=EPHEMERAL_I)
+    reversed_joiner = Handshake(BOB, initiator=False, role=JOINER, ephemeral=EPHEMERAL_R)
+    run_handshake(reversed_, reversed_joiner)
+    assert usual.channel().transcript != reversed_.channel().transcript
+
+
+def test_a_version_3_peer_keeps_working_where_the_initiator_joins() -> None:
+    initiator = Handshake(ALICE, initiator=True, versions=(3,))
+    responder = Handshake(BOB, initiator=False)
+    run_handshake(initiator, responder)
+    assert initiator.channel().version == responder.channel().version == 3
+    assert (initiator.channel().role, responder.channel().role) == (JOINER, HOST)
+
+
+def test_a_host_cannot_connect_to_a_version_3_joiner() -> None:
+    host = Handshake(ALICE, initiator=True, role=HOST)
+    joiner = Handshake(BOB, initiator=False, versions=(3,))
+    with pytest.raises(VersionMismatchError, match="needs channel version 4"):
+        run_handshake(host, joiner)
+
+
+def test_an_unknown_role_is_refused() -> None:
+    with pytest.raises(LocalNetError, match="a role is"):
+        Handshake(ALICE, initiator=True, role="watcher")
 
 
 # --- the specification (docs/channel.md) and its test vector --------------------------------

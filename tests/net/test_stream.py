@@ -28,7 +28,7 @@ from dbnet.net.stream import SecureStream, open_channel
 from .helpers import ALICE, BOB, Background, LossyStream, damaged
 
 # What the initiator sends before its first encrypted frame: preamble, message 1, message 3.
-INITIATOR_HANDSHAKE_BYTES = (4 + 9) + (4 + 32) + (4 + 112)
+INITIATOR_HANDSHAKE_BYTES = (4 + 11) + (4 + 32) + (4 + 112)
 
 
 async def secure_pair(
@@ -60,7 +60,7 @@ async def test_handshake_and_messages_both_ways() -> None:
     a, b = await secure_pair(*trio.testing.memory_stream_pair())
     assert a.peer_key == BOB.public_key
     assert b.peer_key == ALICE.public_key
-    assert a.version == b.version == SUPPORTED_VERSIONS[0] == 3
+    assert a.version == b.version == SUPPORTED_VERSIONS[0] == 4
     assert a.transcript == b.transcript
     for i in range(10):
         await a.send(b"ping %d" % i)
@@ -176,8 +176,8 @@ async def test_an_oversized_handshake_frame_is_refused_unread(
 async def test_no_common_version() -> None:
     a_stream, b_stream = trio.testing.memory_stream_pair()
     async with trio.open_nursery() as nursery:
-        b = Background(nursery, partial(open_channel, b_stream, BOB, initiator=False, versions=[4]))
-        with pytest.raises(VersionMismatchError, match=r"speaks versions \[3\].*\[4\]"):
+        b = Background(nursery, partial(open_channel, b_stream, BOB, initiator=False, versions=[5]))
+        with pytest.raises(VersionMismatchError, match=r"speaks versions \[4, 3\].*\[5\]"):
             await open_channel(a_stream, ALICE, initiator=True)
         await b.finished.wait()
     assert isinstance(b.error, VersionMismatchError)

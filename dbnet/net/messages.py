@@ -17,6 +17,8 @@ Pong      3     the token of the Ping it answers
 Bye       4     done (true: the game's log is complete here), reason
 Watch     5     name, the proof of the spectator invite's secret (or nil): a
                 spectator's first message, instead of HELLO (``dbnet.net.spectators``)
+Candidates 9    1 to 8 ``[kind, address, port]``: where a joiner listens for its host
+                to connect to it (``dbnet.net.reverse``); channel version 4 and later
 ========  ====  ===============================================================
 """
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import datetime
 import enum
+import ipaddress
 import re
 from dataclasses import dataclass
 from typing import Annotated, ClassVar, Final
@@ -31,6 +34,7 @@ from typing import Annotated, ClassVar, Final
 from dbnet.engine import Warband
 from dbnet.errors import DecodeError
 from dbnet.net.errors import NetError
+from dbnet.net.invite import MAX_CANDIDATES, Candidate, InviteError, PathKind
 from dbnet.wire import codec
 
 MAX_REASON_LEN: Final = 200
@@ -54,6 +58,7 @@ class MessageType(enum.IntEnum):
     PONG = 3
     BYE = 4
     WATCH = 5
+    CANDIDATES = 9  # 6 to 8 are left for the messages other branches add
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +124,16 @@ class Watch:
     proof: bytes | None = None
 
 
-Message = Hello | Entry | Ping | Pong | Bye | Watch
+@dataclass(frozen=True, slots=True)
+class Candidates:
+    """Where the joiner listens for its host to connect to it (its router's port
+    mapping), sent over a path they share already (the relay) on a channel of version 4
+    or later; the host tries them within bounds (``dbnet.net.reverse``)."""
+
+    candidates: tuple[Candidate, ...]
+
+
+Message = Hello | Entry | Ping | Pong | Bye | Watch | Candidates
 
 # --- the messages on the wire: one shape each (codec.Shape), the type first ---------------------
 
@@ -204,7 +218,27 @@ class _Watch(codec.Shape, array_like=True, tag=MessageType.WATCH.value):
         return Watch(self.name, self.proof)
 
 
-_Shape = _Hello | _Entry | _Ping | _Pong | _Bye | _Watch
+class _Candidate(codec.Shape, array_like=True):
+    kind: Annotated[str, codec.Meta(max_length=16)]
+    address: Annotated[str, codec.Meta(max_length=64)]
+    port: Annotated[int, codec.Meta(ge=1, le=65535)]
+
+    def value(self, where: str) -> Candidate:
+        try:
+            return Candidate(PathKind(self.kind), ipaddress.ip_address(self.address), self.port)
+        except (ValueError, InviteError) as exc:
+            raise DecodeError(where, f"not a direct candidate: {exc}") from None
+
+
+class _Candidates(codec.Shape, array_like=True, tag=MessageType.CANDIDATES.value):
+    WHERE: ClassVar[str] = "candidates"
+    candidates: Annotated[list[_Candidate], codec.Meta(min_length=1, max_length=MAX_CANDIDATES)]
+
+    def value(self) -> Candidates:
+        return Candidates(tuple(c.value(f"candidates[{i}]") for i, c in enumerate(self.candidates)))
+
+
+_Shape = _Hello | _Entry | _Ping | _Pong | _Bye | _Watch | _Candidates
 _MESSAGE: Final = codec.Schema[_Shape](
     Annotated[_Shape, codec.Meta(extra=codec.refuse("unknown message type {value}"))], "message"
 )
@@ -225,6 +259,10 @@ def encode_message(message: Message) -> bytes:
         shape = _Pong(message.token)
     elif isinstance(message, Watch):
         shape = _Watch(message.name, message.proof)
+    elif isinstance(message, Candidates):
+        shape = _Candidates(
+            [_Candidate(c.kind.value, str(c.address), c.port) for c in message.candidates]
+        )
     else:
         shape = _Bye(message.done, message.reason)
     return codec.encode(shape)

@@ -71,6 +71,7 @@ from dbnet.match.story import Event, EventKind, Narrator
 from dbnet.net.clocks import SessionClocks, clock_claim_result
 from dbnet.net.errors import NetError, VersionMismatchError, WrongHostError
 from dbnet.net.gate import Gate
+from dbnet.net.handshake import HOST, JOINER
 from dbnet.net.link import FloodError, Link, Timing
 from dbnet.net.messages import Bye, Entry, Hello, Message, MessageError, Ping, Pong
 from dbnet.net.played import PlayedGames
@@ -322,7 +323,7 @@ class GameSession:
         """Connections on which the game's peer was accepted (the first and reconnections)."""
         self.messages_sent = 0
         """Messages sent on all connections (HELLO, entries, PINGs, ...)."""
-        self._initiator = False  # whether this side opened the current connection
+        self._joining = False  # whether this side is the joiner (its role, not who connected)
         self._hosting = False  # whether this side waits for connections (host or resume)
         self._created_at: str | None = None  # a new game's replay creation time, once fixed
         self._nonce = b""  # a new game's nonce from this side (A's or B's), once drawn
@@ -437,7 +438,7 @@ class GameSession:
                 if stream is None:
                     return self._gave_up()
                 try:
-                    if await self._connection(stream, initiator=False):
+                    if await self._connection(stream, joining=False):
                         return Outcome.COMPLETE
                 except _AdjournedError:
                     return Outcome.ADJOURNED
@@ -465,7 +466,7 @@ class GameSession:
                     return self._gave_up()
                 reached = self.connections
                 try:
-                    if await self._connection(stream, initiator=True):
+                    if await self._connection(stream, joining=True):
                         return Outcome.COMPLETE
                 except _AdjournedError:
                     return Outcome.ADJOURNED
@@ -597,15 +598,18 @@ class GameSession:
 
     # --- one connection ---------------------------------------------------------------
 
-    async def _connection(self, stream: trio.abc.Stream | SecureStream, *, initiator: bool) -> bool:
-        """Play over one connection: True when the game is complete on both sides,
-        False when the connection was lost or refused (GameSessionError: the game
-        cannot go on)."""
-        self._initiator = initiator
+    async def _connection(self, stream: trio.abc.Stream | SecureStream, *, joining: bool) -> bool:
+        """Play over one connection as the joiner (``joining``) or the host: True when the
+        game is complete on both sides, False when the connection was lost or refused
+        (GameSessionError: the game cannot go on). A stream not yet authenticated gets
+        the handshake here, this side its initiator when it joins; one authenticated
+        already (the host's gate, a race, a reversed connection) says its role itself."""
+        self._joining = joining
+        initiator = joining
         try:
             secure = (
                 stream
-                if isinstance(stream, SecureStream)  # authenticated by the host's gate
+                if isinstance(stream, SecureStream)  # authenticated already
                 else await open_channel(
                     stream,
                     self.player.identity,
@@ -621,6 +625,10 @@ class GameSession:
             return False
         except NetError as exc:
             self.player.say(f"connection failed: {exc}")
+            return False
+        if secure.role != (JOINER if joining else HOST):
+            self.player.say(f"refused a connection: this side is not the {secure.role} there")
+            await trio.aclose_forcefully(secure)
             return False
         link = Link(secure, self.timing)
         try:
@@ -639,7 +647,7 @@ class GameSession:
                 ) from exc
         except GameSessionError as exc:
             await link.say_bye(exc.to_peer)
-            if initiator or (self.connected and self._started(self.game)):
+            if joining or (self.connected and self._started(self.game)):
                 raise
             if self.connected:  # the joiner refused or broke off the OFFER: not our game
                 self.player.say(
@@ -724,12 +732,12 @@ class GameSession:
             game_id=None if game is None else game.game_id,
             have=0 if game is None else len(game.records),
             warband=self._joiner_warband(),
-            created=None if self._initiator else self._created(),
+            created=None if self._joining else self._created(),
             nonce=self._nonce if self._joiner_warband() is not None else None,
             proof=(
                 None
                 if self.invite_secret is None
-                else proof(self.invite_secret, link.stream.transcript, joiner=self._initiator)
+                else proof(self.invite_secret, link.stream.transcript, joiner=self._joining)
             ),
         )
         message: Message | None = None
@@ -757,8 +765,8 @@ class GameSession:
         return self._created_at
 
     def _joiner_warband(self) -> Warband | None:
-        """The warband to send in HELLO: a new game's joiner (the initiator) sends it."""
-        if self.game is None and self.new_game is not None and self._initiator:
+        """The warband to send in HELLO: a new game's joiner sends it."""
+        if self.game is None and self.new_game is not None and self._joining:
             return self.new_game.warband
         return None
 
@@ -772,9 +780,9 @@ class GameSession:
         secret = self.invite_secret
         if secret is None or self._started(self.game):
             return  # a started game binds both keys: _check_peer asks for the game's own
-        peer_joins = not self._initiator
+        peer_joins = not self._joining
         if hello.proof is None:
-            if self._initiator:
+            if self._joining:
                 raise GameSessionError(
                     "the host did not prove that it made the invite (it has no proof of the "
                     "invite's secret): refusing to play",
@@ -882,7 +890,7 @@ class GameSession:
                     "must resume it from its replay (dbnet resume FILE HOST:PORT)"
                 )
             return
-        if self._initiator:
+        if self._joining:
             if hello.warband is not None:
                 raise GameSessionError("the host sent a warband: both sides are trying to join")
             if hello.game_id is not None and hello.have != 1:
@@ -908,7 +916,7 @@ class GameSession:
         resumed game: it has no new game to offer instead, and its joiner is the OFFER's.)"""
         return (
             self._hosting
-            and not self._initiator
+            and not self._joining
             and self.new_game is not None
             and self.game is not None
             and not self._started(self.game)
@@ -950,7 +958,7 @@ class GameSession:
             self._discard_offer()
         if self.game is not None:
             return self.game
-        if not self._initiator:
+        if not self._joining:
             assert hello.warband is not None  # _check_game
             assert hello.nonce is not None
             return self._offer(link.peer_key, hello.warband, hello.nonce)
@@ -1183,7 +1191,7 @@ class GameSession:
                     # The opener closes first; the other waits for that close, so that
                     # no unread byte makes its close reset the connection and destroy
                     # the last BYE before the opener reads it.
-                    if not self._initiator:
+                    if not self._joining:
                         with trio.move_on_after(self.timing.hello_timeout):
                             await exchange.peer_gone.wait()
                     return

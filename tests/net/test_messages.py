@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import datetime
+import ipaddress
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dbnet.catalog import default_warbands, load_catalog
+from dbnet.net.invite import Candidate, PathKind
 from dbnet.net.messages import (
     Bye,
+    Candidates,
     Entry,
     Hello,
     Message,
@@ -36,6 +39,12 @@ GOOD: list[Message] = [
     Bye(False, "r" * 200),
     Watch("eve"),
     Watch("eve.b-2_", bytes(range(32))),
+    Candidates((Candidate(PathKind.MAPPING, ipaddress.ip_address("203.0.113.9"), 40123),)),
+    Candidates(
+        tuple(
+            Candidate(PathKind.MAPPING, ipaddress.ip_address("2001:db8::9"), p) for p in range(1, 9)
+        )
+    ),
 ]
 
 
@@ -105,6 +114,13 @@ def test_a_bad_hello_field_is_a_precise_message_error(field: str, value: object,
         ([4, False, "r" * 201], "bye.reason: expected at most 200 characters, got 201"),
         ([4, False, b"reason"], "bye.reason: expected a string"),
         ([6], "message[0]: unknown message type 6"),
+        ([9, []], "at `$[1]`"),  # at least one candidate
+        ([9, [["mapping", "203.0.113.9", 1]] * 9], "at `$[1]`"),  # at most 8
+        ([9, [["mapping", "224.0.0.1", 7117]]], "candidates[0]: not a direct candidate"),
+        ([9, [["mapping", "0.0.0.0", 7117]]], "candidates[0]: not a direct candidate"),
+        ([9, [["relay", "203.0.113.9", 7117]]], "candidates[0]: not a direct candidate"),
+        ([9, [["mapping", "example.org", 7117]]], "candidates[0]: not a direct candidate"),
+        ([9, [["mapping", "203.0.113.9", 0]]], "at `$[1][0][2]`"),
         ([5, "eve", b"short"], "watch.proof: expected 32 bytes, got 5"),
         ([5, "-eve", None], "watch.name: expected a name of 1-32 letters"),
         ([True, 1], "message[0]: unknown message type True"),

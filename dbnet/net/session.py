@@ -48,7 +48,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import Final, TypeVar
 
 import trio
 
@@ -72,11 +72,13 @@ from dbnet.net.clocks import SessionClocks, clock_claim_result
 from dbnet.net.errors import NetError, VersionMismatchError, WrongHostError
 from dbnet.net.gate import Gate
 from dbnet.net.handshake import HOST, JOINER
+from dbnet.net.invite import Candidate
 from dbnet.net.link import FloodError, Link, Timing
-from dbnet.net.messages import Bye, Entry, Hello, Message, MessageError, Ping, Pong
+from dbnet.net.messages import Bye, Candidates, Entry, Hello, Message, MessageError, Ping, Pong
 from dbnet.net.played import PlayedGames
 from dbnet.net.proof import invite_secret, proof, proof_matches, watch_secret
 from dbnet.net.rendezvous import Door
+from dbnet.net.reverse import dial_back, dial_failure
 from dbnet.net.spectators import Spectating, Spectators
 from dbnet.net.stream import RELAY, SecureStream, open_channel
 from dbnet.protocol.clock import ClockSetting
@@ -126,6 +128,11 @@ ARRIVALS_QUEUED: Final = 8
 
 Chooser = Callable[[Game], Awaitable[str]]
 """Given this player's view of the game, a decision in notation (or ``RESIGN``)."""
+
+
+_T = TypeVar("_T")
+CANDIDATES_VERSION: Final = 4
+"""The first channel version that carries a joiner's candidates (CANDIDATES)."""
 
 
 def disk_full_advice(exc: DiskFullError, entries: int) -> str:
@@ -330,6 +337,13 @@ class GameSession:
         if new_game is not None:
             self._nonce = new_game.nonce if new_game.nonce is not None else secrets.token_bytes(32)
         self._peer_remembered = False  # the peer's key is in known_peers (or needs not be)
+        self._next: SecureStream | None = None  # the connection to play on next (switch_to)
+        self._switch_scope = trio.CancelScope()  # what switch_to interrupts
+        self._tasks: trio.Nursery | None = None  # the current connection's tasks
+        self._dialled: Link | None = None  # the connection whose candidates were tried
+        self.own_candidates: Callable[[], Awaitable[tuple[Candidate, ...]]] | None = None
+        """A joiner's: where it listens for the host to connect to it (its router's port
+        mapping, ``dbnet.net.reverse``), once known; sent over a relayed connection."""
         self._changed = _Signal()
         self._last_contact = trio.current_time() if _in_trio() else 0.0
         self.clocks = SessionClocks(lambda text: self.player.say(text), self._changed.notify)
@@ -432,9 +446,10 @@ class GameSession:
         self._last_contact = trio.current_time()
         async with self._playing():
             while True:
-                stream: trio.abc.Stream | SecureStream | None = None
-                with trio.move_on_at(self._give_up_at()):
-                    stream = await arrivals.receive()
+                stream: trio.abc.Stream | SecureStream | None = self._take_next()
+                if stream is None:
+                    with trio.move_on_at(self._give_up_at()):
+                        stream = await self._switchable(arrivals.receive) or self._take_next()
                 if stream is None:
                     return self._gave_up()
                 try:
@@ -455,13 +470,17 @@ class GameSession:
         failures = 0
         async with self._playing():
             while True:
-                stream: trio.abc.Stream | SecureStream | None = None
-                with trio.move_on_at(self._give_up_at()):
-                    stream = await self._dial(connect, failures)
-                    if stream is None:
-                        failures += 1
-                        await trio.sleep(self._backoff(failures))
-                        continue
+                stream: trio.abc.Stream | SecureStream | None = self._take_next()
+                if stream is None:
+                    with trio.move_on_at(self._give_up_at()):
+                        dial = functools.partial(self._dial, connect, failures)
+                        stream = await self._switchable(dial) or self._take_next()
+                        if stream is None:
+                            failures += 1
+                            await self._switchable(
+                                functools.partial(trio.sleep, self._backoff(failures))
+                            )
+                            continue
                 if stream is None:
                     return self._gave_up()
                 reached = self.connections
@@ -472,7 +491,7 @@ class GameSession:
                     return Outcome.ADJOURNED
                 failures = 0 if self.connections > reached else failures + 1
                 with trio.move_on_at(self._give_up_at()):
-                    await trio.sleep(self._backoff(failures))
+                    await self._pause(self._backoff(failures))
                     continue
                 return self._gave_up()
 
@@ -488,6 +507,33 @@ class GameSession:
             delay = self._backoff(failures + 1)
             self.player.say(f"cannot reach the host: {why}; retrying in {delay:g} s")
             return None
+
+    def switch_to(self, stream: SecureStream) -> None:
+        """Play on ``stream`` from now on: a direct connection, authenticated (the host's
+        to its joiner's port mapping, ``dbnet.net.reverse``), that opened while this side
+        waits or plays on another (the relay). The current connection is left at once
+        and the game goes on over ``stream`` from where each side's log is, as after a
+        reconnection: nothing lost, repeated or reordered."""
+        old, self._next = self._next, stream
+        if old is not None and self._tasks is not None:
+            self._tasks.start_soon(trio.aclose_forcefully, old)
+        self.player.say(f"path: {stream.path}")
+        self._switch_scope.cancel()
+
+    async def _pause(self, seconds: float) -> None:
+        await self._switchable(functools.partial(trio.sleep, seconds))
+
+    def _take_next(self) -> SecureStream | None:
+        stream, self._next = self._next, None
+        return stream
+
+    async def _switchable(self, run: Callable[[], Awaitable[_T]]) -> _T | None:
+        """``run()``, unless ``switch_to`` gives a connection first (then None)."""
+        if self._next is not None:
+            return None
+        with trio.CancelScope() as self._switch_scope:
+            return await run()
+        return None
 
     def _backoff(self, failures: int) -> float:
         backoff = self.timing.backoff
@@ -633,7 +679,8 @@ class GameSession:
         link = Link(secure, self.timing)
         try:
             try:
-                return await self._converse(link)
+                complete = await self._switchable(functools.partial(self._converse, link))
+                return bool(complete)  # None: the game moved to another connection
             except (MessageError, FloodError) as exc:
                 raise GameSessionError(
                     f"the peer broke the protocol: {printable(str(exc))}",
@@ -705,6 +752,7 @@ class GameSession:
 
     async def _converse(self, link: Link) -> bool:
         async with _nursery() as nursery:
+            self._tasks = nursery
             nursery.start_soon(link.heartbeat)
             hello = await self._exchange_hellos(link)
             self._check_proof(link, hello)
@@ -718,6 +766,8 @@ class GameSession:
                 f"connected to {printable(hello.name)} ({fingerprint(link.peer_key)}) "
                 f"via {link.stream.path}"
             )
+            if self._joining and link.stream.path == RELAY and self.own_candidates is not None:
+                nursery.start_soon(self._send_candidates, link, self.own_candidates)
             exchange = _Exchange(peer_has=hello.have)
             game = await self._ensure_game(link, hello, exchange)
             self._remember_peer(game, link.peer_key)
@@ -1249,12 +1299,55 @@ class GameSession:
                 self._changed.notify()
             elif isinstance(message, Hello):
                 raise GameSessionError("the peer sent HELLO twice")
+            elif isinstance(message, Candidates):
+                link.charge()
+                self._dial_back(link, message)
             else:
                 link.charge()
                 if isinstance(message, Ping):
                     await link.send(Pong(message.token))
                 elif isinstance(message, Pong):
                     self.clocks.pong(link, message.token)
+
+    async def _send_candidates(
+        self, link: Link, candidates: Callable[[], Awaitable[tuple[Candidate, ...]]]
+    ) -> None:
+        """A joiner on the relay tells its host where it listens, if it does (one line
+        if the host's dbnet is too old to connect to it)."""
+        found = await candidates()
+        if not found:
+            return
+        if link.stream.version < CANDIDATES_VERSION:
+            self.player.say(
+                f"the host's dbnet speaks channel version {link.stream.version}: it cannot "
+                "connect to your port mapping, so the game stays on the relay"
+            )
+            return
+        await link.send(Candidates(found))
+
+    def _dial_back(self, link: Link, message: Candidates) -> None:
+        """A host on the relay tries its joiner's candidates, once a connection and within
+        ``dbnet.net.reverse``'s bounds; the game moves to the first that proves the
+        joiner's key. Anywhere else they are ignored."""
+        if self._joining or link.stream.path != RELAY or self._dialled is link:
+            return
+        self._dialled = link
+        assert self._tasks is not None
+        self._tasks.start_soon(self._try_candidates, link, message.candidates)
+
+    async def _try_candidates(self, link: Link, candidates: tuple[Candidate, ...]) -> None:
+        try:
+            secure = await dial_back(
+                candidates,
+                self.player.identity,
+                link.peer_key,
+                handshake_timeout=self.timing.handshake_timeout,
+                frame_timeout=self.timing.frame_timeout,
+            )
+        except NetError as exc:
+            self.player.say(dial_failure(exc))
+            return
+        self.switch_to(secure)
 
 
 LIMITED_WARBAND: Final = "Limited warband"

@@ -1,0 +1,171 @@
+"""The reversed connection: the host connects to a joiner whose router maps a port.
+
+When only the joiner's router maps a port (PCP, NAT-PMP, UPnP IGD: ``net.portmap``),
+a host behind any NAT can reach the joiner, but not the other way. So a joiner
+listens (``ReverseDoor``), asks its router for a mapping, and once it plays over the
+relay tells the host its mapped address in a CANDIDATES message (``net.messages``),
+inside the authenticated channel they already share. The host tries those candidates
+(``dial_back``) and, when one answers the handshake with the very key it plays with,
+both sides move the game to that connection (``GameSession.switch_to``).
+
+The reversed connection is authenticated like every other path: the same channel
+handshake, this side the host whoever connected (the roles travel in the handshake,
+channel version 4), then the same HELLOs with the same proofs of the invite's secret
+(the joiner proves it, and the host proves it too). A joiner's door admits only the
+host whose key the invite names; anyone else who finds the port gets one line in the
+joiner's log and is closed, never the game. The host sends nothing but a handshake to
+a candidate, tries at most ``MAX_DIALS`` of them, once per relayed connection, each
+for at most ``DIAL_TIMEOUT``, and only addresses a candidate rule admits
+(``invite.candidate_problem``, checked when the message is decoded).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import Final
+
+import trio
+
+from dbnet.net.errors import AuthenticationError, NetError
+from dbnet.net.gate import Gate
+from dbnet.net.handshake import HOST, JOINER
+from dbnet.net.hosting import with_port
+from dbnet.net.invite import Candidate, PathKind
+from dbnet.net.race import Route, race
+from dbnet.net.stream import SecureStream, open_channel
+from dbnet.protocol.identity import Identity, fingerprint, same_fingerprint
+from dbnet.text import printable
+
+__all__ = [
+    "DIAL_TIMEOUT",
+    "HOST_PATH",
+    "JOINER_PATH",
+    "MAX_DIALS",
+    "ReverseDoor",
+    "dial_back",
+    "mapped_candidates",
+]
+
+MAX_DIALS: Final = 4
+"""The most candidates of one CANDIDATES message the host tries."""
+DIAL_TIMEOUT: Final = 5.0
+"""The most one candidate may take to connect and finish the handshake."""
+HOST_PATH: Final = "direct (the joiner's port mapping)"
+"""The path the host is told of a connection it made to the joiner."""
+JOINER_PATH: Final = "direct (your port mapping)"
+"""The path the joiner is told of a connection its host made to it."""
+
+
+def mapped_candidates(mapping: tuple[str, int] | None) -> tuple[Candidate, ...]:
+    """The candidates a joiner sends for its router's ``mapping`` (external address and
+    port), none without one."""
+    if mapping is None:
+        return ()
+    return (Candidate(PathKind.MAPPING, ipaddress.ip_address(mapping[0]), mapping[1]),)
+
+
+class ReverseDoor:
+    """A joiner's listeners, where only its host gets in: each connection gets the
+    handshake (this side the joiner) side by side with the others, within the host's
+    gate's limits (``net.gate``), and one whose peer is not the host ``host`` (a key
+    fingerprint: the invite's) is closed with one line to ``say``. Authenticated
+    streams wait in ``arrivals``."""
+
+    def __init__(
+        self,
+        identity: Identity,
+        host: str,
+        say: Callable[[str], None],
+        *,
+        handshake_timeout: float = 10.0,
+        frame_timeout: float = 10.0,
+    ) -> None:
+        self.host = host
+        self.say = say
+        self._send, self.arrivals = trio.open_memory_channel[trio.abc.Stream | SecureStream](4)
+        self._authenticated, self._checked = trio.open_memory_channel[
+            trio.abc.Stream | SecureStream
+        ](4)
+        self._gate = Gate(
+            identity,
+            self._authenticated,
+            lambda line: say(f"your port: {line}"),
+            handshake_timeout=handshake_timeout,
+            frame_timeout=frame_timeout,
+            role=JOINER,
+            path=JOINER_PATH,
+        )
+
+    async def serve(self, listeners: Sequence[trio.SocketListener]) -> None:
+        """Accept on ``listeners`` for ever; the host's authenticated connections go to
+        ``arrivals``."""
+        async with trio.open_nursery() as nursery:
+            for listener in listeners:
+                nursery.start_soon(self._gate.serve, listener, nursery)
+            async for stream in self._checked:
+                assert isinstance(stream, SecureStream)  # the gate hands on only those
+                found = fingerprint(stream.peer_key)
+                if not same_fingerprint(self.host, found):
+                    self.say(
+                        f"your port: refused a connection from {found}, which is not the "
+                        f"host {self.host} you are joining"
+                    )
+                    await trio.aclose_forcefully(stream)
+                    continue
+                try:
+                    self._send.send_nowait(stream)
+                except trio.WouldBlock:
+                    await trio.aclose_forcefully(stream)
+
+
+async def dial_back(
+    candidates: Sequence[Candidate],
+    identity: Identity,
+    joiner: bytes,
+    *,
+    timeout: float = DIAL_TIMEOUT,
+    handshake_timeout: float = 10.0,
+    frame_timeout: float = 10.0,
+    report: Callable[[str], None] | None = None,
+) -> SecureStream:
+    """The host's connection to the first of the joiner's ``candidates`` (at most
+    ``MAX_DIALS``) whose handshake proves the key ``joiner``, this side the host.
+
+    Raises:
+        NoRouteError: none did (``report`` heard one line for each).
+    """
+
+    async def authenticate(stream: trio.abc.Stream, route: Route) -> SecureStream:
+        secure = await open_channel(
+            stream,
+            identity,
+            initiator=True,
+            role=HOST,
+            handshake_timeout=handshake_timeout,
+            frame_timeout=frame_timeout,
+            path=route.path,
+        )
+        if secure.peer_key != joiner:
+            await trio.aclose_forcefully(secure)
+            raise AuthenticationError(
+                f"the peer there has the key {fingerprint(secure.peer_key)}, not the joiner's "
+                f"{fingerprint(joiner)}"
+            )
+        return secure
+
+    routes = [
+        Route(
+            HOST_PATH,
+            with_port(str(c.address), c.port),
+            partial(trio.open_tcp_stream, str(c.address), c.port),
+        )
+        for c in candidates[:MAX_DIALS]
+    ]
+    return await race(routes, authenticate, timeout=timeout, report=report)
+
+
+def dial_failure(exc: NetError) -> str:
+    """The line the host says when no candidate of the joiner worked."""
+    return f"could not connect to the joiner's port mapping: {printable(str(exc))}"

@@ -1,0 +1,206 @@
+"""The reversed connection (``dbnet.net.reverse``): a joiner listens where its router maps
+a port (here loopback, as if it were that port), tells its host over the relay, the host
+connects to it, and the game moves there; the roles come from the handshake, not from
+who connected; only the host the joiner is joining gets in."""
+
+from __future__ import annotations
+
+import ipaddress
+from pathlib import Path
+
+import pytest
+import trio
+import trio.testing
+
+from dbnet.net.errors import NetError
+from dbnet.net.handshake import HOST, JOINER
+from dbnet.net.invite import Candidate, PathKind
+from dbnet.net.race import NoRouteError
+from dbnet.net.reverse import (
+    HOST_PATH,
+    JOINER_PATH,
+    MAX_DIALS,
+    ReverseDoor,
+    dial_back,
+    mapped_candidates,
+)
+from dbnet.net.session import Outcome
+from dbnet.net.stream import SecureStream, open_channel
+from dbnet.protocol.identity import Identity
+from dbnet.replay.verify import VerdictStatus
+
+from .helpers import ALICE, BOB, MALLORY
+from .sessions import Network, Side, make_side, run_side
+from .test_session_invite import SECRET, relayed, with_secret
+
+LIMIT = 60.0  # seconds: a hang guard, far above what these take on loopback
+
+
+def loopback(port: int) -> Candidate:
+    return Candidate(PathKind.MAPPING, ipaddress.ip_address("127.0.0.1"), port)
+
+
+async def door_on_loopback(
+    nursery: trio.Nursery, identity: Identity = BOB, host: Identity = ALICE
+) -> tuple[ReverseDoor, int, list[str]]:
+    """A joiner's door on a loopback port (as if its router forwarded there), admitting
+    ``host``; and the lines it said."""
+    said: list[str] = []
+    door = ReverseDoor(identity, host.fingerprint, said.append, handshake_timeout=5.0)
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+
+    async def serve() -> None:
+        try:
+            await door.serve(listeners)
+        finally:
+            for listener in listeners:
+                await trio.aclose_forcefully(listener)
+
+    nursery.start_soon(serve)
+    return door, listeners[0].socket.getsockname()[1], said
+
+
+async def test_the_host_connects_to_its_joiner_and_the_roles_come_out_right() -> None:
+    with trio.fail_after(LIMIT):
+        async with trio.open_nursery() as nursery:
+            door, port, said = await door_on_loopback(nursery)
+            hosts = await dial_back([loopback(port)], ALICE, BOB.public_key)
+            joiners = await door.arrivals.receive()
+            assert isinstance(joiners, SecureStream)
+            assert (hosts.role, joiners.role) == (HOST, JOINER)
+            assert (hosts.path, joiners.path) == (HOST_PATH, JOINER_PATH)
+            assert hosts.peer_key == BOB.public_key
+            assert joiners.peer_key == ALICE.public_key
+            assert hosts.transcript == joiners.transcript
+            await hosts.send(b"from the host")
+            assert await joiners.receive() == b"from the host"
+            assert said == []
+            await hosts.aclose()
+            await joiners.aclose()
+            nursery.cancel_scope.cancel()
+
+
+@pytest.mark.parametrize("role", [HOST, JOINER])
+async def test_a_stranger_at_the_joiners_port_gets_one_line_and_never_the_game(
+    role: str,
+) -> None:
+    with trio.fail_after(LIMIT):
+        async with trio.open_nursery() as nursery:
+            door, port, said = await door_on_loopback(nursery)
+            stream = await trio.open_tcp_stream("127.0.0.1", port)
+            with pytest.raises(NetError):  # refused: closed, or failed authentication
+                secure = await open_channel(stream, MALLORY, initiator=True, role=role)
+                try:
+                    await secure.send(b"let me play")
+                    await secure.receive()
+                finally:
+                    await secure.aclose()
+            with trio.fail_after(5):
+                while not said:
+                    await trio.sleep(0.01)
+            await trio.sleep(0.1)
+            assert len(said) == 1, said
+            if role == HOST:  # it finished the handshake: its key is not the host's
+                assert said[0] == (
+                    f"your port: refused a connection from {MALLORY.fingerprint}, which is "
+                    f"not the host {ALICE.fingerprint} you are joining"
+                )
+            else:  # it claimed the joiner's role: the handshake fails
+                assert said[0].startswith("your port: connection failed: ")
+            with pytest.raises(trio.WouldBlock):
+                door.arrivals.receive_nowait()
+            nursery.cancel_scope.cancel()
+
+
+async def test_the_host_refuses_a_candidate_with_another_key() -> None:
+    lines: list[str] = []
+    with trio.fail_after(LIMIT):
+        async with trio.open_nursery() as nursery:
+            door, port, _ = await door_on_loopback(nursery, identity=MALLORY)
+            with pytest.raises(NoRouteError):
+                await dial_back([loopback(port)], ALICE, BOB.public_key, report=lines.append)
+            await (await door.arrivals.receive()).aclose()  # its host came, then left
+            nursery.cancel_scope.cancel()
+    assert len(lines) == 1
+    assert f"the peer there has the key {MALLORY.fingerprint}, not the joiner's" in lines[0]
+
+
+async def test_the_host_tries_a_bounded_number_of_candidates() -> None:
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    await listeners[0].aclose()  # nothing listens there now: each try is refused
+    lines: list[str] = []
+    candidates = [loopback(port)] * (MAX_DIALS + 4)
+    with trio.fail_after(LIMIT), pytest.raises(NoRouteError):
+        await dial_back(candidates, ALICE, BOB.public_key, report=lines.append)
+    assert len(lines) == MAX_DIALS
+
+
+def test_a_joiner_without_a_mapping_has_no_candidates() -> None:
+    assert mapped_candidates(None) == ()
+    assert mapped_candidates(("203.0.113.9", 40123)) == (
+        Candidate(PathKind.MAPPING, ipaddress.ip_address("203.0.113.9"), 40123),
+    )
+
+
+# --- a whole game: it starts on the relay and moves to the reversed connection --------------
+
+
+async def play_reversed(tmp_path: Path, *, candidates: bool = True) -> tuple[Side, Side, Network]:
+    host = with_secret(make_side(tmp_path, "alice", identity=ALICE, host=True), SECRET)
+    joiner = with_secret(make_side(tmp_path, "bob", identity=BOB, host=False), SECRET)
+    network = Network()
+    with trio.fail_after(LIMIT):
+        async with trio.open_nursery() as nursery:
+            door, port, _ = await door_on_loopback(nursery)
+
+            async def mapped() -> tuple[Candidate, ...]:
+                return (loopback(port),) if candidates else ()
+
+            async def follow_door() -> None:
+                async for stream in door.arrivals:
+                    assert isinstance(stream, SecureStream)
+                    joiner.session.switch_to(stream)
+
+            joiner.session.own_candidates = mapped
+            nursery.start_soon(follow_door)
+            host_scope = trio.CancelScope()
+
+            async def run_host() -> None:
+                with host_scope:
+                    await run_side(host, lambda: host.session.serve(network.arrivals))
+
+            nursery.start_soon(run_host)
+            await run_side(joiner, lambda: joiner.session.join(relayed(network)))
+            with trio.move_on_after(10):
+                while host.outcome is None:
+                    await trio.sleep(0.01)
+            nursery.cancel_scope.cancel()
+    for side in (host, joiner):
+        if side.session.writer is not None:
+            side.session.writer.close()
+    return host, joiner, network
+
+
+async def test_a_game_that_starts_on_the_relay_moves_to_the_joiners_mapped_port(
+    tmp_path: Path,
+) -> None:
+    host, joiner, network = await play_reversed(tmp_path)
+    assert host.outcome is Outcome.COMPLETE, host.said
+    assert joiner.outcome is Outcome.COMPLETE, joiner.said
+    assert host.saw(f"path: {HOST_PATH}")
+    assert joiner.saw(f"path: {JOINER_PATH}")
+    assert host.saw(f"connected to bob ({BOB.fingerprint}) via {HOST_PATH}")
+    assert joiner.saw(f"connected to alice ({ALICE.fingerprint}) via {JOINER_PATH}")
+    assert host.verdict().status is VerdictStatus.COMPLETE
+    assert joiner.verdict().status is VerdictStatus.COMPLETE
+    assert host.path.read_bytes() == joiner.path.read_bytes()
+
+
+async def test_without_candidates_the_game_stays_on_the_relay(tmp_path: Path) -> None:
+    host, joiner, network = await play_reversed(tmp_path, candidates=False)
+    assert host.outcome is Outcome.COMPLETE and joiner.outcome is Outcome.COMPLETE
+    assert not host.saw("path: ")
+    assert not joiner.saw("path: ")
+    assert host.saw("via relay")
+    assert host.verdict().status is VerdictStatus.COMPLETE

@@ -22,7 +22,7 @@ for at most ``DIAL_TIMEOUT``, and only addresses a candidate rule admits
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from typing import Final
 
@@ -31,8 +31,9 @@ import trio
 from dbnet.net.errors import AuthenticationError, NetError
 from dbnet.net.gate import Gate
 from dbnet.net.handshake import HOST, JOINER
-from dbnet.net.hosting import with_port
+from dbnet.net.hosting import ListenError, listener_port, listening, with_port
 from dbnet.net.invite import Candidate, PathKind
+from dbnet.net.portmap import port_mapping
 from dbnet.net.race import Route, race
 from dbnet.net.stream import SecureStream, open_channel
 from dbnet.protocol.identity import Identity, fingerprint, same_fingerprint
@@ -42,9 +43,12 @@ __all__ = [
     "DIAL_TIMEOUT",
     "HOST_PATH",
     "JOINER_PATH",
+    "MAPPING_WAIT",
     "MAX_DIALS",
     "ReverseDoor",
     "dial_back",
+    "dial_failure",
+    "joiner_door",
     "mapped_candidates",
 ]
 
@@ -56,6 +60,12 @@ HOST_PATH: Final = "direct (the joiner's port mapping)"
 """The path the host is told of a connection it made to the joiner."""
 JOINER_PATH: Final = "direct (your port mapping)"
 """The path the joiner is told of a connection its host made to it."""
+MAPPING_WAIT: Final = 5.0
+"""The most a joiner on the relay waits for its router's answer before it goes on
+without candidates (``net.portmap`` gives up within about 3.5 s)."""
+
+Candidates = Callable[[], Awaitable[tuple[Candidate, ...]]]
+"""Where a joiner listens, once its router answered (``GameSession.own_candidates``)."""
 
 
 def mapped_candidates(mapping: tuple[str, int] | None) -> tuple[Candidate, ...]:
@@ -169,3 +179,57 @@ async def dial_back(
 def dial_failure(exc: NetError) -> str:
     """The line the host says when no candidate of the joiner worked."""
     return f"could not connect to the joiner's port mapping: {printable(str(exc))}"
+
+
+async def joiner_door(
+    identity: Identity,
+    host: str,
+    say: Callable[[str], None],
+    switch: Callable[[SecureStream], None],
+    *,
+    handshake_timeout: float = 10.0,
+    frame_timeout: float = 10.0,
+    task_status: trio.TaskStatus[Candidates] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """A joiner's door for ever: a listener on a free port, mapped by its router if the
+    router can (the mapping deleted at the end), where only the host ``host`` (a key
+    fingerprint) gets in; each of its connections goes to ``switch``. Started with
+    ``nursery.start``, it gives the candidates to send the host (none without a
+    mapping, or without a port to listen on: one line says why)."""
+    known: list[Candidate] = []
+    found = trio.Event()
+
+    async def candidates() -> tuple[Candidate, ...]:
+        with trio.move_on_after(MAPPING_WAIT):
+            await found.wait()
+        return tuple(known)
+
+    try:
+        async with listening(0) as listeners:
+            door = ReverseDoor(
+                identity,
+                host,
+                say,
+                handshake_timeout=handshake_timeout,
+                frame_timeout=frame_timeout,
+            )
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(door.serve, listeners)
+                task_status.started(candidates)
+                port = listener_port(listeners[0])
+                async with port_mapping(port, say=say) as mapping:
+                    if mapping is not None:
+                        address = (mapping.external_address, mapping.external_port)
+                        known.extend(mapped_candidates(address))
+                        say(
+                            f"your router forwards {mapping} here ({mapping.method}): the host "
+                            "may connect to you there if the relay is the only other way"
+                        )
+                    found.set()
+                    async for stream in door.arrivals:
+                        assert isinstance(stream, SecureStream)
+                        switch(stream)
+    except ListenError as exc:
+        say(f"the host cannot connect to you: {exc}")
+        found.set()
+        task_status.started(candidates)

@@ -6,6 +6,7 @@ who connected; only the host the joiner is joining gets in."""
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
@@ -25,7 +26,7 @@ from dbnet.net.reverse import (
     mapped_candidates,
 )
 from dbnet.net.session import Outcome
-from dbnet.net.stream import SecureStream, open_channel
+from dbnet.net.stream import RELAY, SecureStream, open_channel
 from dbnet.protocol.identity import Identity
 from dbnet.replay.verify import VerdictStatus
 
@@ -80,6 +81,16 @@ async def test_the_host_connects_to_its_joiner_and_the_roles_come_out_right() ->
             nursery.cancel_scope.cancel()
 
 
+async def stranger(stream: trio.abc.Stream, role: str) -> None:
+    """MALLORY, claiming ``role``, tries to get a word in at the joiner's port."""
+    secure = await open_channel(stream, MALLORY, initiator=True, role=role)
+    try:
+        await secure.send(b"let me play")
+        await secure.receive()
+    finally:
+        await secure.aclose()
+
+
 @pytest.mark.parametrize("role", [HOST, JOINER])
 async def test_a_stranger_at_the_joiners_port_gets_one_line_and_never_the_game(
     role: str,
@@ -89,12 +100,7 @@ async def test_a_stranger_at_the_joiners_port_gets_one_line_and_never_the_game(
             door, port, said = await door_on_loopback(nursery)
             stream = await trio.open_tcp_stream("127.0.0.1", port)
             with pytest.raises(NetError):  # refused: closed, or failed authentication
-                secure = await open_channel(stream, MALLORY, initiator=True, role=role)
-                try:
-                    await secure.send(b"let me play")
-                    await secure.receive()
-                finally:
-                    await secure.aclose()
+                await stranger(stream, role)
             with trio.fail_after(5):
                 while not said:
                     await trio.sleep(0.01)
@@ -146,7 +152,32 @@ def test_a_joiner_without_a_mapping_has_no_candidates() -> None:
 # --- a whole game: it starts on the relay and moves to the reversed connection --------------
 
 
-async def play_reversed(tmp_path: Path, *, candidates: bool = True) -> tuple[Side, Side, Network]:
+def relayed_to(
+    network: Network, versions: tuple[int, ...]
+) -> Callable[[], Awaitable[SecureStream]]:
+    """``relayed``, the host's end speaking only ``versions`` (an older dbnet)."""
+
+    async def connect() -> SecureStream:
+        ours, theirs = trio.testing.memory_stream_pair()
+        secure: list[SecureStream] = []
+
+        async def host_end() -> None:
+            secure.append(
+                await open_channel(theirs, ALICE, initiator=False, path=RELAY, versions=versions)
+            )
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(host_end)
+            mine = await open_channel(ours, BOB, initiator=True, path=RELAY)
+        await network.arrive(secure[0])  # type: ignore[arg-type]
+        return mine
+
+    return connect
+
+
+async def play_reversed(
+    tmp_path: Path, *, candidates: bool = True, host_versions: tuple[int, ...] = (4, 3)
+) -> tuple[Side, Side, Network]:
     host = with_secret(make_side(tmp_path, "alice", identity=ALICE, host=True), SECRET)
     joiner = with_secret(make_side(tmp_path, "bob", identity=BOB, host=False), SECRET)
     network = Network()
@@ -171,7 +202,10 @@ async def play_reversed(tmp_path: Path, *, candidates: bool = True) -> tuple[Sid
                     await run_side(host, lambda: host.session.serve(network.arrivals))
 
             nursery.start_soon(run_host)
-            await run_side(joiner, lambda: joiner.session.join(relayed(network)))
+            connect = (
+                relayed(network) if host_versions == (4, 3) else relayed_to(network, host_versions)
+            )
+            await run_side(joiner, lambda: joiner.session.join(connect))
             with trio.move_on_after(10):
                 while host.outcome is None:
                     await trio.sleep(0.01)
@@ -185,7 +219,7 @@ async def play_reversed(tmp_path: Path, *, candidates: bool = True) -> tuple[Sid
 async def test_a_game_that_starts_on_the_relay_moves_to_the_joiners_mapped_port(
     tmp_path: Path,
 ) -> None:
-    host, joiner, network = await play_reversed(tmp_path)
+    host, joiner, _ = await play_reversed(tmp_path)
     assert host.outcome is Outcome.COMPLETE, host.said
     assert joiner.outcome is Outcome.COMPLETE, joiner.said
     assert host.saw(f"path: {HOST_PATH}")
@@ -198,9 +232,26 @@ async def test_a_game_that_starts_on_the_relay_moves_to_the_joiners_mapped_port(
 
 
 async def test_without_candidates_the_game_stays_on_the_relay(tmp_path: Path) -> None:
-    host, joiner, network = await play_reversed(tmp_path, candidates=False)
-    assert host.outcome is Outcome.COMPLETE and joiner.outcome is Outcome.COMPLETE
+    host, joiner, _ = await play_reversed(tmp_path, candidates=False)
+    assert host.outcome is Outcome.COMPLETE
+    assert joiner.outcome is Outcome.COMPLETE
     assert not host.saw("path: ")
     assert not joiner.saw("path: ")
     assert host.saw("via relay")
+    assert host.verdict().status is VerdictStatus.COMPLETE
+
+
+async def test_a_host_of_channel_version_3_keeps_the_game_on_the_relay_with_one_line(
+    tmp_path: Path,
+) -> None:
+    host, joiner, _ = await play_reversed(tmp_path, host_versions=(3,))
+    assert host.outcome is Outcome.COMPLETE
+    assert joiner.outcome is Outcome.COMPLETE
+    lines = [line for line in joiner.said if "channel version 3" in line]
+    assert lines == [
+        "the host's dbnet speaks channel version 3: it cannot connect to your port "
+        "mapping, so the game stays on the relay"
+    ]
+    assert not host.saw("path: ")
+    assert not joiner.saw("path: ")
     assert host.verdict().status is VerdictStatus.COMPLETE

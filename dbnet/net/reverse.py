@@ -45,6 +45,7 @@ __all__ = [
     "JOINER_PATH",
     "MAPPING_WAIT",
     "MAX_DIALS",
+    "SPECTATOR_PATH",
     "ReverseDoor",
     "dial_back",
     "dial_failure",
@@ -58,6 +59,8 @@ DIAL_TIMEOUT: Final = 5.0
 """The most one candidate may take to connect and finish the handshake."""
 HOST_PATH: Final = "direct (the joiner's port mapping)"
 """The path the host is told of a connection it made to the joiner."""
+SPECTATOR_PATH: Final = "direct (the spectator's port mapping)"
+"""...and of one it made to a spectator."""
 JOINER_PATH: Final = "direct (your port mapping)"
 """The path the joiner is told of a connection its host made to it."""
 MAPPING_WAIT: Final = 5.0
@@ -139,6 +142,7 @@ async def dial_back(
     handshake_timeout: float = 10.0,
     frame_timeout: float = 10.0,
     report: Callable[[str], None] | None = None,
+    path: str = HOST_PATH,
 ) -> SecureStream:
     """The host's connection to the first of the joiner's ``candidates`` (at most
     ``MAX_DIALS``) whose handshake proves the key ``joiner``, this side the host.
@@ -167,7 +171,7 @@ async def dial_back(
 
     routes = [
         Route(
-            HOST_PATH,
+            path,
             with_port(str(c.address), c.port),
             partial(trio.open_tcp_stream, str(c.address), c.port),
         )

@@ -21,18 +21,22 @@ from dbnet.net.reverse import (
     HOST_PATH,
     JOINER_PATH,
     MAX_DIALS,
+    SPECTATOR_PATH,
     ReverseDoor,
     dial_back,
     mapped_candidates,
 )
 from dbnet.net.session import Outcome
+from dbnet.net.spectators import Spectating
 from dbnet.net.stream import RELAY, SecureStream, open_channel
+from dbnet.net.watch import Watching
 from dbnet.protocol.identity import Identity
 from dbnet.replay.verify import VerdictStatus
 
 from .helpers import ALICE, BOB, MALLORY
 from .sessions import Network, Side, make_side, run_side
 from .test_session_invite import SECRET, relayed, with_secret
+from .test_spectators import CAROL
 
 LIMIT = 60.0  # seconds: a hang guard, far above what these take on loopback
 
@@ -255,3 +259,67 @@ async def test_a_host_of_channel_version_3_keeps_the_game_on_the_relay_with_one_
     assert not host.saw("path: ")
     assert not joiner.saw("path: ")
     assert host.verdict().status is VerdictStatus.COMPLETE
+
+
+# --- a spectator: it watches through the relay, then over the host's connection to it ----
+
+WATCH_SECRET = bytes(range(2, 18))
+
+
+async def test_a_spectator_on_the_relay_moves_to_its_mapped_port(tmp_path: Path) -> None:
+    host = with_secret(make_side(tmp_path, "alice", identity=ALICE, host=True), SECRET)
+    host.session.spectating = Spectating(1, secret=WATCH_SECRET)
+    joiner = with_secret(make_side(tmp_path, "bob", identity=BOB, host=False), SECRET)
+    said: list[str] = []
+    watching = Watching(
+        CAROL,
+        "carol",
+        say=said.append,
+        expect=ALICE.fingerprint,
+        secret=WATCH_SECRET,
+        replay_path=tmp_path / "carol.dbnr",
+    )
+    network = Network()
+    verdicts: list[object] = []
+
+    async def door(
+        switch: Callable[[SecureStream], None],
+        *,
+        task_status: trio.TaskStatus[Callable[[], Awaitable[tuple[Candidate, ...]]]],
+    ) -> None:
+        async with trio.open_nursery() as nursery:
+            reverse, port, _ = await door_on_loopback(nursery, identity=CAROL)
+
+            async def mapped() -> tuple[Candidate, ...]:
+                return (loopback(port),)
+
+            task_status.started(mapped)
+            async for stream in reverse.arrivals:
+                assert isinstance(stream, SecureStream)
+                switch(stream)
+
+    async def spectate() -> None:
+        try:
+            verdicts.append(await watching.run(relayed(network, CAROL)))
+        finally:
+            watching.close()
+
+    watching.doors.append(door)
+    with trio.fail_after(LIMIT):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(run_side, host, lambda: host.session.serve(network.arrivals))
+            nursery.start_soon(spectate)
+            with trio.fail_after(10):
+                while "path: direct (your port mapping)" not in said:
+                    await trio.sleep(0.01)
+            await run_side(joiner, lambda: joiner.session.join(relayed(network)))
+    for side in (host, joiner):
+        if side.session.writer is not None:
+            side.session.writer.close()
+    assert host.outcome is Outcome.COMPLETE, host.said
+    assert len(verdicts) == 1, said
+    assert verdicts[0].status is VerdictStatus.COMPLETE  # type: ignore[attr-defined]
+    assert host.saw(f"path: {SPECTATOR_PATH} for the spectator carol ({CAROL.fingerprint})")
+    assert host.saw(f"spectator carol ({CAROL.fingerprint}) is watching via relay")
+    assert host.saw(f"spectator carol ({CAROL.fingerprint}) is watching via {SPECTATOR_PATH}")
+    assert (tmp_path / "carol.dbnr").read_bytes() == host.path.read_bytes()

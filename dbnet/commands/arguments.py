@@ -706,6 +706,7 @@ def _add_network(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         action="store_true",
         help="say each path to the host that failed, and why",
     )
+    _no_port_mapping(watch)
     watch.add_argument(
         "--plain",
         action="store_true",
@@ -720,8 +721,8 @@ def _no_port_mapping(parser: argparse.ArgumentParser) -> None:
         "--no-port-mapping",
         action="store_true",
         help="do not ask the router for a port mapping (UPnP IGD, NAT-PMP, PCP): a host "
-        "for its port, a joiner for the port where its host may connect to it when the "
-        "relay is the only other way; also DBNET_PORT_MAPPING=off in the environment",
+        "for its port, a joiner or spectator for the port where its host may connect to it "
+        "when the relay is the only other way; also DBNET_PORT_MAPPING=off in the environment",
     )
 
 

@@ -7,10 +7,10 @@ paths and its relay, as ``dbnet join INVITE`` does (``--relay off`` or
 ``DBNET_RELAY=off``: the direct paths only; ``--verbose`` says each path that failed),
 and on the relay the host may connect to the spectator's port mapping, as to a
 joiner's (``dbnet.net.reverse``; not with ``--no-port-mapping``). The game is shown
-as it is played, each entry checked first with the checks of ``dbnet verify``: in the full-screen client at a terminal
-(``dbnet.console.watch``), else (or with ``--plain``) told in lines, the players
-called by the names they signed (``alice (A)``), the last line naming the winner.
-``--replay PATH`` saves it.
+as it is played, each entry checked first with the checks of ``dbnet verify``: in the
+full-screen client at a terminal (``dbnet.console.watch``), else (or with ``--plain``)
+told in lines, the players called by the names they signed (``alice (A)``), the last
+line naming the winner. ``--replay PATH`` saves it.
 
 Exit codes: 0 the game was watched to its end; 1 the host refused this spectator (no
 place left, a wrong key or proof, the game over), dropped it, sent something invalid,

@@ -33,6 +33,8 @@ from dbnet.net.gate import Gate
 from dbnet.net.handshake import HOST, JOINER
 from dbnet.net.hosting import ListenError, listener_port, listening, with_port
 from dbnet.net.invite import Candidate, PathKind
+from dbnet.net.link import Link, Timing
+from dbnet.net.messages import Candidates as CandidatesMessage
 from dbnet.net.portmap import port_mapping
 from dbnet.net.race import Route, race
 from dbnet.net.stream import SecureStream, open_channel
@@ -40,6 +42,7 @@ from dbnet.protocol.identity import Identity, fingerprint, same_fingerprint
 from dbnet.text import printable
 
 __all__ = [
+    "CANDIDATES_VERSION",
     "DIAL_TIMEOUT",
     "HOST_PATH",
     "JOINER_PATH",
@@ -51,6 +54,8 @@ __all__ = [
     "dial_failure",
     "joiner_door",
     "mapped_candidates",
+    "send_candidates",
+    "try_candidates",
 ]
 
 MAX_DIALS: Final = 4
@@ -66,6 +71,9 @@ JOINER_PATH: Final = "direct (your port mapping)"
 MAPPING_WAIT: Final = 5.0
 """The most a joiner on the relay waits for its router's answer before it goes on
 without candidates (``net.portmap`` gives up within about 3.5 s)."""
+
+CANDIDATES_VERSION: Final = 4
+"""The first channel version that carries CANDIDATES."""
 
 Candidates = Callable[[], Awaitable[tuple[Candidate, ...]]]
 """Where a joiner listens, once its router answered (``GameSession.own_candidates``)."""
@@ -178,6 +186,46 @@ async def dial_back(
         for c in candidates[:MAX_DIALS]
     ]
     return await race(routes, authenticate, timeout=timeout, report=report)
+
+
+async def send_candidates(link: Link, candidates: Candidates, say: Callable[[str], None]) -> None:
+    """A joiner (or spectator) on the relay tells its host where it listens, once its
+    router answered, if it does; one line if the host's dbnet is too old to use them."""
+    found = await candidates()
+    if not found:
+        return
+    if link.stream.version < CANDIDATES_VERSION:
+        say(
+            f"the host's dbnet speaks channel version {link.stream.version}: it cannot "
+            "connect to your port mapping, so the game stays on the relay"
+        )
+        return
+    await link.send(CandidatesMessage(found))
+
+
+async def try_candidates(
+    candidates: Sequence[Candidate],
+    identity: Identity,
+    joiner: bytes,
+    timing: Timing,
+    say: Callable[[str], None],
+    switch: Callable[[SecureStream], None],
+    path: str = HOST_PATH,
+) -> None:
+    """``dial_back``, then ``switch`` to the connection it made, or one line why none."""
+    try:
+        secure = await dial_back(
+            candidates,
+            identity,
+            joiner,
+            handshake_timeout=timing.handshake_timeout,
+            frame_timeout=timing.frame_timeout,
+            path=path,
+        )
+    except NetError as exc:
+        say(dial_failure(exc))
+        return
+    switch(secure)
 
 
 def dial_failure(exc: NetError) -> str:

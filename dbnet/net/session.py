@@ -72,13 +72,13 @@ from dbnet.net.clocks import SessionClocks, clock_claim_result
 from dbnet.net.errors import NetError, VersionMismatchError, WrongHostError
 from dbnet.net.gate import Gate
 from dbnet.net.handshake import HOST, JOINER
-from dbnet.net.invite import Candidate
 from dbnet.net.link import FloodError, Link, Timing
 from dbnet.net.messages import Bye, Candidates, Entry, Hello, Message, MessageError, Ping, Pong
 from dbnet.net.played import PlayedGames
 from dbnet.net.proof import invite_secret, proof, proof_matches, watch_secret
 from dbnet.net.rendezvous import Door
-from dbnet.net.reverse import dial_back, dial_failure
+from dbnet.net.reverse import Candidates as OwnCandidates
+from dbnet.net.reverse import send_candidates, try_candidates
 from dbnet.net.spectators import Spectating, Spectators
 from dbnet.net.stream import RELAY, SecureStream, open_channel
 from dbnet.protocol.clock import ClockSetting
@@ -131,8 +131,6 @@ Chooser = Callable[[Game], Awaitable[str]]
 
 
 _T = TypeVar("_T")
-CANDIDATES_VERSION: Final = 4
-"""The first channel version that carries a joiner's candidates (CANDIDATES)."""
 
 
 def disk_full_advice(exc: DiskFullError, entries: int) -> str:
@@ -341,7 +339,7 @@ class GameSession:
         self._switch_scope = trio.CancelScope()  # what switch_to interrupts
         self._tasks: trio.Nursery | None = None  # the current connection's tasks
         self._dialled: Link | None = None  # the connection whose candidates were tried
-        self.own_candidates: Callable[[], Awaitable[tuple[Candidate, ...]]] | None = None
+        self.own_candidates: OwnCandidates | None = None
         """A joiner's: where it listens for the host to connect to it (its router's port
         mapping, ``dbnet.net.reverse``), once known; sent over a relayed connection."""
         self._changed = _Signal()
@@ -767,7 +765,7 @@ class GameSession:
                 f"via {link.stream.path}"
             )
             if self._joining and link.stream.path == RELAY and self.own_candidates is not None:
-                nursery.start_soon(self._send_candidates, link, self.own_candidates)
+                nursery.start_soon(send_candidates, link, self.own_candidates, self.player.say)
             exchange = _Exchange(peer_has=hello.have)
             game = await self._ensure_game(link, hello, exchange)
             self._remember_peer(game, link.peer_key)
@@ -1309,22 +1307,6 @@ class GameSession:
                 elif isinstance(message, Pong):
                     self.clocks.pong(link, message.token)
 
-    async def _send_candidates(
-        self, link: Link, candidates: Callable[[], Awaitable[tuple[Candidate, ...]]]
-    ) -> None:
-        """A joiner on the relay tells its host where it listens, if it does (one line
-        if the host's dbnet is too old to connect to it)."""
-        found = await candidates()
-        if not found:
-            return
-        if link.stream.version < CANDIDATES_VERSION:
-            self.player.say(
-                f"the host's dbnet speaks channel version {link.stream.version}: it cannot "
-                "connect to your port mapping, so the game stays on the relay"
-            )
-            return
-        await link.send(Candidates(found))
-
     def _dial_back(self, link: Link, message: Candidates) -> None:
         """A host on the relay tries its joiner's candidates, once a connection and within
         ``dbnet.net.reverse``'s bounds; the game moves to the first that proves the
@@ -1333,21 +1315,17 @@ class GameSession:
             return
         self._dialled = link
         assert self._tasks is not None
-        self._tasks.start_soon(self._try_candidates, link, message.candidates)
-
-    async def _try_candidates(self, link: Link, candidates: tuple[Candidate, ...]) -> None:
-        try:
-            secure = await dial_back(
-                candidates,
+        self._tasks.start_soon(
+            functools.partial(
+                try_candidates,
+                message.candidates,
                 self.player.identity,
                 link.peer_key,
-                handshake_timeout=self.timing.handshake_timeout,
-                frame_timeout=self.timing.frame_timeout,
+                self.timing,
+                self.player.say,
+                self.switch_to,
             )
-        except NetError as exc:
-            self.player.say(dial_failure(exc))
-            return
-        self.switch_to(secure)
+        )
 
 
 LIMITED_WARBAND: Final = "Limited warband"

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Final
 
 import trio
 
@@ -32,9 +31,8 @@ from dbnet.match.story import Event, Narrator
 from dbnet.net.errors import NetError
 from dbnet.net.link import FloodError, Link, Timing
 from dbnet.net.messages import Bye, Entry, Hello, MessageError, Ping, Pong, Watch
-from dbnet.net.messages import Candidates as CandidatesMessage
 from dbnet.net.proof import proof_matches, watch_proof
-from dbnet.net.reverse import Candidates
+from dbnet.net.reverse import Candidates, send_candidates
 from dbnet.net.stream import RELAY, SecureStream, open_channel
 from dbnet.protocol.identity import Identity, fingerprint, same_fingerprint
 from dbnet.protocol.log import GameLog
@@ -49,7 +47,6 @@ __all__ = ["WatchError", "WatchRefusedError", "Watching"]
 Connect = Callable[[], Awaitable[trio.abc.Stream | SecureStream]]
 Door = Callable[..., Awaitable[None]]
 """Started with ``nursery.start(door, switch_to)``; gives the candidates to send."""
-CANDIDATES_VERSION: Final = 4
 
 
 class WatchError(NetError):
@@ -187,7 +184,7 @@ class Watching:
                     )
                     await link.send(Watch(self.name, proof))
                     if secure.path == RELAY and self.own_candidates is not None:
-                        nursery.start_soon(self._send_candidates, link, self.own_candidates)
+                        nursery.start_soon(send_candidates, link, self.own_candidates, self.say)
                     verdict = await self._follow(link)
                     nursery.cancel_scope.cancel()
                 return verdict
@@ -202,11 +199,6 @@ class Watching:
             raise group.exceptions[0] from None
         finally:
             await link.close()
-
-    async def _send_candidates(self, link: Link, candidates: Candidates) -> None:
-        found = await candidates()
-        if found and link.stream.version >= CANDIDATES_VERSION:
-            await link.send(CandidatesMessage(found))
 
     def _check_key(self, key: bytes) -> None:
         found = fingerprint(key)

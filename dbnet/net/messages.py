@@ -19,6 +19,8 @@ Watch     5     name, the proof of the spectator invite's secret (or nil): a
                 spectator's first message, instead of HELLO (``dbnet.net.spectators``)
 Chat      6     seat (0: A, 1: B), seq, at, text, signature: a player's signed chat
                 line (``dbnet.protocol.chat``); channel version 4 and later only
+Candidates 8    1 to 8 ``[kind, address, port]``: where a joiner listens for its host
+                to connect to it (``dbnet.net.reverse``); channel version 4 and later
 ========  ====  ===============================================================
 """
 
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import datetime
 import enum
+import ipaddress
 import re
 from dataclasses import dataclass
 from typing import Annotated, ClassVar, Final
@@ -33,6 +36,7 @@ from typing import Annotated, ClassVar, Final
 from dbnet.engine import Player, Warband
 from dbnet.errors import DecodeError
 from dbnet.net.errors import NetError
+from dbnet.net.invite import MAX_CANDIDATES, Candidate, InviteError, PathKind
 from dbnet.protocol.chat import MAX_CHAT_CHARS, MAX_SEQ, ChatLine
 from dbnet.wire import codec
 
@@ -58,6 +62,8 @@ class MessageType(enum.IntEnum):
     BYE = 4
     WATCH = 5
     CHAT = 6
+    # 7 is kept for REMATCH (the same channel version 4)
+    CANDIDATES = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +138,16 @@ class Chat:
     line: ChatLine
 
 
-Message = Hello | Entry | Ping | Pong | Bye | Watch | Chat
+@dataclass(frozen=True, slots=True)
+class Candidates:
+    """Where the joiner listens for its host to connect to it (its router's port
+    mapping), sent over a path they share already (the relay) on a channel of version 4
+    or later; the host tries them within bounds (``dbnet.net.reverse``)."""
+
+    candidates: tuple[Candidate, ...]
+
+
+Message = Hello | Entry | Ping | Pong | Bye | Watch | Chat | Candidates
 
 # --- the messages on the wire: one shape each (codec.Shape), the type first ---------------------
 
@@ -229,7 +244,27 @@ class _Chat(codec.Shape, array_like=True, tag=MessageType.CHAT.value):
         return Chat(ChatLine(Player(self.seat), self.seq, self.at, self.text, self.signature))
 
 
-_Shape = _Hello | _Entry | _Ping | _Pong | _Bye | _Watch | _Chat
+class _Candidate(codec.Shape, array_like=True):
+    kind: Annotated[str, codec.Meta(max_length=16)]
+    address: Annotated[str, codec.Meta(max_length=64)]
+    port: Annotated[int, codec.Meta(ge=1, le=65535)]
+
+    def value(self, where: str) -> Candidate:
+        try:
+            return Candidate(PathKind(self.kind), ipaddress.ip_address(self.address), self.port)
+        except (ValueError, InviteError) as exc:
+            raise DecodeError(where, f"not a direct candidate: {exc}") from None
+
+
+class _Candidates(codec.Shape, array_like=True, tag=MessageType.CANDIDATES.value):
+    WHERE: ClassVar[str] = "candidates"
+    candidates: Annotated[list[_Candidate], codec.Meta(min_length=1, max_length=MAX_CANDIDATES)]
+
+    def value(self) -> Candidates:
+        return Candidates(tuple(c.value(f"candidates[{i}]") for i, c in enumerate(self.candidates)))
+
+
+_Shape = _Hello | _Entry | _Ping | _Pong | _Bye | _Watch | _Chat | _Candidates
 _MESSAGE: Final = codec.Schema[_Shape](
     Annotated[_Shape, codec.Meta(extra=codec.refuse("unknown message type {value}"))], "message"
 )
@@ -253,6 +288,10 @@ def encode_message(message: Message) -> bytes:
     elif isinstance(message, Chat):
         c = message.line
         shape = _Chat(c.seat.value, c.seq, c.at, c.text, c.signature)
+    elif isinstance(message, Candidates):
+        shape = _Candidates(
+            [_Candidate(c.kind.value, str(c.address), c.port) for c in message.candidates]
+        )
     else:
         shape = _Bye(message.done, message.reason)
     return codec.encode(shape)

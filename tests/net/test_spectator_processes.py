@@ -80,7 +80,7 @@ async def test_a_loopback_game_watched_by_a_spectator(tmp_path: Path, homes: Pat
             watcher = await Dbnet.start(
                 nursery, "watch", eve, watch_args(port, expect, replays["eve"])
             )
-            await until_said(host, "spectator ")  # eve has the one place
+            await until_said(host, " is watching via ")  # eve has the one place
             extra = await Dbnet.start(
                 nursery, "watch", carol, watch_args(port, expect, tmp_path / "carol.dbnr")
             )

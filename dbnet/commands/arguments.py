@@ -625,6 +625,7 @@ def _add_network(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         help="the host's invite (the line it printed; pasted wrapped over several lines "
         "is fine), or its address",
     )
+    _no_port_mapping(join)
     _common(join)
     _rematch(join)
     _add_limited(join, joiner=True)
@@ -715,6 +716,7 @@ def _add_network(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         action="store_true",
         help="say each path to the host that failed, and why",
     )
+    _no_port_mapping(watch)
     watch.add_argument(
         "--plain",
         action="store_true",
@@ -746,6 +748,16 @@ def _rematch(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _no_port_mapping(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--no-port-mapping",
+        action="store_true",
+        help="do not ask the router for a port mapping (UPnP IGD, NAT-PMP, PCP): a host "
+        "for its port, a joiner or spectator for the port where its host may connect to it "
+        "when the relay is the only other way; also DBNET_PORT_MAPPING=off in the environment",
+    )
+
+
 def _hosting(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--address",
@@ -756,12 +768,7 @@ def _hosting(parser: argparse.ArgumentParser) -> None:
         help="put IP in the invite as a direct path instead of this machine's own addresses "
         "(repeat it for more): e.g. 127.0.0.1 to try dbnet on one machine",
     )
-    parser.add_argument(
-        "--no-port-mapping",
-        action="store_true",
-        help="do not ask the router for a port mapping (UPnP IGD, NAT-PMP, PCP); also "
-        "DBNET_PORT_MAPPING=off in the environment",
-    )
+    _no_port_mapping(parser)
     parser.add_argument(
         "--open",
         action="store_true",

@@ -21,6 +21,7 @@ FILE``); 130 Ctrl-C.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import random
 import socket
@@ -86,6 +87,7 @@ from dbnet.net.rendezvous import (
     invite_routes,
     relay_door,
 )
+from dbnet.net.reverse import joiner_door
 from dbnet.net.session import (
     RESIGN,
     Chooser,
@@ -510,7 +512,9 @@ def run_join(args: argparse.Namespace) -> int:
         connect = _dialer(args, session, identity, use_relay)
         say(f"joining {_target(args.address)}; your key fingerprint is {identity.fingerprint}")
         async with learn_endpoint(stun, say):
-            return await series.play(lambda next_game, first: next_game.join(connect, first))
+            return await series.play(
+                lambda next_game, first: _join(args, next_game, invite, use_relay, connect, first)
+            )
 
     return _run(args, player, make, play)
 
@@ -577,7 +581,8 @@ def run_resume(args: argparse.Namespace) -> int:
         say(f"resuming as {game.me.name} against {fingerprint(peer_key)} ({held})")
         async with learn_endpoint(stun, say):
             if args.address is not None:
-                return await session.join(_dialer(args, session, identity, relay is not None))
+                connect = _dialer(args, session, identity, relay is not None)
+                return await _join(args, session, invite, relay is not None, connect)
             say(f"your key fingerprint is {identity.fingerprint}")
             return await _host(args, series, relay)
 
@@ -592,6 +597,38 @@ def _stun(args: argparse.Namespace) -> tuple[str, int] | None:
     prints for now (None: ask none): its setting is checked either way."""
     stun = stun_setting(args.stun)
     return stun if args.verbose else None
+
+
+async def _join(
+    args: argparse.Namespace,
+    session: GameSession,
+    invite: Invite | None,
+    use_relay: bool,
+    connect: Callable[[], Awaitable[trio.abc.Stream | SecureStream]],
+    first: SecureStream | None = None,
+) -> Outcome:
+    """Join with ``connect`` (``first``: a rematch's connection, played first); with an
+    invite that has a relay, also keep a door where the host may connect to this side
+    (its router's port mapping, ``dbnet.net.reverse``), unless --no-port-mapping or
+    DBNET_PORT_MAPPING=off."""
+    if invite is None or invite.relay is None or not use_relay:
+        return await session.join(connect, first)
+    if not port_mapping_enabled(args.no_port_mapping):
+        return await session.join(connect, first)
+    async with trio.open_nursery() as nursery:
+        door = functools.partial(
+            joiner_door,
+            session.player.identity,
+            invite.fingerprint,
+            session.player.say,
+            session.switch_to,
+            handshake_timeout=session.timing.handshake_timeout,
+            frame_timeout=session.timing.frame_timeout,
+        )
+        session.own_candidates = await nursery.start(door)
+        outcome = await session.join(connect, first)
+        nursery.cancel_scope.cancel()
+    return outcome
 
 
 def _seat_invite(address: object) -> Invite | None:

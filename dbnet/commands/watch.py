@@ -5,8 +5,10 @@ carries the spectator secret) or ``dbnet watch HOST:PORT --expect FINGERPRINT`` 
 only a host with ``--open`` admits). With an invite the spectator races its direct
 paths and its relay, as ``dbnet join INVITE`` does (``--relay off`` or
 ``DBNET_RELAY=off``: the direct paths only; ``--verbose`` says each path that failed,
-and this side's public endpoint as the ``--stun`` server tells it). The game is shown
-as it is played, each entry checked first with the checks of ``dbnet verify``: in the
+and this side's public endpoint as the ``--stun`` server tells it), and on the relay
+the host may connect to the spectator's port mapping, as to a joiner's
+(``dbnet.net.reverse``; not with ``--no-port-mapping``). The game is shown as it is
+played, each entry checked first with the checks of ``dbnet verify``: in the
 full-screen client at a terminal (``dbnet.console.watch``), else (or with ``--plain``)
 told in lines, the players called by the names they signed (``alice (A)``), the last
 line naming the end (the winner, or the verifier's words).
@@ -20,6 +22,7 @@ or the connection broke; 2 bad arguments; 130 Ctrl-C.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 
@@ -29,8 +32,10 @@ from dbnet.match.keys import login_name
 from dbnet.match.story import Event
 from dbnet.net.hosting import with_port
 from dbnet.net.invite import Invite, InviteError
+from dbnet.net.portmap import port_mapping_enabled
 from dbnet.net.relay import relay_setting
 from dbnet.net.rendezvous import invite_connector, invite_routes
+from dbnet.net.reverse import joiner_door
 from dbnet.net.stream import SecureStream
 from dbnet.net.stun import learn_endpoint, stun_setting
 from dbnet.net.watch import Connect, WatchError, Watching
@@ -51,6 +56,17 @@ def _show_events(events: list[Event]) -> None:
         print(f"  {printable(str(event))}", flush=True)
 
 
+def _door_wanted(args: argparse.Namespace, invite: Invite) -> bool:
+    """Whether to keep a door where the host may connect to this spectator (its router's
+    port mapping, ``dbnet.net.reverse``): with an invite's relay, unless
+    --no-port-mapping or DBNET_PORT_MAPPING=off."""
+    return (
+        invite.relay is not None
+        and relay_setting(args.relay) is not None
+        and port_mapping_enabled(args.no_port_mapping)
+    )
+
+
 def run_watch(args: argparse.Namespace) -> int:
     if args.replay is not None and os.path.lexists(args.replay):
         raise ReplayError(str(args.replay), "already exists; a replay file is never overwritten")
@@ -60,6 +76,10 @@ def run_watch(args: argparse.Namespace) -> int:
     connect: Connect
     notes: list[str] = []  # said through the watch's say, on whichever screen it is
     watching: Watching
+
+    def watching_say(line: str) -> None:
+        watching.say(line)  # on whichever screen the watch is shown
+
     if isinstance(args.address, Invite):
         invite = args.address
         if not invite.watch:
@@ -103,6 +123,10 @@ def run_watch(args: argparse.Namespace) -> int:
         secret=secret,
         replay_path=args.replay,
     )
+    if isinstance(args.address, Invite) and _door_wanted(args, args.address):
+        watching.doors.append(
+            functools.partial(joiner_door, identity, args.address.fingerprint, watching_say)
+        )
     if notes:
         paths_known = connect
 

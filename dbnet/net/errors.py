@@ -31,11 +31,12 @@ class HandshakeError(NetError):
 class VersionMismatchError(HandshakeError):
     """The two sides have no channel version in common; the message lists both sides'."""
 
-    def __init__(self, ours: Sequence[int], theirs: Sequence[int]) -> None:
+    def __init__(self, ours: Sequence[int], theirs: Sequence[int], *, what: str = "") -> None:
         self.ours = tuple(ours)
         self.theirs = tuple(theirs)
+        why = f" for what this connection needs ({what})" if what else ""
         super().__init__(
-            f"handshake: no channel version in common: this side speaks versions "
+            f"handshake: no channel version in common{why}: this side speaks versions "
             f"[{_versions(self.ours)}], the peer speaks versions [{_versions(self.theirs)}]; "
             "one side must upgrade"
         )

@@ -21,6 +21,7 @@ from typing import Final
 import trio
 
 from dbnet.net.errors import NetError, VersionMismatchError
+from dbnet.net.handshake import HOST
 from dbnet.net.stream import DIRECT, SecureStream, open_channel
 from dbnet.protocol.identity import Identity
 from dbnet.text import printable
@@ -32,7 +33,9 @@ MAX_PENDING: Final = 64
 
 
 class Gate:
-    """Runs the handshakes of a host's new connections; authenticated ones go to ``out``."""
+    """Runs the handshakes of a host's new connections; authenticated ones go to ``out``.
+    ``role`` is this side's in the handshakes (a joiner's door has one too:
+    ``net.reverse``), ``path`` what the connections accepted are called."""
 
     def __init__(
         self,
@@ -42,8 +45,12 @@ class Gate:
         *,
         handshake_timeout: float,
         frame_timeout: float,
+        role: str = HOST,
+        path: str = DIRECT,
     ) -> None:
         self.identity = identity
+        self.role = role
+        self.path = path
         self.out = out
         self.say = say
         self.handshake_timeout = handshake_timeout
@@ -63,7 +70,7 @@ class Gate:
             except OSError:
                 await trio.sleep(0.1)  # e.g. out of file descriptors: wait, do not spin
                 continue
-            self.admit(stream, _address(stream), nursery)
+            self.admit(stream, _address(stream), nursery, self.path)
 
     def admit(
         self, stream: trio.abc.Stream, address: str, nursery: trio.Nursery, path: str = DIRECT
@@ -95,6 +102,7 @@ class Gate:
                     handshake_timeout=self.handshake_timeout,
                     frame_timeout=self.frame_timeout,
                     path=path,
+                    role=self.role,
                 )
             except VersionMismatchError as exc:
                 self.say(f"refused a connection: {printable(str(exc))}")

@@ -54,6 +54,8 @@ from dbnet.protocol.identity import Identity, fingerprint, public_key_problem, v
 
 __all__ = [
     "CHAT_VERSION",
+    "HOST",
+    "JOINER",
     "MAGIC",
     "MAX_NONCE",
     "SUPPORTED_VERSIONS",
@@ -67,6 +69,9 @@ __all__ = [
 CHAT_VERSION: Final = 4
 """The first channel version with the CHAT message (``dbnet.net.chat``) and the REMATCH
 message (``dbnet.net.rematch``)."""
+ROLES_VERSION: Final = 4
+"""The first version whose handshake carries the roles; before it the initiator is the
+joiner."""
 _ALL_VERSIONS: Final[tuple[int, ...]] = (4, 3)
 _CAP: Final = os.environ.get("DBNET_CHANNEL_VERSION", "")
 SUPPORTED_VERSIONS: Final[tuple[int, ...]] = (
@@ -75,11 +80,17 @@ SUPPORTED_VERSIONS: Final[tuple[int, ...]] = (
     else _ALL_VERSIONS
 )
 """The channel versions this build speaks. Version 2 (game protocol 2) added the joiner's
-nonce to HELLO, version 3 the proof of an invite's secret, version 4 the players' CHAT and
-REMATCH (a peer of version 3 plays on without chat and cannot rematch:
-``dbnet.net.rematch``); a peer that speaks only an older version is told that one side
-must upgrade. ``DBNET_CHANNEL_VERSION=3`` in the environment offers only the versions up
-to 3 (to play as an older dbnet does: tests, troubleshooting)."""
+nonce to HELLO, version 3 the proof of an invite's secret, version 4 the roles in the
+handshake (which side is the host, whoever connected), the players' CHAT, REMATCH and
+the joiner's CANDIDATES (a peer of version 3 plays on without chat, cannot rematch
+(``dbnet.net.rematch``), and its game stays on the path it connected by); a peer that
+speaks only an older version is told that one side must upgrade.
+``DBNET_CHANNEL_VERSION=3`` in the environment offers only the versions up to 3 (to play
+as an older dbnet does: tests, troubleshooting)."""
+HOST: Final = "host"
+"""The role of the side that serves the game (writes the OFFER, admits spectators)."""
+JOINER: Final = "joiner"
+"""The role of the side that comes to the host: a joiner, a resumer, a spectator."""
 
 MAGIC: Final = b"DBNET\x00"
 MAX_VERSIONS: Final = 255
@@ -100,6 +111,10 @@ HANDSHAKE_I2R: Final = b"dbnet channel 1: handshake initiator->responder"
 HANDSHAKE_R2I: Final = b"dbnet channel 1: handshake responder->initiator"
 TRAFFIC_I2R: Final = b"dbnet channel 1: traffic initiator->responder"
 TRAFFIC_R2I: Final = b"dbnet channel 1: traffic responder->initiator"
+ROLES: Final = {
+    True: b"dbnet channel 4: the host is the initiator",
+    False: b"dbnet channel 4: the host is the responder",
+}
 
 _ZERO_NONCE: Final = bytes(12)
 
@@ -269,6 +284,9 @@ class Channel:
     """The final transcript hash, the same on both sides: an identifier of the session."""
     _sender: _Cipher = field(repr=False)
     _receiver: _Cipher = field(repr=False)
+    role: str = JOINER
+    """This side's role, ``HOST`` or ``JOINER`` (the peer has the other): from version 4
+    bound into the transcript, whoever connected; before it the initiator's is JOINER."""
 
     def __repr__(self) -> str:
         return f"<Channel v{self.version} with {fingerprint(self.peer_key)}>"
@@ -284,6 +302,7 @@ class Channel:
         receive_key: bytes,
         send_counter: int = 0,
         receive_counter: int = 0,
+        role: str = JOINER,
     ) -> Channel:
         """A channel from its keys (and, for tests, counters other than 0)."""
         return cls(
@@ -292,6 +311,7 @@ class Channel:
             transcript,
             _Cipher(send_key, send_counter),
             _Cipher(receive_key, receive_counter),
+            role,
         )
 
     @property
@@ -351,9 +371,13 @@ class Handshake:
         versions: the channel versions this side offers.
         ephemeral: the raw X25519 private key to use instead of a fresh one, for test
             vectors only (reusing one would give away past sessions).
+        role: this side's role, ``HOST`` or ``JOINER``; None: the initiator is the joiner
+            (the only way before version 4). From version 4 the roles are mixed into the
+            transcript, so two sides that disagree on them (two hosts, two joiners) fail
+            the handshake; a version 3 peer can only play the role its side implies.
 
     Raises:
-        LocalNetError: bad ``versions`` or ``ephemeral``.
+        LocalNetError: bad ``versions``, ``ephemeral`` or ``role``.
     """
 
     def __init__(
@@ -363,9 +387,15 @@ class Handshake:
         initiator: bool,
         versions: Sequence[int] = SUPPORTED_VERSIONS,
         ephemeral: bytes | None = None,
+        role: str | None = None,
     ) -> None:
         self._identity = identity
         self.initiator = initiator
+        if role is None:
+            role = JOINER if initiator else HOST
+        if role not in (HOST, JOINER):
+            raise LocalNetError(f"a role is {HOST!r} or {JOINER!r}, not {role!r}")
+        self.role = role
         self.versions = _check_versions(versions)
         if ephemeral is None:
             self._ephemeral = X25519PrivateKey.generate()
@@ -457,14 +487,28 @@ class Handshake:
     def _receive_preamble(self, payload: bytes) -> list[bytes]:
         self.peer_versions = parse_preamble(payload)
         self.version = choose_version(self.versions, self.peer_versions)
+        host_initiates = (self.role == HOST) == self.initiator
+        if self.version < ROLES_VERSION and host_initiates:
+            raise VersionMismatchError(
+                [v for v in self.versions if v >= ROLES_VERSION],
+                list(self.peer_versions),
+                what=(
+                    f"the {self.role} connected to the other side here, which needs channel "
+                    f"version {ROLES_VERSION} or later (the roles in the handshake)"
+                ),
+            )
         if self.initiator:
             self._mix(self._preamble)
             self._mix(payload)
-            self._mix(self._ephemeral_public)  # message 1, sent already
-            self._state = _State.MESSAGE2
         else:
             self._mix(payload)
             self._mix(self._preamble)
+        if self.version >= ROLES_VERSION:
+            self._mix(ROLES[host_initiates])
+        if self.initiator:
+            self._mix(self._ephemeral_public)  # message 1, sent already
+            self._state = _State.MESSAGE2
+        else:
             self._state = _State.MESSAGE1
         return []
 
@@ -558,6 +602,7 @@ class Handshake:
             transcript=self._transcript,
             send_key=i2r if self.initiator else r2i,
             receive_key=r2i if self.initiator else i2r,
+            role=self.role,
         )
         self._secret = b""
         self._handshake_keys = (b"", b"")

@@ -22,6 +22,8 @@ Chat      6     seat (0: A, 1: B), seq, at, text, signature: a player's signed c
 Rematch   7     want (true: another game on this connection), reason (why not, or
                 empty): sent once after BYE (done), from channel version 4 on
                 (``dbnet.net.rematch``)
+Candidates 8    1 to 8 ``[kind, address, port]``: where a joiner listens for its host
+                to connect to it (``dbnet.net.reverse``); channel version 4 and later
 ========  ====  ===============================================================
 """
 
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import datetime
 import enum
+import ipaddress
 import re
 from dataclasses import dataclass
 from typing import Annotated, ClassVar, Final
@@ -36,6 +39,7 @@ from typing import Annotated, ClassVar, Final
 from dbnet.engine import Player, Warband
 from dbnet.errors import DecodeError
 from dbnet.net.errors import NetError
+from dbnet.net.invite import MAX_CANDIDATES, Candidate, InviteError, PathKind
 from dbnet.protocol.chat import MAX_CHAT_CHARS, MAX_SEQ, ChatLine
 from dbnet.wire import codec
 
@@ -62,6 +66,7 @@ class MessageType(enum.IntEnum):
     WATCH = 5
     CHAT = 6
     REMATCH = 7
+    CANDIDATES = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,7 +150,17 @@ class RematchMessage:
     reason: str
 
 
-Message = Hello | Entry | Ping | Pong | Bye | Watch | Chat | RematchMessage
+
+@dataclass(frozen=True, slots=True)
+class Candidates:
+    """Where the joiner listens for its host to connect to it (its router's port
+    mapping), sent over a path they share already (the relay) on a channel of version 4
+    or later; the host tries them within bounds (``dbnet.net.reverse``)."""
+
+    candidates: tuple[Candidate, ...]
+
+
+Message = Hello | Entry | Ping | Pong | Bye | Watch | Chat | RematchMessage | Candidates
 
 # --- the messages on the wire: one shape each (codec.Shape), the type first ---------------------
 
@@ -251,7 +266,28 @@ class _Rematch(codec.Shape, array_like=True, tag=MessageType.REMATCH.value):
         return RematchMessage(self.want, self.reason)
 
 
-_Shape = _Hello | _Entry | _Ping | _Pong | _Bye | _Watch | _Chat | _Rematch
+
+class _Candidate(codec.Shape, array_like=True):
+    kind: Annotated[str, codec.Meta(max_length=16)]
+    address: Annotated[str, codec.Meta(max_length=64)]
+    port: Annotated[int, codec.Meta(ge=1, le=65535)]
+
+    def value(self, where: str) -> Candidate:
+        try:
+            return Candidate(PathKind(self.kind), ipaddress.ip_address(self.address), self.port)
+        except (ValueError, InviteError) as exc:
+            raise DecodeError(where, f"not a direct candidate: {exc}") from None
+
+
+class _Candidates(codec.Shape, array_like=True, tag=MessageType.CANDIDATES.value):
+    WHERE: ClassVar[str] = "candidates"
+    candidates: Annotated[list[_Candidate], codec.Meta(min_length=1, max_length=MAX_CANDIDATES)]
+
+    def value(self) -> Candidates:
+        return Candidates(tuple(c.value(f"candidates[{i}]") for i, c in enumerate(self.candidates)))
+
+
+_Shape = _Hello | _Entry | _Ping | _Pong | _Bye | _Watch | _Chat | _Rematch | _Candidates
 _MESSAGE: Final = codec.Schema[_Shape](
     Annotated[_Shape, codec.Meta(extra=codec.refuse("unknown message type {value}"))], "message"
 )
@@ -277,6 +313,10 @@ def encode_message(message: Message) -> bytes:
         shape = _Chat(c.seat.value, c.seq, c.at, c.text, c.signature)
     elif isinstance(message, RematchMessage):
         shape = _Rematch(message.want, message.reason)
+    elif isinstance(message, Candidates):
+        shape = _Candidates(
+            [_Candidate(c.kind.value, str(c.address), c.port) for c in message.candidates]
+        )
     else:
         shape = _Bye(message.done, message.reason)
     return codec.encode(shape)

@@ -48,7 +48,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import Final, TypeVar
 
 import trio
 
@@ -72,9 +72,11 @@ from dbnet.net.chat import ChatRoom
 from dbnet.net.clocks import SessionClocks, clock_claim_result
 from dbnet.net.errors import NetError, VersionMismatchError, WrongHostError
 from dbnet.net.gate import Gate
+from dbnet.net.handshake import HOST, JOINER
 from dbnet.net.link import FloodError, Link, Timing
 from dbnet.net.messages import (
     Bye,
+    Candidates,
     Chat,
     Entry,
     Hello,
@@ -89,6 +91,8 @@ from dbnet.net.played import PlayedGames
 from dbnet.net.proof import invite_secret, proof, proof_matches, watch_secret
 from dbnet.net.rematch import Ask, Rematch, RematchError, ask_player
 from dbnet.net.rendezvous import Door
+from dbnet.net.reverse import Candidates as OwnCandidates
+from dbnet.net.reverse import send_candidates, try_candidates
 from dbnet.net.spectators import Spectating, Spectators
 from dbnet.net.stream import RELAY, SecureStream, open_channel
 from dbnet.protocol.clock import ClockSetting
@@ -138,6 +142,9 @@ ARRIVALS_QUEUED: Final = 8
 
 Chooser = Callable[[Game], Awaitable[str]]
 """Given this player's view of the game, a decision in notation (or ``RESIGN``)."""
+
+
+_T = TypeVar("_T")
 
 
 def disk_full_advice(exc: DiskFullError, entries: int) -> str:
@@ -349,13 +356,20 @@ class GameSession:
         """Connections on which the game's peer was accepted (the first and reconnections)."""
         self.messages_sent = 0
         """Messages sent on all connections (HELLO, entries, PINGs, ...)."""
-        self._initiator = False  # whether this side opened the current connection
+        self._joining = False  # whether this side is the joiner (its role, not who connected)
         self._hosting = False  # whether this side waits for connections (host or resume)
         self._created_at: str | None = None  # a new game's replay creation time, once fixed
         self._nonce = b""  # a new game's nonce from this side (A's or B's), once drawn
         if new_game is not None:
             self._nonce = new_game.nonce if new_game.nonce is not None else secrets.token_bytes(32)
         self._peer_remembered = False  # the peer's key is in known_peers (or needs not be)
+        self._next: SecureStream | None = None  # the connection to play on next (switch_to)
+        self._switch_scope = trio.CancelScope()  # what switch_to interrupts
+        self._tasks: trio.Nursery | None = None  # the current connection's tasks
+        self._dialled: Link | None = None  # the connection whose candidates were tried
+        self.own_candidates: OwnCandidates | None = None
+        """A joiner's: where it listens for the host to connect to it (its router's port
+        mapping, ``dbnet.net.reverse``), once known; sent over a relayed connection."""
         self._changed = _Signal()
         self._last_contact = trio.current_time() if _in_trio() else 0.0
         self.chat = player.chat or ChatRoom(player.say)
@@ -466,13 +480,14 @@ class GameSession:
         self._last_contact = trio.current_time()
         async with self._playing():
             while True:
-                stream: trio.abc.Stream | SecureStream | None = None
-                with trio.move_on_at(self._give_up_at()):
-                    stream = await arrivals.receive()
+                stream: trio.abc.Stream | SecureStream | None = self._take_next()
+                if stream is None:
+                    with trio.move_on_at(self._give_up_at()):
+                        stream = await self._switchable(arrivals.receive) or self._take_next()
                 if stream is None:
                     return self._gave_up()
                 try:
-                    if await self._connection(stream, initiator=False):
+                    if await self._connection(stream, joining=False):
                         return Outcome.COMPLETE
                 except _AdjournedError:
                     return Outcome.ADJOURNED
@@ -491,24 +506,29 @@ class GameSession:
         failures = 0
         async with self._playing():
             while True:
-                stream: trio.abc.Stream | SecureStream | None = None
-                with trio.move_on_at(self._give_up_at()):
-                    stream, first = first or await self._dial(connect, failures), None
-                    if stream is None:
-                        failures += 1
-                        await trio.sleep(self._backoff(failures))
-                        continue
+                stream: trio.abc.Stream | SecureStream | None = first or self._take_next()
+                first = None
+                if stream is None:
+                    with trio.move_on_at(self._give_up_at()):
+                        dial = functools.partial(self._dial, connect, failures)
+                        stream = await self._switchable(dial) or self._take_next()
+                        if stream is None:
+                            failures += 1
+                            await self._switchable(
+                                functools.partial(trio.sleep, self._backoff(failures))
+                            )
+                            continue
                 if stream is None:
                     return self._gave_up()
                 reached = self.connections
                 try:
-                    if await self._connection(stream, initiator=True):
+                    if await self._connection(stream, joining=True):
                         return Outcome.COMPLETE
                 except _AdjournedError:
                     return Outcome.ADJOURNED
                 failures = 0 if self.connections > reached else failures + 1
                 with trio.move_on_at(self._give_up_at()):
-                    await trio.sleep(self._backoff(failures))
+                    await self._pause(self._backoff(failures))
                     continue
                 return self._gave_up()
 
@@ -524,6 +544,33 @@ class GameSession:
             delay = self._backoff(failures + 1)
             self.player.say(f"cannot reach the host: {why}; retrying in {delay:g} s")
             return None
+
+    def switch_to(self, stream: SecureStream) -> None:
+        """Play on ``stream`` from now on: a direct connection, authenticated (the host's
+        to its joiner's port mapping, ``dbnet.net.reverse``), that opened while this side
+        waits or plays on another (the relay). The current connection is left at once
+        and the game goes on over ``stream`` from where each side's log is, as after a
+        reconnection: nothing lost, repeated or reordered."""
+        old, self._next = self._next, stream
+        if old is not None and self._tasks is not None:
+            self._tasks.start_soon(trio.aclose_forcefully, old)
+        self.player.say(f"path: {stream.path}")
+        self._switch_scope.cancel()
+
+    async def _pause(self, seconds: float) -> None:
+        await self._switchable(functools.partial(trio.sleep, seconds))
+
+    def _take_next(self) -> SecureStream | None:
+        stream, self._next = self._next, None
+        return stream
+
+    async def _switchable(self, run: Callable[[], Awaitable[_T]]) -> _T | None:
+        """``run()``, unless ``switch_to`` gives a connection first (then None)."""
+        if self._next is not None:
+            return None
+        with trio.CancelScope() as self._switch_scope:
+            return await run()
+        return None
 
     def _backoff(self, failures: int) -> float:
         backoff = self.timing.backoff
@@ -634,15 +681,18 @@ class GameSession:
 
     # --- one connection ---------------------------------------------------------------
 
-    async def _connection(self, stream: trio.abc.Stream | SecureStream, *, initiator: bool) -> bool:
-        """Play over one connection: True when the game is complete on both sides,
-        False when the connection was lost or refused (GameSessionError: the game
-        cannot go on)."""
-        self._initiator = initiator
+    async def _connection(self, stream: trio.abc.Stream | SecureStream, *, joining: bool) -> bool:
+        """Play over one connection as the joiner (``joining``) or the host: True when the
+        game is complete on both sides, False when the connection was lost or refused
+        (GameSessionError: the game cannot go on). A stream not yet authenticated gets
+        the handshake here, this side its initiator when it joins; one authenticated
+        already (the host's gate, a race, a reversed connection) says its role itself."""
+        self._joining = joining
+        initiator = joining
         try:
             secure = (
                 stream
-                if isinstance(stream, SecureStream)  # authenticated by the host's gate
+                if isinstance(stream, SecureStream)  # authenticated already
                 else await open_channel(
                     stream,
                     self.player.identity,
@@ -659,10 +709,15 @@ class GameSession:
         except NetError as exc:
             self.player.say(f"connection failed: {exc}")
             return False
+        if secure.role != (JOINER if joining else HOST):
+            self.player.say(f"refused a connection: this side is not the {secure.role} there")
+            await trio.aclose_forcefully(secure)
+            return False
         link = Link(secure, self.timing)
         try:
             try:
-                return await self._converse(link)
+                complete = await self._switchable(functools.partial(self._converse, link))
+                return bool(complete)  # None: the game moved to another connection
             except (MessageError, FloodError) as exc:
                 raise GameSessionError(
                     f"the peer broke the protocol: {printable(str(exc))}",
@@ -676,7 +731,7 @@ class GameSession:
                 ) from exc
         except GameSessionError as exc:
             await link.say_bye(exc.to_peer)
-            if initiator or (self.connected and self._started(self.game)):
+            if joining or (self.connected and self._started(self.game)):
                 raise
             if self.connected:  # the joiner refused or broke off the OFFER: not our game
                 self.player.say(
@@ -737,6 +792,7 @@ class GameSession:
 
     async def _converse(self, link: Link) -> bool:
         async with _nursery() as nursery:
+            self._tasks = nursery
             nursery.start_soon(link.heartbeat)
             hello = await self._exchange_hellos(link)
             self._check_proof(link, hello)
@@ -750,6 +806,8 @@ class GameSession:
                 f"connected to {printable(hello.name)} ({fingerprint(link.peer_key)}) "
                 f"via {link.stream.path}"
             )
+            if self._joining and link.stream.path == RELAY and self.own_candidates is not None:
+                nursery.start_soon(send_candidates, link, self.own_candidates, self.player.say)
             exchange = _Exchange(peer_has=hello.have)
             game = await self._ensure_game(link, hello, exchange)
             self._remember_peer(game, link.peer_key)
@@ -764,12 +822,12 @@ class GameSession:
             game_id=None if game is None else game.game_id,
             have=0 if game is None else len(game.records),
             warband=self._joiner_warband(),
-            created=None if self._initiator else self._created(),
+            created=None if self._joining else self._created(),
             nonce=self._nonce if self._joiner_warband() is not None else None,
             proof=(
                 None
                 if self.invite_secret is None
-                else proof(self.invite_secret, link.stream.transcript, joiner=self._initiator)
+                else proof(self.invite_secret, link.stream.transcript, joiner=self._joining)
             ),
         )
         message: Message | None = None
@@ -800,8 +858,8 @@ class GameSession:
         return self._created_at
 
     def _joiner_warband(self) -> Warband | None:
-        """The warband to send in HELLO: a new game's joiner (the initiator) sends it."""
-        if self.game is None and self.new_game is not None and self._initiator:
+        """The warband to send in HELLO: a new game's joiner sends it."""
+        if self.game is None and self.new_game is not None and self._joining:
             return self.new_game.warband
         return None
 
@@ -815,9 +873,9 @@ class GameSession:
         secret = self.invite_secret
         if secret is None or self._started(self.game):
             return  # a started game binds both keys: _check_peer asks for the game's own
-        peer_joins = not self._initiator
+        peer_joins = not self._joining
         if hello.proof is None:
-            if self._initiator:
+            if self._joining:
                 raise GameSessionError(
                     "the host did not prove that it made the invite (it has no proof of the "
                     "invite's secret): refusing to play",
@@ -925,7 +983,7 @@ class GameSession:
                     "must resume it from its replay (dbnet resume FILE HOST:PORT)"
                 )
             return
-        if self._initiator:
+        if self._joining:
             if hello.warband is not None:
                 raise GameSessionError("the host sent a warband: both sides are trying to join")
             if hello.game_id is not None and hello.have != 1:
@@ -951,7 +1009,7 @@ class GameSession:
         resumed game: it has no new game to offer instead, and its joiner is the OFFER's.)"""
         return (
             self._hosting
-            and not self._initiator
+            and not self._joining
             and self.new_game is not None
             and self.game is not None
             and not self._started(self.game)
@@ -993,7 +1051,7 @@ class GameSession:
             self._discard_offer()
         if self.game is not None:
             return self.game
-        if not self._initiator:
+        if not self._joining:
             assert hello.warband is not None  # _check_game
             assert hello.nonce is not None
             return self._offer(link.peer_key, hello.warband, hello.nonce)
@@ -1242,7 +1300,7 @@ class GameSession:
                     # The opener closes first; the other waits for that close, so that
                     # no unread byte makes its close reset the connection and destroy
                     # the last BYE before the opener reads it.
-                    if not self._initiator:
+                    if not self._joining:
                         with trio.move_on_after(self.timing.hello_timeout):
                             await exchange.peer_gone.wait()
                     return
@@ -1336,12 +1394,35 @@ class GameSession:
             elif isinstance(message, Chat) and self._started(game):
                 self._bind_chat(game)
                 self.chat.receive(message.line)  # checked there, a flood dropped there
+            elif isinstance(message, Candidates):
+                link.charge()
+                self._dial_back(link, message)
             else:
                 link.charge()
                 if isinstance(message, Ping):
                     await link.send(Pong(message.token))
                 elif isinstance(message, Pong):
                     self.clocks.pong(link, message.token)
+
+    def _dial_back(self, link: Link, message: Candidates) -> None:
+        """A host on the relay tries its joiner's candidates, once a connection and within
+        ``dbnet.net.reverse``'s bounds; the game moves to the first that proves the
+        joiner's key. Anywhere else they are ignored."""
+        if self._joining or link.stream.path != RELAY or self._dialled is link:
+            return
+        self._dialled = link
+        assert self._tasks is not None
+        self._tasks.start_soon(
+            functools.partial(
+                try_candidates,
+                message.candidates,
+                self.player.identity,
+                link.peer_key,
+                self.timing,
+                self.player.say,
+                self.switch_to,
+            )
+        )
 
 
 LIMITED_WARBAND: Final = "Limited warband"

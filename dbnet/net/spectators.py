@@ -42,6 +42,7 @@ from dbnet.net.link import FloodError, Link, PeerSilentError, Timing
 from dbnet.net.messages import (
     MAX_REASON_LEN,
     Bye,
+    Candidates,
     Chat,
     Entry,
     Hello,
@@ -54,6 +55,7 @@ from dbnet.net.messages import (
     encode_message,
 )
 from dbnet.net.proof import proof, watch_proof_matches
+from dbnet.net.reverse import SPECTATOR_PATH, dial_back, dial_failure
 from dbnet.net.stream import RELAY, SecureStream, open_channel
 from dbnet.protocol.chat import ChatLine
 from dbnet.protocol.identity import Identity, fingerprint
@@ -133,6 +135,7 @@ class _Spectator:
     quiet: bool = False  # ...and whether that needs no BYE (it left, or the link broke)
     gone: trio.Event = field(default_factory=trio.Event)  # it closed its end
     hurry: trio.Event = field(default_factory=trio.Event)  # its queue is half full
+    dialled: bool = False  # its candidates were tried (net.reverse): once a connection
 
 
 @dataclass
@@ -173,6 +176,7 @@ class Spectators:
         self._closed = False  # the log is complete and every spectator may see all of it
         self._empty = trio.Event()
         self._peeking: deque[trio.CancelScope] = deque()
+        self._nursery: trio.Nursery | None = None  # run's: the spectators' connections
 
     @property
     def watching(self) -> int:
@@ -276,6 +280,7 @@ class Spectators:
         done the handshake yet), read the first message of each: spectators are served
         here, the others go to ``seats`` with that message given back."""
         async with trio.open_nursery() as nursery:
+            self._nursery = nursery
             async for stream in arrivals:
                 if len(self._peeking) >= PEEKING:
                     self._peeking.popleft().cancel()
@@ -504,6 +509,11 @@ class Spectators:
                 self._drop(member, "it left", quiet=True)
                 member.gone.set()
                 return
+            if isinstance(message, Candidates) and not member.dialled:
+                member.dialled = True  # once: any more are refused below
+                if link.stream.path == RELAY and self._nursery is not None:
+                    self._nursery.start_soon(self._dial_back, member, message)
+                continue
             if not isinstance(message, Ping | Pong):
                 name = type(message).__name__.upper()
                 self._drop(member, f"a spectator may send only PING, PONG and BYE, not {name}")
@@ -515,6 +525,41 @@ class Spectators:
                 return
             if isinstance(message, Ping):
                 self._put(member, Pong(message.token))
+
+    async def _dial_back(self, member: _Spectator, message: Candidates) -> None:
+        """Connect to a relayed spectator's candidates (``net.reverse``): the first that
+        proves its key and sends WATCH takes its place, the relayed connection is left."""
+        link, who = member.link, f"{printable(member.name)} ({fingerprint(member.link.peer_key)})"
+        try:
+            secure = await dial_back(
+                message.candidates,
+                self.identity,
+                link.peer_key,
+                handshake_timeout=self.timing.handshake_timeout,
+                frame_timeout=self.timing.frame_timeout,
+                path=SPECTATOR_PATH,
+            )
+        except NetError as exc:
+            self.say(f"spectator {who}: {dial_failure(exc)}")
+            return
+        watch: Message | None = None
+        with trio.move_on_after(self.timing.hello_timeout):
+            try:
+                watch = decode_message(await secure.receive())
+            except NetError:
+                watch = None
+        if not isinstance(watch, Watch):
+            await trio.aclose_forcefully(secure)
+            return
+        self._drop(member, "it moved to a direct path", quiet=True)  # if it has not left
+        with trio.move_on_after(self.timing.hello_timeout):
+            await self._empty_of(member)
+        self.say(f"path: {secure.path} for the spectator {who}")
+        await self._spectate(secure, watch)
+
+    async def _empty_of(self, member: _Spectator) -> None:
+        while member in self._members:
+            await trio.sleep(0.01)
 
 
 async def _send(link: Link, message: Message, timeout: float) -> None:

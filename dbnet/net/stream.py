@@ -60,9 +60,11 @@ async def open_channel(
     handshake_timeout: float = 10.0,
     frame_timeout: float = 10.0,
     path: str = DIRECT,
+    role: str | None = None,
 ) -> SecureStream:
     """Run the handshake over ``stream``; the secure stream that wraps it. ``path``
-    names the way the stream came (``direct (LAN)``, ``relay``...), for the player.
+    names the way the stream came (``direct (LAN)``, ``relay``...), for the player;
+    ``role`` is this side's (``handshake.HOST`` or ``JOINER``; None: the initiator joins).
 
     The caller must then check ``peer_key`` (known peers, an expected fingerprint).
     If the handshake fails, ``stream`` is closed.
@@ -75,7 +77,7 @@ async def open_channel(
         ConnectionClosedError: the connection ended during the handshake.
         LocalNetError: bad ``versions``.
     """
-    handshake = Handshake(identity, initiator=initiator, versions=versions)
+    handshake = Handshake(identity, initiator=initiator, versions=versions, role=role)
     receiver = _Receiver(stream, FrameReader(MAX_HANDSHAKE_FRAME))
     try:
         with trio.fail_after(handshake_timeout):
@@ -200,6 +202,11 @@ class SecureStream(trio.abc.AsyncResource):
     def version(self) -> int:
         """The channel version both sides chose."""
         return self._channel.version
+
+    @property
+    def role(self) -> str:
+        """This side's role on this connection: ``handshake.HOST`` or ``JOINER``."""
+        return self._channel.role
 
     @property
     def transcript(self) -> bytes:

@@ -33,7 +33,8 @@ from dbnet.net.errors import NetError
 from dbnet.net.link import FloodError, Link, Timing
 from dbnet.net.messages import Bye, Chat, Entry, Hello, MessageError, Ping, Pong, Watch
 from dbnet.net.proof import proof_matches, watch_proof
-from dbnet.net.stream import SecureStream, open_channel
+from dbnet.net.reverse import Candidates, send_candidates
+from dbnet.net.stream import RELAY, SecureStream, open_channel
 from dbnet.protocol.chat import ChatError, ChatLine, append_chat, chat_path, verify_line
 from dbnet.protocol.identity import Identity, fingerprint, same_fingerprint
 from dbnet.protocol.log import GameLog
@@ -46,6 +47,8 @@ from dbnet.wire import codec
 __all__ = ["WatchError", "WatchRefusedError", "Watching"]
 
 Connect = Callable[[], Awaitable[trio.abc.Stream | SecureStream]]
+Door = Callable[..., Awaitable[None]]
+"""Started with ``nursery.start(door, switch_to)``; gives the candidates to send."""
 
 
 class WatchError(NetError):
@@ -90,6 +93,17 @@ class Watching:
         self._host_key: bytes | None = None  # the key the channel authenticated
         self._game_id: bytes | None = None  # the game the host's HELLO named
         self._chat_seq: dict[Player, int] = {}  # the last chat line number of each seat
+        self.doors: list[Door] = []
+        """What may give this spectator another connection to the host (``switch_to``)
+        and candidates to send it (``dbnet.net.reverse.joiner_door``), started by ``run``."""
+        self.own_candidates: Candidates | None = None
+        self._next: SecureStream | None = None
+        self._switch_scope = trio.CancelScope()
+        self._records: list[bytes] = []  # every record verified, to check those sent again
+        self._resent = 0  # entries received on the current connection
+        self._chat_lines: list[ChatLine] = []  # every chat line received, in order
+        self._chat_resent = 0  # chat lines received on the current connection
+        self._hello_seen = False  # the current connection's HELLO came
         self.names: tuple[str | None, str | None] = (None, None)
         """The names the players signed (A's in the OFFER, B's in the ACCEPT), once known;
         None for a player of a protocol version before 3."""
@@ -130,16 +144,58 @@ class Watching:
             raise WatchError(f"cannot reach the host: {exc.strerror or exc}") from exc
         except NetError as exc:
             raise WatchError(f"cannot reach the host: {printable(str(exc))}") from exc
+        try:
+            async with trio.open_nursery() as doors:
+                for door in self.doors:
+                    self.own_candidates = await doors.start(door, self.switch_to)
+                while True:
+                    verdict = await self._watch_on(secure)
+                    if verdict is not None:
+                        doors.cancel_scope.cancel()
+                        return verdict
+                    assert self._next is not None
+                    secure, self._next = self._next, None
+        except BaseExceptionGroup as group:  # the watch's own error, as it was raised
+            if len(group.exceptions) == 1 and isinstance(group.exceptions[0], Exception):
+                raise group.exceptions[0] from None
+            raise
+
+    def switch_to(self, stream: SecureStream) -> None:
+        """Watch over ``stream`` from now on: the host's connection to this spectator's
+        port mapping (``dbnet.net.reverse``); the current connection is left, and the
+        entries and chat lines the host sends again on the new one are checked against
+        those held (and not shown twice)."""
+        if self._next is not None:
+            return  # one move at a time; the host makes only one
+        self._next = stream
+        self.say(f"path: {stream.path}")
+        self._switch_scope.cancel()
+
+    async def _watch_on(self, secure: SecureStream) -> Verdict | None:
+        """Watch over one connection: the verdict, or None when ``switch_to`` moved the
+        watch to another."""
         link = Link(secure, self.timing)
+        self._resent = 0
+        self._chat_resent = 0
+        self._hello_seen = False
         try:
             self._check_key(secure.peer_key)
+            if self._host_key is not None and secure.peer_key != self._host_key:
+                raise WatchError("the host's key changed between two connections")
             self._host_key = secure.peer_key
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(link.heartbeat)
-                proof = None if self.secret is None else watch_proof(self.secret, secure.transcript)
-                await link.send(Watch(self.name, proof))
-                verdict = await self._follow(link)
-                nursery.cancel_scope.cancel()
+            with trio.CancelScope() as self._switch_scope:
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(link.heartbeat)
+                    proof = (
+                        None if self.secret is None else watch_proof(self.secret, secure.transcript)
+                    )
+                    await link.send(Watch(self.name, proof))
+                    if secure.path == RELAY and self.own_candidates is not None:
+                        nursery.start_soon(send_candidates, link, self.own_candidates, self.say)
+                    verdict = await self._follow(link)
+                    nursery.cancel_scope.cancel()
+                return verdict
+            return None
         except* WatchError as group:
             raise group.exceptions[0] from None
         except* MessageError as group:
@@ -150,7 +206,6 @@ class Watching:
             raise group.exceptions[0] from None
         finally:
             await link.close()
-        return verdict
 
     def _check_key(self, key: bytes) -> None:
         found = fingerprint(key)
@@ -168,10 +223,22 @@ class Watching:
             if isinstance(message, Hello):
                 self._hello(link, message)
             elif isinstance(message, Entry):
-                if self.host_name is None:
+                if not self._hello_seen:
                     raise WatchError("the host sent an entry before its HELLO")
+                seq, self._resent = self._resent, self._resent + 1
+                if seq < len(self._records):  # sent again on a new connection
+                    if message.record != self._records[seq]:
+                        raise WatchError(f"the host sent another entry {seq} than before")
+                    continue
                 self._entry(message.record)
+                self._records.append(message.record)
             elif isinstance(message, Chat):
+                seq, self._chat_resent = self._chat_resent, self._chat_resent + 1
+                if seq < len(self._chat_lines):  # sent again on a new connection
+                    if message.line != self._chat_lines[seq]:
+                        raise WatchError(f"the host sent another chat line {seq} than before")
+                    continue
+                self._chat_lines.append(message.line)
                 self._chat(message.line)
             elif isinstance(message, Ping | Pong):
                 try:
@@ -184,16 +251,21 @@ class Watching:
                 raise WatchError("the host sent WATCH: it is not a host")
 
     def _hello(self, link: Link, hello: Hello) -> None:
-        if self.host_name is not None:
+        if self._hello_seen:
             raise WatchError("the host sent HELLO twice")
         if hello.game_id is None:
             raise WatchError("the host's HELLO names no game")
+        if self._game_id is not None and hello.game_id != self._game_id:
+            raise WatchError("the host names another game on its new connection")
         if self.secret is not None and not proof_matches(
             self.secret, link.stream.transcript, hello.proof, joiner=False
         ):
             raise WatchError(
                 "the host did not prove that it made the spectator invite: refusing to watch"
             )
+        self._hello_seen = True
+        if self.host_name is not None:
+            return  # a new connection to the same game: said by its path line
         self.host_name = hello.name
         self._created = hello.created
         self._game_id = hello.game_id

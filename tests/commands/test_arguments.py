@@ -67,3 +67,13 @@ def test_a_line_without_its_invite_is_one_line(
     last = capsys.readouterr().err.splitlines()[-1]
     assert last.startswith("dbnet join: error: argument INVITE|HOST:PORT: "), last
     assert error in last
+
+
+@pytest.mark.parametrize("command", [["join"], ["resume", "game.dbnr"], ["host"], ["watch"]])
+def test_no_port_mapping_is_for_joiners_too(command: list[str]) -> None:
+    """A joiner's (or spectator's) router maps a port for its host's reversed connection
+    (net.reverse), unless --no-port-mapping (or DBNET_PORT_MAPPING=off) says not to."""
+    words = {"host": [], "watch": [WATCH.text()]}.get(command[0], [TOKEN])
+    assert build_parser().parse_args([*command, *words]).no_port_mapping is False
+    args = build_parser().parse_args([command[0], "--no-port-mapping", *command[1:], *words])
+    assert args.no_port_mapping is True

@@ -3,7 +3,9 @@ host kind x joiner kind over {cone, symmetric, upnp, cgnat}, both players behind
 router, and an IPv6 pair; each pair plays a whole bot game through ``dbnet host`` and
 ``dbnet join INVITE``, both replays verify, and the joiner reports the path expected:
 direct through the mapping where the host's router maps, the relay where nothing
-direct can work. The label is the path that won the race."""
+direct can work. The label is the path that won the race. Where only the joiner's
+router maps, the game starts on the relay and moves to the host's connection to the
+joiner's mapped port (``dbnet.net.reverse``): its ``path:`` line says so."""
 
 from __future__ import annotations
 
@@ -25,6 +27,17 @@ EXPECTED = {
     "upnp": "direct (port mapping)",  # the host's router maps its port
     "cgnat": "relay",  # its router maps, but behind a carrier's NAT nobody can use it
 }
+REVERSED = {
+    "host": "path: direct (the joiner's port mapping)",
+    "joiner": "path: direct (your port mapping)",
+}
+"""What each side says when the game moves to the host's connection to the joiner."""
+
+
+def moves_to_the_joiner(host_kind: RouterKind, joiner_kind: RouterKind) -> bool:
+    """Whether the game moves from the relay to the host's connection to the joiner:
+    where only the joiner's router maps (any host can connect out to it)."""
+    return EXPECTED[host_kind] == "relay" and joiner_kind == "upnp"
 
 
 class Matrix:
@@ -56,6 +69,27 @@ def test_every_pair_of_routers_plays_over_the_path_expected(
     assert path_of(game.host) == ("relay" if EXPECTED[host_kind] == "relay" else "direct")
     if host_kind == "upnp":
         assert any(line.startswith("your router forwards ") for line in game.host.lines)
+    moved = moves_to_the_joiner(host_kind, joiner_kind)
+    assert (REVERSED["joiner"] in game.joiner.lines) == moved, game.joiner.output()
+    assert (REVERSED["host"] in game.host.lines) == moved, game.host.output()
+
+
+@pytest.mark.parametrize("host_kind", ["cone", "cgnat"])
+def test_a_host_behind_any_nat_reaches_a_joiner_whose_router_maps(
+    lab: Lab, tmp_path: Path, host_kind: RouterKind
+) -> None:
+    """Only the joiner's router maps a port: the game starts on the relay, the joiner
+    tells the host its mapped address there, the host connects to it, and the game goes
+    on directly, with the same handshake and proofs as any path."""
+    relay = lab.relay()
+    game = play(lab.router(host_kind).host(), lab.router("upnp").host(), tmp_path, relay.address)
+    assert_complete(game)
+    assert path_of(game.joiner) == "relay"
+    assert REVERSED["joiner"] in game.joiner.lines, game.joiner.output()
+    assert REVERSED["host"] in game.host.lines, game.host.output()
+    assert game.joiner.connected()[-1].endswith(" via direct (your port mapping)")
+    assert game.host.connected()[-1].endswith(" via direct (the joiner's port mapping)")
+    assert any(line.startswith("your router forwards ") for line in game.joiner.lines)
 
 
 def test_two_players_behind_one_router_play_over_the_lan(lab: Lab, tmp_path: Path) -> None:

@@ -68,3 +68,26 @@ def test_a_spectator_behind_a_nat_watches_through_the_relay(lab: Lab, tmp_path: 
     assert "every entry verified: signatures, hash chain, dice, re-simulation" in watcher.lines
     assert WINNER.match(watcher.lines[-1]), watcher.output()
     assert watcher.replay.read_bytes() == host.replay.read_bytes()
+
+
+def test_a_spectator_whose_router_maps_moves_off_the_relay(lab: Lab, tmp_path: Path) -> None:
+    """The host behind a cone NAT, the spectator behind a mapping router: it comes by the
+    relay, tells the host its mapped port there, and the host connects to it
+    (dbnet.net.reverse); the watch goes on over that connection, every entry verified."""
+    relay = lab.relay()
+    host = start_host(lab.router("cone").host(), tmp_path, relay.address, "--spectators", "1")
+    watch_invite = host.wait_for(WATCH_INVITE).group(1)
+    watcher = start_watcher(lab.router("upnp").host(), tmp_path, watch_invite, relay.address)
+    watcher.wait_for(re.compile(r"^path: direct \(your port mapping\)$"))
+    joiner = start_joiner(lab.router("cone").host(), tmp_path, invite_of(host), relay.address)
+    joiner.wait()
+    host.wait()
+    assert watcher.wait() == 0, watcher.output()
+    assert_complete(Game(host, joiner))
+    assert any(
+        line.startswith("path: direct (the spectator's port mapping) for the spectator eve")
+        for line in host.lines
+    ), host.output()
+    assert "every entry verified: signatures, hash chain, dice, re-simulation" in watcher.lines
+    assert WINNER.match(watcher.lines[-1]), watcher.output()
+    assert watcher.replay.read_bytes() == host.replay.read_bytes()

@@ -25,6 +25,8 @@ from dbnet.net.errors import (
 )
 from dbnet.net.framing import MAX_FRAME, MAX_PLAINTEXT
 from dbnet.net.handshake import (
+    HOST,
+    JOINER,
     MAX_NONCE,
     SUPPORTED_VERSIONS,
     Channel,
@@ -520,6 +522,62 @@ def test_the_channel_repr_shows_the_fingerprint_not_the_keys() -> None:
     assert repr(a) == f"<Channel v4 with {BOB.fingerprint}>"
 
 
+# --- the roles (version 4): who is host travels in the handshake, not in who connected ----
+
+
+def test_by_default_the_initiator_joins() -> None:
+    initiator, responder = handshake_pair(ALICE, BOB)
+    assert (initiator.channel().role, responder.channel().role) == (JOINER, HOST)
+
+
+def test_a_host_that_connects_to_its_joiner_gets_the_roles_right() -> None:
+    host = Handshake(ALICE, initiator=True, role=HOST)
+    joiner = Handshake(BOB, initiator=False, role=JOINER)
+    run_handshake(host, joiner)
+    assert (host.channel().role, joiner.channel().role) == (HOST, JOINER)
+    assert host.channel().peer_key == BOB.public_key
+    assert joiner.channel().peer_key == ALICE.public_key
+    assert host.channel().transcript == joiner.channel().transcript
+
+
+@pytest.mark.parametrize("role", [HOST, JOINER])
+def test_two_sides_that_claim_the_same_role_fail(role: str) -> None:
+    initiator = Handshake(ALICE, initiator=True, role=role)
+    responder = Handshake(BOB, initiator=False, role=role)
+    with pytest.raises(AuthenticationError):
+        run_handshake(initiator, responder)
+
+
+def test_the_roles_change_the_transcript() -> None:
+    usual = Handshake(ALICE, initiator=True, role=JOINER, ephemeral=EPHEMERAL_I)
+    other = Handshake(BOB, initiator=False, role=HOST, ephemeral=EPHEMERAL_R)
+    run_handshake(usual, other)
+    reversed_ = Handshake(ALICE, initiator=True, role=HOST, ephemeral=EPHEMERAL_I)
+    reversed_joiner = Handshake(BOB, initiator=False, role=JOINER, ephemeral=EPHEMERAL_R)
+    run_handshake(reversed_, reversed_joiner)
+    assert usual.channel().transcript != reversed_.channel().transcript
+
+
+def test_a_version_3_peer_keeps_working_where_the_initiator_joins() -> None:
+    initiator = Handshake(ALICE, initiator=True, versions=(3,))
+    responder = Handshake(BOB, initiator=False)
+    run_handshake(initiator, responder)
+    assert initiator.channel().version == responder.channel().version == 3
+    assert (initiator.channel().role, responder.channel().role) == (JOINER, HOST)
+
+
+def test_a_host_cannot_connect_to_a_version_3_joiner() -> None:
+    host = Handshake(ALICE, initiator=True, role=HOST)
+    joiner = Handshake(BOB, initiator=False, versions=(3,))
+    with pytest.raises(VersionMismatchError, match="needs channel version 4"):
+        run_handshake(host, joiner)
+
+
+def test_an_unknown_role_is_refused() -> None:
+    with pytest.raises(LocalNetError, match="a role is"):
+        Handshake(ALICE, initiator=True, role="watcher")
+
+
 # --- the specification (docs/channel.md) and its test vector --------------------------------
 
 
@@ -529,7 +587,14 @@ def _hkdf(secret: bytes, salt: bytes, info: bytes) -> bytes:
     return hmac.new(prk, info + b"\x01", hashlib.sha256).digest()
 
 
-def _reference(seed_i: bytes, seed_r: bytes, eph_i: bytes, eph_r: bytes) -> dict[str, bytes]:
+def _reference(
+    seed_i: bytes,
+    seed_r: bytes,
+    eph_i: bytes,
+    eph_r: bytes,
+    version: int = 1,
+    host_initiates: bool = False,
+) -> dict[str, bytes]:
     """The handshake as docs/channel.md describes it, step by step, independently."""
     label = b"dbnet channel 1: "
     id_i = Ed25519PrivateKey.from_private_bytes(seed_i)
@@ -539,12 +604,16 @@ def _reference(seed_i: bytes, seed_r: bytes, eph_i: bytes, eph_r: bytes) -> dict
     e_i = X25519PrivateKey.from_private_bytes(eph_i)
     e_r = X25519PrivateKey.from_private_bytes(eph_r)
     out: dict[str, bytes] = {}
-    out["preamble_i"] = out["preamble_r"] = b"DBNET\x00\x01\x00\x01"
+    out["preamble_i"] = out["preamble_r"] = b"DBNET\x00\x01" + version.to_bytes(2, "big")
     out["message1"] = e_i.public_key().public_bytes_raw()
     e_r_pub = e_r.public_key().public_bytes_raw()
 
     h = hashlib.sha256(label + b"X25519 HKDF-SHA256 ChaCha20-Poly1305 Ed25519").digest()
-    for item in (out["preamble_i"], out["preamble_r"], out["message1"], e_r_pub):
+    roles = []  # version 4: where the host is, after the preambles
+    if version >= 4:
+        where = b"initiator" if host_initiates else b"responder"
+        roles.append(b"dbnet channel 4: the host is the " + where)
+    for item in (out["preamble_i"], out["preamble_r"], *roles, out["message1"], e_r_pub):
         h = hashlib.sha256(h + item).digest()
     h_e = h
     dh = e_i.exchange(X25519PublicKey.from_public_bytes(e_r_pub))
@@ -579,11 +648,16 @@ EPHEMERAL_I = bytes(range(96, 128))
 EPHEMERAL_R = bytes(range(128, 160))
 
 
-def _implementation() -> dict[str, bytes]:
-    # the written vector offers version 1 on both sides; every version so far uses the
-    # same handshake, so the vector holds for the version dbnet speaks now too
-    initiator = Handshake(ALICE, initiator=True, ephemeral=EPHEMERAL_I, versions=(1,))
-    responder = Handshake(BOB, initiator=False, ephemeral=EPHEMERAL_R, versions=(1,))
+def _implementation(version: int = 1, host_initiates: bool = False) -> dict[str, bytes]:
+    # the written vector offers version 1 on both sides; versions 1 to 3 use the same
+    # handshake, so the vector holds for them; version 4 mixes in the roles besides
+    roles = (HOST, JOINER) if host_initiates else (JOINER, HOST)
+    initiator = Handshake(
+        ALICE, initiator=True, ephemeral=EPHEMERAL_I, versions=(version,), role=roles[0]
+    )
+    responder = Handshake(
+        BOB, initiator=False, ephemeral=EPHEMERAL_R, versions=(version,), role=roles[1]
+    )
     out = run_handshake(initiator, responder)
     a, b = initiator.channel(), responder.channel()
     assert a.transcript == b.transcript
@@ -596,10 +670,15 @@ def _implementation() -> dict[str, bytes]:
     return out
 
 
-def test_the_implementation_follows_the_written_specification() -> None:
+@pytest.mark.parametrize(
+    ("version", "host_initiates"), [(1, False), (3, False), (4, False), (4, True)]
+)
+def test_the_implementation_follows_the_written_specification(
+    version: int, host_initiates: bool
+) -> None:
     assert ALICE.public_key == Identity.from_private_bytes(SEED_I).public_key
-    reference = _reference(SEED_I, SEED_R, EPHEMERAL_I, EPHEMERAL_R)
-    implementation = _implementation()
+    reference = _reference(SEED_I, SEED_R, EPHEMERAL_I, EPHEMERAL_R, version, host_initiates)
+    implementation = _implementation(version, host_initiates)
     for name, value in implementation.items():
         assert value == reference[name], name
 

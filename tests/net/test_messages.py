@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import ipaddress
 
 import pytest
 from hypothesis import given, settings
@@ -10,8 +11,10 @@ from hypothesis import strategies as st
 
 from dbnet.catalog import default_warbands, load_catalog
 from dbnet.engine import Player
+from dbnet.net.invite import Candidate, PathKind
 from dbnet.net.messages import (
     Bye,
+    Candidates,
     Chat,
     Entry,
     Hello,
@@ -44,6 +47,12 @@ GOOD: list[Message] = [
     Chat(ChatLine(Player.B, 2**32 - 1, 2**32 - 1, "é" * 200, bytes(range(64)))),
     RematchMessage(True, ""),
     RematchMessage(False, "r" * 200),
+    Candidates((Candidate(PathKind.MAPPING, ipaddress.ip_address("203.0.113.9"), 40123),)),
+    Candidates(
+        tuple(
+            Candidate(PathKind.MAPPING, ipaddress.ip_address("2001:db8::9"), p) for p in range(1, 9)
+        )
+    ),
 ]
 
 
@@ -112,7 +121,7 @@ def test_a_bad_hello_field_is_a_precise_message_error(field: str, value: object,
         ([4, 1, ""], "bye.done: expected true or false"),
         ([4, False, "r" * 201], "bye.reason: expected at most 200 characters, got 201"),
         ([4, False, b"reason"], "bye.reason: expected a string"),
-        ([8], "message[0]: unknown message type 8"),
+        ([15], "message[0]: unknown message type 15"),
         ([6, 2, 1, 0, "hi", bytes(64)], "chat.seat: expected an integer from 0 to 1"),
         ([6, 0, 0, 0, "hi", bytes(64)], "chat.seq: expected an integer from 1"),
         ([6, 0, 1, 0, "x" * 201, bytes(64)], "chat.text: expected at most 200 characters"),
@@ -120,6 +129,13 @@ def test_a_bad_hello_field_is_a_precise_message_error(field: str, value: object,
         ([7, 1, ""], "rematch.want: expected true or false"),
         ([7, True, "r" * 201], "rematch.reason: expected at most 200 characters, got 201"),
         ([7, True], "message: expected an array of 3 items, got 2"),
+        ([8, []], "at `$[1]`"),  # at least one candidate
+        ([8, [["mapping", "203.0.113.9", 1]] * 9], "at `$[1]`"),  # at most 8
+        ([8, [["mapping", "224.0.0.1", 7117]]], "candidates[0]: not a direct candidate"),
+        ([8, [["mapping", "0.0.0.0", 7117]]], "candidates[0]: not a direct candidate"),
+        ([8, [["relay", "203.0.113.9", 7117]]], "candidates[0]: not a direct candidate"),
+        ([8, [["mapping", "example.org", 7117]]], "candidates[0]: not a direct candidate"),
+        ([8, [["mapping", "203.0.113.9", 0]]], "at `$[1][0][2]`"),
         ([5, "eve", b"short"], "watch.proof: expected 32 bytes, got 5"),
         ([5, "-eve", None], "watch.name: expected a name of 1-32 letters"),
         ([True, 1], "message[0]: unknown message type True"),

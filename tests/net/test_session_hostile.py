@@ -424,13 +424,13 @@ async def test_a_malformed_message_ends_the_game_with_a_clear_message(
         secure = await secure_connection(network)
         await send(secure, Hello("bob", None, 0, B_WARBAND, nonce=JOINER_NONCE))
         await accept_offer(secure)
-        await secure.send(b"\x93\x09\x01\x02")  # [9, 1, 2]: no such message type
+        await secure.send(b"\x93\x0f\x01\x02")  # [15, 1, 2]: no such message type
         await until(lambda: host.outcome is not None)
 
     await with_host(host, network, body)
     assert isinstance(host.outcome, GameSessionError)
     assert "the peer broke the protocol: bad message from the peer" in str(host.outcome)
-    assert "unknown message type 9" in str(host.outcome)
+    assert "unknown message type 15" in str(host.outcome)
     assert host.verdict().status is VerdictStatus.UNFINISHED
 
 

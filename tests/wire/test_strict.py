@@ -145,7 +145,7 @@ MESSAGES: list[tuple[str, bytes, str]] = [
     ("an extra item", b"\x93\x02\x05\x06", "message: expected an array of 2 items, got 3"),
     ("a wrong type", b"\x92\x02\xa15", "ping.token: expected an integer, got '5' (a string)"),
     ("an out-of-limit value", enc([2, 2**31]), "ping.token: expected an integer from 0 to 2147483647, got 2147483648"),  # noqa: E501
-    ("an unknown type", b"\x92\x09\x05", "message[0]: unknown message type 9"),
+    ("an unknown type", b"\x92\x0f\x05", "message[0]: unknown message type 15"),
 ]  # fmt: skip
 
 

@@ -150,7 +150,6 @@ class RematchMessage:
     reason: str
 
 
-
 @dataclass(frozen=True, slots=True)
 class Candidates:
     """Where the joiner listens for its host to connect to it (its router's port
@@ -264,7 +263,6 @@ class _Rematch(codec.Shape, array_like=True, tag=MessageType.REMATCH.value):
 
     def value(self) -> RematchMessage:
         return RematchMessage(self.want, self.reason)
-
 
 
 class _Candidate(codec.Shape, array_like=True):

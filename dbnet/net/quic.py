@@ -45,6 +45,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from dbnet.net.errors import NetError
+from dbnet.net.groups import raise_single
 from dbnet.net.hosting import with_port
 
 __all__ = [
@@ -532,8 +533,6 @@ async def open_quic_endpoint(
                 with trio.CancelScope(shield=True):
                     await endpoint._close_all()
                 nursery.cancel_scope.cancel()
-    except BaseExceptionGroup as group:  # the body's own error, as if no nursery were here
-        if len(group.exceptions) == 1:
-            only = group.exceptions[0]
-            raise only from only.__cause__  # keeps its own cause
+    except BaseExceptionGroup as group:
+        raise_single(group)  # the body's own error, as if no nursery were here
         raise

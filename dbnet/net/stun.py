@@ -32,6 +32,7 @@ from typing import Final
 import trio
 
 from dbnet.net.errors import NetError
+from dbnet.net.groups import raise_single
 from dbnet.net.setting import Address, AddressSettingError, address_setting, format_address
 from dbnet.text import os_error_words
 
@@ -377,10 +378,8 @@ async def learn_endpoint(
             yield
             if not finish:
                 nursery.cancel_scope.cancel()
-    except BaseExceptionGroup as group:  # the body's own error, as if no nursery were here
-        if len(group.exceptions) == 1:
-            only = group.exceptions[0]
-            raise only from only.__cause__  # keeps its own cause
+    except BaseExceptionGroup as group:
+        raise_single(group)  # the body's own error, as if no nursery were here
         raise
 
 

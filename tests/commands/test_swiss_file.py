@@ -133,6 +133,8 @@ HOSTILE = {
     ),
     "bad player": b'format = 1\nid = "00000000000000000000000000000000"\nname = "x"\n'
     b'rounds = 3\n[[players]]\nfingerprint = "<script>"\n',
+    # issue 29, item 5: arrays in arrays 3,000 deep (a RecursionError in the TOML reader)
+    "nested 3000 deep": b"format = " + b"[" * 3000 + b"]" * 3000 + b"\n",
 }
 
 

@@ -1,14 +1,16 @@
-"""The little TOML the event's files need, written (``tomllib`` reads it): strings,
-integers, booleans, lists of strings, tables and arrays of tables, in the order given."""
+"""The little TOML the event's files need, written (``catalog.files.parse_toml`` reads
+it): strings, integers, booleans, lists of strings, tables and arrays of tables, in the
+order given."""
 
 from __future__ import annotations
 
 import json
-import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Final
 
+from dbnet.catalog.files import parse_toml
+from dbnet.errors import DataError
 from dbnet.replay.swiss.errors import EventFileError
 
 __all__ = ["MAX_BYTES", "dumps", "read_table"]
@@ -67,8 +69,8 @@ def read_table(path: Path) -> dict[str, object]:
     if len(data) > MAX_BYTES:
         raise EventFileError(where, f"larger than {MAX_BYTES} bytes: not an event file")
     try:
-        return tomllib.loads(data.decode("utf-8"))
+        return parse_toml(data.decode("utf-8"), where)
     except UnicodeDecodeError as exc:
         raise EventFileError(where, f"not UTF-8 text (byte {exc.start})") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise EventFileError(where, f"not valid TOML: {exc}") from exc
+    except DataError as exc:  # not TOML, or nested too deep (catalog.files)
+        raise EventFileError(where, exc.problem) from exc

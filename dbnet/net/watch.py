@@ -31,8 +31,19 @@ from dbnet.match.render import describe_result
 from dbnet.match.story import Event, Narrator
 from dbnet.net.errors import NetError
 from dbnet.net.link import FloodError, Link, Timing
-from dbnet.net.messages import Bye, Chat, Entry, Hello, MessageError, Ping, Pong, Watch
+from dbnet.net.messages import (
+    Bye,
+    Chat,
+    Entry,
+    Hello,
+    MessageError,
+    Ping,
+    Pong,
+    RematchMessage,
+    Watch,
+)
 from dbnet.net.proof import proof_matches, watch_proof
+from dbnet.net.rematch import REMATCH_VERSION
 from dbnet.net.stream import SecureStream, open_channel
 from dbnet.protocol.chat import ChatError, ChatLine, append_chat, chat_path, verify_line
 from dbnet.protocol.identity import Identity, fingerprint, same_fingerprint
@@ -43,7 +54,12 @@ from dbnet.replay.verify import ReplayVerifier, Verdict, VerdictStatus
 from dbnet.text import counted, printable
 from dbnet.wire import codec
 
-__all__ = ["WatchError", "WatchRefusedError", "Watching"]
+__all__ = ["STAY_HINT", "WatchError", "WatchRefusedError", "Watching"]
+
+STAY_HINT = (
+    "this watch ends with the game; the players may agree on a rematch over their "
+    "connection: dbnet watch --stay (--plain) stays for it"
+)
 
 Connect = Callable[[], Awaitable[trio.abc.Stream | SecureStream]]
 
@@ -72,6 +88,9 @@ class Watching:
         secret: bytes | None = None,
         replay_path: Path | None = None,
         timing: Timing | None = None,
+        stay: bool = False,
+        next_replay: Callable[[Path | None], Path | None] | None = None,
+        on_game_end: Callable[[Verdict], None] | None = None,
     ) -> None:
         self.identity = identity
         self.name = name
@@ -82,6 +101,11 @@ class Watching:
         """The spectator invite's secret: this side proves it, and the host must too."""
         self.replay_path = replay_path
         self.timing = timing or Timing()
+        self.stay = stay
+        """Stay for the players' rematch (REMATCH after BYE, done: docs/network.md 11)."""
+        self.next_replay = next_replay
+        self.on_game_end = on_game_end
+        """Told each game's verdict when the next game of a rematch starts."""
         self.host_name: str | None = None
         self.verifier: ReplayVerifier | None = None
         self.writer: ReplayWriter | None = None
@@ -139,6 +163,17 @@ class Watching:
                 proof = None if self.secret is None else watch_proof(self.secret, secure.transcript)
                 await link.send(Watch(self.name, proof))
                 verdict = await self._follow(link)
+                if not self.stay and secure.version >= REMATCH_VERSION:
+                    self.say(STAY_HINT)
+                while self.stay and secure.version >= REMATCH_VERSION:
+                    hello = await self._next_game(link)
+                    if hello is None:
+                        break
+                    if self.on_game_end is not None:
+                        self.on_game_end(verdict)
+                    self._reset()
+                    self._hello(link, hello)
+                    verdict = await self._follow(link)
                 nursery.cancel_scope.cancel()
         except* WatchError as group:
             raise group.exceptions[0] from None
@@ -151,6 +186,41 @@ class Watching:
         finally:
             await link.close()
         return verdict
+
+    async def _next_game(self, link: Link) -> Hello | None:
+        """Say this side stays, then wait for the next game's HELLO (a rematch was agreed)
+        or the host's BYE or close (none was): None."""
+        await link.send(RematchMessage(True, ""))
+        self.say("the game is over; staying in case the players agree on a rematch (Ctrl-C leaves)")
+        while True:
+            try:
+                message = await link.receive()
+            except NetError:
+                return None  # the host closed: no next game
+            if isinstance(message, Hello):
+                return message
+            if isinstance(message, Bye):
+                self.say(f"no next game: {printable(message.reason)}")
+                return None
+            if not isinstance(message, Ping | Pong):
+                name = type(message).__name__.upper()
+                raise WatchError(f"the host broke the protocol: {name} between two games")
+            try:
+                link.charge()
+            except FloodError as exc:
+                raise WatchError(f"the host broke the protocol: {exc}") from exc
+            if isinstance(message, Ping):
+                await link.send(Pong(message.token))
+
+    def _reset(self) -> None:
+        """Forget the last game (its replay is closed) before the next one's HELLO."""
+        self.close()
+        self.writer = self.verifier = self.narrator = None
+        self.host_name = self._created = self._game_id = None
+        self._chat_seq = {}
+        self.names = (None, None)
+        if self.next_replay is not None:
+            self.replay_path = self.next_replay(self.replay_path)
 
     def _check_key(self, key: bytes) -> None:
         found = fingerprint(key)

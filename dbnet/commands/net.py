@@ -784,7 +784,11 @@ def _run(args: argparse.Namespace, player: LocalPlayer, make: Make, play: Play) 
             return await play(Series(args, make, session))
 
         minutes = getattr(args, "build_minutes", 10)
-        return run_network(make, play_one, player, build_seconds=60.0 * minutes)
+        terms = getattr(args, "rematch_terms", None)
+        change = None if terms is None else terms.change
+        return run_network(
+            make, play_one, player, build_seconds=60.0 * minutes, change_terms=change
+        )
     if isinstance(player.seat, PersonSeat):  # the prompt shows both clocks in a timed game
         read = line_reader(chat=player.chat)
         player.choose = line_chooser(

@@ -14,12 +14,11 @@ from typing import NoReturn
 from dbnet.catalog import load_catalog, load_warband
 from dbnet.commands.arguments import _clock
 from dbnet.errors import DbnetError, InvalidChoiceError
+from dbnet.net.rematch import TERMS_HINT
 from dbnet.net.session import NewGame
 from dbnet.protocol.clock import ClockSetting
 
-__all__ = ["RematchTerms"]
-
-TERMS_HINT = "--turns-to-win N, --clock MINUTES[+SECONDS] or --warband FILE"
+__all__ = ["TERMS_HINT", "RematchTerms"]
 
 
 class _Parser(argparse.ArgumentParser):

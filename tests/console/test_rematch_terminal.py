@@ -229,3 +229,55 @@ def test_the_host_changes_the_terms_for_the_rematch(tmux: Tmux, tmp_path: Path) 
     assert offered_turns(tmp_path / "alice-2.dbnr") == 1
     assert (tmp_path / "alice-2.dbnr").read_bytes() == (tmp_path / "bob-2.dbnr").read_bytes()
     assert "Traceback" not in tmux.text()
+
+
+def test_in_the_full_screen_the_host_types_new_terms_for_the_rematch(
+    tmux: Tmux, tmp_path: Path
+) -> None:
+    """The full-screen host resigns, is asked, types ``rematch --turns-to-win 0`` (one
+    line: the question stays open), then ``rematch --turns-to-win 1``: the joiner's bot
+    (``--rematch 1``) plays the second game with the new turns to win."""
+    port = free_port()
+    log = (tmp_path / "join.log").open("w")
+    launch(tmux, tmp_path / "alice-home", "host", "--port", str(port), "--open", "--name",
+           "alice", "--replay", str(tmp_path / "alice.dbnr"))  # fmt: skip
+    wait_until(tmux, "waiting for the opponent")
+    # fmt: off
+    joiner = subprocess.Popen(
+        [sys.executable, "-m", "dbnet", "join", f"127.0.0.1:{port}", "--bot", "greedy",
+         "--plain", "--rematch", "1", "--name", "bob", "--replay", str(tmp_path / "bob.dbnr")],
+        env={**os.environ, "DBNET_HOME": str(tmp_path / "bob-home")},
+        stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+    )
+    # fmt: on
+    try:
+        for game in (1, 2):
+            wait_until(tmux, r"Your decision: ")
+            tmux.type("resign")
+            tmux.keys("Enter")
+            wait_until(tmux, r"\[y\] yes")
+            tmux.keys("y")
+            if game == 1:
+                wait_until(tmux, r"type 'rematch'")
+                tmux.type("rematch --turns-to-win 0")
+                tmux.keys("Enter")
+                wait_until(tmux, r"--turns-to-win must be from 1 to 99")
+                tmux.keys("C-u")  # the refused line stays in the entry, to be fixed
+                tmux.type("rematch --turns-to-win 1")
+                tmux.keys("Enter")
+                deadline = time.monotonic() + 30
+                while not (tmp_path / "alice-2.dbnr").exists():  # the next game has started
+                    assert time.monotonic() < deadline, tmux.pane()
+                    time.sleep(0.1)
+        assert joiner.wait(timeout=60) == 0
+        wait_until(tmux, r"F5 shows the log")
+        tmux.type("quit")
+        tmux.keys("Enter")
+        wait_until(tmux, "EXIT=0")
+    finally:
+        joiner.kill()
+        joiner.wait()
+        log.close()
+    assert offered_turns(tmp_path / "alice.dbnr") == 6
+    assert offered_turns(tmp_path / "alice-2.dbnr") == 1
+    assert (tmp_path / "alice-2.dbnr").read_bytes() == (tmp_path / "bob-2.dbnr").read_bytes()

@@ -266,3 +266,42 @@ async def test_a_staying_spectator_is_told_there_is_no_next_game_and_exits_0(
     assert watcher.saw("no next game: the players play no other game over this connection")
     assert (tmp_path / "eve.dbnr").read_bytes() == (tmp_path / "alice.dbnr").read_bytes()
     assert not (tmp_path / "eve-2.dbnr").exists()
+
+
+async def test_a_staying_spectator_sees_both_games_of_two_bots(tmp_path: Path, homes: Path) -> None:
+    """Host and joiner are bots (``--bot greedy --plain --rematch 1``); a real ``dbnet
+    watch --stay``, admitted with the host's spectator invite before the joiner comes,
+    stays for both games: two replays, each byte for byte the host's."""
+    forget_played_games(homes)
+    eve = tmp_path / "eve"
+    eve.mkdir()
+    started: list[Dbnet] = []
+    with trio.move_on_after(2 * GAME_TIMEOUT) as limit:
+        async with trio.open_nursery() as nursery:
+            host = await Dbnet.start(
+                nursery, "host", homes / "alice",
+                host_args(tmp_path / "alice.dbnr", "--rematch", "1", "--spectators", "1"),
+            )  # fmt: skip
+            started.append(host)
+            await until_listening(host)
+            watcher = await Dbnet.start(
+                nursery, "watch", eve,
+                ["watch", await invite(host, WATCH_LINE), "--plain", "--stay", "--replay",
+                 str(tmp_path / "eve.dbnr")],
+            )  # fmt: skip
+            started.append(watcher)
+            await host.until_saw("is watching via")
+            joiner = await Dbnet.start(
+                nursery, "join", homes / "bob",
+                join_args(tmp_path / "bob.dbnr", await invite(host, JOIN_LINE), "--rematch", "1"),
+            )  # fmt: skip
+            started.append(joiner)
+            codes = [await process.wait() for process in (host, joiner, watcher)]
+    outputs = "\n\n".join(f"{p.name}:\n{p.output()}" for p in started)
+    assert not limit.cancelled_caught, outputs
+    assert codes == [0, 0, 0], outputs
+    for mine, hosts in (("eve.dbnr", "alice.dbnr"), ("eve-2.dbnr", "alice-2.dbnr")):
+        assert (tmp_path / mine).read_bytes() == (tmp_path / hosts).read_bytes(), outputs
+        assert_verifies(tmp_path / mine)
+    assert not (tmp_path / "eve-3.dbnr").exists()
+    assert watcher.saw("no next game: the players play no other game over this connection")

@@ -694,6 +694,12 @@ def _add_network(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         "--replay", type=Path, metavar="PATH", help="save the verified game here (a new file)"
     )
     watch.add_argument(
+        "--stay",
+        action="store_true",
+        help="when the game ends, stay for the players' rematch if they agree on one (the next "
+        "game is watched too, its replay beside the last: NAME-2.dbnr); line interface only",
+    )
+    watch.add_argument(
         "--name",
         type=_name,
         default=None,

@@ -36,6 +36,7 @@ import trio
 from dbnet.bots import make_bot
 from dbnet.catalog import default_warbands, load_catalog, load_warband
 from dbnet.commands.keyboard import Keyboard, chat_text
+from dbnet.commands.rematch_terms import TERMS_HINT, RematchTerms
 from dbnet.commands.series import Series, check_rematch
 from dbnet.commands.stopping import say_safely, stopping
 from dbnet.engine import Game, Options, Player, Warband, format_choice, read_choice
@@ -280,10 +281,12 @@ class ClockLines:
         return lines
 
 
-def line_rematch(read: Read) -> Ask:
+def line_rematch(read: Read, terms: RematchTerms | None = None) -> Ask:
     """A person at this terminal asked, when a game ends, whether to play another with the
     same opponent: ``rematch`` for yes, anything else (an empty line, the end of input) no.
-    ``read`` is the chooser's (``line_reader``): one thread reads the keyboard."""
+    ``read`` is the chooser's (``line_reader``): one thread reads the keyboard. The host
+    (``terms``) may add new terms (``rematch --turns-to-win 4``): bad ones are said in
+    one line and asked again."""
 
     async def ask(offered: bool) -> bool:
         if offered:
@@ -292,11 +295,25 @@ def line_rematch(read: Read) -> Ask:
         else:
             print("the game is over: type rematch to offer the opponent another game (over this "
                   "connection), or press Enter to leave", flush=True)  # fmt: skip
-        try:
-            line = await read("> ")
-        except EOFError:
-            return False
-        return line.strip().lower() == "rematch"
+        if terms is not None:
+            print(f"(the host may change the terms: rematch {TERMS_HINT})", flush=True)
+        while True:
+            try:
+                words = (await read("> ")).split()
+            except EOFError:
+                return False
+            if not words or words[0].lower() != "rematch":
+                return False
+            if len(words) == 1:
+                return True
+            if terms is None:
+                print("rematch: only the host sets the terms: type rematch, or press Enter "
+                      "to leave", flush=True)  # fmt: skip
+                continue
+            wrong = terms.change(words[1:])
+            if wrong is None:
+                return True
+            print(wrong, flush=True)
 
     return ask
 
@@ -474,10 +491,11 @@ def run_host(args: argparse.Namespace) -> int:
         limited=args.limited,
     )
     timing = _timing(args)
+    terms = args.rematch_terms = RematchTerms(new)  # the host may change them for a rematch
 
     def make(player: LocalPlayer) -> GameSession:
         return GameSession(
-            player, new_game=new, replay_path=args.replay, timing=timing, open_seat=args.open
+            player, new_game=terms.game, replay_path=args.replay, timing=timing, open_seat=args.open
         )
 
     async def play(series: Series) -> Outcome:
@@ -803,7 +821,11 @@ def _run(args: argparse.Namespace, player: LocalPlayer, make: Make, play: Play) 
             return await play(Series(args, make, session))
 
         minutes = getattr(args, "build_minutes", 10)
-        return run_network(make, play_one, player, build_seconds=60.0 * minutes)
+        terms = getattr(args, "rematch_terms", None)
+        change = None if terms is None else terms.change
+        return run_network(
+            make, play_one, player, build_seconds=60.0 * minutes, change_terms=change
+        )
     if isinstance(player.seat, PersonSeat):  # the prompt shows both clocks in a timed game
         read = line_reader(chat=player.chat)
         player.choose = line_chooser(
@@ -814,7 +836,7 @@ def _run(args: argparse.Namespace, player: LocalPlayer, make: Make, play: Play) 
             read=read,
         )
         if player.ask_rematch is not None:  # asked through the same keyboard
-            player.ask_rematch = line_rematch(read)
+            player.ask_rematch = line_rematch(read, getattr(args, "rematch_terms", None))
     series = Series(args, make, make(player))
 
     def run() -> Outcome:

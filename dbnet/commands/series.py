@@ -90,6 +90,8 @@ class Series:
         session = self.make(player)
         session.invite_secret = None
         session.spectating = last.spectating
+        if last.spectators is not None:  # those that stay watch the next game
+            session.kept_spectators = last.spectators.kept
         session.rematch = Rematch(last.rematch.policy.next(), person=last.rematch.person)
         if player.on_rematch is not None:
             player.on_rematch(session)

@@ -12,7 +12,9 @@ played, each entry checked first with the checks of ``dbnet verify``: in the
 full-screen client at a terminal (``dbnet.console.watch``), else (or with ``--plain``)
 told in lines, the players called by the names they signed (``alice (A)``), the last
 line naming the end (the winner, or the verifier's words).
-``--replay PATH`` saves it.
+``--replay PATH`` saves it. ``--stay`` (line interface only) stays for the players'
+rematch, if they agree on one: the next game is watched on the same connection, its
+replay beside the last (``NAME-2.dbnr``).
 
 Exit codes: 0 the game was watched to its end; 1 the host refused this spectator (no
 place left, a wrong key or proof, the game over), dropped it, sent something invalid,
@@ -28,6 +30,8 @@ import sys
 
 import trio
 
+from dbnet.commands.series import next_replay
+from dbnet.errors import InvalidChoiceError
 from dbnet.match.keys import login_name
 from dbnet.match.story import Event
 from dbnet.net.hosting import with_port
@@ -41,6 +45,7 @@ from dbnet.net.stun import learn_endpoint, stun_setting
 from dbnet.net.watch import Connect, WatchError, Watching
 from dbnet.protocol.identity import Identity, same_fingerprint
 from dbnet.replay.errors import ReplayError
+from dbnet.replay.verify import Verdict
 from dbnet.text import printable
 
 EXIT_WATCHED = 0
@@ -122,6 +127,9 @@ def run_watch(args: argparse.Namespace) -> int:
         expect=expect,
         secret=secret,
         replay_path=args.replay,
+        stay=args.stay,
+        next_replay=next_replay,
+        on_game_end=lambda verdict: _said_end(watching, verdict),
     )
     if isinstance(args.address, Invite) and _door_wanted(args, args.address):
         watching.doors.append(
@@ -139,6 +147,11 @@ def run_watch(args: argparse.Namespace) -> int:
     if args.verbose and stun is not None:
         connect = _learning(connect, stun, watching)
     if not args.plain and sys.stdin.isatty() and sys.stdout.isatty():
+        if args.stay:
+            raise InvalidChoiceError(
+                "--stay is for the line interface (--plain): the full-screen watch ends "
+                "with its game"
+            )
         from dbnet.console.watch import run_watch_screen
 
         return run_watch_screen(watching, connect)
@@ -150,13 +163,17 @@ def run_watch(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     finally:
         watching.close()
-    log = watching.log
-    assert log is not None
-    _say("every entry verified: signatures, hash chain, dice, re-simulation")
-    if args.replay is not None:
-        _say(f"replay: {args.replay}")
-    _say(watching.result_line(verdict))
+    _said_end(watching, verdict)
     return EXIT_WATCHED
+
+
+def _said_end(watching: Watching, verdict: Verdict) -> None:
+    """A watched game's end: verified, its replay, its result."""
+    assert watching.log is not None
+    _say("every entry verified: signatures, hash chain, dice, re-simulation")
+    if watching.replay_path is not None:
+        _say(f"replay: {watching.replay_path}")
+    _say(watching.result_line(verdict))
 
 
 def _learning(connect: Connect, stun: tuple[str, int], watching: Watching) -> Connect:

@@ -76,7 +76,7 @@ from dbnet.engine import (
     format_choice,
     read_choice,
 )
-from dbnet.errors import DbnetError
+from dbnet.errors import DbnetError, InvalidChoiceError
 from dbnet.match.building import build_decision, pool_of
 from dbnet.match.render import describe_pending, describe_result, render_score_by_turn
 from dbnet.text import printable
@@ -709,8 +709,8 @@ class ConsoleApp(FullScreen):
         elif command == "say" and self.say_chat is not None:
             self._clear()
             self.say_chat(rest)
-        elif command == "rematch" and not rest:
-            self.rematch()
+        elif command == "rematch":
+            self.rematch(rest)
         elif command in ("quit", "exit") and not rest:
             self._clear()
             self.ask_quit()
@@ -733,15 +733,19 @@ class ConsoleApp(FullScreen):
         self.show_tab(Tab.CARD)
         self._clear(f"Card of {', '.join(self.session.game.minis[i].label for i in found)}.")
 
-    def rematch(self) -> None:
-        """'rematch': yes to another game over a network game's connection, once it ends."""
+    def rematch(self, terms: str = "") -> None:
+        """'rematch': yes to another game over a network game's connection, once it ends;
+        the host may add new terms (``rematch --turns-to-win 4``)."""
         session = self.session
         offer = getattr(session, "rematch", None)
         if offer is None:
             self.say("No rematch here: it is offered when a network game ends.", error=True)
             return
         try:
-            offer()
+            offer(terms)
+        except InvalidChoiceError as exc:  # bad terms: the question stays open
+            self.say(str(exc), error=True)
+            return
         except DbnetError as exc:
             self.say(f"Not now: {exc}.", error=True)
             return

@@ -39,10 +39,11 @@ from dbnet.console.guest import GuestRun
 from dbnet.console.session import LogKind, LogLine
 from dbnet.engine import Choice, Decision, Game, GameSetup, Player, format_choice, read_choice
 from dbnet.engine.choices import DecisionKind
-from dbnet.errors import DbnetError, IllegalChoiceError
+from dbnet.errors import DbnetError, IllegalChoiceError, InvalidChoiceError
 from dbnet.match.building import build_decision, pool_of
 from dbnet.net.chat import ChatRoom
 from dbnet.net.invite import looks_like_invite
+from dbnet.net.rematch import TERMS_HINT
 from dbnet.net.session import (
     RESIGN,
     GameSession,
@@ -103,6 +104,8 @@ class NetworkSession(GuestRun):
         player.on_rematch = self._adopt
         self.player = player
         self._rematch: trio.Event | None = None  # set when the person types 'rematch'
+        self.change_terms: Callable[[list[str]], str | None] | None = None
+        """The host's: takes new terms for the rematch (None: taken), else says why not."""
 
         self._play = run
         self._asking = False  # the game thread waits for the person's decision
@@ -251,23 +254,35 @@ class NetworkSession(GuestRun):
 
     # --- rematch -------------------------------------------------------------------------
 
-    def rematch(self) -> None:
-        """The person typed 'rematch' (``ConsoleApp``): yes to another game, if asked.
+    def rematch(self, terms: str = "") -> None:
+        """The person typed 'rematch' (``ConsoleApp``): yes to another game, if asked;
+        ``terms``: the host's new terms for it (``--turns-to-win 4``), if any.
 
         Raises:
             IllegalChoiceError: no rematch is asked for now.
+            InvalidChoiceError: bad terms, or terms typed by the joiner (still asked).
         """
         token, wanted = self._token, self._rematch
         if token is None or wanted is None:
             raise IllegalChoiceError(
                 "no rematch now: it is offered when a network game ends, over its connection"
             )
+        if terms.split():
+            if self.change_terms is None:
+                raise InvalidChoiceError(
+                    "rematch: only the host sets the terms: type 'rematch', or 'quit'"
+                )
+            wrong = self.change_terms(terms.split())
+            if wrong is not None:
+                raise InvalidChoiceError(wrong)
         token.run_sync_soon(wanted.set)
 
     async def _ask_rematch(self, offered: bool) -> bool:
         """In the game's run: the game is over; wait for the person's 'rematch' (the
         question ends when the opponent declines, or after a minute)."""
         who = printable(self.net.peer_name or "the opponent")
+        if self.change_terms is not None:
+            self._note(f"(the host may change the terms: rematch {TERMS_HINT})")
         if offered:
             self._note(f"{who} offers a rematch: type 'rematch' to play another game, or 'quit'")
         else:
@@ -481,6 +496,7 @@ def run_network(
     player: LocalPlayer,
     *,
     build_seconds: float = 600.0,
+    change_terms: Callable[[list[str]], str | None] | None = None,
 ) -> int:
     """Play a network game full screen (see ``NetworkSession``); returns the exit code of
     docs/network.md for how the game ended (as the line interface does), or 1 after an
@@ -489,5 +505,6 @@ def run_network(
 
     session = NetworkSession(make, run, player)
     session.build_seconds = build_seconds
+    session.change_terms = change_terms
     code = run_session(session)
     return session.exit_code() if code == EXIT_DONE else code

@@ -36,6 +36,7 @@ __all__ = [
     "PLAYER_DECLINES",
     "REMATCH_VERSION",
     "SEEDED",
+    "TERMS_HINT",
     "Ask",
     "Rematch",
     "RematchError",
@@ -51,6 +52,8 @@ NO_REMATCH: Final = "this side plays one game (dbnet host/join --rematch N allow
 """Why a side without ``--rematch`` (a bot, a script) declines."""
 SEEDED: Final = "a --seed game cannot be rematched: it would repeat its game id (and its dice)"
 """Why a side that plays with ``--seed`` declines."""
+TERMS_HINT: Final = "--turns-to-win N, --clock MINUTES[+SECONDS] or --warband FILE"
+"""The terms the host may change for a rematch (``rematch --clock 10+5``)."""
 PLAYER_DECLINES: Final = "the player declines"
 """Why a person asked at the end of the game declines (or did not answer in time)."""
 ASK_SECONDS: Final = 60.0

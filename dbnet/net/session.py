@@ -342,6 +342,8 @@ class GameSession:
         """Whether a host admits spectators, how many and how far behind the game
         (``dbnet.net.spectators``); None: none (every connection is for the seat)."""
         self.spectators: Spectators | None = None
+        self.kept_spectators: list[tuple[SecureStream, str]] = []
+        """Spectators that stayed from the last game of a series: served this one too."""
         self.rematch = rematch or Rematch()
         """The rematch exchange after the game (``dbnet.net.rematch``); by default this
         side declines."""
@@ -442,10 +444,15 @@ class GameSession:
             async with _nursery() as nursery:
                 nursery.start_soon(spectators.run, arrivals, to_seat)
                 nursery.start_soon(self._follow_for, spectators)
+                for secure, name in self.kept_spectators:
+                    nursery.start_soon(spectators.adopt, secure, name)
                 self.chat.forward = spectators.chat
                 outcome = await self._serve(seats)
                 self._show(spectators)
-                await spectators.finish(f"the game is {outcome.value}: the host stops")
+                await spectators.finish(
+                    f"the game is {outcome.value}: the host stops",
+                    keep=self.rematch_stream is not None,
+                )
                 nursery.cancel_scope.cancel()
         finally:  # close the connections still waiting for the seat, also when cancelled
             with trio.CancelScope(shield=True):

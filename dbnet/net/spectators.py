@@ -19,6 +19,11 @@ record from the start (catch-up), then each new one as the log grows, ``delay`` 
 behind the game (all of them once the log is complete), and BYE (done) at the end. The
 spectator checks everything itself (``dbnet.net.watch``).
 
+A spectator that answers BYE (done) with REMATCH (true) stays: ``finish(keep=True)``
+(a rematch is agreed) keeps its connection in ``kept`` for the next game's
+``Spectators``, which ``adopt`` it (a new HELLO, the new game's entries); else it is
+told there is no next game.
+
 The players are never slowed down: each spectator has a task of its own and a queue of
 ``SPECTATOR_QUEUE`` messages; the game only puts into the queues without waiting
 (``send_nowait``), and a spectator whose queue is full has fallen behind and is dropped
@@ -50,11 +55,13 @@ from dbnet.net.messages import (
     MessageError,
     Ping,
     Pong,
+    RematchMessage,
     Watch,
     decode_message,
     encode_message,
 )
 from dbnet.net.proof import proof, watch_proof_matches
+from dbnet.net.rematch import REMATCH_VERSION
 from dbnet.net.reverse import SPECTATOR_PATH, dial_back, dial_failure
 from dbnet.net.stream import RELAY, SecureStream, open_channel
 from dbnet.protocol.chat import ChatLine
@@ -76,6 +83,8 @@ SPECTATOR_QUEUE: Final = 64
 PEEKING: Final = 16
 """Authenticated connections whose first message is awaited at once; a new one drops the
 oldest (as the gate does with handshakes)."""
+NO_REMATCH: Final = "the players play no other game over this connection"
+"""Said (BYE, not done) to a spectator that stayed when no rematch was agreed."""
 RELAY_NEEDS_INVITE: Final = "the relay path needs the spectator invite: use dbnet watch INVITE"
 """The refusal of a WATCH that came through the relay without a proof of the watch
 secret (whoever learned the relay token must not watch)."""
@@ -135,7 +144,9 @@ class _Spectator:
     quiet: bool = False  # ...and whether that needs no BYE (it left, or the link broke)
     gone: trio.Event = field(default_factory=trio.Event)  # it closed its end
     hurry: trio.Event = field(default_factory=trio.Event)  # its queue is half full
-    dialled: bool = False  # its candidates were tried (net.reverse): once a connection
+    dialled: bool = False  # its candidates were tried (net.reverse): once at most
+    stays: bool = False  # it sent REMATCH (true) after BYE (done): it stays for a rematch
+    kept: bool = False  # ...and one was agreed: its connection goes on to the next game
 
 
 @dataclass
@@ -177,6 +188,11 @@ class Spectators:
         self._empty = trio.Event()
         self._peeking: deque[trio.CancelScope] = deque()
         self._nursery: trio.Nursery | None = None  # run's: the spectators' connections
+        self._staying: set[_Spectator] = set()  # waiting to know whether a rematch comes
+        self._decided = trio.Event()
+        self._keep = False
+        self.kept: list[tuple[SecureStream, str]] = []
+        """The spectators that stay for the rematch agreed (``finish(keep=True)``)."""
 
     @property
     def watching(self) -> int:
@@ -253,14 +269,20 @@ class Spectators:
             member.dropped, member.quiet = reason, quiet
         member.scope.cancel()
 
-    async def finish(self, why: str) -> None:
+    async def finish(self, why: str, *, keep: bool = False) -> None:
         """Once the log is complete (``update`` says so), give the spectators ``GRACE``
         seconds to receive the rest of it; then close every connection, telling those
-        still there ``why`` when the log is not complete (the game was adjourned)."""
+        still there ``why`` when the log is not complete (the game was adjourned). With
+        ``keep`` (a rematch is agreed) the spectators that stay are kept in ``kept``."""
         if self._closed:
             with trio.move_on_after(GRACE):
                 while self._members:
                     await self._empty.wait()
+        self._keep = keep and self._closed
+        self._decided.set()
+        with trio.move_on_after(GRACE):
+            while self._staying:
+                await trio.sleep(0.05)
         for member in list(self._members):
             self._drop(member, why, quiet=self._closed)
         for scope in self._peeking:
@@ -376,10 +398,16 @@ class Spectators:
                 await _bye(secure, Bye(False, refusal))
                 await trio.aclose_forcefully(secure)
             return
+        await self.adopt(secure, watch.name)
+
+    async def adopt(self, secure: SecureStream, name: str) -> None:
+        """Serve an admitted spectator (one that WATCHed, or one kept from the last game
+        of a series: it is sent this game's HELLO, as at its start) until it leaves."""
+        who = f"{printable(name)} ({fingerprint(secure.peer_key)})"
         queue, inbox = trio.open_memory_channel[_Item](self.rules.queue)
         base = None if self._game is None else self._visible
         link = Link(secure, self.timing)
-        member = _Spectator(link, watch.name, self._visible, base, queue, inbox)
+        member = _Spectator(link, name, self._visible, base, queue, inbox)
         self._members.add(member)
         self._empty = trio.Event()
         self.admitted += 1
@@ -395,12 +423,16 @@ class Spectators:
                     nursery.cancel_scope.cancel()
         finally:
             self._members.discard(member)
+            self._staying.discard(member)
             if not self._members:
                 self._empty.set()
             with trio.CancelScope(shield=True):
                 await self._leave(secure, member, who)
 
     async def _leave(self, secure: SecureStream, member: _Spectator, who: str) -> None:
+        if member.kept:
+            self.kept.append((secure, member.name))
+            return
         if member.dropped is not None and not member.quiet:
             self.dropped += 1
             self.say(f"dropped the spectator {who}: {printable(member.dropped)}")
@@ -485,6 +517,32 @@ class Spectators:
         await _send(member.link, Bye(True, "the game's log is complete"), self.timing.dead_after)
         with trio.move_on_after(self.timing.hello_timeout):
             await member.gone.wait()
+        if member.stays and member.dropped is None:
+            await self._stay(member)
+
+    async def _stay(self, member: _Spectator) -> None:
+        """Hold a spectator that stays until ``finish`` says whether a rematch comes: kept
+        for it, or told there is none (BYE, not done) and closed."""
+        self._members.discard(member)
+        self._staying.add(member)
+        if not self._members:
+            self._empty.set()
+        while not self._decided.is_set():
+            with trio.move_on_after(self.timing.ping_after):
+                await self._decided.wait()
+            pongs: list[Message] = []
+            while True:
+                try:
+                    item = member.inbox.receive_nowait()
+                except trio.WouldBlock:
+                    break
+                if isinstance(item, Pong):
+                    pongs.append(item)
+            await _send_all(member.link, pongs or [Ping(0)], self.timing)
+        if self._keep:
+            member.kept = True
+        else:
+            await _send(member.link, Bye(False, NO_REMATCH), self.timing.dead_after)
 
     async def _listen(self, member: _Spectator) -> None:
         """What the spectator sends: PINGs (answered through its queue), PONGs and BYE;
@@ -505,6 +563,16 @@ class Spectators:
                 if not member.ending:
                     self._drop(member, f"the connection broke: {exc}", quiet=True)
                 return
+            if (
+                isinstance(message, RematchMessage)
+                and message.want
+                and member.ending
+                and not member.stays
+                and link.stream.version >= REMATCH_VERSION
+            ):
+                member.stays = True  # it stays for a rematch, if one is agreed
+                member.gone.set()
+                continue
             if isinstance(message, Bye):
                 self._drop(member, "it left", quiet=True)
                 member.gone.set()

@@ -31,8 +31,19 @@ from dbnet.match.render import describe_result
 from dbnet.match.story import Event, Narrator
 from dbnet.net.errors import NetError
 from dbnet.net.link import FloodError, Link, Timing
-from dbnet.net.messages import Bye, Chat, Entry, Hello, MessageError, Ping, Pong, Watch
+from dbnet.net.messages import (
+    Bye,
+    Chat,
+    Entry,
+    Hello,
+    MessageError,
+    Ping,
+    Pong,
+    RematchMessage,
+    Watch,
+)
 from dbnet.net.proof import proof_matches, watch_proof
+from dbnet.net.rematch import REMATCH_VERSION
 from dbnet.net.reverse import Candidates, send_candidates
 from dbnet.net.stream import RELAY, SecureStream, open_channel
 from dbnet.protocol.chat import ChatError, ChatLine, append_chat, chat_path, verify_line
@@ -44,7 +55,12 @@ from dbnet.replay.verify import ReplayVerifier, Verdict, VerdictStatus
 from dbnet.text import counted, printable
 from dbnet.wire import codec
 
-__all__ = ["WatchError", "WatchRefusedError", "Watching"]
+__all__ = ["STAY_HINT", "WatchError", "WatchRefusedError", "Watching"]
+
+STAY_HINT = (
+    "this watch ends with the game; the players may agree on a rematch over their "
+    "connection: dbnet watch --stay (--plain) stays for it"
+)
 
 Connect = Callable[[], Awaitable[trio.abc.Stream | SecureStream]]
 Door = Callable[..., Awaitable[None]]
@@ -75,6 +91,9 @@ class Watching:
         secret: bytes | None = None,
         replay_path: Path | None = None,
         timing: Timing | None = None,
+        stay: bool = False,
+        next_replay: Callable[[Path | None], Path | None] | None = None,
+        on_game_end: Callable[[Verdict], None] | None = None,
     ) -> None:
         self.identity = identity
         self.name = name
@@ -85,6 +104,11 @@ class Watching:
         """The spectator invite's secret: this side proves it, and the host must too."""
         self.replay_path = replay_path
         self.timing = timing or Timing()
+        self.stay = stay
+        """Stay for the players' rematch (REMATCH after BYE, done: docs/network.md 11)."""
+        self.next_replay = next_replay
+        self.on_game_end = on_game_end
+        """Told each game's verdict when the next game of a rematch starts."""
         self.host_name: str | None = None
         self.verifier: ReplayVerifier | None = None
         self.writer: ReplayWriter | None = None
@@ -193,6 +217,17 @@ class Watching:
                     if secure.path == RELAY and self.own_candidates is not None:
                         nursery.start_soon(send_candidates, link, self.own_candidates, self.say)
                     verdict = await self._follow(link)
+                    if not self.stay and secure.version >= REMATCH_VERSION:
+                        self.say(STAY_HINT)
+                    while self.stay and secure.version >= REMATCH_VERSION:
+                        hello = await self._next_game(link)
+                        if hello is None:
+                            break
+                        if self.on_game_end is not None:
+                            self.on_game_end(verdict)
+                        self._reset()
+                        self._hello(link, hello)
+                        verdict = await self._follow(link)
                     nursery.cancel_scope.cancel()
                 return verdict
             return None
@@ -206,6 +241,44 @@ class Watching:
             raise group.exceptions[0] from None
         finally:
             await link.close()
+
+    async def _next_game(self, link: Link) -> Hello | None:
+        """Say this side stays, then wait for the next game's HELLO (a rematch was agreed)
+        or the host's BYE or close (none was): None."""
+        await link.send(RematchMessage(True, ""))
+        self.say("the game is over; staying in case the players agree on a rematch (Ctrl-C leaves)")
+        while True:
+            try:
+                message = await link.receive()
+            except NetError:
+                return None  # the host closed: no next game
+            if isinstance(message, Hello):
+                return message
+            if isinstance(message, Bye):
+                self.say(f"no next game: {printable(message.reason)}")
+                return None
+            if not isinstance(message, Ping | Pong):
+                name = type(message).__name__.upper()
+                raise WatchError(f"the host broke the protocol: {name} between two games")
+            try:
+                link.charge()
+            except FloodError as exc:
+                raise WatchError(f"the host broke the protocol: {exc}") from exc
+            if isinstance(message, Ping):
+                await link.send(Pong(message.token))
+
+    def _reset(self) -> None:
+        """Forget the last game (its replay is closed) before the next one's HELLO."""
+        self.close()
+        self.writer = self.verifier = self.narrator = None
+        self.host_name = self._created = self._game_id = None
+        self._chat_seq = {}
+        self.names = (None, None)
+        self._records, self._chat_lines = [], []  # the next game's, from its OFFER on
+        self._resent = self._chat_resent = 0
+        self._hello_seen = False
+        if self.next_replay is not None:
+            self.replay_path = self.next_replay(self.replay_path)
 
     def _check_key(self, key: bytes) -> None:
         found = fingerprint(key)

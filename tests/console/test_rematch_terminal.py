@@ -14,6 +14,7 @@ from pathlib import Path
 
 from dbnet.replay.file import load_replay
 from dbnet.replay.verify import VerdictStatus, verify_replay
+from dbnet.wire import codec
 
 from .test_network_terminal import free_port, launch, wait_until
 from .tmux import Tmux
@@ -172,3 +173,111 @@ def test_in_the_full_screen_the_person_types_rematch(tmux: Tmux, tmp_path: Path)
         assert verdict.status is VerdictStatus.COMPLETE, verdict
         ids.append(load_replay(path).header.game_id)
     assert ids[0] == ids[1] != ids[2] == ids[3]
+
+
+def offered_turns(path: Path) -> int:
+    """The turns to win of the OFFER (entry 0) of the replay at ``path``."""
+    _, entry = codec.decode_signed_entry(load_replay(path).records[0])
+    assert isinstance(entry.body, codec.OfferBody)
+    return entry.body.setup.options.turns_to_win
+
+
+def test_the_host_changes_the_terms_for_the_rematch(tmux: Tmux, tmp_path: Path) -> None:
+    """The host, a person in the line interface (tmux), answers the rematch question with
+    ``rematch --turns-to-win 0`` (refused in one line, the question stays open), then
+    ``rematch --turns-to-win 1``: the second game's OFFER has the new turns to win, and the
+    joiner's bot (``--rematch 1``) is told them before its ACCEPT."""
+    port = free_port()
+    log = (tmp_path / "join.log").open("w")
+    launch(tmux, tmp_path / "alice-home", "host", "--port", str(port), "--open", "--plain",
+           "--name", "alice", "--replay", str(tmp_path / "alice.dbnr"))  # fmt: skip
+    wait_text(tmux, "waiting for the opponent")
+    # fmt: off
+    joiner = subprocess.Popen(
+        [sys.executable, "-m", "dbnet", "join", f"127.0.0.1:{port}", "--bot", "greedy",
+         "--plain", "--rematch", "1", "--name", "bob", "--replay", str(tmp_path / "bob.dbnr")],
+        env={**os.environ, "DBNET_HOME": str(tmp_path / "bob-home")},
+        stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+    )
+    # fmt: on
+    try:
+        at_prompt(tmux, 0)
+        tmux.type("resign")
+        tmux.keys("Enter")
+        wait_text(tmux, "type rematch to")
+        tmux.type("rematch --turns-to-win 0")
+        tmux.keys("Enter")
+        wait_text(tmux, "rematch: --turns-to-win must be from 1 to 99")
+        tmux.type("rematch --turns-to-win 1")
+        tmux.keys("Enter")
+        text = wait_text(tmux, "rematch: both players want another game; it starts now")
+        at_prompt(tmux, text.index("rematch: both players want"))
+        tmux.type("resign")
+        tmux.keys("Enter")
+        wait_text(tmux, "EXIT=0")
+        assert joiner.wait(timeout=30) == 0
+    finally:
+        joiner.kill()
+        joiner.wait()
+        log.close()
+    said = (tmp_path / "join.log").read_text()
+    offers = [line for line in said.splitlines() if line.startswith("the host offers: ")]
+    assert len(offers) == 2, said
+    assert " 6 turns to win" in offers[0], said
+    assert " 1 turns to win" in offers[1], said
+    assert offered_turns(tmp_path / "alice.dbnr") == 6
+    assert offered_turns(tmp_path / "alice-2.dbnr") == 1
+    assert (tmp_path / "alice-2.dbnr").read_bytes() == (tmp_path / "bob-2.dbnr").read_bytes()
+    assert "Traceback" not in tmux.text()
+
+
+def test_in_the_full_screen_the_host_types_new_terms_for_the_rematch(
+    tmux: Tmux, tmp_path: Path
+) -> None:
+    """The full-screen host resigns, is asked, types ``rematch --turns-to-win 0`` (one
+    line: the question stays open), then ``rematch --turns-to-win 1``: the joiner's bot
+    (``--rematch 1``) plays the second game with the new turns to win."""
+    port = free_port()
+    log = (tmp_path / "join.log").open("w")
+    launch(tmux, tmp_path / "alice-home", "host", "--port", str(port), "--open", "--name",
+           "alice", "--replay", str(tmp_path / "alice.dbnr"))  # fmt: skip
+    wait_until(tmux, "waiting for the opponent")
+    # fmt: off
+    joiner = subprocess.Popen(
+        [sys.executable, "-m", "dbnet", "join", f"127.0.0.1:{port}", "--bot", "greedy",
+         "--plain", "--rematch", "1", "--name", "bob", "--replay", str(tmp_path / "bob.dbnr")],
+        env={**os.environ, "DBNET_HOME": str(tmp_path / "bob-home")},
+        stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+    )
+    # fmt: on
+    try:
+        for game in (1, 2):
+            wait_until(tmux, r"Your decision: ")
+            tmux.type("resign")
+            tmux.keys("Enter")
+            wait_until(tmux, r"\[y\] yes")
+            tmux.keys("y")
+            if game == 1:
+                wait_until(tmux, r"type 'rematch'")
+                tmux.type("rematch --turns-to-win 0")
+                tmux.keys("Enter")
+                wait_until(tmux, r"--turns-to-win must be from 1 to 99")
+                tmux.keys("C-u")  # the refused line stays in the entry, to be fixed
+                tmux.type("rematch --turns-to-win 1")
+                tmux.keys("Enter")
+                deadline = time.monotonic() + 30
+                while not (tmp_path / "alice-2.dbnr").exists():  # the next game has started
+                    assert time.monotonic() < deadline, tmux.pane()
+                    time.sleep(0.1)
+        assert joiner.wait(timeout=60) == 0
+        wait_until(tmux, r"F5 shows the log")
+        tmux.type("quit")
+        tmux.keys("Enter")
+        wait_until(tmux, "EXIT=0")
+    finally:
+        joiner.kill()
+        joiner.wait()
+        log.close()
+    assert offered_turns(tmp_path / "alice.dbnr") == 6
+    assert offered_turns(tmp_path / "alice-2.dbnr") == 1
+    assert (tmp_path / "alice-2.dbnr").read_bytes() == (tmp_path / "bob-2.dbnr").read_bytes()

@@ -59,3 +59,18 @@ def test_the_spectator_s_quit_box_says_the_game_goes_on(tmux: Tmux, tmp_path: Pa
     finally:
         host.kill()
         host.wait(timeout=10)
+
+
+def test_the_full_screen_watch_refuses_stay_in_one_line(tmux: Tmux, tmp_path: Path) -> None:
+    """``--stay`` is for the line interface: at a terminal without ``--plain`` it is refused
+    in one line before anything is connected (exit code 2)."""
+    from .test_network_terminal import launch, wait_until
+
+    launch(tmux, tmp_path / "home", "watch", "127.0.0.1:9", "--expect", "AAAA-AAAA-AAAA-AAAA",
+           "--stay")  # fmt: skip
+    wait_until(tmux, "EXIT=2")
+    said = [line for line in tmux.text().splitlines() if "--stay is" in line]
+    assert said == [
+        "dbnet watch: --stay is for the line interface (--plain): the full-screen watch ends "
+        "with its game"
+    ]

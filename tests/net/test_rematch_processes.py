@@ -10,6 +10,7 @@ from pathlib import Path
 
 import trio
 
+from dbnet.net.watch import STAY_HINT
 from dbnet.protocol.chat import chat_path, read_chat
 from dbnet.protocol.log import GameLog
 from dbnet.replay.file import load_replay
@@ -167,6 +168,7 @@ async def test_a_spectator_watches_the_next_game_with_the_same_invite(
         load_replay(tmp_path / "alice-2.dbnr").header.game_id
     )
     assert (tmp_path / "eve.dbnr").read_bytes() == (tmp_path / "alice-2.dbnr").read_bytes()
+    assert watcher.saw(STAY_HINT)  # without --stay: told how to stay, and leaves
     assert_verifies(tmp_path / "eve.dbnr")
     for first, second in (("alice.dbnr", "alice-2.dbnr"), ("bob.dbnr", "bob-2.dbnr")):
         assert chat_of(tmp_path / first) == [(1, "good luck")], outputs
@@ -174,3 +176,132 @@ async def test_a_spectator_watches_the_next_game_with_the_same_invite(
         result = verify_command(tmp_path / second)
         assert result.returncode == 0, result.stdout + result.stderr
         assert f"{chat_path(tmp_path / second)}: 1 chat line, each signed" in result.stdout
+
+
+async def test_a_spectator_with_stay_watches_both_games_over_one_connection(
+    tmp_path: Path, homes: Path
+) -> None:
+    """``dbnet watch --stay`` stays connected when its game ends and is shown the next game
+    of the rematch: a second replay beside its first (``eve-2.dbnr``), both byte for byte
+    the host's. The joiner is a script that resigns when it reads a line, so the first
+    game waits for the spectator."""
+    forget_played_games(homes)
+    eve = tmp_path / "eve"
+    eve.mkdir()
+    started: list[Dbnet] = []
+    with trio.move_on_after(GAME_TIMEOUT) as limit:
+        async with trio.open_nursery() as nursery:
+            host = await Dbnet.start(
+                nursery, "host", homes / "alice",
+                host_args(tmp_path / "alice.dbnr", "--rematch", "1", "--spectators", "1"),
+            )  # fmt: skip
+            started.append(host)
+            await until_listening(host)
+            joiner = await Dbnet.start(
+                nursery, "join", homes / "bob",
+                ["join", await invite(host, JOIN_LINE), "--plain", "--rematch", "1", "--name",
+                 "bob", "--replay", str(tmp_path / "bob.dbnr"), "--adjourn-after", "60"],
+                stdin=True,
+            )  # fmt: skip
+            started.append(joiner)
+            watcher = await Dbnet.start(
+                nursery, "watch", eve,
+                ["watch", await invite(host, WATCH_LINE), "--plain", "--stay", "--replay",
+                 str(tmp_path / "eve.dbnr")],
+            )  # fmt: skip
+            started.append(watcher)
+            await watcher.until_saw("Initiative: ")  # the first game's entries, verified
+            await joiner.type_line("resign")
+            await joiner.until_saw(f"replay: {tmp_path / 'bob-2.dbnr'}")
+            await watcher.until_saw(f"replay: {tmp_path / 'eve-2.dbnr'}")
+            await joiner.type_line("resign")
+            codes = [await process.wait() for process in (host, joiner, watcher)]
+    outputs = "\n\n".join(f"{p.name}:\n{p.output()}" for p in started)
+    assert not limit.cancelled_caught, outputs
+    assert codes == [0, 0, 0], outputs
+    assert watcher.saw("the game is over; staying in case the players agree on a rematch")
+    for mine, hosts in (("eve.dbnr", "alice.dbnr"), ("eve-2.dbnr", "alice-2.dbnr")):
+        assert (tmp_path / mine).read_bytes() == (tmp_path / hosts).read_bytes(), outputs
+        assert_verifies(tmp_path / mine)
+    assert not (tmp_path / "eve-3.dbnr").exists()
+    assert sum(line.startswith("every entry verified") for line in watcher.lines) == 2
+
+
+async def test_a_staying_spectator_is_told_there_is_no_next_game_and_exits_0(
+    tmp_path: Path, homes: Path
+) -> None:
+    """No rematch agreed (the joiner allows none): the host tells a staying spectator so
+    (BYE, not done) and it ends with its one game, exit code 0."""
+    forget_played_games(homes)
+    eve = tmp_path / "eve"
+    eve.mkdir()
+    started: list[Dbnet] = []
+    with trio.move_on_after(GAME_TIMEOUT) as limit:
+        async with trio.open_nursery() as nursery:
+            host = await Dbnet.start(
+                nursery, "host", homes / "alice",
+                host_args(tmp_path / "alice.dbnr", "--rematch", "1", "--spectators", "1"),
+            )  # fmt: skip
+            started.append(host)
+            await until_listening(host)
+            joiner = await Dbnet.start(
+                nursery, "join", homes / "bob",
+                ["join", await invite(host, JOIN_LINE), "--plain", "--name", "bob",
+                 "--replay", str(tmp_path / "bob.dbnr"), "--adjourn-after", "60"],
+                stdin=True,
+            )  # fmt: skip
+            started.append(joiner)
+            watcher = await Dbnet.start(
+                nursery, "watch", eve,
+                ["watch", await invite(host, WATCH_LINE), "--plain", "--stay", "--replay",
+                 str(tmp_path / "eve.dbnr")],
+            )  # fmt: skip
+            started.append(watcher)
+            await watcher.until_saw("Initiative: ")
+            await joiner.type_line("resign")
+            codes = [await process.wait() for process in (host, joiner, watcher)]
+    outputs = "\n\n".join(f"{p.name}:\n{p.output()}" for p in started)
+    assert not limit.cancelled_caught, outputs
+    assert codes == [0, 0, 0], outputs
+    assert watcher.saw("no next game: the players play no other game over this connection")
+    assert (tmp_path / "eve.dbnr").read_bytes() == (tmp_path / "alice.dbnr").read_bytes()
+    assert not (tmp_path / "eve-2.dbnr").exists()
+
+
+async def test_a_staying_spectator_sees_both_games_of_two_bots(tmp_path: Path, homes: Path) -> None:
+    """Host and joiner are bots (``--bot greedy --plain --rematch 1``); a real ``dbnet
+    watch --stay``, admitted with the host's spectator invite before the joiner comes,
+    stays for both games: two replays, each byte for byte the host's."""
+    forget_played_games(homes)
+    eve = tmp_path / "eve"
+    eve.mkdir()
+    started: list[Dbnet] = []
+    with trio.move_on_after(2 * GAME_TIMEOUT) as limit:
+        async with trio.open_nursery() as nursery:
+            host = await Dbnet.start(
+                nursery, "host", homes / "alice",
+                host_args(tmp_path / "alice.dbnr", "--rematch", "1", "--spectators", "1"),
+            )  # fmt: skip
+            started.append(host)
+            await until_listening(host)
+            watcher = await Dbnet.start(
+                nursery, "watch", eve,
+                ["watch", await invite(host, WATCH_LINE), "--plain", "--stay", "--replay",
+                 str(tmp_path / "eve.dbnr")],
+            )  # fmt: skip
+            started.append(watcher)
+            await host.until_saw("is watching via")
+            joiner = await Dbnet.start(
+                nursery, "join", homes / "bob",
+                join_args(tmp_path / "bob.dbnr", await invite(host, JOIN_LINE), "--rematch", "1"),
+            )  # fmt: skip
+            started.append(joiner)
+            codes = [await process.wait() for process in (host, joiner, watcher)]
+    outputs = "\n\n".join(f"{p.name}:\n{p.output()}" for p in started)
+    assert not limit.cancelled_caught, outputs
+    assert codes == [0, 0, 0], outputs
+    for mine, hosts in (("eve.dbnr", "alice.dbnr"), ("eve-2.dbnr", "alice-2.dbnr")):
+        assert (tmp_path / mine).read_bytes() == (tmp_path / hosts).read_bytes(), outputs
+        assert_verifies(tmp_path / mine)
+    assert not (tmp_path / "eve-3.dbnr").exists()
+    assert watcher.saw("no next game: the players play no other game over this connection")

@@ -148,7 +148,7 @@ class WatchSession(GuestRun):
         try:
             verdict = await self.watching.run(self._connect)
             self._watched = True
-            self._state = "game over"
+            self._state = "game over" if self._games == 1 else f"game {self._games} over"
             result = self.watching.result_line(verdict)
             over = "complete" if verdict.status is VerdictStatus.COMPLETE else "over"
             done = f"The game is {over}; every entry was verified as it came."
@@ -163,6 +163,7 @@ class WatchSession(GuestRun):
         log; the screen shows the next game once its OFFER comes."""
         result = self.watching.result_line(verdict)
         self._note(f"Game {self._games} is over; every entry was verified as it came. {result}")
+        self._numbered = 0  # the next game's entries are numbered from 1
         if self.watching.writer is not None:
             self._earlier.append(f"Replay saved (complete): {self.watching.writer.path}")
 

@@ -74,7 +74,7 @@ def test_the_full_screen_watch_stays_for_the_players_next_game(tmux: Tmux, tmp_p
         "--bot", "greedy", "--plain", "--spectators", "1", "--name", "alice", "--rematch", "1",
         "--turns-to-win", "1", "--replay", str(tmp_path / "alice.dbnr"),
     ]  # fmt: skip
-    from .test_network_terminal import launch
+    from .test_network_terminal import launch, wait_until
 
     started: list[subprocess.Popen[bytes]] = []
     try:
@@ -93,7 +93,7 @@ def test_the_full_screen_watch_stays_for_the_players_next_game(tmux: Tmux, tmp_p
             assert started[0].poll() is None, text
             assert time.monotonic() < deadline, text
             time.sleep(0.05)
-        tmux.resize(120, 50)
+        tmux.resize(120, 250)  # the whole second game's log stays on the screen
         launch(tmux, tmp_path / "eve", "watch", spectating.group(1), "--stay",
                "--replay", str(tmp_path / "eve.dbnr"))  # fmt: skip
         while "is watching via" not in log.read_text():
@@ -109,24 +109,24 @@ def test_the_full_screen_watch_stays_for_the_players_next_game(tmux: Tmux, tmp_p
                 env={**os.environ, "DBNET_HOME": str(tmp_path / "bob")},
             ))  # fmt: skip
         second = tmp_path / "eve-2.dbnr"
-        next_game = re.compile(r"the\s+players\s+play\s+their\s+next\s+game:\s+replay\s+")
-        seen_next = seen_title = False
         deadline = time.monotonic() + 120
         while not all(process.poll() is not None for process in started):
-            pane = tmux.pane()
-            seen_next = seen_next or bool(next_game.search(pane))
-            seen_title = seen_title or "watching alice, game 2" in pane
-            assert time.monotonic() < deadline, pane
-            time.sleep(0.05)
+            assert time.monotonic() < deadline, tmux.pane()
+            time.sleep(0.1)
         codes = [process.returncode for process in started]
         outputs = log.read_text() + "\n\n" + joined.read_text()
         assert codes == [0, 0], outputs
-        tmux.wait_for("game over")
-        assert seen_next, tmux.pane()
-        assert seen_title, tmux.pane()
+        pane = tmux.wait_for("[game 2 over]")  # the top bar names the game
+        game_1 = re.search(r"Game\s+1\s+is\s+over;\s+every\s+entry\s+was\s+verified", pane)
+        next_game = re.search(r"the\s+players\s+play\s+their\s+next\s+game:\s+replay\s+/", pane)
+        assert game_1 is not None, pane
+        assert next_game is not None, pane
+        numbered = re.findall(r"^\s+(\d+)\. ", pane[next_game.end() :], re.MULTILINE)
+        assert numbered[:1] == ["1"], pane  # the next game's entries, numbered from 1
+        assert "no next game" in pane
         assert second.exists(), outputs
         tmux.keys("C-q")
-        tmux.wait_for("EXIT=")
+        wait_until(tmux, r"EXIT=\d")
         said = tmux.text()
         assert re.search(r"EXIT=0", said), said
         assert re.search(r"Replay\s+saved\s+\(complete\):\s+\S*eve\.dbnr", said), said

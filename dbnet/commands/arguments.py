@@ -697,7 +697,7 @@ def _add_network(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         "--stay",
         action="store_true",
         help="when the game ends, stay for the players' rematch if they agree on one (the next "
-        "game is watched too, its replay beside the last: NAME-2.dbnr); line interface only",
+        "game is watched too, its replay beside the last: NAME-2.dbnr), full screen or --plain",
     )
     watch.add_argument(
         "--name",

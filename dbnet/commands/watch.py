@@ -12,7 +12,7 @@ played, each entry checked first with the checks of ``dbnet verify``: in the
 full-screen client at a terminal (``dbnet.console.watch``), else (or with ``--plain``)
 told in lines, the players called by the names they signed (``alice (A)``), the last
 line naming the end (the winner, or the verifier's words).
-``--replay PATH`` saves it. ``--stay`` (line interface only) stays for the players'
+``--replay PATH`` saves it. ``--stay`` stays for the players'
 rematch, if they agree on one: the next game is watched on the same connection, its
 replay beside the last (``NAME-2.dbnr``).
 
@@ -31,7 +31,6 @@ import sys
 import trio
 
 from dbnet.commands.series import next_replay
-from dbnet.errors import InvalidChoiceError
 from dbnet.match.keys import login_name
 from dbnet.match.story import Event
 from dbnet.net.hosting import with_port
@@ -147,11 +146,6 @@ def run_watch(args: argparse.Namespace) -> int:
     if args.verbose and stun is not None:
         connect = _learning(connect, stun, watching)
     if not args.plain and sys.stdin.isatty() and sys.stdout.isatty():
-        if args.stay:
-            raise InvalidChoiceError(
-                "--stay is for the line interface (--plain): the full-screen watch ends "
-                "with its game"
-            )
         from dbnet.console.watch import run_watch_screen
 
         return run_watch_screen(watching, connect)

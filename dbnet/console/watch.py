@@ -19,7 +19,7 @@ from dbnet.engine import Choice, Game, GameSetup, Player
 from dbnet.errors import DbnetError, IllegalChoiceError
 from dbnet.net.watch import Connect, WatchError, Watching
 from dbnet.protocol.identity import fingerprint
-from dbnet.replay.verify import VerdictStatus
+from dbnet.replay.verify import Verdict, VerdictStatus
 from dbnet.text import printable
 
 EXIT_WATCHED = 0
@@ -33,12 +33,25 @@ class WatchSession(GuestRun):
         super().__init__()
         watching.say = self._note
         watching.on_events = self._on_events
+        watching.on_game_end = self._game_end
+        chosen = watching.next_replay
+
+        def next_replay(path: Path | None) -> Path | None:
+            new = path if chosen is None else chosen(path)
+            self._games += 1
+            where = "" if new is None else f": replay {new}"
+            self._note(f"the players play their next game{where}")
+            return new
+
+        watching.next_replay = next_replay
         self.watching = watching
         self._connect = connect
         self._state = "connecting..."
         self._failure: str | None = None
         self._watched = False
         self._view = _placeholder()
+        self._games = 1  # the game watched now: 2 and on with --stay, in a rematch
+        self._earlier: list[str] = []  # the replays of the games watched before it
 
     # --- the Session interface -----------------------------------------------------
 
@@ -120,6 +133,7 @@ class WatchSession(GuestRun):
         lines: list[str] = []
         if self._failure is not None:
             lines.append(f"dbnet watch: {self._failure}")
+        lines.extend(self._earlier)
         path = self.replay_path
         if path is not None:
             lines.append(f"Replay saved ({'complete' if self._watched else 'unfinished'}): {path}")
@@ -134,7 +148,7 @@ class WatchSession(GuestRun):
         try:
             verdict = await self.watching.run(self._connect)
             self._watched = True
-            self._state = "game over"
+            self._state = "game over" if self._games == 1 else f"game {self._games} over"
             result = self.watching.result_line(verdict)
             over = "complete" if verdict.status is VerdictStatus.COMPLETE else "over"
             done = f"The game is {over}; every entry was verified as it came."
@@ -144,6 +158,15 @@ class WatchSession(GuestRun):
             self._state = "stopped"
             self._note(f"The watch cannot go on: {exc}")
 
+    def _game_end(self, verdict: Verdict) -> None:
+        """A game of a rematch ended and the next starts (``--stay``): its end in the
+        log; the screen shows the next game once its OFFER comes."""
+        result = self.watching.result_line(verdict)
+        self._note(f"Game {self._games} is over; every entry was verified as it came. {result}")
+        self._numbered = 0  # the next game's entries are numbered from 1
+        if self.watching.writer is not None:
+            self._earlier.append(f"Replay saved (complete): {self.watching.writer.path}")
+
     def _ended(self, *, cancelled: bool) -> None:
         if cancelled:
             self._state = "closed"
@@ -152,6 +175,8 @@ class WatchSession(GuestRun):
     def _note(self, words: str) -> None:
         if words.startswith("watching the game"):
             self._state = "watching " + printable(self.watching.host_name or "the host")
+            if self._games > 1:
+                self._state += f", game {self._games}"
         super()._note(printable(words))
 
     def _publish(self) -> None:

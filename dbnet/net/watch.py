@@ -59,7 +59,7 @@ __all__ = ["STAY_HINT", "WatchError", "WatchRefusedError", "Watching"]
 
 STAY_HINT = (
     "this watch ends with the game; the players may agree on a rematch over their "
-    "connection: dbnet watch --stay (--plain) stays for it"
+    "connection: dbnet watch --stay stays for it"
 )
 
 Connect = Callable[[], Awaitable[trio.abc.Stream | SecureStream]]

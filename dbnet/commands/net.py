@@ -384,7 +384,6 @@ def _player(
     seed = getattr(args, "seed", None)
     builder = Builder()
     chat = ChatRoom(_say)
-    ask: Ask | None = None
     if args.bot is not None:
         rng = random.Random() if seed is None else random.Random(f"dbnet-net-bot:{seed}")
         bot = make_bot(
@@ -398,15 +397,7 @@ def _player(
         choose = bot_chooser(bot_seat)
     else:
         seat = PersonSeat()
-        read = line_reader(chat=chat)
-        choose = line_chooser(
-            build_seconds=60.0 * getattr(args, "build_minutes", 10),
-            builder=builder,
-            chat=chat,
-            read=read,
-        )
-        if sys.stdin.isatty() and not _full_screen(args):  # a person in the line interface
-            ask = line_rematch(read)  # (a script, its input not a terminal, is not asked)
+        choose = _chosen_by_the_front_end
     return LocalPlayer(
         identity=identity,
         name=_own_name(args),
@@ -419,8 +410,13 @@ def _player(
         played=PlayedGames.in_dir(),
         builder=builder,
         chat=chat,
-        ask_rematch=ask,
     )
+
+
+async def _chosen_by_the_front_end(view: Game) -> str:
+    """A person's chooser until ``_run`` gives the one of the front end it picks (the line
+    interface, or the full screen's ``console.network``)."""
+    raise AssertionError("a person's decisions come from the front end: _run sets it")
 
 
 def _own_name(args: argparse.Namespace) -> str:
@@ -826,16 +822,16 @@ def _run(args: argparse.Namespace, player: LocalPlayer, make: Make, play: Play) 
         return run_network(
             make, play_one, player, build_seconds=60.0 * minutes, change_terms=change
         )
-    if isinstance(player.seat, PersonSeat):  # the prompt shows both clocks in a timed game
-        read = line_reader(chat=player.chat)
+    if isinstance(player.seat, PersonSeat):  # a person in the line interface
+        read = line_reader(chat=player.chat)  # one keyboard: the prompt, chat, the rematch
         player.choose = line_chooser(
             build_seconds=60.0 * getattr(args, "build_minutes", 10),
             builder=player.builder,
-            clocks=ClockLines(lambda: series.current),
+            clocks=ClockLines(lambda: series.current),  # both clocks in a timed game
             chat=player.chat,
             read=read,
         )
-        if player.ask_rematch is not None:  # asked through the same keyboard
+        if sys.stdin.isatty():  # (a script, its input not a terminal, is not asked)
             player.ask_rematch = line_rematch(read, getattr(args, "rematch_terms", None))
     series = Series(args, make, make(player))
 

@@ -260,12 +260,16 @@ class Watching:
             if not isinstance(message, Ping | Pong):
                 name = type(message).__name__.upper()
                 raise WatchError(f"the host broke the protocol: {name} between two games")
-            try:
-                link.charge()
-            except FloodError as exc:
-                raise WatchError(f"the host broke the protocol: {exc}") from exc
-            if isinstance(message, Ping):
-                await link.send(Pong(message.token))
+            await self._keep_alive(link, message)
+
+    async def _keep_alive(self, link: Link, message: Ping | Pong) -> None:
+        """A PING or PONG from the host: charged to its flood budget; a PING answered."""
+        try:
+            link.charge()
+        except FloodError as exc:
+            raise WatchError(f"the host broke the protocol: {exc}") from exc
+        if isinstance(message, Ping):
+            await link.send(Pong(message.token))
 
     def _reset(self) -> None:
         """Forget the last game (its replay is closed) before the next one's HELLO."""
@@ -314,12 +318,7 @@ class Watching:
                 self._chat_lines.append(message.line)
                 self._chat(message.line)
             elif isinstance(message, Ping | Pong):
-                try:
-                    link.charge()
-                except FloodError as exc:
-                    raise WatchError(f"the host broke the protocol: {exc}") from exc
-                if isinstance(message, Ping):
-                    await link.send(Pong(message.token))
+                await self._keep_alive(link, message)
             else:
                 raise WatchError("the host sent WATCH: it is not a host")
 

@@ -21,7 +21,9 @@ from dbnet.replay.verify import verify_replay
 from .events import play
 
 
-def dbnet(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def dbnet(cwd: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """``dbnet ARGS`` in ``cwd``, a home of its own there, no relay or router asked
+    (``timeout``: a hang guard only)."""
     env = {
         **os.environ,
         "DBNET_HOME": str(cwd / "home"),
@@ -33,7 +35,7 @@ def dbnet(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         cwd=cwd,
-        timeout=120,
+        timeout=timeout,
         env=env,
         check=False,
     )

@@ -6,33 +6,15 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from dbnet.commands.verify import PARALLEL_FROM, jobs_for
 
+from .test_event import dbnet
+
 REPLAYS = Path(__file__).resolve().parents[2] / "replays"
-
-
-def dbnet(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {
-        **os.environ,
-        "DBNET_HOME": str(cwd / "home"),
-        "DBNET_RELAY": "off",
-        "DBNET_PORT_MAPPING": "off",
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "dbnet", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=300,
-        env=env,
-        check=False,
-    )
 
 
 @pytest.fixture(scope="module")
@@ -51,9 +33,9 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.parametrize("output", [(), ("--json",), ("--html",)], ids=["text", "json", "html"])
 def test_workers_give_the_event_of_one_process(folder: Path, output: tuple[str, ...]) -> None:
-    serial = dbnet(folder, "event", *output, "--jobs", "1", str(folder))
-    parallel = dbnet(folder, "event", *output, "--jobs", "2", str(folder))
-    default = dbnet(folder, "event", *output, str(folder))
+    serial = dbnet(folder, "event", *output, "--jobs", "1", str(folder), timeout=300)
+    parallel = dbnet(folder, "event", *output, "--jobs", "2", str(folder), timeout=300)
+    default = dbnet(folder, "event", *output, str(folder), timeout=300)
     assert serial.returncode == 0, serial.stderr
     assert "Traceback" not in serial.stderr + parallel.stderr + default.stderr
     assert parallel.returncode == default.returncode == serial.returncode

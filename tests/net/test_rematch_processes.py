@@ -60,6 +60,32 @@ def assert_verifies(path: Path) -> None:
     assert f"{path}: complete:" in result.stdout
 
 
+async def spectated_host(
+    nursery: trio.Nursery, tmp_path: Path, homes: Path, started: list[Dbnet]
+) -> Dbnet:
+    """alice hosting with ``--rematch 1`` and one spectator's place, listening."""
+    host = await Dbnet.start(
+        nursery, "host", homes / "alice",
+        host_args(tmp_path / "alice.dbnr", "--rematch", "1", "--spectators", "1"),
+    )  # fmt: skip
+    started.append(host)
+    await until_listening(host)
+    return host
+
+
+async def staying_watcher(
+    nursery: trio.Nursery, tmp_path: Path, host: Dbnet, started: list[Dbnet]
+) -> Dbnet:
+    """eve watching ``host`` with its spectator invite, ``--plain --stay``."""
+    watcher = await Dbnet.start(
+        nursery, "watch", tmp_path / "eve",
+        ["watch", await invite(host, WATCH_LINE), "--plain", "--stay", "--replay",
+         str(tmp_path / "eve.dbnr")],
+    )  # fmt: skip
+    started.append(watcher)
+    return watcher
+
+
 async def test_two_games_over_one_connection_with_rematch_on_both_sides(
     tmp_path: Path, homes: Path
 ) -> None:
@@ -132,12 +158,7 @@ async def test_a_spectator_watches_the_next_game_with_the_same_invite(
     started: list[Dbnet] = []
     with trio.move_on_after(GAME_TIMEOUT) as limit:
         async with trio.open_nursery() as nursery:
-            host = await Dbnet.start(
-                nursery, "host", homes / "alice",
-                host_args(tmp_path / "alice.dbnr", "--rematch", "1", "--spectators", "1"),
-            )  # fmt: skip
-            started.append(host)
-            await until_listening(host)
+            host = await spectated_host(nursery, tmp_path, homes, started)
             joiner = await Dbnet.start(
                 nursery, "join", homes / "bob",
                 ["join", await invite(host, JOIN_LINE), "--plain", "--rematch", "1", "--name",
@@ -191,12 +212,7 @@ async def test_a_spectator_with_stay_watches_both_games_over_one_connection(
     started: list[Dbnet] = []
     with trio.move_on_after(GAME_TIMEOUT) as limit:
         async with trio.open_nursery() as nursery:
-            host = await Dbnet.start(
-                nursery, "host", homes / "alice",
-                host_args(tmp_path / "alice.dbnr", "--rematch", "1", "--spectators", "1"),
-            )  # fmt: skip
-            started.append(host)
-            await until_listening(host)
+            host = await spectated_host(nursery, tmp_path, homes, started)
             joiner = await Dbnet.start(
                 nursery, "join", homes / "bob",
                 ["join", await invite(host, JOIN_LINE), "--plain", "--rematch", "1", "--name",
@@ -204,12 +220,7 @@ async def test_a_spectator_with_stay_watches_both_games_over_one_connection(
                 stdin=True,
             )  # fmt: skip
             started.append(joiner)
-            watcher = await Dbnet.start(
-                nursery, "watch", eve,
-                ["watch", await invite(host, WATCH_LINE), "--plain", "--stay", "--replay",
-                 str(tmp_path / "eve.dbnr")],
-            )  # fmt: skip
-            started.append(watcher)
+            watcher = await staying_watcher(nursery, tmp_path, host, started)
             await watcher.until_saw("Initiative: ")  # the first game's entries, verified
             await joiner.type_line("resign")
             await joiner.until_saw(f"replay: {tmp_path / 'bob-2.dbnr'}")
@@ -238,12 +249,7 @@ async def test_a_staying_spectator_is_told_there_is_no_next_game_and_exits_0(
     started: list[Dbnet] = []
     with trio.move_on_after(GAME_TIMEOUT) as limit:
         async with trio.open_nursery() as nursery:
-            host = await Dbnet.start(
-                nursery, "host", homes / "alice",
-                host_args(tmp_path / "alice.dbnr", "--rematch", "1", "--spectators", "1"),
-            )  # fmt: skip
-            started.append(host)
-            await until_listening(host)
+            host = await spectated_host(nursery, tmp_path, homes, started)
             joiner = await Dbnet.start(
                 nursery, "join", homes / "bob",
                 ["join", await invite(host, JOIN_LINE), "--plain", "--name", "bob",
@@ -251,12 +257,7 @@ async def test_a_staying_spectator_is_told_there_is_no_next_game_and_exits_0(
                 stdin=True,
             )  # fmt: skip
             started.append(joiner)
-            watcher = await Dbnet.start(
-                nursery, "watch", eve,
-                ["watch", await invite(host, WATCH_LINE), "--plain", "--stay", "--replay",
-                 str(tmp_path / "eve.dbnr")],
-            )  # fmt: skip
-            started.append(watcher)
+            watcher = await staying_watcher(nursery, tmp_path, host, started)
             await watcher.until_saw("Initiative: ")
             await joiner.type_line("resign")
             codes = [await process.wait() for process in (host, joiner, watcher)]
@@ -278,18 +279,8 @@ async def test_a_staying_spectator_sees_both_games_of_two_bots(tmp_path: Path, h
     started: list[Dbnet] = []
     with trio.move_on_after(2 * GAME_TIMEOUT) as limit:
         async with trio.open_nursery() as nursery:
-            host = await Dbnet.start(
-                nursery, "host", homes / "alice",
-                host_args(tmp_path / "alice.dbnr", "--rematch", "1", "--spectators", "1"),
-            )  # fmt: skip
-            started.append(host)
-            await until_listening(host)
-            watcher = await Dbnet.start(
-                nursery, "watch", eve,
-                ["watch", await invite(host, WATCH_LINE), "--plain", "--stay", "--replay",
-                 str(tmp_path / "eve.dbnr")],
-            )  # fmt: skip
-            started.append(watcher)
+            host = await spectated_host(nursery, tmp_path, homes, started)
+            watcher = await staying_watcher(nursery, tmp_path, host, started)
             await host.until_saw("is watching via")
             joiner = await Dbnet.start(
                 nursery, "join", homes / "bob",

@@ -68,6 +68,7 @@ from dbnet.match.seats import BotSeat, PersonSeat, Seat
 from dbnet.match.story import Event, minis_words
 from dbnet.net.chat import ChatRoom
 from dbnet.net.clocks import SessionClocks, now_ms
+from dbnet.net.holepunch import punching
 from dbnet.net.hosting import (
     ListenError,
     check_port,
@@ -625,10 +626,29 @@ async def _join(
     invite that has a relay, also keep a door where the host may connect to this side
     (its router's port mapping, ``dbnet.net.reverse``), unless --no-port-mapping or
     DBNET_PORT_MAPPING=off."""
-    if invite is None or invite.relay is None or not use_relay:
-        return await session.join(connect, first)
-    if not port_mapping_enabled(args.no_port_mapping):
-        return await session.join(connect, first)
+    relayed = invite is not None and invite.relay is not None and use_relay
+    own_ipv6 = [a for a in reachable_addresses() if ":" in a] if relayed else []
+    async with punching(
+        host=False,
+        stun=stun_setting(args.stun),
+        ipv6=own_ipv6,
+        report=_verbose(args, session.player.say),
+        enabled=relayed,
+    ) as punch_door:
+        session.punch_door = punch_door
+        if not relayed or not port_mapping_enabled(args.no_port_mapping):
+            return await session.join(connect, first)
+        return await _join_with_door(session, invite, connect, first)
+
+
+async def _join_with_door(
+    session: GameSession,
+    invite: Invite | None,
+    connect: Callable[[], Awaitable[trio.abc.Stream | SecureStream]],
+    first: SecureStream | None,
+) -> Outcome:
+    """``session.join``, with a door where the host may connect to this side."""
+    assert invite is not None
     async with trio.open_nursery() as nursery:
         door = functools.partial(
             joiner_door,
@@ -643,6 +663,15 @@ async def _join(
         outcome = await session.join(connect, first)
         nursery.cancel_scope.cancel()
     return outcome
+
+
+def _verbose(args: argparse.Namespace, say: Callable[[str], None]) -> Callable[[str], None]:
+    """``say`` with ``--verbose``, else nothing."""
+    return say if args.verbose else _silent
+
+
+def _silent(line: str) -> None:
+    pass
 
 
 def _seat_invite(address: object) -> Invite | None:
@@ -687,7 +716,19 @@ async def _host(args: argparse.Namespace, series: Series, relay: tuple[str, int]
             _show_addresses(say, listeners, args.open, session.player.expect)
             if relay is not None:
                 say(f"also waiting at the relay {with_port(*relay)}")
-            return await series.play(lambda game, first: game.host(listeners, doors, first))
+            async with punching(
+                host=True,
+                stun=stun_setting(args.stun),
+                ipv6=[a for a in addresses if ":" in a],
+                report=_verbose(args, say),
+                enabled=relay is not None,
+            ) as punch_door:
+
+                def host(game: GameSession, first: SecureStream | None) -> Awaitable[Outcome]:
+                    game.punch_door = punch_door
+                    return game.host(listeners, doors, first)
+
+                return await series.play(host)
 
 
 def _admit_spectators(

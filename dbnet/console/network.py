@@ -442,7 +442,11 @@ class NetworkSession(GuestRun):
                 self._note("(type 'invite' to show it alone, to copy it whole)")
             return
         if text.startswith("connected to "):
-            self._state = "connected to " + text.removeprefix("connected to ").split(" (")[0]
+            name = text.removeprefix("connected to ").split(" (")[0]
+            path = text.rpartition(" via ")[2] if " via " in text else ""
+            self._state = f"connected to {name}" + (f" via {path}" if path else "")
+        elif text.startswith("path: ") and self._state.startswith("connected to "):
+            self._state = f"{self._state.split(' via ')[0]} via {text.removeprefix('path: ')}"
         elif text.startswith(("connection lost", "connection failed", "cannot reach")):
             self._state = "reconnecting..."
         self._note(text)

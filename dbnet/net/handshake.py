@@ -58,6 +58,7 @@ __all__ = [
     "JOINER",
     "MAGIC",
     "MAX_NONCE",
+    "PUNCH_VERSION",
     "SUPPORTED_VERSIONS",
     "Channel",
     "Handshake",
@@ -72,7 +73,9 @@ message (``dbnet.net.rematch``)."""
 ROLES_VERSION: Final = 4
 """The first version whose handshake carries the roles; before it the initiator is the
 joiner."""
-_ALL_VERSIONS: Final[tuple[int, ...]] = (4, 3)
+PUNCH_VERSION: Final = 5
+"""The first version with the PUNCH message (``dbnet.net.punch``)."""
+_ALL_VERSIONS: Final[tuple[int, ...]] = (5, 4, 3)
 _CAP: Final = os.environ.get("DBNET_CHANNEL_VERSION", "")
 SUPPORTED_VERSIONS: Final[tuple[int, ...]] = (
     tuple(v for v in _ALL_VERSIONS if v <= int(_CAP)) or _ALL_VERSIONS
@@ -83,7 +86,9 @@ SUPPORTED_VERSIONS: Final[tuple[int, ...]] = (
 nonce to HELLO, version 3 the proof of an invite's secret, version 4 the roles in the
 handshake (which side is the host, whoever connected), the players' CHAT, REMATCH and
 the joiner's CANDIDATES (a peer of version 3 plays on without chat, cannot rematch
-(``dbnet.net.rematch``), and its game stays on the path it connected by); a peer that
+(``dbnet.net.rematch``), and its game stays on the path it connected by), version 5
+the PUNCH of hole punching (with a peer of version 4 a relayed game stays relayed,
+unless the joiner's router maps a port); a peer that
 speaks only an older version is told that one side must upgrade.
 ``DBNET_CHANNEL_VERSION=3`` in the environment offers only the versions up to 3 (to play
 as an older dbnet does: tests, troubleshooting)."""

@@ -43,9 +43,11 @@ __all__ = [
     "SECRET_SIZE",
     "VERSION",
     "Candidate",
+    "IPAddress",
     "Invite",
     "InviteError",
     "PathKind",
+    "address_problem",
     "candidate_problem",
     "looks_like_invite",
 ]
@@ -241,7 +243,7 @@ def _port_problem(port: object) -> str | None:
     return None
 
 
-def _address_problem(address: IPAddress) -> str | None:
+def address_problem(address: IPAddress) -> str | None:
     """Why no peer can connect to ``address``, or None."""
     if address.is_unspecified:
         return "the unspecified address is no one's address"
@@ -273,7 +275,7 @@ def _candidate_problem(kind: PathKind, address: IPAddress) -> str | None:
         return (
             f"{article} {kind.value} candidate has an {families} address, not IPv{address.version}"
         )
-    return _address_problem(address)
+    return address_problem(address)
 
 
 def _candidates_problem(direct: Sequence[Candidate]) -> str | None:
@@ -302,7 +304,7 @@ def _host_problem(host: object) -> str | None:
     else:
         if str(address) != host:
             return f"write the IP address as {str(address)!r}"
-        return _address_problem(address)
+        return address_problem(address)
     if host != host.lower():
         return "write the host name in lower case"
     labels = host.split(".")

@@ -24,6 +24,8 @@ Rematch   7     want (true: another game on this connection), reason (why not, o
                 (``dbnet.net.rematch``)
 Candidates 8    1 to 8 ``[kind, address, port]``: where a joiner listens for its host
                 to connect to it (``dbnet.net.reverse``); channel version 4 and later
+Punch     9     0 to 4 ``[address, port]``: where the sender's hole-punching UDP
+                socket is seen (``dbnet.net.punch``); channel version 5 and later
 ========  ====  ===============================================================
 """
 
@@ -40,6 +42,7 @@ from dbnet.engine import Player, Warband
 from dbnet.errors import DecodeError
 from dbnet.net.errors import NetError
 from dbnet.net.invite import MAX_CANDIDATES, Candidate, InviteError, PathKind
+from dbnet.net.punch import MAX_PUNCH_CANDIDATES, PunchCandidate, PunchCandidateError
 from dbnet.protocol.chat import MAX_CHAT_CHARS, MAX_SEQ, ChatLine
 from dbnet.wire import codec
 
@@ -67,6 +70,7 @@ class MessageType(enum.IntEnum):
     CHAT = 6
     REMATCH = 7
     CANDIDATES = 8
+    PUNCH = 9
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,7 +163,16 @@ class Candidates:
     candidates: tuple[Candidate, ...]
 
 
-Message = Hello | Entry | Ping | Pong | Bye | Watch | Chat | RematchMessage | Candidates
+@dataclass(frozen=True, slots=True)
+class Punch:
+    """Where the sender's hole-punching socket is seen (none: it has no candidate, and
+    the attempt ends), sent over the relay on a channel of version 5 or later
+    (``dbnet.net.punch``)."""
+
+    candidates: tuple[PunchCandidate, ...]
+
+
+Message = Hello | Entry | Ping | Pong | Bye | Watch | Chat | RematchMessage | Candidates | Punch
 
 # --- the messages on the wire: one shape each (codec.Shape), the type first ---------------------
 
@@ -285,7 +298,32 @@ class _Candidates(codec.Shape, array_like=True, tag=MessageType.CANDIDATES.value
         return Candidates(tuple(c.value(f"candidates[{i}]") for i, c in enumerate(self.candidates)))
 
 
-_Shape = _Hello | _Entry | _Ping | _Pong | _Bye | _Watch | _Chat | _Rematch | _Candidates
+class _PunchCandidate(codec.Shape, array_like=True):
+    address: Annotated[str, codec.Meta(max_length=64)]
+    port: Annotated[int, codec.Meta(ge=1, le=65535)]
+
+    def value(self, where: str) -> PunchCandidate:
+        try:
+            found = PunchCandidate(ipaddress.ip_address(self.address), self.port)
+            if str(found.address) != self.address:
+                raise ValueError(f"{self.address!r} is not in its canonical form {found.address}")
+            return found
+        except (ValueError, PunchCandidateError) as exc:
+            raise DecodeError(where, f"not a hole-punching candidate: {exc}") from None
+
+
+class _Punch(codec.Shape, array_like=True, tag=MessageType.PUNCH.value):
+    WHERE: ClassVar[str] = "punch"
+    candidates: Annotated[list[_PunchCandidate], codec.Meta(max_length=MAX_PUNCH_CANDIDATES)]
+
+    def value(self) -> Punch:
+        found = tuple(c.value(f"punch[{i}]") for i, c in enumerate(self.candidates))
+        if len(set(found)) != len(found):
+            raise DecodeError("punch", "a candidate is listed twice")
+        return Punch(found)
+
+
+_Shape = _Hello | _Entry | _Ping | _Pong | _Bye | _Watch | _Chat | _Rematch | _Candidates | _Punch
 _MESSAGE: Final = codec.Schema[_Shape](
     Annotated[_Shape, codec.Meta(extra=codec.refuse("unknown message type {value}"))], "message"
 )
@@ -315,6 +353,8 @@ def encode_message(message: Message) -> bytes:
         shape = _Candidates(
             [_Candidate(c.kind.value, str(c.address), c.port) for c in message.candidates]
         )
+    elif isinstance(message, Punch):
+        shape = _Punch([_PunchCandidate(str(c.address), c.port) for c in message.candidates])
     else:
         shape = _Bye(message.done, message.reason)
     return codec.encode(shape)

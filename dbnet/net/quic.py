@@ -347,8 +347,10 @@ class QuicEndpoint:
         report: Callable[[str], None] | None,
         connect_timeout: float,
         idle_timeout: float,
+        other: Callable[[bytes, Address], bool] | None = None,
     ) -> None:
         self.sock = sock
+        self._other = other
         self._nursery = nursery
         self._accepting = accept
         self._report = report
@@ -429,6 +431,8 @@ class QuicEndpoint:
                     return  # the socket was closed under the endpoint
                 continue  # e.g. an ICMP error for an earlier datagram: not ours to act on
             peer = _address(raw)
+            if self._other is not None and self._other(data, peer):
+                continue  # not QUIC's: taken by the endpoint's owner (a punch's probe)
             stream = self._connections.get(peer)
             if stream is not None:
                 stream._datagram(data, trio.current_time())
@@ -511,11 +515,14 @@ async def open_quic_endpoint(
     report: Callable[[str], None] | None = None,
     connect_timeout: float = CONNECT_TIMEOUT,
     idle_timeout: float = IDLE_TIMEOUT,
+    other: Callable[[bytes, Address], bool] | None = None,
 ) -> AsyncIterator[QuicEndpoint]:
     """A ``QuicEndpoint`` on ``sock`` (a bound UDP socket, left open) while the body
     runs; its connections live as long as it does, and are closed when it ends.
     ``accept``: peers may open connections (``QuicEndpoint.accept``). ``report`` is
-    told, once, of the first datagram ignored."""
+    told, once, of the first datagram ignored. ``other`` sees every datagram first and
+    takes those that are not QUIC's (it returns True for them): the probes of a hole
+    punch (``dbnet.net.punch``) share the socket with QUIC."""
     try:
         async with trio.open_nursery() as nursery:
             endpoint = QuicEndpoint(
@@ -525,6 +532,7 @@ async def open_quic_endpoint(
                 report=report,
                 connect_timeout=connect_timeout,
                 idle_timeout=idle_timeout,
+                other=other,
             )
             nursery.start_soon(endpoint._receive)
             try:

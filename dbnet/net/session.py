@@ -37,6 +37,7 @@ All game rules live in ``dbnet.protocol``; this module moves bytes and keeps tim
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import enum
 import functools
@@ -72,7 +73,8 @@ from dbnet.net.chat import ChatRoom
 from dbnet.net.clocks import SessionClocks, clock_claim_result
 from dbnet.net.errors import NetError, VersionMismatchError, WrongHostError
 from dbnet.net.gate import Gate
-from dbnet.net.handshake import HOST, JOINER
+from dbnet.net.handshake import HOST, JOINER, PUNCH_VERSION
+from dbnet.net.holepunch import PunchDoor, punch
 from dbnet.net.link import FloodError, Link, Timing
 from dbnet.net.messages import (
     Bye,
@@ -84,6 +86,7 @@ from dbnet.net.messages import (
     MessageError,
     Ping,
     Pong,
+    Punch,
     RematchMessage,
     encode_message,
 )
@@ -372,6 +375,11 @@ class GameSession:
         self.own_candidates: OwnCandidates | None = None
         """A joiner's: where it listens for the host to connect to it (its router's port
         mapping, ``dbnet.net.reverse``), once known; sent over a relayed connection."""
+        self.punch_door: PunchDoor | None = None
+        """This side's hole-punching sockets (``dbnet.net.holepunch``): a relayed
+        connection tries to move the game to a punched path; None: it stays relayed."""
+        self._punches: tuple[Link, trio.MemorySendChannel[Punch]] | None = None
+        self._session_tasks: trio.Nursery | None = None  # lives across connections
         self._changed = _Signal()
         self._last_contact = trio.current_time() if _in_trio() else 0.0
         self.chat = player.chat or ChatRoom(player.say)
@@ -616,6 +624,7 @@ class GameSession:
         """The player's task, alive across connections, while the body runs."""
         try:
             async with _nursery() as nursery:
+                self._session_tasks = nursery
                 if self.game is not None:
                     self.clocks.start(self.game, self.replay_path)
                 nursery.start_soon(self._player)
@@ -766,6 +775,11 @@ class GameSession:
             self.messages_sent += link.sent
             if self.rematch.agreed:  # the next game is played on this connection
                 self.rematch_stream = secure
+            elif self._next is not None and self._session_tasks is not None:
+                # The game moved (switch_to); the peer moves too, an instant later.
+                # Closed at once, this connection could end before the peer's side of
+                # the new one is ready, and the peer would count it as lost.
+                self._session_tasks.start_soon(_close_later, link)
             else:
                 await link.close()
 
@@ -815,6 +829,8 @@ class GameSession:
             )
             if self._joining and link.stream.path == RELAY and self.own_candidates is not None:
                 nursery.start_soon(send_candidates, link, self.own_candidates, self.player.say)
+            if link.stream.path == RELAY and link.stream.version >= PUNCH_VERSION:
+                self._start_punch(link, nursery)
             exchange = _Exchange(peer_has=hello.have)
             game = await self._ensure_game(link, hello, exchange)
             self._remember_peer(game, link.peer_key)
@@ -1404,12 +1420,43 @@ class GameSession:
             elif isinstance(message, Candidates):
                 link.charge()
                 self._dial_back(link, message)
+            elif isinstance(message, Punch):
+                link.charge()
+                self._punched(link, message)
             else:
                 link.charge()
                 if isinstance(message, Ping):
                     await link.send(Pong(message.token))
                 elif isinstance(message, Pong):
                     self.clocks.pong(link, message.token)
+
+    def _start_punch(self, link: Link, nursery: trio.Nursery) -> None:
+        """Try to move the game from the relay to a punched path (``dbnet.net.punch``),
+        once per relayed connection, when this side has punching sockets."""
+        door = self.punch_door
+        if door is None:
+            return
+        send, receive = trio.open_memory_channel[Punch](1)
+        self._punches = (link, send)
+        nursery.start_soon(
+            punch, link, door, receive, self.player.identity, self.timing, door.report,
+            self.switch_to,
+        )  # fmt: skip
+
+    def _punched(self, link: Link, message: Punch) -> None:
+        """The peer's PUNCH: to this connection's attempt, the first one only. A side
+        that does not punch answers the first with none, so the peer stops at once."""
+        punches = self._punches
+        if punches is not None and punches[0] is link:
+            with contextlib.suppress(trio.WouldBlock, trio.BrokenResourceError):
+                punches[1].send_nowait(message)
+        elif (
+            self.punch_door is None
+            and self._tasks is not None
+            and (punches is None or punches[0] is not link)
+        ):
+            self._punches = (link, trio.open_memory_channel[Punch](0)[0])
+            self._tasks.start_soon(link.send, Punch(()))
 
     def _dial_back(self, link: Link, message: Candidates) -> None:
         """A host on the relay tries its joiner's candidates, once a connection and within
@@ -1430,6 +1477,19 @@ class GameSession:
                 self.switch_to,
             )
         )
+
+
+SWITCH_LINGER: Final = 2.0
+"""Seconds a connection the game moved away from stays open (unread) before it is
+closed: the peer's move to the new one is then done."""
+
+
+async def _close_later(link: Link) -> None:
+    try:
+        await trio.sleep(SWITCH_LINGER)
+    finally:
+        with trio.CancelScope(shield=True):
+            await link.close()
 
 
 LIMITED_WARBAND: Final = "Limited warband"

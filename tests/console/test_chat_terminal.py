@@ -46,8 +46,8 @@ def test_players_chat_full_screen(tmux: Tmux, second_tmux: Tmux, tmp_path: Path)
         second_tmux, tmp_path / "bob", "join", f"127.0.0.1:{port}", "--name", "bob",
         "--replay", str(join_replay),
     )  # fmt: skip
-    wait_until(tmux, r"\[connected to bob\]")
-    wait_until(second_tmux, r"\[connected to alice\]")
+    wait_until(tmux, r"\[connected to bob via direct\]")
+    wait_until(second_tmux, r"\[connected to alice via direct\]")
     # the host: the chat line of its own, in the entry's row
     tmux.keys("C-t")
     wait_until(tmux, r"(?m)^say> *$")

@@ -112,8 +112,8 @@ def test_host_and_join_play_a_game_by_keys(tmux: Tmux, second_tmux: Tmux, tmp_pa
     )  # fmt: skip
     # the connection state on top, the opponent's name and key fingerprint on its seat line
     fingerprint = r"[A-Z2-7]{4}(-[A-Z2-7]{4}){3}"
-    wait_until(tmux, rf"\[connected to bob\][\s\S]*B bob {fingerprint}")
-    wait_until(second_tmux, rf"\[connected to alice\][\s\S]*A alice {fingerprint}")
+    wait_until(tmux, rf"\[connected to bob via direct\][\s\S]*B bob {fingerprint}")
+    wait_until(second_tmux, rf"\[connected to alice via direct\][\s\S]*A alice {fingerprint}")
 
     def host_decides() -> bool:  # eight entries in, and the host (A) owes a decision
         pane = tmux.pane()
@@ -130,7 +130,7 @@ def test_host_and_join_play_a_game_by_keys(tmux: Tmux, second_tmux: Tmux, tmp_pa
     pane = wait_until(tmux, r"Conquest now A \d+ B \d+")  # the wide top bar
     assert len(pane.splitlines()) == 40
     assert "5 pts A+B" in pane  # the wide board's marks
-    assert "[connected to bob]" in pane
+    assert "[connected to bob via direct]" in pane
     tmux.run("resize-window", "-t", "t", "-x", "80", "-y", "24")
     wait_until(tmux, r"5pt A\+B")
 
@@ -148,8 +148,8 @@ def test_host_and_join_play_a_game_by_keys(tmux: Tmux, second_tmux: Tmux, tmp_pa
         second_tmux, tmp_path / "bob", "resume", str(join_replay), f"127.0.0.1:{port}",
         "--name", "bob",
     )  # fmt: skip
-    wait_until(tmux, r"\[connected to bob\]")
-    wait_until(second_tmux, rf"\[connected to alice\][\s\S]*A alice {fingerprint}")
+    wait_until(tmux, r"\[connected to bob via direct\]")
+    wait_until(second_tmux, rf"\[connected to alice via direct\][\s\S]*A alice {fingerprint}")
 
     def turn_over() -> bool:
         return all(re.search(r"Turn 2|The game is over", t.pane()) for t in (tmux, second_tmux))
@@ -195,7 +195,7 @@ def test_the_clocks_show_and_run_on_the_top_bar(
         second_tmux, tmp_path / "bob", "join", f"127.0.0.1:{port}", "--name", "bob",
         "--bot", "greedy", "--plain", "--replay", str(tmp_path / "join.dbnr"),
     )  # fmt: skip
-    running = r"\[connected to bob \| A (\d+):(\d\d)\* B (\d+):(\d\d)\]"
+    running = r"\[connected to bob via direct \| A (\d+):(\d\d)\* B (\d+):(\d\d)\]"
     first = re.search(running, wait_until(tmux, running))
     assert first is not None
     shown = f"A {first[1]}:{first[2]}*"
@@ -275,7 +275,7 @@ def test_sigterm_leaves_the_network_full_screen_saved(tmux: Tmux, tmp_path: Path
         env={**os.environ, "DBNET_HOME": str(tmp_path / "bob")},
     )
     try:
-        wait_until(tmux, r"\[connected to bob\]")
+        wait_until(tmux, r"\[connected to bob via direct\]")
         os.kill(dbnet_pid(tmux), signal.SIGTERM)
         tmux.wait_for(f"EXIT={128 + signal.SIGTERM}")
     finally:

@@ -54,7 +54,7 @@ def test_both_sides_agree_on_keys_version_and_transcript() -> None:
     a, b = initiator.channel(), responder.channel()
     assert a.peer_key == BOB.public_key
     assert b.peer_key == ALICE.public_key
-    assert a.version == b.version == SUPPORTED_VERSIONS[0] == 4
+    assert a.version == b.version == SUPPORTED_VERSIONS[0] == 5
     assert a.transcript == b.transcript
     assert len(a.transcript) == 32
     assert initiator.channel() is a  # one channel, one set of counters
@@ -83,8 +83,8 @@ def test_the_sizes_of_the_messages() -> None:
     sent = run_handshake(Handshake(ALICE, initiator=True), Handshake(BOB, initiator=False))
     sizes = {name: len(payload) for name, payload in sent.items()}
     assert sizes == {
-        "preamble_r": 11,  # versions 4 and 3
-        "preamble_i": 11,
+        "preamble_r": 13,  # versions 5, 4 and 3
+        "preamble_i": 13,
         "message1": 32,
         "message2": 144,
         "message3": 112,
@@ -519,7 +519,7 @@ def test_counters_run_out_without_reusing_a_nonce() -> None:
 
 def test_the_channel_repr_shows_the_fingerprint_not_the_keys() -> None:
     a, _ = channels()
-    assert repr(a) == f"<Channel v4 with {BOB.fingerprint}>"
+    assert repr(a) == f"<Channel v5 with {BOB.fingerprint}>"
 
 
 # --- the roles (version 4): who is host travels in the handshake, not in who connected ----
@@ -721,4 +721,4 @@ def test_a_peer_of_version_3_plays_on_version_3() -> None:
         responder = Handshake(BOB, initiator=False, versions=versions_r)
         run_handshake(initiator, responder)
         assert initiator.channel().version == responder.channel().version == 3
-    assert SUPPORTED_VERSIONS == (4, 3)
+    assert SUPPORTED_VERSIONS == (5, 4, 3)

@@ -98,7 +98,7 @@ def test_fresh_draws_a_new_secret_and_normalizes_its_arguments() -> None:
 
 
 def usable(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
-    return invite_module._address_problem(address) is None
+    return invite_module.address_problem(address) is None
 
 
 V4 = st.ip_addresses(v=4).filter(usable)

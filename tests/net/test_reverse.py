@@ -16,7 +16,7 @@ import trio.testing
 from dbnet.engine import Player
 from dbnet.match.keys import derive
 from dbnet.net.errors import NetError
-from dbnet.net.handshake import HOST, JOINER
+from dbnet.net.handshake import HOST, JOINER, SUPPORTED_VERSIONS
 from dbnet.net.invite import Candidate, PathKind
 from dbnet.net.messages import (
     Bye,
@@ -196,7 +196,7 @@ def relayed_to(
 
 
 async def play_reversed(
-    tmp_path: Path, *, candidates: bool = True, host_versions: tuple[int, ...] = (4, 3)
+    tmp_path: Path, *, candidates: bool = True, host_versions: tuple[int, ...] = SUPPORTED_VERSIONS
 ) -> tuple[Side, Side, Network]:
     host = with_secret(make_side(tmp_path, "alice", identity=ALICE, host=True), SECRET)
     joiner = with_secret(make_side(tmp_path, "bob", identity=BOB, host=False), SECRET)
@@ -223,7 +223,7 @@ async def play_reversed(
 
             nursery.start_soon(run_host)
             connect = (
-                relayed(network) if host_versions == (4, 3) else relayed_to(network, host_versions)
+                relayed(network) if host_versions == SUPPORTED_VERSIONS else relayed_to(network, host_versions)
             )
             await run_side(joiner, lambda: joiner.session.join(connect))
             with trio.move_on_after(10):

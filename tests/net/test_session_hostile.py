@@ -229,15 +229,15 @@ async def test_an_unknown_version_is_refused_on_both_sides(
     host, network = new_host(tmp_path), Network()
 
     async def body() -> None:
-        with pytest.raises(VersionMismatchError, match=r"the peer speaks versions \[4, 3\]"):
-            await secure_connection(network, versions=(7, 5))
+        with pytest.raises(VersionMismatchError, match=r"the peer speaks versions \[5, 4, 3\]"):
+            await secure_connection(network, versions=(7, 6))
         await until(lambda: host.saw("no channel version in common"))
         await then_bob_plays(tmp_path, host, network)
 
     await with_host(host, network, body)
     assert host.saw(
         "refused a connection: handshake: no channel version in common: this side speaks "
-        "versions [4, 3], the peer speaks versions [7, 5]; one side must upgrade"
+        "versions [5, 4, 3], the peer speaks versions [7, 6]; one side must upgrade"
     )
 
 
@@ -251,7 +251,7 @@ async def test_a_joiner_stops_at_a_host_of_another_version(
     async def fake_host() -> None:
         stream = await network.arrivals.receive()
         with suppress(NetError):
-            await open_channel(stream, MALLORY, initiator=False, versions=(5,))
+            await open_channel(stream, MALLORY, initiator=False, versions=(6,))
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(fake_host)
@@ -259,7 +259,7 @@ async def test_a_joiner_stops_at_a_host_of_another_version(
     assert isinstance(joiner.outcome, GameSessionError)
     assert str(joiner.outcome) == (
         "cannot play with this host: handshake: no channel version in common: this side "
-        "speaks versions [4, 3], the peer speaks versions [5]; one side must upgrade"
+        "speaks versions [5, 4, 3], the peer speaks versions [6]; one side must upgrade"
     )
     assert network.count == 1
     assert not joiner.path.exists()

@@ -61,7 +61,7 @@ async def test_handshake_and_messages_both_ways() -> None:
     a, b = await secure_pair(*trio.testing.memory_stream_pair())
     assert a.peer_key == BOB.public_key
     assert b.peer_key == ALICE.public_key
-    assert a.version == b.version == SUPPORTED_VERSIONS[0] == 4
+    assert a.version == b.version == SUPPORTED_VERSIONS[0] == 5
     assert a.transcript == b.transcript
     for i in range(10):
         await a.send(b"ping %d" % i)
@@ -177,8 +177,8 @@ async def test_an_oversized_handshake_frame_is_refused_unread(
 async def test_no_common_version() -> None:
     a_stream, b_stream = trio.testing.memory_stream_pair()
     async with trio.open_nursery() as nursery:
-        b = Background(nursery, partial(open_channel, b_stream, BOB, initiator=False, versions=[5]))
-        with pytest.raises(VersionMismatchError, match=r"speaks versions \[4, 3\].*\[5\]"):
+        b = Background(nursery, partial(open_channel, b_stream, BOB, initiator=False, versions=[6]))
+        with pytest.raises(VersionMismatchError, match=r"speaks versions \[5, 4, 3\].*\[6\]"):
             await open_channel(a_stream, ALICE, initiator=True)
         await b.finished.wait()
     assert isinstance(b.error, VersionMismatchError)

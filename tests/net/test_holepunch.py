@@ -1,0 +1,276 @@
+"""Hole punching (issue 31, items 1 and 2; docs/network.md section 15): a game that starts
+on the relay moves to a QUIC path the two sides punch, mid-game, with nothing lost,
+repeated or reordered; a stranger's QUIC, a peer that names a third party and a peer
+that does not punch all leave the game on the relay. The sessions run in-process here,
+their punching sockets on loopback (no NAT to cross: the NAT lab proves that part,
+tests/lab/test_paths.py); the relay is a pair of memory streams, as the relay's waiter
+hands them to each side."""
+
+from __future__ import annotations
+
+import ipaddress
+from pathlib import Path
+
+import msgpack
+import pytest
+import trio
+
+from dbnet.net.handshake import SUPPORTED_VERSIONS
+from dbnet.net.holepunch import PunchDoor
+from dbnet.net.messages import MessageError, MessageType, Punch, decode_message, encode_message
+from dbnet.net.punch import (
+    MAX_PUNCH_CANDIDATES,
+    PROBE,
+    PROBES,
+    PUNCHED_PATH,
+    PunchCandidate,
+    PunchCandidateError,
+    is_probe,
+    own_ipv6_candidates,
+    probed_first,
+)
+from dbnet.net.quic import open_quic_endpoint
+from dbnet.net.session import Outcome
+from dbnet.replay.verify import VerdictStatus
+
+from .helpers import ALICE, BOB
+from .sessions import Network, Side, make_side, run_side
+from .test_reverse import relayed_to
+from .test_session_invite import SECRET, relayed, with_secret
+
+LIMIT = 60
+
+
+def candidate(text: str, port: int) -> PunchCandidate:
+    return PunchCandidate(ipaddress.ip_address(text), port)
+
+
+# --- the message and the rules ---------------------------------------------------------------
+
+
+def test_punch_round_trips_and_is_bounded() -> None:
+    message = Punch((candidate("203.0.113.7", 40000), candidate("2001:db8:1::2", 40001)))
+    assert decode_message(encode_message(message)) == message
+    assert decode_message(encode_message(Punch(()))) == Punch(())
+    flood = Punch(
+        tuple(candidate("203.0.113.7", 1000 + i) for i in range(MAX_PUNCH_CANDIDATES + 1))
+    )
+    with pytest.raises(MessageError, match="length <= 4"):
+        decode_message(encode_message(flood))
+
+
+@pytest.mark.parametrize(
+    ("address", "why"),
+    [
+        ("224.0.0.1", "multicast"),
+        ("255.255.255.255", "broadcast"),
+        ("0.0.0.0", "unspecified"),
+        ("fe80::1", "link-local"),
+        ("::ffff:203.0.113.7", "IPv4-mapped"),
+    ],
+)
+def test_a_punch_naming_no_single_machine_is_refused_in_one_line(address: str, why: str) -> None:
+    with pytest.raises(PunchCandidateError, match=why):
+        candidate(address, 40000)
+    hostile = msgpack.packb([MessageType.PUNCH.value, [["203.0.113.7", 40000], [address, 40000]]])
+    with pytest.raises(MessageError, match=rf"punch\[1\]: not a hole-punching candidate: .*{why}"):
+        decode_message(hostile)
+
+
+def test_a_punch_address_must_be_canonical() -> None:
+    hostile = msgpack.packb([MessageType.PUNCH.value, [["2001:DB8::1", 40000]]])
+    with pytest.raises(MessageError, match="not in its canonical form 2001:db8::1"):
+        decode_message(hostile)
+
+
+def test_a_punch_listing_one_candidate_twice_is_refused() -> None:
+    twice = Punch((candidate("203.0.113.7", 40000), candidate("203.0.113.7", 40000)))
+    with pytest.raises(MessageError, match="listed twice"):
+        decode_message(encode_message(twice))
+
+
+def test_probes_are_neither_stun_nor_quic() -> None:
+    assert is_probe(PROBE)
+    assert PROBE[0] > 3  # STUN's first byte is 0 to 3
+    assert PROBE[0] < 64  # QUIC's is 64 to 255 (RFC 9443)
+    assert not is_probe(PROBE + b"x")
+
+
+def test_ipv6_candidates_are_only_addresses_a_peer_can_reach() -> None:
+    found = own_ipv6_candidates(["192.0.2.5", "fe80::1", "2001:db8:1::2", "2001:db8:1::3"], 4000)
+    assert found == (candidate("2001:db8:1::2", 4000), candidate("2001:db8:1::3", 4000))
+    many = own_ipv6_candidates([f"2001:db8:1::{i}" for i in range(1, 9)], 4000)
+    assert len(many) == MAX_PUNCH_CANDIDATES - 1
+
+
+def test_only_the_candidates_a_probe_came_from_are_connected_to() -> None:
+    told = [candidate("203.0.113.7", 4000), candidate("2001:db8::7", 4001)]
+    assert probed_first(told, [("2001:db8:0::7", 4001), ("198.51.100.9", 4000)]) == [told[1]]
+
+
+# --- the probes on a real socket ---------------------------------------------------------------
+
+
+async def test_a_door_hears_probes_and_the_quic_endpoint_never_sees_them() -> None:
+    lines: list[str] = []
+    with trio.fail_after(LIMIT):
+        async with trio.open_nursery() as nursery:
+            door = PunchDoor(
+                nursery, host=True, stun=None, report=lines.append, bind4="127.0.0.1",
+                tell_bound=True,
+            )  # fmt: skip
+            [own] = await door.candidates(ipv6=False)
+            assert own.address == ipaddress.ip_address("127.0.0.1")
+            sender = trio.socket.socket(type=trio.socket.SOCK_DGRAM)
+            await sender.bind(("127.0.0.1", 0))
+            peer = candidate("127.0.0.1", sender.getsockname()[1])
+            assert not door.heard(peer)
+            await sender.sendto(PROBE, own.endpoint)
+            with trio.fail_after(5):
+                await door.hear(peer)
+            await sender.sendto(b"\x0fnot a probe", own.endpoint)  # junk: one line, once
+            await trio.sleep(0.2)
+            sender.close()
+            nursery.cancel_scope.cancel()
+    assert [line for line in lines if "ignored" in line] == [
+        f"hole punching: ignored a 12-byte datagram from {peer}: not a QUIC packet (further "
+        "ones are counted, not reported)"
+    ]
+
+
+async def test_probes_are_bounded_in_count() -> None:
+    with trio.fail_after(LIMIT):
+        async with trio.open_nursery() as nursery:
+            door = PunchDoor(
+                nursery, host=False, stun=None, report=lambda _: None, bind4="127.0.0.1",
+                tell_bound=True,
+            )  # fmt: skip
+            await door.candidates(ipv6=False)
+            catcher = trio.socket.socket(type=trio.socket.SOCK_DGRAM)
+            await catcher.bind(("127.0.0.1", 0))
+            target = candidate("127.0.0.1", catcher.getsockname()[1])
+            await door.probe([target, target])
+            got = 0
+            with trio.move_on_after(0.5):
+                while True:
+                    assert await catcher.recv(100) == PROBE
+                    got += 1
+            catcher.close()
+            nursery.cancel_scope.cancel()
+    assert got == 2 * PROBES
+
+
+async def test_quic_and_probes_share_one_socket() -> None:
+    """The endpoint's ``other`` takes the probes; QUIC still connects on that socket."""
+    taken: list[bytes] = []
+    with trio.fail_after(LIMIT):
+        server = trio.socket.socket(type=trio.socket.SOCK_DGRAM)
+        await server.bind(("127.0.0.1", 0))
+        client = trio.socket.socket(type=trio.socket.SOCK_DGRAM)
+        await client.bind(("127.0.0.1", 0))
+
+        def other(data: bytes, peer: tuple[str, int]) -> bool:
+            if is_probe(data):
+                taken.append(data)
+                return True
+            return False
+
+        async with (
+            open_quic_endpoint(server, accept=True, other=other) as accepting,
+            open_quic_endpoint(client) as connecting,
+        ):
+            await client.sendto(PROBE, server.getsockname())
+            stream = await connecting.connect(server.getsockname())
+            accepted = await accepting.accept()
+            await stream.send_all(b"hello")
+            assert await accepted.receive_some() == b"hello"
+        server.close()
+        client.close()
+    assert taken == [PROBE]
+
+
+# --- a whole game: it starts on the relay and moves to the punched path ---------------------
+
+
+async def play_punched(
+    tmp_path: Path,
+    *,
+    host_punches: bool = True,
+    joiner_punches: bool = True,
+    host_versions: tuple[int, ...] = SUPPORTED_VERSIONS,
+) -> tuple[Side, Side]:
+    host = with_secret(make_side(tmp_path, "alice", identity=ALICE, host=True), SECRET)
+    joiner = with_secret(make_side(tmp_path, "bob", identity=BOB, host=False), SECRET)
+    reported: dict[str, list[str]] = {"host": [], "joiner": []}
+    network = Network()
+    with trio.fail_after(LIMIT):
+        async with trio.open_nursery() as nursery:
+            for side, punches, role in (
+                (host, host_punches, "host"),
+                (joiner, joiner_punches, "joiner"),
+            ):
+                if punches:
+                    side.session.punch_door = PunchDoor(
+                        nursery, host=role == "host", stun=None, report=reported[role].append,
+                        bind4="127.0.0.1", tell_bound=True,
+                    )  # fmt: skip
+            host_scope = trio.CancelScope()
+
+            async def run_host() -> None:
+                with host_scope:
+                    await run_side(host, lambda: host.session.serve(network.arrivals))
+
+            nursery.start_soon(run_host)
+            connect = (
+                relayed(network)
+                if host_versions == SUPPORTED_VERSIONS
+                else relayed_to(network, host_versions)
+            )
+            await run_side(joiner, lambda: joiner.session.join(connect))
+            with trio.move_on_after(10):
+                while host.outcome is None:
+                    await trio.sleep(0.01)
+            nursery.cancel_scope.cancel()
+    for side in (host, joiner):
+        if side.session.writer is not None:
+            side.session.writer.close()
+    host.said.extend(f"(verbose) {line}" for line in reported["host"])
+    joiner.said.extend(f"(verbose) {line}" for line in reported["joiner"])
+    return host, joiner
+
+
+async def test_a_relayed_game_moves_to_the_punched_path(tmp_path: Path) -> None:
+    host, joiner = await play_punched(tmp_path)
+    assert host.outcome is Outcome.COMPLETE, host.said
+    assert joiner.outcome is Outcome.COMPLETE, joiner.said
+    for side, peer in (
+        (host, f"bob ({BOB.fingerprint})"),
+        (joiner, f"alice ({ALICE.fingerprint})"),
+    ):
+        assert side.saw(f"connected to {peer} via relay"), side.said
+        assert side.saw(f"path: {PUNCHED_PATH}"), side.said
+        assert side.saw(f"connected to {peer} via {PUNCHED_PATH}"), side.said
+        assert not side.saw("connection lost"), side.said  # the move is not a loss
+        assert side.verdict().status is VerdictStatus.COMPLETE
+    assert host.path.read_bytes() == joiner.path.read_bytes()
+
+
+async def test_a_side_that_does_not_punch_keeps_the_game_on_the_relay(tmp_path: Path) -> None:
+    """The joiner has no punching sockets: it answers the host's PUNCH with none, and the
+    host says why (verbose) at once, not after its timeout."""
+    host, joiner = await play_punched(tmp_path, joiner_punches=False)
+    assert host.outcome is Outcome.COMPLETE
+    assert joiner.outcome is Outcome.COMPLETE
+    assert not host.saw("path: ") and not joiner.saw("path: ")
+    assert host.saw(
+        "(verbose) hole punching failed: the joiner told no candidate; the game stays on the relay"
+    ), host.said
+    assert host.verdict().status is VerdictStatus.COMPLETE
+
+
+async def test_a_host_of_channel_version_4_keeps_the_game_on_the_relay(tmp_path: Path) -> None:
+    host, joiner = await play_punched(tmp_path, host_versions=(4, 3))
+    assert host.outcome is Outcome.COMPLETE
+    assert joiner.outcome is Outcome.COMPLETE
+    assert not host.saw("path: ") and not joiner.saw("path: ")
+    assert joiner.verdict().status is VerdictStatus.COMPLETE

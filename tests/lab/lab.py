@@ -32,6 +32,9 @@ Router kinds (nftables, one ``inet filter`` table laid out as miniupnpd expects)
   router opens (``open_ports``, default 7117-7127): a home router with a configured
   pinhole, as a player opens one for a game server; what makes a direct IPv6 game
   possible.
+- ``ipv6closed``: routed global IPv6 behind a stateful firewall that admits nothing
+  inbound (a home router's default: no pinhole), and IPv4 behind a ``symmetric`` NAT,
+  as on many mobile networks: only an IPv6 hole punch can make a direct path.
 """
 
 from __future__ import annotations
@@ -51,7 +54,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-RouterKind = Literal["cone", "symmetric", "upnp", "cgnat", "ipv6"]
+RouterKind = Literal["cone", "symmetric", "upnp", "cgnat", "ipv6", "ipv6closed"]
+IPV6_KINDS: tuple[RouterKind, ...] = ("ipv6", "ipv6closed")
 
 AGENT = Path(__file__).with_name("agent.py")
 """The small programs the lab runs inside namespaces (whoami, listen, connect, record...)."""
@@ -349,7 +353,7 @@ class Lab:
             router.ip("route", "add", "default", "via", carrier.lan_address)
         router.lan_address = f"192.0.2.{16 * index + 1}"
         _lan_bridge(router)
-        if kind == "ipv6":
+        if kind in IPV6_KINDS:
             router.ip("addr", "add", f"2001:db8::{100 + index:x}/64", "dev", "wan", "nodad")
             router.ip("addr", "add", f"2001:db8:{index:x}::1/64", "dev", "lan", "nodad")
             router.ip("-6", "route", "add", "default", "via", "2001:db8::1")
@@ -391,7 +395,7 @@ class Lab:
         self._plug(router, "lan", host, "eth0")
         host.ip("addr", "add", f"{host.address}/28", "dev", "eth0")
         host.ip("route", "add", "default", "via", router.lan_address)
-        if router.kind == "ipv6":
+        if router.kind in IPV6_KINDS:
             host.address6 = f"2001:db8:{router.index:x}::{number:x}"
             host.ip("addr", "add", f"{host.address6}/64", "dev", "eth0", "nodad")
             host.ip("-6", "route", "add", "default", "via", f"2001:db8:{router.index:x}::1")
@@ -472,7 +476,9 @@ class Lab:
         return (self.workdir / f"miniupnpd-{router.index}.log").read_text(errors="replace")
 
     def relay(self, *, record: bool = False) -> Relay:
-        """The transit relay (``magic-wormhole-transit-relay``) on a new public host."""
+        """The transit relay (``magic-wormhole-transit-relay``) on a new public host; and
+        the lab's STUN server (coturn), which the players that meet there ask."""
+        self._ensure_stun()
         host = self.public_host("relay")
         inner = RELAY_PORT + 1 if record else RELAY_PORT
         interface = "127.0.0.1" if record else "0.0.0.0"
@@ -498,7 +504,8 @@ class Lab:
 def _router_rules(kind: RouterKind, open_ports: tuple[int, int]) -> str:
     """The router's nftables ruleset: the chains miniupnpd fills, a stateful forward
     filter, and the masquerade of its kind."""
-    masquerade = "masquerade fully-random" if kind == "symmetric" else "masquerade"
+    symmetric = kind in ("symmetric", "ipv6closed")
+    masquerade = "masquerade fully-random" if symmetric else "masquerade"
     low, high = open_ports
     pinhole = (
         f'iifname "wan" meta nfproto ipv6 tcp dport {low}-{high} accept\n' if kind == "ipv6" else ""

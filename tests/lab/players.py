@@ -1,8 +1,9 @@
 """Two ``dbnet`` players in the lab: a host that prints its invite and a joiner that
 pastes it, each a real process inside its own namespace, bots playing both sides.
 
-Inside the lab the relay and port mapping are on (``DBNET_RELAY`` names the lab's
-relay, ``DBNET_PORT_MAPPING=on``): the lab is the only place a test lets them be.
+Inside the lab the relay, port mapping and STUN are on (``DBNET_RELAY`` names the
+lab's relay, ``DBNET_PORT_MAPPING=on``, ``DBNET_STUN`` the lab's coturn): the lab is
+the only place a test lets them be.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .lab import GAME_PORTS, Host
+from .lab import GAME_PORTS, STUN_ADDRESSES, STUN_PORT, Host
 
 INVITE = re.compile(r"^  dbnet join (DB\w+)$")
 GAME_LIMIT = 90.0  # seconds: a hang guard (a one-turn bot game takes a few)
@@ -80,6 +81,7 @@ def environment(home: Path, relay: tuple[str, int] | None) -> dict[str, str]:
         "DBNET_HOME": str(home),
         "DBNET_RELAY": "off" if relay is None else f"{relay[0]}:{relay[1]}",
         "DBNET_PORT_MAPPING": "on",
+        "DBNET_STUN": f"{STUN_ADDRESSES[0]}:{STUN_PORT}",
         "NO_COLOR": "1",
     }
 

@@ -3,9 +3,12 @@ host kind x joiner kind over {cone, symmetric, upnp, cgnat}, both players behind
 router, and an IPv6 pair; each pair plays a whole bot game through ``dbnet host`` and
 ``dbnet join INVITE``, both replays verify, and the joiner reports the path expected:
 direct through the mapping where the host's router maps, the relay where nothing
-direct can work. The label is the path that won the race. Where only the joiner's
-router maps, the game starts on the relay and moves to the host's connection to the
-joiner's mapped port (``dbnet.net.reverse``): its ``path:`` line says so."""
+direct can work. The label is the path that won the race. A game that starts on the
+relay then moves to a direct path where one can open: the host's connection to the
+joiner's mapped port (``dbnet.net.reverse``) where only the joiner's router maps, and
+a hole punched through both NATs (``dbnet.net.punch``) wherever neither is symmetric;
+its ``path:`` line says so. Issue 31 expects 11 of the 16 pairs direct in the end:
+all but a symmetric NAT facing anything but a mapping router."""
 
 from __future__ import annotations
 
@@ -34,10 +37,40 @@ REVERSED = {
 """What each side says when the game moves to the host's connection to the joiner."""
 
 
+PUNCHED = "path: direct (hole punched)"
+
+
 def moves_to_the_joiner(host_kind: RouterKind, joiner_kind: RouterKind) -> bool:
-    """Whether the game moves from the relay to the host's connection to the joiner:
+    """Whether the game can move from the relay to the host's connection to the joiner:
     where only the joiner's router maps (any host can connect out to it)."""
     return EXPECTED[host_kind] == "relay" and joiner_kind == "upnp"
+
+
+def punchable(host_kind: RouterKind, joiner_kind: RouterKind) -> bool:
+    """Whether a hole can be punched: neither NAT is symmetric (a symmetric NAT gives the
+    peer a new port, which no STUN answer foretells)."""
+    return "symmetric" not in (host_kind, joiner_kind)
+
+
+def ends_direct(host_kind: RouterKind, joiner_kind: RouterKind) -> bool:
+    return (
+        EXPECTED[host_kind] != "relay"
+        or moves_to_the_joiner(host_kind, joiner_kind)
+        or punchable(host_kind, joiner_kind)
+    )
+
+
+def test_the_matrix_expects_11_of_16_pairs_direct() -> None:
+    pairs = list(itertools.product(KINDS, KINDS))
+    relayed = {pair for pair in pairs if not ends_direct(*pair)}
+    assert relayed == {
+        ("cone", "symmetric"),
+        ("symmetric", "cone"),
+        ("symmetric", "symmetric"),
+        ("cgnat", "symmetric"),
+        ("symmetric", "cgnat"),
+    }
+    assert len(pairs) - len(relayed) == 11
 
 
 class Matrix:
@@ -69,9 +102,14 @@ def test_every_pair_of_routers_plays_over_the_path_expected(
     assert path_of(game.host) == ("relay" if EXPECTED[host_kind] == "relay" else "direct")
     if host_kind == "upnp":
         assert any(line.startswith("your router forwards ") for line in game.host.lines)
-    moved = moves_to_the_joiner(host_kind, joiner_kind)
-    assert (REVERSED["joiner"] in game.joiner.lines) == moved, game.joiner.output()
-    assert (REVERSED["host"] in game.host.lines) == moved, game.host.output()
+        return  # direct from the start: nothing to move
+    reversed_ = REVERSED["joiner"] in game.joiner.lines
+    punched = PUNCHED in game.joiner.lines
+    assert (REVERSED["host"] in game.host.lines) == reversed_, game.host.output()
+    assert (PUNCHED in game.host.lines) == punched, game.host.output()
+    assert reversed_ <= moves_to_the_joiner(host_kind, joiner_kind), game.joiner.output()
+    assert punched <= punchable(host_kind, joiner_kind), game.joiner.output()
+    assert (reversed_ or punched) == ends_direct(host_kind, joiner_kind), game.joiner.output()
 
 
 @pytest.mark.parametrize("host_kind", ["cone", "cgnat"])
@@ -97,6 +135,23 @@ def test_two_players_behind_one_router_play_over_the_lan(lab: Lab, tmp_path: Pat
     game = play(router.host(), router.host(), tmp_path, lab.relay().address)
     assert_complete(game)
     assert path_of(game.joiner) == "direct (LAN)"
+
+
+def test_an_ipv6_pair_behind_default_deny_firewalls_punches_a_direct_path(
+    lab: Lab, tmp_path: Path
+) -> None:
+    """Issue 31, item 4: both behind routers whose IPv6 firewall admits nothing inbound
+    (and whose IPv4 NAT is symmetric): the game starts on the relay, and moves to an
+    IPv6 path punched through both firewalls."""
+    host = lab.router("ipv6closed").host()
+    joiner = lab.router("ipv6closed").host()
+    game = play(host, joiner, tmp_path, lab.relay().address)
+    assert_complete(game)
+    assert path_of(game.joiner) == "relay", game.joiner.output()
+    for player in (game.host, game.joiner):
+        assert "path: direct (hole punched, IPv6)" in player.lines, player.output()
+    assert host.address6 is not None and joiner.address6 is not None
+    assert game.joiner.connected()[-1].endswith(" via direct (hole punched, IPv6)")
 
 
 def test_an_ipv6_pair_plays_directly_over_ipv6(lab: Lab, tmp_path: Path) -> None:

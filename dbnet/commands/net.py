@@ -54,16 +54,9 @@ from dbnet.match.building import (
     reveal_needs_file,
     warband_path,
 )
+from dbnet.match.decision_help import choice_lines, explain_pending, pending_help, pool_lines
 from dbnet.match.keys import derive, login_name
-from dbnet.match.render import (
-    WIDTH,
-    choice_lines,
-    describe_result,
-    explain_pending,
-    pending_help,
-    pool_lines,
-    render_position,
-)
+from dbnet.match.render import WIDTH, describe_result, render_position
 from dbnet.match.seats import BotSeat, PersonSeat, Seat
 from dbnet.match.story import Event, minis_words
 from dbnet.net.chat import ChatRoom

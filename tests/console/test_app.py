@@ -22,8 +22,9 @@ from dbnet.console.view import NARROW_CELL, compact_token, reserve_entries
 from dbnet.engine import Choice, Decision, DecisionKind, Player, Zone
 from dbnet.engine.board import parse_cell
 from dbnet.engine.keywords import explain
+from dbnet.match.decision_help import describe_mini
 from dbnet.match.local import LocalGame
-from dbnet.match.render import describe_mini, short_names
+from dbnet.match.render import short_names
 from dbnet.replay.saved import resume_play_command
 from dbnet.replay.verify import VerdictStatus, verify_replay
 

@@ -17,7 +17,7 @@ from dbnet.console.app import default_setup
 from dbnet.console.screen import Tab
 from dbnet.console.session import LocalSession
 from dbnet.engine import Decision, DecisionKind, Game, format_choice
-from dbnet.match.render import DECISION_HELP, engaged
+from dbnet.match.decision_help import DECISION_HELP, engaged
 from dbnet.match.story import IDLE_STRIKE
 
 from .helpers import ENTER, F1, F2, example_setup, hotseat_at, pending_kind, running

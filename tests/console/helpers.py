@@ -15,7 +15,8 @@ from prompt_toolkit.output import DummyOutput
 
 from dbnet.bots import make_bot
 from dbnet.catalog import load_catalog, load_map, load_warband
-from dbnet.console.app import ConsoleApp, default_setup
+from dbnet.console.app import ConsoleApp
+from dbnet.console.launch import default_setup
 from dbnet.console.session import LocalSession, Session
 from dbnet.engine import Decision, DecisionKind, Game, GameSetup, Player, format_choice
 

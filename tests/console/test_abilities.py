@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from dbnet.console.app import default_setup
+from dbnet.console.launch import default_setup
 from dbnet.console.session import LocalSession, LogKind
 from dbnet.engine import (
     ActivateChoice,

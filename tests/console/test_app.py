@@ -13,9 +13,10 @@ from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 
-from dbnet.console.app import ConsoleApp, default_setup
+from dbnet.console.app import ConsoleApp
 from dbnet.console.completion import matches
 from dbnet.console.fullscreen import EXIT_ERROR, EXIT_INTERRUPTED
+from dbnet.console.launch import default_setup
 from dbnet.console.screen import Tab
 from dbnet.console.session import LocalSession, LogKind
 from dbnet.console.view import NARROW_CELL, compact_token, reserve_entries

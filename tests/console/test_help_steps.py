@@ -13,7 +13,7 @@ import pytest
 
 from dbnet.bots import make_bot
 from dbnet.console import view
-from dbnet.console.app import default_setup
+from dbnet.console.launch import default_setup
 from dbnet.console.screen import Tab
 from dbnet.console.session import LocalSession
 from dbnet.engine import Decision, DecisionKind, Game, format_choice

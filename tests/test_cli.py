@@ -53,6 +53,7 @@ LIGHT = frozenset(
         "dbnet.commands.network_arguments",
         "dbnet.commands.swiss_arguments",
         "dbnet.errors",
+        "dbnet.interrupts",
         "dbnet.text",
     }
 )

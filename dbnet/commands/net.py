@@ -33,7 +33,7 @@ from dbnet.catalog import default_warbands, load_catalog, load_warband
 from dbnet.commands.net_choosers import (
     _ABANDONED_READ,
     ClockLines,
-    bot_chooser,
+    bot_in_a_thread,
     line_chooser,
     line_reader,
     line_rematch,
@@ -132,7 +132,7 @@ def _player(
         )
         bot_seat = BotSeat(bot, in_place=False, builders=Builders.one(builder))
         seat: Seat = bot_seat
-        choose = bot_chooser(bot_seat)
+        choose = bot_in_a_thread(bot_seat)
     else:
         seat = PersonSeat()
         choose = _chosen_by_the_front_end

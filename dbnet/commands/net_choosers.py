@@ -39,7 +39,7 @@ from dbnet.net.session import (
 from dbnet.protocol.clock import format_clock
 
 
-def bot_chooser(seat: BotSeat) -> Chooser:
+def bot_in_a_thread(seat: BotSeat) -> Chooser:
     """The bot of ``seat`` deciding in a worker thread; cancelled (the game ends, the
     connection fails, Ctrl-C), it stops searching at once and its choice is dropped. (In a
     Limited game the seat itself commits to the automatic build and reveals it.)"""

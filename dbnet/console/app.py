@@ -27,7 +27,7 @@ from prompt_toolkit.output import Output
 from dbnet.console.chat import chat_bindings
 from dbnet.console.completion import ChoiceCompleter
 from dbnet.console.copying import Copyable, show_alone
-from dbnet.console.fullscreen import EXIT_ERROR, EXIT_INTERRUPTED, application
+from dbnet.console.fullscreen import EXIT_ERROR, application
 from dbnet.console.game_screen import Confirm, GameScreen
 from dbnet.console.screen import TAB_KEYS, TAB_WORDS, Tab
 from dbnet.console.session import Session
@@ -42,6 +42,7 @@ from dbnet.engine import (
     read_choice,
 )
 from dbnet.errors import DbnetError, InvalidChoiceError
+from dbnet.interrupts import EXIT_INTERRUPTED
 from dbnet.match.render import describe_pending, describe_result, render_score_by_turn
 
 EXIT_DONE = 0

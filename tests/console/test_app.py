@@ -14,7 +14,7 @@ from prompt_toolkit.output.vt100 import Vt100_Output
 
 from dbnet.console.app import ConsoleApp
 from dbnet.console.completion import matches
-from dbnet.console.fullscreen import EXIT_ERROR, EXIT_INTERRUPTED
+from dbnet.console.fullscreen import EXIT_ERROR
 from dbnet.console.launch import default_setup
 from dbnet.console.screen import Tab
 from dbnet.console.session import LocalSession, LogKind
@@ -22,6 +22,7 @@ from dbnet.console.view import NARROW_CELL, compact_token, reserve_entries
 from dbnet.engine import Choice, Decision, DecisionKind, Player, Zone
 from dbnet.engine.board import parse_cell
 from dbnet.engine.keywords import explain
+from dbnet.interrupts import EXIT_INTERRUPTED
 from dbnet.match.decision_help import describe_mini
 from dbnet.match.local import LocalGame
 from dbnet.match.render import short_names

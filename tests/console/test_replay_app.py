@@ -15,12 +15,12 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 
 from dbnet.console import view
-from dbnet.console.fullscreen import EXIT_INTERRUPTED
 from dbnet.console.replay_app import ReplayApp
 from dbnet.console.replay_view import ReplayModel
 from dbnet.console.screen import Tab
 from dbnet.console.view import NARROW_CELL, compact_token
 from dbnet.engine import Game, GameSetup, Player
+from dbnet.interrupts import EXIT_INTERRUPTED
 from dbnet.match.render import short_names
 from dbnet.replay.verify import ReplayVerifier, Verdict
 

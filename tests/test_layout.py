@@ -289,3 +289,17 @@ def test_the_exit_code_of_ctrl_c_is_written_once() -> None:
         if isinstance(node, ast.Constant) and type(node.value) is int and node.value == 130
     ]
     assert bare == ["dbnet.interrupts"]
+
+
+MOST_LINES = 800
+"""No module of ``dbnet/`` is longer: a longer one is split along the jobs it does, into
+modules whose names say them."""
+
+
+def test_no_module_is_over_800_lines() -> None:
+    long = {
+        module_name(path): lines
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MOST_LINES
+    }
+    assert long == {}, f"over {MOST_LINES} lines: {long}"

@@ -100,7 +100,9 @@ class Version:
             self.setup, self.selfplay.game_keys(seed, index), names=("random-A", "random-B")
         )
         self.start_ns += time.perf_counter_ns() - started
-        self.choose = self.local.bot_chooser(bots)
+        # bots_in_place, named bot_chooser before it (a revision compared may be older)
+        chooser = getattr(self.local, "bots_in_place", None) or self.local.bot_chooser
+        self.choose = chooser(bots)
 
     @property
     def playing(self) -> bool:

@@ -28,7 +28,7 @@ from dbnet.bots import make_bot
 from dbnet.catalog import default_warbands, load_catalog, load_map
 from dbnet.engine import GameSetup, Options
 from dbnet.match.keys import MatchKeys, replay_header
-from dbnet.match.local import Match, bot_chooser
+from dbnet.match.local import Match, bots_in_place
 from dbnet.protocol.identity import verify
 from dbnet.replay.file import ReplayWriter, load_bytes, read_replay
 from dbnet.replay.verify import verify_replay
@@ -43,7 +43,7 @@ def long_game(seed: int, folder: Path) -> Path:
     setup = GameSetup(
         load_map(), default_warbands(load_catalog()), options=Options(turns_to_win=10)
     )
-    choose = bot_chooser(
+    choose = bots_in_place(
         (
             make_bot("greedy", random.Random(f"{seed}:A")),
             make_bot("greedy", random.Random(f"{seed}:B")),

@@ -22,6 +22,7 @@ from dbnet import __version__
 from dbnet.commands.arguments import add_commands
 from dbnet.commands.helptext import HOME_HELP
 from dbnet.errors import DbnetError
+from dbnet.interrupts import EXIT_INTERRUPTED
 from dbnet.text import printable
 
 EXIT_USAGE = 2
@@ -60,7 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         print(f"dbnet {args.command or 'menu'}: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         return 0
 

@@ -29,7 +29,7 @@ from dbnet.bots import make_bot
 from dbnet.catalog import default_warbands, load_catalog, load_map, load_warband
 from dbnet.engine import Decision, GameSetup, Options, Player
 from dbnet.match.keys import MatchKeys, replay_header
-from dbnet.match.local import Match, bot_chooser
+from dbnet.match.local import Match, bots_in_place
 from dbnet.replay.file import EXTENSION, ReplayWriter
 
 HERE: Final = Path(__file__).resolve().parent
@@ -93,7 +93,7 @@ def record(game: Recording, directory: Path) -> Path:
         make_bot(game.bots[0], random.Random(f"{tag}:A")),
         make_bot(game.bots[1], random.Random(f"{tag}:B")),
     )
-    choose = bot_chooser(bots)
+    choose = bots_in_place(bots)
     path = directory / f"{game.name}{EXTENSION}"
     with ReplayWriter.create(path, replay_header(keys, setup, CREATED)) as writer:
         match = Match(

@@ -11,7 +11,7 @@ import pytest
 from dbnet import cli
 from dbnet.bots import BOT_NAMES, LEVELS
 from dbnet.bots.match import DEFAULT_MAX_TURNS
-from dbnet.commands import arguments, verify
+from dbnet.commands import argument_types, common_arguments, verify
 from dbnet.engine import Options
 from dbnet.errors import DbnetError
 from dbnet.net.messages import NAME_PATTERN
@@ -46,10 +46,14 @@ LIGHT = frozenset(
         "dbnet",
         "dbnet.cli",
         "dbnet.commands",
+        "dbnet.commands.argument_types",
         "dbnet.commands.arguments",
+        "dbnet.commands.common_arguments",
         "dbnet.commands.helptext",
+        "dbnet.commands.network_arguments",
         "dbnet.commands.swiss_arguments",
         "dbnet.errors",
+        "dbnet.interrupts",
         "dbnet.text",
     }
 )
@@ -179,14 +183,15 @@ def test_a_command_imports_its_module_when_it_runs() -> None:
 
 
 def test_the_values_the_help_repeats_agree_with_their_modules() -> None:
-    """``dbnet.commands.arguments`` repeats a few values so as not to import their modules."""
-    assert BOT_NAMES == arguments.BOT_NAMES
-    assert {name: level.seconds for name, level in LEVELS.items()} == arguments.LEVEL_SECONDS
-    assert DEFAULT_MAX_TURNS == arguments.MAX_TURNS
-    assert Options().turns_to_win == arguments.TURNS_TO_WIN
-    assert EXTENSION == arguments.EXTENSION
-    assert NAME_PATTERN.pattern == arguments.NAME_PATTERN.pattern
-    assert arguments.CLOCK_EXAMPLE == CLOCK_EXAMPLE
-    assert arguments.CLOCK_MS == (1_000, codec.MAX_CLOCK_MS, codec.MAX_INCREMENT_MS)
+    """``dbnet.commands.common_arguments`` and ``argument_types`` repeat a few values so as
+    not to import their modules."""
+    assert BOT_NAMES == common_arguments.BOT_NAMES
+    assert {name: level.seconds for name, level in LEVELS.items()} == common_arguments.LEVEL_SECONDS
+    assert DEFAULT_MAX_TURNS == common_arguments.MAX_TURNS
+    assert Options().turns_to_win == common_arguments.TURNS_TO_WIN
+    assert EXTENSION == common_arguments.EXTENSION
+    assert NAME_PATTERN.pattern == argument_types.NAME_PATTERN.pattern
+    assert argument_types.CLOCK_EXAMPLE == CLOCK_EXAMPLE
+    assert argument_types.CLOCK_MS == (1_000, codec.MAX_CLOCK_MS, codec.MAX_INCREMENT_MS)
     for text in ("10", "25+10", "0.5+2", "1.25", "10+0.5", "6000", "1+3600", "0.017"):
-        assert arguments._clock(text) == ClockSetting.parse(text).wire
+        assert argument_types._clock(text) == ClockSetting.parse(text).wire

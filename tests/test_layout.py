@@ -13,13 +13,14 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "dbnet"
 
-BASE = frozenset({"errors", "text", "files"})
+BASE = frozenset({"errors", "text", "files", "interrupts"})
 """Modules at the top of the package that every room may use (the engine only ``errors``)."""
 
 ALLOWED: dict[str, frozenset[str]] = {
     "errors": frozenset(),
     "text": frozenset(),
     "files": frozenset(),
+    "interrupts": frozenset(),
     "engine": frozenset(),
     "wire": frozenset({"engine"}),
     "catalog": frozenset({"engine", "wire"}),
@@ -250,3 +251,55 @@ def test_the_architecture_page_names_every_room() -> None:
     rooms = {room for room in ALLOWED if not room.startswith("__")} - BASE - {"cli"}
     missing = sorted(room for room in rooms if f"`{room}/`" not in page)
     assert missing == []
+
+
+def top_level_names(path: Path) -> set[str]:
+    """The names a module defines at its top level: functions, classes and assignments."""
+    names: set[str] = set()
+    for node in ast.parse(path.read_text(encoding="utf-8"), str(path)).body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return names
+
+
+ONE_DEFINITION = ("bot_chooser", "EXIT_INTERRUPTED", "STOP_SIGNALS")
+"""Names that were defined twice: two ``bot_chooser`` functions that did different things
+(the bots of a local match thinking in place; a network seat's bot in a worker thread),
+and the exit code of Ctrl-C and the signals that stop dbnet as it does, each written in
+the command line's and in the console's folder."""
+
+
+@pytest.mark.parametrize("name", ONE_DEFINITION)
+def test_a_name_once_defined_twice_is_defined_once(name: str) -> None:
+    where = sorted(
+        module_name(path) for path in PACKAGE.rglob("*.py") if name in top_level_names(path)
+    )
+    assert len(where) <= 1, f"{name} is defined in {where}"
+
+
+def test_the_exit_code_of_ctrl_c_is_written_once() -> None:
+    """130 (128 plus SIGINT's number) is ``EXIT_INTERRUPTED``, nowhere a bare number."""
+    bare = [
+        module_name(path)
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path)))
+        if isinstance(node, ast.Constant) and type(node.value) is int and node.value == 130
+    ]
+    assert bare == ["dbnet.interrupts"]
+
+
+MOST_LINES = 800
+"""No module of ``dbnet/`` is longer: a longer one is split along the jobs it does, into
+modules whose names say them."""
+
+
+def test_no_module_is_over_800_lines() -> None:
+    long = {
+        module_name(path): lines
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MOST_LINES
+    }
+    assert long == {}, f"over {MOST_LINES} lines: {long}"

@@ -48,19 +48,17 @@ from dbnet.engine.choices import DecisionKind
 from dbnet.engine.limited import auto_build
 from dbnet.errors import DbnetError, InvalidChoiceError
 from dbnet.match.building import build_decision, pick_from_pool, pool_of
-from dbnet.match.keys import bot_random, local_keys
-from dbnet.match.local import LocalGame, load_setup
-from dbnet.match.render import (
+from dbnet.match.decision_help import (
     DECISION_HELP,
-    WIDTH,
     choice_lines,
     describe_mini,
     explain_pending,
     pending_help,
     pool_lines,
-    render_position,
-    render_score_by_turn,
 )
+from dbnet.match.keys import bot_random, local_keys
+from dbnet.match.local import LocalGame, load_setup
+from dbnet.match.render import WIDTH, render_position, render_score_by_turn
 from dbnet.match.seats import BotSeat, SeatKind, facing, seats_with
 from dbnet.match.story import EventKind, minis_words
 from dbnet.replay.file import ReplayWriter

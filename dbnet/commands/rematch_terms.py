@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from dbnet.catalog import load_catalog, load_warband
-from dbnet.commands.arguments import _clock
+from dbnet.commands.argument_types import _clock
 from dbnet.errors import DbnetError, InvalidChoiceError
 from dbnet.net.rematch import TERMS_HINT
 from dbnet.net.session import NewGame

@@ -21,7 +21,7 @@ from dbnet.bots import make_bot
 from dbnet.bots.match import MatchResult
 from dbnet.engine import EndReason, GameSetup, Player
 from dbnet.match.keys import MatchKeys, as_name, replay_header
-from dbnet.match.local import Match, bot_chooser, load_setup, match_result
+from dbnet.match.local import Match, bots_in_place, load_setup, match_result
 from dbnet.match.peers import RecordSink
 from dbnet.replay.file import EXTENSION
 from dbnet.replay.paths import now_utc, start_replay
@@ -58,7 +58,7 @@ def play_one(
     assert len(bots) == 2
     signed = (as_name(names[0], "A"), as_name(names[1], "B"))
     match = Match(setup, game_keys(seed, index), on_record=on_record, names=signed)
-    choose = bot_chooser((bots[0], bots[1]))
+    choose = bots_in_place((bots[0], bots[1]))
     game = match.log.game
     while not match.is_closed and (game.is_over or game.turn <= max_turns):
         match.step(choose)

@@ -17,14 +17,8 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from types import FrameType
-from typing import Final
 
-STOP_SIGNALS: Final = tuple(
-    getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)
-)
-"""The signals that stop a game as Ctrl-C does (SIGHUP does not exist on Windows)."""
-
-EXIT_INTERRUPTED: Final = 130
+from dbnet.interrupts import EXIT_INTERRUPTED, STOP_SIGNALS
 
 
 class Stop:

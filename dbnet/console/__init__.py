@@ -9,7 +9,8 @@ main menu (``dbnet`` with no command) is ``dbnet.console.home`` (``run_home``), 
 screen models of ``menu`` and ``pregame``; the warband builder is ``builder``.
 """
 
-from dbnet.console.app import ConsoleApp, run_local
+from dbnet.console.app import ConsoleApp
+from dbnet.console.launch import run_local
 from dbnet.console.session import LocalSession, LogKind, LogLine, Session
 
 __all__ = ["ConsoleApp", "LocalSession", "LogKind", "LogLine", "Session", "run_local"]

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from dbnet.bots import BOT_NAMES
-from dbnet.console.app import run_local
+from dbnet.console.launch import run_local
 from dbnet.console.session import DEFAULT_BOT_DELAY
 from dbnet.engine import Player
 from dbnet.errors import DbnetError

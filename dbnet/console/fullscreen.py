@@ -10,7 +10,6 @@ prints the traceback over the full screen and waits for an Enter that never come
 from __future__ import annotations
 
 import asyncio
-import signal
 import traceback
 from collections.abc import Callable
 from typing import Any, Final, TypeVar
@@ -22,15 +21,11 @@ from prompt_toolkit.layout import Layout
 from prompt_toolkit.output import Output
 
 from dbnet.console import screen
+from dbnet.interrupts import STOP_SIGNALS
 
 T = TypeVar("T")
 
 EXIT_ERROR: Final = 1  # an internal error ended the app (its traceback: ``error``)
-EXIT_INTERRUPTED: Final = 130  # Ctrl-C, as a shell reports SIGINT
-STOP_SIGNALS: Final = tuple(
-    getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)
-)
-"""The signals that end an app as a key would: a service stopping it, a closed terminal."""
 
 
 def application(

@@ -18,13 +18,13 @@ from pathlib import Path
 
 from dbnet.catalog import Catalog, WarbandList, load_catalog
 from dbnet.console.builder import Builder, Draft
-from dbnet.console.fullscreen import EXIT_INTERRUPTED
 from dbnet.console.menu import MainMenu, NetworkScreen, ReplaysScreen, WarbandsScreen
 from dbnet.console.outcomes import Back, Edit, NewWarband, Open, Start, View
 from dbnet.console.picker import Interrupted, ListModel, Picker, QuitAll
 from dbnet.console.pregame import Pregame
 from dbnet.console.shelf import ensure_folder, new_warband_path, warband_folder
 from dbnet.errors import DbnetError
+from dbnet.interrupts import EXIT_INTERRUPTED
 from dbnet.protocol.identity import config_dir
 
 EXIT_OK = 0

@@ -505,7 +505,8 @@ def run_network(
     """Play a network game full screen (see ``NetworkSession``); returns the exit code of
     docs/network.md for how the game ended (as the line interface does), or 1 after an
     internal error and 130 on Ctrl-C."""
-    from dbnet.console.app import EXIT_DONE, run_session
+    from dbnet.console.app import EXIT_DONE
+    from dbnet.console.launch import run_session
 
     session = NetworkSession(make, run, player)
     session.build_seconds = build_seconds

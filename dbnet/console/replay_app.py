@@ -38,11 +38,12 @@ from prompt_toolkit.layout.processors import BeforeInput
 from prompt_toolkit.output import Output
 
 from dbnet.console import screen, view
-from dbnet.console.fullscreen import EXIT_INTERRUPTED, FullScreen, application
+from dbnet.console.fullscreen import FullScreen, application
 from dbnet.console.replay_view import ReplayModel
 from dbnet.console.screen import TAB_KEYS, TAB_WORDS, Tab, join
 from dbnet.console.session import LogKind
 from dbnet.engine import Player, find_minis
+from dbnet.interrupts import EXIT_INTERRUPTED
 from dbnet.match.render import describe_result, render_score_by_turn
 from dbnet.text import printable
 

@@ -42,14 +42,12 @@ from dbnet.engine.board import (
     spawn_row_cells,
 )
 from dbnet.errors import DbnetError
+from dbnet.match.decision_help import choice_meaning, describe_mini, pending_help
 from dbnet.match.render import (
     CELL_WIDTH,
-    choice_meaning,
     conquest_now,
-    describe_mini,
     describe_pending,
     describe_phase,
-    pending_help,
     short_names,
     token,
 )

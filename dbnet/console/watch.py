@@ -197,7 +197,8 @@ def _placeholder() -> Game:
 def run_watch_screen(watching: Watching, connect: Connect) -> int:
     """Watch full screen; the exit code of ``dbnet watch`` (1 after an internal error,
     130 on Ctrl-C)."""
-    from dbnet.console.app import EXIT_DONE, run_session
+    from dbnet.console.app import EXIT_DONE
+    from dbnet.console.launch import run_session
 
     session = WatchSession(watching, connect)
     code = run_session(session)

@@ -97,7 +97,7 @@ def match_result(match: LocalMatch) -> MatchResult:
     )
 
 
-def bot_chooser(bots: tuple[Bot, Bot]) -> Callable[[Game], Choice]:
+def bots_in_place(bots: tuple[Bot, Bot]) -> Callable[[Game], Choice]:
     """A chooser for ``LocalMatch.step`` that asks the deciding player's bot, thinking in
     place (``BotSeat``: in a Limited game's build phase, the bots commit to and reveal
     their automatic builds)."""

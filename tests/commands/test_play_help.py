@@ -11,7 +11,7 @@ import pytest
 from dbnet.cli import build_parser
 from dbnet.commands import play
 from dbnet.engine import DecisionKind
-from dbnet.match.render import DECISION_HELP
+from dbnet.match.decision_help import DECISION_HELP
 from dbnet.match.story import IDLE_STRIKE
 
 from .terminal import Terminal, listed_choices

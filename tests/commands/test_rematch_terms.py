@@ -10,7 +10,7 @@ import pytest
 import trio
 
 from dbnet.catalog import default_warbands, load_catalog
-from dbnet.commands.net import line_rematch
+from dbnet.commands.net_choosers import line_rematch
 from dbnet.commands.rematch_terms import RematchTerms
 from dbnet.net.session import NewGame
 from dbnet.protocol.clock import ClockSetting

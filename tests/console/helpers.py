@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import PipeInput, create_pipe_input
@@ -15,7 +16,8 @@ from prompt_toolkit.output import DummyOutput
 
 from dbnet.bots import make_bot
 from dbnet.catalog import load_catalog, load_map, load_warband
-from dbnet.console.app import ConsoleApp, default_setup
+from dbnet.console.app import ConsoleApp
+from dbnet.console.launch import default_setup
 from dbnet.console.session import LocalSession, Session
 from dbnet.engine import Decision, DecisionKind, Game, GameSetup, Player, format_choice
 
@@ -153,3 +155,13 @@ def example_setup(a: str, b: str) -> GameSetup:
     catalog = load_catalog()
     first, second = (load_warband(EXAMPLES / f"{name}.toml", catalog) for name in (a, b))
     return GameSetup(load_map(), (first, second))
+
+
+def run(test: Callable[[], Coroutine[Any, Any, None]]) -> Callable[[], None]:
+    """Run an asyncio test (prompt-toolkit's loop) from a plain pytest function."""
+
+    def wrapper() -> None:
+        asyncio.run(test())
+
+    wrapper.__name__ = test.__name__
+    return wrapper

@@ -6,7 +6,7 @@ seeded random bots type until the decision wanted is pending; the seeds are the 
 (searched from 1) that reach it. The full-screen client must say in words what is being
 decided, offer the choices by Tab (with what each does) and by the arrow keys, explain
 them in help, and play one; the line interface (``dbnet play --plain``, the same words
-from ``dbnet.match.render``) must say the same.
+from ``dbnet.match.render`` and ``decision_help``) must say the same.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from dbnet.console.app import default_setup
+from dbnet.console.launch import default_setup
 from dbnet.console.session import LocalSession, LogKind
 from dbnet.engine import (
     ActivateChoice,
@@ -30,16 +30,15 @@ from dbnet.engine import (
 )
 from dbnet.engine.keywords import explain
 from dbnet.engine.notation import format_attack_dice
-from dbnet.match.render import (
+from dbnet.match.ability_words import ability_name, waiting_effects
+from dbnet.match.decision_help import (
     MEANINGS_LISTED,
-    ability_name,
     choice_lines,
     choice_meaning,
     describe_mini,
-    describe_pending,
     pending_help,
-    waiting_effects,
 )
+from dbnet.match.render import describe_pending
 
 from .helpers import DOWN, ENTER, F1, TAB, example_setup, hotseat_at, running
 

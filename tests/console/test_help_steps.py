@@ -13,11 +13,11 @@ import pytest
 
 from dbnet.bots import make_bot
 from dbnet.console import view
-from dbnet.console.app import default_setup
+from dbnet.console.launch import default_setup
 from dbnet.console.screen import Tab
 from dbnet.console.session import LocalSession
 from dbnet.engine import Decision, DecisionKind, Game, format_choice
-from dbnet.match.render import DECISION_HELP, engaged
+from dbnet.match.decision_help import DECISION_HELP, engaged
 from dbnet.match.story import IDLE_STRIKE
 
 from .helpers import ENTER, F1, F2, example_setup, hotseat_at, pending_kind, running

@@ -5,10 +5,9 @@ from __future__ import annotations
 import asyncio
 import io
 import re
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 import pytest
 from prompt_toolkit.data_structures import Size
@@ -16,16 +15,29 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 
 from dbnet.console import view
-from dbnet.console.fullscreen import EXIT_INTERRUPTED
 from dbnet.console.replay_app import ReplayApp
 from dbnet.console.replay_view import ReplayModel
 from dbnet.console.screen import Tab
 from dbnet.console.view import NARROW_CELL, compact_token
 from dbnet.engine import Game, GameSetup, Player
+from dbnet.interrupts import EXIT_INTERRUPTED
 from dbnet.match.render import short_names
 from dbnet.replay.verify import ReplayVerifier, Verdict
 
-from .helpers import CTRL_C, ENTER, F1, F3, F4, F5, F6, PAGE_DOWN, PAGE_UP, TIMEOUT, SizedOutput
+from .helpers import (
+    CTRL_C,
+    ENTER,
+    F1,
+    F3,
+    F4,
+    F5,
+    F6,
+    PAGE_DOWN,
+    PAGE_UP,
+    TIMEOUT,
+    SizedOutput,
+    run,
+)
 from .test_app import colour_codes
 from .test_replay_view import FIRST, REPLAYS, tampered
 
@@ -36,14 +48,6 @@ def mini_named(game: Game, owner: Player | None, handle: str) -> int:
 
 RIGHT, LEFT, HOME, END = "\x1b[C", "\x1b[D", "\x1b[H", "\x1b[F"
 ESCAPE = "\x1b"
-
-
-def run(test: Callable[[], Coroutine[Any, Any, None]]) -> Callable[[], None]:
-    def wrapper() -> None:
-        asyncio.run(test())
-
-    wrapper.__name__ = test.__name__
-    return wrapper
 
 
 class Viewer:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from dbnet.bots import GreedyBot, SearchBot, make_bot
-from dbnet.console.app import default_setup
+from dbnet.console.launch import default_setup
 from dbnet.console.session import LocalSession, LogKind
 from dbnet.console.view import choice_items, decision_text, log_text
 from dbnet.engine import Choice, Game, Player, SpawnChoice

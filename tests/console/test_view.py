@@ -12,8 +12,8 @@ from prompt_toolkit.document import Document
 
 from dbnet.bots import make_bot
 from dbnet.bots.match import roll_dice
-from dbnet.console.app import default_setup
 from dbnet.console.completion import ChoiceCompleter, matches
+from dbnet.console.launch import default_setup
 from dbnet.console.session import LogKind, LogLine
 from dbnet.console.view import (
     NARROW_CELL,

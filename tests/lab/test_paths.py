@@ -150,7 +150,8 @@ def test_an_ipv6_pair_behind_default_deny_firewalls_punches_a_direct_path(
     assert path_of(game.joiner) == "relay", game.joiner.output()
     for player in (game.host, game.joiner):
         assert "path: direct (hole punched, IPv6)" in player.lines, player.output()
-    assert host.address6 is not None and joiner.address6 is not None
+    assert host.address6 is not None
+    assert joiner.address6 is not None
     assert game.joiner.connected()[-1].endswith(" via direct (hole punched, IPv6)")
 
 

@@ -12,7 +12,7 @@ from dbnet.catalog import default_warbands, load_catalog, load_map
 from dbnet.engine import Choice, Game, GameSetup, Player, format_choice, parse_choice
 from dbnet.errors import DbnetError
 from dbnet.match.driver import Driver
-from dbnet.match.local import bot_chooser
+from dbnet.match.local import bots_in_place
 from dbnet.match.peers import LocalMatch
 from dbnet.protocol import log as log_module
 from dbnet.protocol.errors import LocalProtocolError
@@ -39,7 +39,7 @@ def test_a_decision_chosen_as_a_value_is_parsed_once_by_the_receiver_only(
 
     monkeypatch.setattr(log_module, "parse_choice", counting)
     match = LocalMatch(setup, (Identity.generate(), Identity.generate()))
-    choose = bot_chooser((RandomBot(random.Random(1)), RandomBot(random.Random(2))))
+    choose = bots_in_place((RandomBot(random.Random(1)), RandomBot(random.Random(2))))
     while not match.is_closed and len(match.records) < 300:
         match.step(choose)
     decisions = [
@@ -73,7 +73,7 @@ def test_a_bot_decides_on_the_log_s_game_each_roll_rolled_once_per_log(
     monkeypatch.setattr(Game, "roll", counting_roll)
     monkeypatch.setattr(Game, "copy", counting_copy)
     match = LocalMatch(setup, (Identity.generate(), Identity.generate()))
-    choose = bot_chooser((RandomBot(random.Random(5)), RandomBot(random.Random(6))))
+    choose = bots_in_place((RandomBot(random.Random(5)), RandomBot(random.Random(6))))
     while not match.is_closed and len(match.records) < 300:
         match.step(choose)
     rolls = [r.dice for r in match.log.rolls]
@@ -87,7 +87,7 @@ def test_a_chooser_that_fails_leaves_both_logs_as_they_were(setup: GameSetup) ->
     """The decision is made inside the author's entry: if the chooser raises, the entry
     is undone (the dice its links rolled too) and the same step can be taken again."""
     match = LocalMatch(setup, (Identity.generate(), Identity.generate()))
-    choose = bot_chooser((RandomBot(random.Random(7)), RandomBot(random.Random(8))))
+    choose = bots_in_place((RandomBot(random.Random(7)), RandomBot(random.Random(8))))
     failed = 0
     while not match.is_closed and len(match.records) < 120:
         author = match.next_author
@@ -133,7 +133,7 @@ def test_what_is_due_and_who_may_write(setup: GameSetup) -> None:
 def test_a_decision_where_none_is_due_writes_nothing(setup: GameSetup) -> None:
     match = LocalMatch(setup, (Identity.generate(), Identity.generate()))
     while (due := match.due()) is not None and due.view is not None:
-        match.step(bot_chooser((RandomBot(random.Random(3)), RandomBot(random.Random(4)))))
+        match.step(bots_in_place((RandomBot(random.Random(3)), RandomBot(random.Random(4)))))
     held = list(match.records)
     with pytest.raises(DbnetError):
         match.write("done")  # a link is due, not a decision
@@ -151,7 +151,7 @@ def test_one_side_receives_the_other_s_records_over_the_network(setup: GameSetup
     guest = RemoteGame.accept(ids[1], host.records[0], lambda record: None)
     drivers = {Player.A: Driver((host,)), Player.B: Driver((guest,))}
     assert drivers[Player.A].receive(guest.records[1])
-    bots = bot_chooser((RandomBot(random.Random(5)), RandomBot(random.Random(6))))
+    bots = bots_in_place((RandomBot(random.Random(5)), RandomBot(random.Random(6))))
     for _ in range(200):
         author = drivers[Player.A].next_author
         if author is None:

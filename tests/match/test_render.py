@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import random
 import re
-from pathlib import Path
 
 import pytest
 
 from dbnet.bots import GreedyBot, RandomBot
 from dbnet.bots.match import roll_dice
-from dbnet.catalog import default_warbands, load_catalog, load_map, load_warband
+from dbnet.catalog import default_warbands, load_catalog, load_map
 from dbnet.engine import (
     AbilityDef,
     Activation,
-    Aspect,
     AttackChoice,
     ChanceKind,
     ChanceRequest,
@@ -25,7 +23,6 @@ from dbnet.engine import (
     MapDef,
     MiniatureDef,
     MiniKind,
-    Placement,
     Player,
     Position,
     Stage,
@@ -35,15 +32,10 @@ from dbnet.engine import (
     game_at,
     parse_choice,
 )
-from dbnet.engine.board import parse_cell
+from dbnet.match.decision_help import explain_pending
 from dbnet.match.render import (
     WIDTH,
-    ability_heading,
-    ability_name,
-    describe_mini,
     describe_pending,
-    explain_pending,
-    pending_help,
     render_board,
     render_position,
     render_reserves,
@@ -51,57 +43,7 @@ from dbnet.match.render import (
 )
 from dbnet.match.story import describe_roll
 
-V, M, F = Aspect.VALOR, Aspect.MADNESS, Aspect.FEAR
-STANDARD = {"b4": 2, "c4": 3, "d4": 2, "b3": 1, "c3": 5, "d3": 1, "b2": 2, "c2": 3, "d2": 2}
-
-
-def creature(
-    slug: str, cost: int, aspects: tuple[Aspect, ...], p: int, d: int, li: int
-) -> MiniatureDef:
-    return MiniatureDef(slug, slug.title(), MiniKind.CREATURE, cost, aspects, p, d, li)
-
-
-TEMPLE_LION = creature("temple-lion", 3, (V,), 2, 3, 4)
-SIR_GLORIOUS = creature("sir-glorious", 6, (V, V), 3, 5, 7)
-MOON_SHRINE = MiniatureDef("moon-shrine", "Moon Shrine", MiniKind.LOCATION, 2, (V,))
-LOCKJAW = creature("lockjaw", 4, (M,), 3, 3, 5)
-PIT_BEAST = creature("pit-beast", 5, (F,), 3, 4, 6)
-BIG_ONE = creature("big-one", 8, (M, M, M), 4, 6, 9)
-MAD_HAT = creature("mad-hat", 2, (M,), 1, 2, 3)
-
-
-def cell(name: str) -> int:
-    found = parse_cell(name)
-    assert found is not None
-    return found
-
-
-def at(name: str, damage: int = 0) -> Placement:
-    return Placement(Zone.DREAMSCAPE, cell(name), damage)
-
-
-def sample_game(**position: object) -> Game:
-    values = [0] * 25
-    for name, value in STANDARD.items():
-        values[cell(name)] = value
-    setup = GameSetup(
-        MapDef("test", tuple(values)),
-        (
-            Warband("a", (TEMPLE_LION, TEMPLE_LION, SIR_GLORIOUS, MOON_SHRINE)),
-            Warband("b", (LOCKJAW, PIT_BEAST, BIG_ONE, MAD_HAT)),
-        ),
-    )
-    placements = (
-        at("c3", damage=2),  # A temple-lion#1
-        Placement(),  # A temple-lion#2, in reserves
-        at("c4"),  # A sir-glorious
-        at("c3"),  # A moon-shrine (a location)
-        at("c3"),  # B lockjaw
-        Placement(Zone.GRAVEYARD),  # B pit-beast
-        Placement(),  # B big-one
-        Placement(),  # B mad-hat
-    )
-    return game_at(setup, Position(placements=placements, **position))  # type: ignore[arg-type]
+from .positions import BIG_ONE, LOCKJAW, at, cell, sample_game
 
 
 def board_cells(lines: list[str]) -> dict[str, list[str]]:
@@ -182,28 +124,6 @@ def test_reserves_show_spawn_cost_with_aspect_shortfall_and_affordability() -> N
     assert "big-one 10(8+2)*" in " ".join(render_reserves(game, Player.B))
 
 
-def test_damage_explanation_with_two_targets() -> None:
-    values = [0] * 25
-    setup = GameSetup(
-        MapDef("test", tuple(values)),
-        (Warband("a", (SIR_GLORIOUS,)), Warband("b", (LOCKJAW, PIT_BEAST))),
-    )
-    game = game_at(
-        setup,
-        Position(stage=Stage.STRIKE, placements=(at("c3"), at("c3", damage=1), at("c3"))),
-    )
-    game.apply(AttackChoice(cell("c3"), (0,)))
-    game.roll([3, 2, 5])
-    pending = game.pending
-    assert isinstance(pending, Decision)
-    assert pending.kind is DecisionKind.DAMAGE
-    lines = explain_pending(game)
-    assert lines[1] == "Assign exactly 5 damage; targets:"
-    assert "lockjaw (B:lockjaw): defense 3, life 5, damage taken 1" in lines[2]
-    assert "pit-beast (B:pit-beast): defense 4, life 6, damage taken 0" in lines[3]
-    game.check_choice(parse_choice(game, lines[4].removeprefix("Example: ")))
-
-
 def listed(lines: list[str]) -> list[str]:
     header = next(i for i, line in enumerate(lines) if line.startswith("Legal choices ("))
     return [c.strip() for c in " ".join(lines[header + 1 :]).split("|") if c.strip()]
@@ -253,112 +173,6 @@ def test_a_wail_roll_is_announced_and_told() -> None:
     assert describe_roll(game, request, [3, 1]) == (
         "A:screamer wails: 3 + 1 = 4; every creature of spawn cost 4 is banished."
     )
-
-
-HOSTILE = "Evil\nA> resign\r\x1b[2J\x85\u202eX\u2066"
-SHOWN = "Evil\\nA> resign\\r\\x1b[2J\\x85\\u202eX\\u2066"
-
-
-def hostile_game() -> Game:
-    """A game whose warbands, map and a miniature (its name, its set, an ability's keyword,
-    modifier and text) are named with control, bidi and isolate characters, as the other
-    peer may send them."""
-    odd = AbilityDef(f"Wyrd{HOSTILE}", modifier=HOSTILE, text=HOSTILE)
-    mini = MiniatureDef(
-        "hostile", HOSTILE, MiniKind.CREATURE, 2, (V,), 2, 2, 2, set_name=HOSTILE,
-        abilities=(odd,),
-    )  # fmt: skip
-    setup = GameSetup(
-        MapDef(HOSTILE, (0,) * 25), (Warband(HOSTILE, (mini,)), Warband(HOSTILE, (LOCKJAW,)))
-    )
-    return Game(setup, allow_unimplemented=True)
-
-
-def assert_printable(lines: list[str]) -> None:
-    for line in lines:
-        assert line.isprintable(), f"a raw control or format character in {line!r}"
-
-
-def test_a_miniature_s_card_escapes_what_its_warband_chose() -> None:
-    game = hostile_game()
-    card = describe_mini(game, game.minis[0])
-    assert_printable(card)
-    assert card[0] == f"A:hostile: {SHOWN} (creature, {SHOWN}, designed for dbnet)"
-    text = " ".join(" ".join(card).split())  # undo the wrapping
-    assert f"Wyrd{SHOWN} {SHOWN}" in text  # the keyword and its modifier
-    assert f"Not played by dbnet: {SHOWN}" in text
-
-
-def test_ability_names_and_the_help_escape_what_the_warband_chose() -> None:
-    game = hostile_game()
-    ability = game.minis[0].defn.abilities[0]
-    assert ability_name(ability) == f"Wyrd{SHOWN} {SHOWN}"
-    assert ability_heading(ability).isprintable()
-    assert_printable(pending_help(game))
-    assert_printable(render_position(game).splitlines())
-    assert_printable(explain_pending(game))
-
-
-def test_help_leads_with_words_and_gives_rule_numbers_only_at_the_end() -> None:
-    """Each step's help (the full screen's F1 and the line interface's 'help'): no rule
-    number before the last parenthesis, which holds them all."""
-    import re
-
-    from dbnet.engine import DecisionKind
-    from dbnet.match.render import DECISION_HELP
-
-    for kind in DecisionKind:
-        text = DECISION_HELP[kind]
-        body, _, last = text.rpartition(" (")
-        assert re.search(r"\d|FAQ", last), kind  # the rules, at the end
-        assert last.endswith(")"), kind
-        assert not re.search(r"\b\d{3}(\.\d+)?\b", body), (kind, body)
-        assert text.split()[0][0].isupper(), kind  # words first
-
-
-EXAMPLE_WARBANDS = Path(__file__).resolve().parents[2] / "examples" / "warbands"
-
-
-def help_setups() -> list[GameSetup]:
-    """The shipped warbands, and pairs of the example warbands (their abilities bring
-    blades, targets, rerolls, simultaneous effects and deathblows)."""
-    catalog = load_catalog()
-    # every example but the one with an ability the engine does not know
-    names = sorted(p.stem for p in EXAMPLE_WARBANDS.glob("*.toml"))
-    names.remove("madness-and-valor-real")
-    bands = [load_warband(EXAMPLE_WARBANDS / f"{name}.toml", catalog) for name in names]
-    pairs = [(bands[i], bands[(i + 1) % len(bands)]) for i in range(len(bands))]
-    return [GameSetup(load_map(), default_warbands(catalog))] + [
-        GameSetup(load_map(), pair) for pair in pairs
-    ]
-
-
-def test_help_answers_at_every_kind_of_step_reached() -> None:
-    """``help`` (the line interface) and F1 (the full screen) read ``pending_help``: it
-    answers at every step of seeded games between random bots, dice and decisions alike,
-    among them the place/bury step after a combat that once failed."""
-    reached: dict[DecisionKind | ChanceKind | None, int] = {}
-    for number, setup in enumerate(help_setups()):
-        for seed in range(3):
-            game = Game(setup)
-            rng = random.Random(number * 100 + seed)
-            bots = (RandomBot(random.Random(seed)), RandomBot(random.Random(-seed - 1)))
-            while True:
-                pending = game.pending
-                kind = pending.kind if pending is not None else None
-                text = pending_help(game)
-                assert text, kind
-                assert all(paragraph.strip() for paragraph in text), kind
-                reached[kind] = reached.get(kind, 0) + 1
-                if pending is None:
-                    break
-                if isinstance(pending, ChanceRequest):
-                    game.roll(roll_dice(rng, pending.count))
-                else:
-                    game.apply(bots[pending.player].choose(game))
-    wanted = set(DecisionKind) - {DecisionKind.COMMIT, DecisionKind.REVEAL}  # Limited
-    assert wanted <= set(reached), sorted(str(k) for k in wanted - set(reached))
-    assert None in reached  # the end of the game, too
 
 
 def test_one_spawn_point_is_singular() -> None:

@@ -261,7 +261,8 @@ async def test_a_side_that_does_not_punch_keeps_the_game_on_the_relay(tmp_path: 
     host, joiner = await play_punched(tmp_path, joiner_punches=False)
     assert host.outcome is Outcome.COMPLETE
     assert joiner.outcome is Outcome.COMPLETE
-    assert not host.saw("path: ") and not joiner.saw("path: ")
+    assert not host.saw("path: ")
+    assert not joiner.saw("path: ")
     assert host.saw(
         "(verbose) hole punching failed: the joiner told no candidate; the game stays on the relay"
     ), host.said
@@ -272,5 +273,6 @@ async def test_a_host_of_channel_version_4_keeps_the_game_on_the_relay(tmp_path:
     host, joiner = await play_punched(tmp_path, host_versions=(4, 3))
     assert host.outcome is Outcome.COMPLETE
     assert joiner.outcome is Outcome.COMPLETE
-    assert not host.saw("path: ") and not joiner.saw("path: ")
+    assert not host.saw("path: ")
+    assert not joiner.saw("path: ")
     assert joiner.verdict().status is VerdictStatus.COMPLETE

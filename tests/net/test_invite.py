@@ -569,7 +569,7 @@ def test_the_worked_example_of_the_docs_is_the_codes() -> None:
 )
 def test_the_command_lines_light_check_agrees_with_the_invites(text: str) -> None:
     """``dbnet join`` tells an invite from HOST:PORT before importing the network."""
-    from dbnet.commands.arguments import _looks_like_invite
+    from dbnet.commands.argument_types import _looks_like_invite
 
     assert _looks_like_invite(text) == looks_like_invite(text)
 

@@ -223,7 +223,9 @@ async def play_reversed(
 
             nursery.start_soon(run_host)
             connect = (
-                relayed(network) if host_versions == SUPPORTED_VERSIONS else relayed_to(network, host_versions)
+                relayed(network)
+                if host_versions == SUPPORTED_VERSIONS
+                else relayed_to(network, host_versions)
             )
             await run_side(joiner, lambda: joiner.session.join(connect))
             with trio.move_on_after(10):

@@ -314,3 +314,33 @@ async def test_a_wrong_host_and_a_garbage_relay_end_their_paths_not_the_program(
     assert said
     assert said[0].startswith(b"please relay ")
     assert "Traceback" not in joiner.output()
+
+
+async def test_a_relayed_game_moves_to_a_path_punched_between_two_processes(
+    tmp_path: Path, homes: Path, real_relay: tuple[str, int], stun_server: tuple[str, int]
+) -> None:
+    """Issue 31, items 1 and 2, with real processes: no direct path of the invite works,
+    so the game starts on the real relay; each side asks the STUN server (coturn, on
+    loopback) from its punching socket, and the game moves to the QUIC path they punch,
+    where it ends: both replays complete and the same."""
+    stun = ["--stun", f"{stun_server[0]}:{stun_server[1]}"]
+    host_replay, joiner_replay = tmp_path / "alice.dbnr", tmp_path / "bob.dbnr"
+    forget_played_games(homes)
+    with trio.fail_after(GAME_TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            args = [*host_args(host_replay, real_relay), *stun, "--verbose"]
+            host = await Dbnet.start(nursery, "host", homes / "alice", args)
+            invite = without_direct_paths(await invite_of(host))
+            args = [*join_args(joiner_replay, invite, real_relay), *stun]
+            joiner = await Dbnet.start(nursery, "join", homes / "bob", args)
+            await host.wait()
+            await joiner.wait()
+    game = Game(host, joiner, host_replay, joiner_replay, proxy=None)  # type: ignore[arg-type]
+    assert_complete(game, command=False)
+    for side in (host, joiner):
+        connected = [line for line in side.lines if line.startswith("connected")]
+        assert connected[0].endswith(" via relay"), side.output()
+        assert side.saw("path: direct (hole punched)"), side.output()
+        assert connected[-1].endswith(" via direct (hole punched)"), side.output()
+        assert not side.saw("connection lost"), side.output()
+    assert host.saw("public endpoint (STUN 127.0.0.1:"), host.output()

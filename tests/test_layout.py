@@ -73,10 +73,13 @@ def module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-def imports_of(path: Path, modules: Collection[str] = ()) -> Iterator[tuple[str, int]]:
+def imports_of(
+    path: Path, modules: Collection[str] = (), *, type_checking: bool = False
+) -> Iterator[tuple[str, int]]:
     """The absolute names ``path`` imports when it runs, with their line numbers.
 
-    Imports under ``if TYPE_CHECKING:`` serve the type checker alone and are left out.
+    Imports under ``if TYPE_CHECKING:`` serve the type checker alone and are left out,
+    unless ``type_checking``.
     ``from dbnet import codec`` gives ``dbnet.codec`` when that is one of ``modules``, and
     ``dbnet`` when ``codec`` is a name defined there."""
     package = module_name(path)
@@ -88,6 +91,7 @@ def imports_of(path: Path, modules: Collection[str] = ()) -> Iterator[tuple[str,
         for node in ast.walk(tree)
         if isinstance(node, ast.If) and ast.unparse(node.test) in _TYPE_CHECKING
         for inner in ast.walk(node)
+        if not type_checking
     }
     for node in ast.walk(tree):
         if id(node) in type_only:
@@ -107,13 +111,15 @@ def imports_of(path: Path, modules: Collection[str] = ()) -> Iterator[tuple[str,
                 yield (submodule if submodule in modules else prefix), node.lineno
 
 
-def graph() -> dict[str, dict[str, int]]:
-    """Module -> the ``dbnet`` modules it imports (each with a line that imports it)."""
-    modules = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+def graph(folder: Path = PACKAGE, *, type_checking: bool = False) -> dict[str, dict[str, int]]:
+    """Module -> the ``dbnet`` modules it imports (each with a line that imports it), for
+    the modules under ``folder``; with ``type_checking``, the imports under
+    ``if TYPE_CHECKING:`` too."""
+    modules = {module_name(p): p for p in sorted(folder.rglob("*.py"))}
     edges: dict[str, dict[str, int]] = {}
     for name, path in modules.items():
         targets: dict[str, int] = {}
-        for imported, line in imports_of(path, modules):
+        for imported, line in imports_of(path, modules, type_checking=type_checking):
             if imported in modules and imported != name:
                 targets.setdefault(imported, line)
         edges[name] = targets
@@ -183,6 +189,23 @@ def test_nothing_imports_the_command_line() -> None:
 def test_no_import_circle() -> None:
     circle = find_circle(graph())
     assert circle is None, " -> ".join(circle or ())
+
+
+def test_no_import_circle_in_the_engine_even_for_the_type_checker() -> None:
+    """Inside ``engine/`` the modules that do the work take the state and the rules, never
+    the ``Game`` facade above them: no circle even when the imports under
+    ``if TYPE_CHECKING:`` count (docs/architecture.md, "Inside the engine")."""
+    edges = graph(PACKAGE / "engine", type_checking=True)
+    circle = find_circle(edges)
+    assert circle is None, " -> ".join(circle or ())
+
+
+def test_the_type_checker_imports_are_seen() -> None:
+    """The engine's check can fail: an import under ``if TYPE_CHECKING:`` is an edge there
+    (the state names a Limited game's build only for the type checker)."""
+    state, limited = "dbnet.engine.state", "dbnet.engine.limited"
+    assert limited in graph(PACKAGE / "engine", type_checking=True)[state]
+    assert limited not in graph(PACKAGE / "engine")[state]
 
 
 @pytest.mark.parametrize("package", sorted(THIRD_PARTY))

@@ -8,7 +8,6 @@ module per concern: ``legality``, ``turnflow``, ``zones``, ``stack``,
 ``procedure`` and ``statehash``.
 """
 
-from dbnet.engine.abilities import Event, EventKind, Stat, Trigger
 from dbnet.engine.choices import (
     DONE,
     SHIFT,
@@ -59,6 +58,8 @@ from dbnet.engine.notation import (
     read_choice,
 )
 from dbnet.engine.position import Placement, Position, Stage, game_at
+from dbnet.engine.statics import Stat
+from dbnet.engine.waiting import Event, EventKind, Trigger
 
 __all__ = [
     "DONE",

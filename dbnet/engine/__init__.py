@@ -49,15 +49,9 @@ from dbnet.engine.model import (
     Player,
     Warband,
 )
-from dbnet.engine.notation import (
-    find_minis,
-    format_choice,
-    format_dice,
-    parse_choice,
-    parse_dice,
-    read_choice,
-)
+from dbnet.engine.notation import format_choice, format_dice, parse_choice, parse_dice
 from dbnet.engine.position import Placement, Position, Stage, game_at
+from dbnet.engine.reading import find_minis, read_choice
 from dbnet.engine.statics import Stat
 from dbnet.engine.waiting import Event, EventKind, Trigger
 

@@ -200,6 +200,29 @@ def test_no_import_circle_in_the_engine_even_for_the_type_checker() -> None:
     assert circle is None, " -> ".join(circle or ())
 
 
+def test_the_engine_imports_in_the_order_its_page_gives() -> None:
+    """docs/architecture.md lists the engine's modules from the bottom up ("Inside the
+    engine"); each imports only modules listed before it, the imports under
+    ``if TYPE_CHECKING:`` included, and every module is listed."""
+    page = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = page.split("## Inside the engine", 1)[1].split("\n## ", 1)[0]
+    order: list[str] = []
+    for line in section.splitlines():
+        if line.startswith("| ") and not line.startswith(("| layer", "|---")):
+            cell = line.split("|")[2].replace("`", "")
+            order += [f"dbnet.engine.{name.strip()}" for name in cell.split(",")]
+    order = [name.removesuffix(".__init__") for name in order]
+    edges = graph(PACKAGE / "engine", type_checking=True)
+    assert sorted(order) == sorted(edges)
+    wrong = [
+        f"{module} imports {target}, listed after it"
+        for module, targets in edges.items()
+        for target in targets
+        if order.index(target) > order.index(module)
+    ]
+    assert wrong == []
+
+
 def test_the_type_checker_imports_are_seen() -> None:
     """The engine's check can fail: an import under ``if TYPE_CHECKING:`` is an edge there
     (the state names a Limited game's build only for the type checker)."""

@@ -2,10 +2,13 @@
 
 The public surface is re-exported here; the modules behind it are
 ``model`` (definitions), ``board`` (geometry), ``choices`` (decisions and
-choices), ``game`` (the state machine) and ``notation``. ``game`` sits on
-``rules`` (what a setup fixes), ``state`` (what changes, and its copy) and one
-module per concern: ``legality``, ``turnflow``, ``zones``, ``stack``,
-``procedure`` and ``statehash``.
+choices), ``game`` (the state machine), ``notation`` and ``reading`` (choices as
+text, and what people type). ``game`` is the facade on ``rules`` (what a setup
+fixes), ``state`` (what changes, and its copy) and one module per concern, each
+working on the state, never on the facade: ``listing`` and ``checking``,
+``turnflow``, ``zones``, ``stack`` and ``activation``, ``abilities`` and
+``effects``, ``procedure`` and ``resolution``, ``statehash``
+(docs/architecture.md, "Inside the engine").
 """
 
 from dbnet.engine.choices import (

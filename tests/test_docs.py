@@ -16,11 +16,10 @@ import msgpack
 import pytest
 
 from dbnet.catalog import default_warbands, load_catalog, load_map
-from dbnet.engine.abilities import EventKind
 from dbnet.engine.combat import Fate, Purpose, Stage
-from dbnet.engine.effects import OpKind
 from dbnet.engine.game import Game, Mode, Phase, Step, Zone
 from dbnet.engine.model import GameSetup, Player, Warband
+from dbnet.engine.waiting import EventKind, OpKind
 from dbnet.errors import DecodeError
 from dbnet.protocol.identity import fingerprint
 from dbnet.wire import codec

@@ -74,10 +74,13 @@ def module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-def imports_of(path: Path, modules: Collection[str] = ()) -> Iterator[tuple[str, int]]:
+def imports_of(
+    path: Path, modules: Collection[str] = (), *, type_checking: bool = False
+) -> Iterator[tuple[str, int]]:
     """The absolute names ``path`` imports when it runs, with their line numbers.
 
-    Imports under ``if TYPE_CHECKING:`` serve the type checker alone and are left out.
+    Imports under ``if TYPE_CHECKING:`` serve the type checker alone and are left out,
+    unless ``type_checking``.
     ``from dbnet import codec`` gives ``dbnet.codec`` when that is one of ``modules``, and
     ``dbnet`` when ``codec`` is a name defined there."""
     package = module_name(path)
@@ -89,6 +92,7 @@ def imports_of(path: Path, modules: Collection[str] = ()) -> Iterator[tuple[str,
         for node in ast.walk(tree)
         if isinstance(node, ast.If) and ast.unparse(node.test) in _TYPE_CHECKING
         for inner in ast.walk(node)
+        if not type_checking
     }
     for node in ast.walk(tree):
         if id(node) in type_only:
@@ -108,13 +112,15 @@ def imports_of(path: Path, modules: Collection[str] = ()) -> Iterator[tuple[str,
                 yield (submodule if submodule in modules else prefix), node.lineno
 
 
-def graph() -> dict[str, dict[str, int]]:
-    """Module -> the ``dbnet`` modules it imports (each with a line that imports it)."""
-    modules = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+def graph(folder: Path = PACKAGE, *, type_checking: bool = False) -> dict[str, dict[str, int]]:
+    """Module -> the ``dbnet`` modules it imports (each with a line that imports it), for
+    the modules under ``folder``; with ``type_checking``, the imports under
+    ``if TYPE_CHECKING:`` too."""
+    modules = {module_name(p): p for p in sorted(folder.rglob("*.py"))}
     edges: dict[str, dict[str, int]] = {}
     for name, path in modules.items():
         targets: dict[str, int] = {}
-        for imported, line in imports_of(path, modules):
+        for imported, line in imports_of(path, modules, type_checking=type_checking):
             if imported in modules and imported != name:
                 targets.setdefault(imported, line)
         edges[name] = targets
@@ -184,6 +190,46 @@ def test_nothing_imports_the_command_line() -> None:
 def test_no_import_circle() -> None:
     circle = find_circle(graph())
     assert circle is None, " -> ".join(circle or ())
+
+
+def test_no_import_circle_in_the_engine_even_for_the_type_checker() -> None:
+    """Inside ``engine/`` the modules that do the work take the state and the rules, never
+    the ``Game`` facade above them: no circle even when the imports under
+    ``if TYPE_CHECKING:`` count (docs/architecture.md, "Inside the engine")."""
+    edges = graph(PACKAGE / "engine", type_checking=True)
+    circle = find_circle(edges)
+    assert circle is None, " -> ".join(circle or ())
+
+
+def test_the_engine_imports_in_the_order_its_page_gives() -> None:
+    """docs/architecture.md lists the engine's modules from the bottom up ("Inside the
+    engine"); each imports only modules listed before it, the imports under
+    ``if TYPE_CHECKING:`` included, and every module is listed."""
+    page = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = page.split("## Inside the engine", 1)[1].split("\n## ", 1)[0]
+    order: list[str] = []
+    for line in section.splitlines():
+        if line.startswith("| ") and not line.startswith(("| layer", "|---")):
+            cell = line.split("|")[2].replace("`", "")
+            order += [f"dbnet.engine.{name.strip()}" for name in cell.split(",")]
+    order = [name.removesuffix(".__init__") for name in order]
+    edges = graph(PACKAGE / "engine", type_checking=True)
+    assert sorted(order) == sorted(edges)
+    wrong = [
+        f"{module} imports {target}, listed after it"
+        for module, targets in edges.items()
+        for target in targets
+        if order.index(target) > order.index(module)
+    ]
+    assert wrong == []
+
+
+def test_the_type_checker_imports_are_seen() -> None:
+    """The engine's check can fail: an import under ``if TYPE_CHECKING:`` is an edge there
+    (the state names a Limited game's build only for the type checker)."""
+    state, limited = "dbnet.engine.state", "dbnet.engine.limited"
+    assert limited in graph(PACKAGE / "engine", type_checking=True)[state]
+    assert limited not in graph(PACKAGE / "engine")[state]
 
 
 @pytest.mark.parametrize("package", sorted(THIRD_PARTY))

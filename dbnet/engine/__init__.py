@@ -2,13 +2,15 @@
 
 The public surface is re-exported here; the modules behind it are
 ``model`` (definitions), ``board`` (geometry), ``choices`` (decisions and
-choices), ``game`` (the state machine) and ``notation``. ``game`` sits on
-``rules`` (what a setup fixes), ``state`` (what changes, and its copy) and one
-module per concern: ``legality``, ``turnflow``, ``zones``, ``stack``,
-``procedure`` and ``statehash``.
+choices), ``game`` (the state machine), ``notation`` and ``reading`` (choices as
+text, and what people type). ``game`` is the facade on ``rules`` (what a setup
+fixes), ``state`` (what changes, and its copy) and one module per concern, each
+working on the state, never on the facade: ``listing`` and ``checking``,
+``turnflow``, ``zones``, ``stack`` and ``activation``, ``abilities`` and
+``effects``, ``procedure`` and ``resolution``, ``statehash``
+(docs/architecture.md, "Inside the engine").
 """
 
-from dbnet.engine.abilities import Event, EventKind, Stat, Trigger
 from dbnet.engine.choices import (
     DONE,
     SHIFT,
@@ -50,15 +52,11 @@ from dbnet.engine.model import (
     Player,
     Warband,
 )
-from dbnet.engine.notation import (
-    find_minis,
-    format_choice,
-    format_dice,
-    parse_choice,
-    parse_dice,
-    read_choice,
-)
+from dbnet.engine.notation import format_choice, format_dice, parse_choice, parse_dice
 from dbnet.engine.position import Placement, Position, Stage, game_at
+from dbnet.engine.reading import find_minis, read_choice
+from dbnet.engine.statics import Stat
+from dbnet.engine.waiting import Event, EventKind, Trigger
 
 __all__ = [
     "DONE",

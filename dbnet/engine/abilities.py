@@ -4,9 +4,13 @@ The engine asks this module every question whose answer an ability can change:
 a stat after modifiers (900.8 minimums applied after all of them), which blade
 abilities a miniature has now (its own, Copy's and Hell's Fury's, none under
 Nullify), whether a rule-changing keyword is in effect for a miniature, and
-which abilities a game event triggers (900.7). ``Statics`` indexes a game's
-abilities once, at setup, so that a game whose miniatures have no ability pays
-almost nothing for these questions.
+which abilities a game event triggers (900.7), and the questions about a position
+that abilities answer: the points a player claims (Dominate), an attack's bonus
+(Darkheart Cottage), what Bodyguards need, which end-of-combat abilities are due.
+Each takes the state (``State``: the rules it was set up with, and where the game
+is now); ``Game`` offers the public ones as its methods. ``Statics`` (in
+``statics``) indexes a game's abilities once, at setup, so that a game whose
+miniatures have no ability pays almost nothing for these questions.
 
 An ability is *active* (glossary) while its miniature is in the dreamscape and,
 for a "score" ability (303.2b, 900.12), on one of its controller's scoring cells.
@@ -14,88 +18,22 @@ for a "score" ability (303.2b, 900.12), on one of its controller's scoring cells
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from dbnet.engine import board
-from dbnet.engine.enums import Zone
-from dbnet.engine.keywords import ASPECT_WORDS, Kind, lookup
+from dbnet.engine.enums import Phase, Zone
+from dbnet.engine.keywords import ASPECT_WORDS
 from dbnet.engine.model import AbilityDef, Activation, MiniatureDef, Player
+from dbnet.engine.statics import Stat, apply_minimum
+from dbnet.engine.waiting import Event, EventKind, Trigger
 
 if TYPE_CHECKING:
-    from dbnet.engine.game import Game, Mini
-
-
-class Stat(enum.IntEnum):
-    POWER = 0
-    DEFENSE = 1
-    LIFE = 2
-    COST = 3
-
-    def __repr__(self) -> str:
-        return f"Stat.{self.name}"
-
-
-class EventKind(enum.IntEnum):
-    """Game events that can trigger abilities (glossary: triggered ability)."""
-
-    SPAWNED = 0  # came into play (303.2c)
-    ENTERED = 1  # moved into a cell from another cell (glossary: enter)
-    DESTROYED = 2
-    DISRUPTED = 3
-    COMBAT_ENDED = 4  # combat step 10
-
-    def __repr__(self) -> str:
-        return f"EventKind.{self.name}"
-
-
-@dataclass(frozen=True, slots=True)
-class Event:
-    """Something that happened to miniature ``mini`` (-1: none) in ``cell`` (-1: none)."""
-
-    kind: EventKind
-    mini: int = -1
-    cell: int = -1
-
-
-@dataclass(frozen=True, slots=True)
-class Trigger:
-    """Ability ``index`` of ``mini``, controlled by ``controller``, triggered by ``event``."""
-
-    controller: Player
-    mini: int
-    index: int
-    event: Event
-
-
-# 900.8: power and cost can't go below 0, defense and life can't go below 1.
-STAT_MINIMUM: tuple[int, int, int, int] = (0, 1, 1, 0)
+    from dbnet.engine.state import Mini, State
 
 HELLS_FURY_CRIT: Final = AbilityDef(
     "Crit", Activation.BLADE, x=2, text="Deal +2 damage this combat (granted by Hell's Fury)."
 )
-
-# Static keywords that change other creatures' stats: (stat, whose: "ally" local or
-# adjacent, or "enemy" in the same cell, sign).
-_AURAS: Final[dict[str, tuple[Stat, str, int]]] = {
-    "Bolster": (Stat.DEFENSE, "ally", 1),
-    "Enrage": (Stat.POWER, "ally", 1),
-    "Invigorate": (Stat.LIFE, "ally", 1),
-    "Inciter": (Stat.POWER, "enemy", 1),
-    "Weaken": (Stat.POWER, "enemy", -1),
-    "Panic": (Stat.DEFENSE, "enemy", -1),
-    "Drain": (Stat.LIFE, "enemy", -1),
-}
-_SELF_STATS: Final = ("Fight", "Geomancy", "Thanatomancy")
-END_OF_COMBAT: Final = ("Strikeback", "Bloodthirsty", "Detonate", "Fade")
-
-
-def apply_minimum(stat: Stat, value: int) -> int:
-    """900.8: clamp a stat after all modifiers."""
-    floor = STAT_MINIMUM[stat]
-    return value if value > floor else floor
 
 
 def matches(modifier: str | None, defn: MiniatureDef) -> bool:
@@ -114,85 +52,7 @@ def near(a: int, b: int) -> bool:
     return a == b or b in board.ADJACENT[a]
 
 
-_SPAWN_LIMITS: Final = ("Unique", "Vengeance")
-
-
-class Statics:
-    """A game's abilities, indexed by what they do (built once per game)."""
-
-    __slots__ = (
-        "auras",
-        "by_event",
-        "channels",
-        "holders",
-        "keywords",
-        "self_stats",
-        "spawn_abilities",
-        "spawn_limited",
-        "triggered",
-    )
-
-    def __init__(self, abilities: Sequence[tuple[AbilityDef, ...]]) -> None:
-        """Index ``abilities``: each miniature's, by id."""
-        self.auras: tuple[list[tuple[int, AbilityDef, str, int]], ...] = tuple([] for _ in Stat)
-        """The auras by the stat they change: (mini, ability, whose, sign), in mini order."""
-        self.self_stats: dict[int, list[AbilityDef]] = {}
-        """Each miniature's abilities that change its own stats, by its id."""
-        self.channels: list[tuple[int, AbilityDef]] = []
-        self.spawn_abilities: list[tuple[int, int, AbilityDef]] = []
-        """The spawn abilities (801.8) as (mini, index, ability), in mini order."""
-        self.triggered: list[tuple[int, int, AbilityDef]] = []
-        self.keywords: dict[str, list[tuple[int, int, AbilityDef]]] = {}
-        """Every printed ability by keyword: (mini, index, ability), in mini order."""
-        for mini, printed in enumerate(abilities):
-            for index, ability in enumerate(printed):
-                keyword = ability.keyword
-                self.keywords.setdefault(keyword, []).append((mini, index, ability))
-                if keyword in _AURAS:
-                    stat, whose, sign = _AURAS[keyword]
-                    self.auras[stat].append((mini, ability, whose, sign))
-                elif keyword in _SELF_STATS:
-                    self.self_stats.setdefault(mini, []).append(ability)
-                elif keyword == "Channel":
-                    self.channels.append((mini, ability))
-                if ability.activation is Activation.SPAWN:
-                    self.spawn_abilities.append((mini, index, ability))
-                spec = lookup(keyword)
-                if spec is not None and (
-                    spec.kind is Kind.TRIGGERED or ability.activation is Activation.COMES_INTO_PLAY
-                ):
-                    self.triggered.append((mini, index, ability))
-        self.holders: dict[str, frozenset[int]] = {
-            keyword: frozenset(mini for mini, _, _ in printed)
-            for keyword, printed in self.keywords.items()
-        }
-        """The miniatures with each keyword printed, by keyword."""
-        self.spawn_limited = frozenset(
-            mini for keyword in _SPAWN_LIMITS for mini in self.holders.get(keyword, ())
-        )
-        """The miniatures whose own abilities can bar their spawning (Unique, Vengeance)."""
-        self.by_event: dict[EventKind, list[tuple[int, int, AbilityDef]]] = {
-            kind: [t for t in self.triggered if _listens(t[2], kind)] for kind in EventKind
-        }
-        """The triggered abilities each kind of event can trigger (the rest never look)."""
-
-    def of(self, keyword: str) -> Sequence[tuple[int, int, AbilityDef]]:
-        """The abilities ``keyword`` as (mini, index, ability), in mini order."""
-        return self.keywords.get(keyword, ())
-
-
-def _listens(ability: AbilityDef, kind: EventKind) -> bool:
-    if ability.activation is Activation.COMES_INTO_PLAY:
-        return kind is EventKind.SPAWNED
-    keyword = ability.keyword
-    if kind is EventKind.ENTERED:
-        return keyword in ("Ambush", "Charge")
-    if kind is EventKind.DESTROYED:
-        return keyword == "Reincarnate"
-    return kind is EventKind.COMBAT_ENDED and keyword in END_OF_COMBAT
-
-
-def is_active(game: Game, m: Mini, ability: AbilityDef) -> bool:
+def is_active(game: State, m: Mini, ability: AbilityDef) -> bool:
     """In the dreamscape and, for a score ability, on a scoring cell of its controller."""
     if m.cell < 0:
         return False
@@ -202,7 +62,7 @@ def is_active(game: Game, m: Mini, ability: AbilityDef) -> bool:
 _NO_HOLDERS: Final[frozenset[int]] = frozenset()
 
 
-def has_active(game: Game, m: Mini, keyword: str) -> AbilityDef | None:
+def has_active(game: State, m: Mini, keyword: str) -> AbilityDef | None:
     """``m``'s first active ability ``keyword`` (a rule-changing static), or None."""
     if m.cell < 0 or m.id not in game.rules.statics.holders.get(keyword, _NO_HOLDERS):
         return None
@@ -212,7 +72,7 @@ def has_active(game: Game, m: Mini, keyword: str) -> AbilityDef | None:
     return None
 
 
-def stat_modifier(game: Game, m: Mini, stat: Stat) -> int:
+def stat_modifier(game: State, m: Mini, stat: Stat) -> int:
     """The sum of every modifier to ``stat`` of ``m`` now (may be negative)."""
     if stat is Stat.COST:
         return cost_modifier(game, m)
@@ -262,12 +122,12 @@ def stat_modifier(game: Game, m: Mini, stat: Stat) -> int:
     return total
 
 
-def cost_modifier(game: Game, m: Mini) -> int:
+def cost_modifier(game: State, m: Mini) -> int:
     """The modifier to ``m``'s spawn cost now: Channel's reductions."""
     return -sum(x for modifier, x in channel_reductions(game, m.owner) if matches(modifier, m.defn))
 
 
-def channel_reductions(game: Game, player: Player) -> list[tuple[str | None, int]]:
+def channel_reductions(game: State, player: Player) -> list[tuple[str | None, int]]:
     """The Channel abilities active for ``player``'s miniatures now, as (modifier, X)."""
     out = []
     for source_id, ability in game.rules.statics.channels:
@@ -277,7 +137,7 @@ def channel_reductions(game: Game, player: Player) -> list[tuple[str | None, int
     return out
 
 
-def base_power(game: Game, m: Mini) -> int:
+def base_power(game: State, m: Mini) -> int:
     """Printed power, or for Thanatomancy the creatures in its controller's graveyard."""
     if m.id in game.rules.statics.self_stats and has_active(game, m, "Thanatomancy") is not None:
         return sum(
@@ -291,14 +151,14 @@ def base_power(game: Game, m: Mini) -> int:
 # --- blade abilities ---------------------------------------------------------------
 
 
-def ability_def(game: Game, source: int, index: int) -> AbilityDef:
+def ability_def(game: State, source: int, index: int) -> AbilityDef:
     """The ability ``index`` of miniature ``source``; Hell's Fury stands for the Crit 2 it
     grants (a granted ability is named by the miniature and ability that grant it)."""
     ability = game.minis[source].abilities[index]
     return HELLS_FURY_CRIT if ability.keyword == "Hell's Fury" else ability
 
 
-def blade_abilities(game: Game, holder: Mini) -> list[tuple[int, int, AbilityDef]]:
+def blade_abilities(game: State, holder: Mini) -> list[tuple[int, int, AbilityDef]]:
     """The blade abilities ``holder`` has now, as (source, index, ability): its own, the
     Crit 2 of Hell's Fury (if it is a Hellbred ally near one), and under Copy those of
     every other local creature (never their copies); none at all under Nullify."""
@@ -326,7 +186,7 @@ def blade_abilities(game: Game, holder: Mini) -> list[tuple[int, int, AbilityDef
     return out
 
 
-def _granted(game: Game, holder: Mini) -> list[tuple[int, int, AbilityDef]]:
+def _granted(game: State, holder: Mini) -> list[tuple[int, int, AbilityDef]]:
     if holder.defn.lineage != "Hellbred" or not holder.is_creature:
         return []
     out = []
@@ -342,7 +202,7 @@ def _granted(game: Game, holder: Mini) -> list[tuple[int, int, AbilityDef]]:
     return out
 
 
-def _nullified(game: Game, holder: Mini) -> bool:
+def _nullified(game: State, holder: Mini) -> bool:
     """Nullify negates the blade abilities of local creatures (not locations), narrowed by
     its modifier: Enemies, an aspect or a lineage (900.14)."""
     if not holder.is_creature:
@@ -364,7 +224,7 @@ def _nullified(game: Game, holder: Mini) -> bool:
 # --- triggers ------------------------------------------------------------------------
 
 
-def triggers(game: Game, kind: EventKind, mini: int = -1, cell: int = -1) -> list[Trigger]:
+def triggers(game: State, kind: EventKind, mini: int = -1, cell: int = -1) -> list[Trigger]:
     """The abilities that the event ``Event(kind, mini, cell)`` triggers now, in miniature
     and ability order (900.7).
 
@@ -376,7 +236,7 @@ def triggers(game: Game, kind: EventKind, mini: int = -1, cell: int = -1) -> lis
         due = [
             (holder, index)
             for holder, index, ability in listening
-            if game.end_of_combat_due(game.minis[holder], index, ability)
+            if end_of_combat_due(game, game.minis[holder], index, ability)
         ]
     elif kind is EventKind.ENTERED:
         mover = game.minis[mini]
@@ -393,7 +253,7 @@ def triggers(game: Game, kind: EventKind, mini: int = -1, cell: int = -1) -> lis
     return [Trigger(game.minis[holder].owner, holder, index, event) for holder, index in due]
 
 
-def _enter_triggers(game: Game, m: Mini, ability: AbilityDef, mover: Mini, cell: int) -> bool:
+def _enter_triggers(game: State, m: Mini, ability: AbilityDef, mover: Mini, cell: int) -> bool:
     """Whether ``mover`` entering ``cell`` triggers ``m``'s Ambush or Charge."""
     if ability.keyword == "Ambush":
         return (
@@ -409,3 +269,131 @@ def _enter_triggers(game: Game, m: Mini, ability: AbilityDef, mover: Mini, cell:
         and is_active(game, m, ability)
         and game.creatures[m.owner.other][m.cell] > 0
     )
+
+
+# --- stats after modifiers, and the questions abilities answer ------------------------
+
+
+def power(game: State, m: Mini) -> int:
+    return _modified(game, m, Stat.POWER, base_power(game, m))
+
+
+def defense(game: State, m: Mini) -> int:
+    return _modified(game, m, Stat.DEFENSE, m.defn.defense)
+
+
+def life(game: State, m: Mini) -> int:
+    return _modified(game, m, Stat.LIFE, m.defn.life)
+
+
+def stat(game: State, m: Mini, stat: Stat) -> int:
+    """A stat after all modifiers and the 900.8 minimums."""
+    if stat is Stat.POWER:
+        return power(game, m)
+    d = m.defn
+    return _modified(game, m, stat, (d.power, d.defense, d.life, d.spawn_cost)[stat])
+
+
+def _modified(game: State, m: Mini, stat: Stat, base: int) -> int:
+    """``stat`` of ``m`` from ``base`` (as printed, or Thanatomancy's power) after the
+    modifiers that can change it and the 900.8 minimum."""
+    statics = game.rules.statics
+    if (
+        statics.auras[stat]
+        or m.id in statics.self_stats
+        or (stat is Stat.COST and statics.channels)
+    ):
+        base += stat_modifier(game, m, stat)
+    return apply_minimum(stat, base)
+
+
+def claimed_points(game: State, player: Player) -> int:
+    """803.1: the value of the scoring cells ``player`` claims now (Dominate claims a
+    contested cell)."""
+    total = 0
+    dominators = game.rules.statics.of("Dominate")
+    for cell in board.SCORING_CELLS[player]:
+        if not game.creatures[player][cell]:
+            continue
+        if not game.creatures[player.other][cell] or (
+            dominators and _dominates(game, player, cell)
+        ):
+            total += game.rules.values[cell]
+    return total
+
+
+def _dominates(game: State, player: Player, cell: int) -> bool:
+    for mini, _, ability in game.rules.statics.of("Dominate"):
+        m = game.minis[mini]
+        if m.owner is player and m.cell == cell and is_active(game, m, ability):
+            return True
+    return False
+
+
+def attack_bonus(game: State, owner: Player, cell: int) -> int:
+    """Darkheart Cottage: each attack ``owner``'s creatures make in its cell has +1
+    power per unengaged creature ``owner`` controls (FAQ: any kind of attack)."""
+    bonus = 0
+    for mini, _, ability in game.rules.statics.of("Darkheart Cottage"):
+        m = game.minis[mini]
+        if m.owner is owner and m.cell == cell and cell >= 0 and is_active(game, m, ability):
+            bonus += sum(
+                1
+                for c in game.minis
+                if c.owner is owner and c.cell >= 0 and c.is_creature
+                and not game.creatures[owner.other][c.cell]
+            )  # fmt: skip
+    return bonus
+
+
+def bodyguards(game: State, targets: Sequence[int]) -> list[int]:
+    """The targets with an active Bodyguard."""
+    if not game.rules.statics.of("Bodyguard"):
+        return []
+    return [i for i in targets if has_active(game, game.minis[i], "Bodyguard") is not None]
+
+
+def bodyguard_need(game: State, mini: int) -> int:
+    """The damage a Bodyguard must have before its allies may take any: enough to
+    disrupt or destroy it."""
+    m = game.minis[mini]
+    return min(defense(game, m), life(game, m))
+
+
+def bodyguards_short(
+    game: State, targets: Sequence[int], assigned: dict[int, int]
+) -> list[tuple[int, int]]:
+    """Bodyguards still short of their need when others take damage: (id, need)."""
+    guards = bodyguards(game, targets)
+    if not guards or all(i in guards for i in assigned):
+        return []
+    return [
+        (g, bodyguard_need(game, g))
+        for g in guards
+        if game.minis[g].damage + assigned.get(g, 0) < bodyguard_need(game, g)
+    ]
+
+
+def end_of_combat_due(game: State, m: Mini, index: int, ability: AbilityDef) -> bool:
+    """Whether ``m``'s end-of-combat ability triggers at this step 10 (FAQ step 10 and
+    Strikeback: each at most once per combat)."""
+    combat = game.combat
+    if m.cell < 0 or combat is None or combat.cell < 0 or (m.id, index) in combat.ended:
+        return False
+    keyword = ability.keyword
+    if keyword == "Strikeback":
+        return (
+            m.id in combat.defenders
+            and m.owner is not game.active
+            and game.phase is Phase.ACTION
+            and is_active(game, m, ability)
+            and not any(game.minis[r].owner is m.owner for r in combat.removed)
+        )
+    if m.id not in combat.attackers:
+        return False
+    if keyword == "Bloodthirsty":
+        return not any(
+            game.minis[d].owner is not m.owner and game.minis[d].is_creature
+            for d in combat.destroyed
+        )
+    return keyword in ("Detonate", "Fade")

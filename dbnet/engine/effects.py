@@ -13,38 +13,25 @@ combat, damage is checked once the effects waiting have resolved (900.3).
 
 from __future__ import annotations
 
-import enum
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Final, NamedTuple
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Final
 
-from dbnet.engine import board
+from dbnet.engine import board, resolution, zones
+from dbnet.engine.abilities import bodyguards, bodyguards_short, power
+from dbnet.engine.combat import Combat, Fate
 from dbnet.engine.enums import Zone
 from dbnet.engine.model import Player
-from dbnet.engine.targets import Targeting
+from dbnet.engine.state import sync
+from dbnet.engine.waiting import Op, OpKind, Targeting
 
 if TYPE_CHECKING:
-    from dbnet.engine.game import Game
+    from dbnet.engine.state import Mini, State
 
 
-class OpKind(enum.IntEnum):
-    MOVE = 0  # move ``mini`` to cell ``arg`` (if it still can)
-    SWAP = 1  # exchange the cells of ``mini`` and ``arg``
-    ATTACK = 2  # ``mini`` makes an ``extra``-power special attack against ``arg``
-    WAIL = 3  # ``mini``'s Wail: roll two initiative dice, banish that spawn cost
-    STRIKEBACK = 4  # ``mini`` attacked ``arg`` in cell ``extra`` outside a strike: Strikeback
+_Effect = Callable[["State", Targeting, tuple[int, ...]], None]
 
 
-class Op(NamedTuple):
-    kind: OpKind
-    mini: int
-    arg: int = -1
-    extra: int = 0
-
-
-_Effect = Callable[["Game", Targeting, tuple[int, ...]], None]
-
-
-def resolve(game: Game, t: Targeting, targets: tuple[int, ...]) -> None:
+def resolve(game: State, t: Targeting, targets: tuple[int, ...]) -> None:
     """Carry out ``t``'s ability with the chosen ``targets``."""
     _EFFECTS[t.ability.keyword](game, t, targets)
 
@@ -53,24 +40,80 @@ def has_effect(keyword: str) -> bool:
     return keyword in _EFFECTS
 
 
+# --- the primitives of effects -------------------------------------------------------
+
+
+def _push(game: State, ops: list[Op]) -> None:
+    """Queue the parts of an effect that must happen one at a time."""
+    if ops:
+        game.stack.append(ops)
+
+
+def _sacrifice(game: State, m: Mini) -> None:
+    """Glossary: to the graveyard; not destroyed, so no points, no bonus, no deathblow."""
+    if m.cell >= 0:
+        zones.place(game, m, Zone.GRAVEYARD)
+
+
+def deal_damage(game: State, m: Mini, amount: int) -> None:
+    """Damage from an ability (900.3): checked once the effects waiting resolve (900.7b),
+    or in combat step 5 during a combat."""
+    if amount > 0 and m.cell >= 0 and m.is_creature:
+        m.damage += amount
+        sync(game, m)
+        game.damaged_outside_combat = game.combat is None
+
+
+def deal_to_each(game: State, victims: Sequence[Mini], amount: int, by: Player) -> None:
+    """``amount`` damage to each of ``victims`` (Bomb): Bodyguards take theirs first, and
+    the others only once every Bodyguard has enough."""
+    ids = [v.id for v in victims if v.is_creature]
+    guards = bodyguards(game, ids)
+    for mini in guards:
+        deal_damage(game, game.minis[mini], amount)
+    others = [i for i in ids if i not in guards]
+    if others and not bodyguards_short(game, ids, {others[0]: amount}):
+        for mini in others:
+            deal_damage(game, game.minis[mini], amount)
+
+
+def _destroy_by_ability(game: State, m: Mini, by: Player) -> None:
+    """Demolish: during a strike, marked now and destroyed in combat step 7 (FAQ)."""
+    combat = game.combat
+    if combat is not None and combat.cell >= 0:
+        combat.marks[m.id] = (Fate.DESTROY, by)
+    elif m.cell >= 0:
+        zones.destroy(game, m, by)
+
+
+def _disrupt_by_ability(game: State, m: Mini, by: Player) -> None:
+    """Dissipate: marked now and disrupted in combat step 7 by ``by`` (FAQ)."""
+    if game.combat is None:
+        game.combat = Combat(-1, (), game.step)
+        game.combat.marks[m.id] = (Fate.DISRUPT, by)
+        resolution.check_combat(game)
+    else:
+        game.combat.marks[m.id] = (Fate.DISRUPT, by)
+
+
 # --- "+X damage this combat" (Crit and company) --------------------------------------------
 
 
-def _bonus(game: Game, amount: int) -> None:
+def _bonus(game: State, amount: int) -> None:
     combat = game.combat
     if combat is not None and combat.cell >= 0:  # only inside a strike's combat
         combat.damage_bonus += amount
 
 
-def _crit(game: Game, t: Targeting, targets: tuple[int, ...]) -> None:
+def _crit(game: State, t: Targeting, targets: tuple[int, ...]) -> None:
     _bonus(game, t.number)
 
 
-def _fumble(game: Game, t: Targeting, targets: tuple[int, ...]) -> None:
+def _fumble(game: State, t: Targeting, targets: tuple[int, ...]) -> None:
     _bonus(game, -t.number)
 
 
-def _odds(game: Game, t: Targeting) -> tuple[int, int]:
+def _odds(game: State, t: Targeting) -> tuple[int, int]:
     """The controller's and the opponent's creatures in the combat cell."""
     combat = game.combat
     if combat is None or combat.cell < 0:
@@ -79,19 +122,19 @@ def _odds(game: Game, t: Targeting) -> tuple[int, int]:
     return counts[t.controller][combat.cell], counts[t.controller.other][combat.cell]
 
 
-def _flanking(game: Game, t: Targeting, targets: tuple[int, ...]) -> None:
+def _flanking(game: State, t: Targeting, targets: tuple[int, ...]) -> None:
     mine, theirs = _odds(game, t)
     if mine > theirs:
         _bonus(game, t.number)
 
 
-def _heroics(game: Game, t: Targeting, targets: tuple[int, ...]) -> None:
+def _heroics(game: State, t: Targeting, targets: tuple[int, ...]) -> None:
     mine, theirs = _odds(game, t)
     if mine < theirs:
         _bonus(game, t.number)
 
 
-def _pack(game: Game, t: Targeting, targets: tuple[int, ...]) -> None:
+def _pack(game: State, t: Targeting, targets: tuple[int, ...]) -> None:
     holder = game.minis[t.holder]
     if holder.cell < 0:
         return
@@ -104,54 +147,54 @@ def _pack(game: Game, t: Targeting, targets: tuple[int, ...]) -> None:
     _bonus(game, allies)
 
 
-def _stalwart(game: Game, t: Targeting, targets: tuple[int, ...]) -> None:
+def _stalwart(game: State, t: Targeting, targets: tuple[int, ...]) -> None:
     holder = game.minis[t.holder]
     if holder.cell >= 0:
         _bonus(game, game.creatures[t.controller.other][holder.cell])
 
 
-def _payback(game: Game, t: Targeting, targets: tuple[int, ...]) -> None:
+def _payback(game: State, t: Targeting, targets: tuple[int, ...]) -> None:
     if targets:
-        _bonus(game, game.power(game.minis[targets[0]]))
+        _bonus(game, power(game, game.minis[targets[0]]))
 
 
 # --- attacks and damage ------------------------------------------------------------------
 
 
-def _attack(game: Game, t: Targeting, targets: tuple[int, ...]) -> None:
+def _attack(game: State, t: Targeting, targets: tuple[int, ...]) -> None:
     """Assault, Warpstrike, Charge, Strikeback: an X-power attack against the target."""
     if targets:
-        game.push_ops([Op(OpKind.ATTACK, t.holder, targets[0], t.number)])
+        _push(game, [Op(OpKind.ATTACK, t.holder, targets[0], t.number)])
 
 
-def _ambush(game: Game, t: Targeting, targets: tuple[int, ...]) -> None:
+def _ambush(game: State, t: Targeting, targets: tuple[int, ...]) -> None:
     """An X-power attack against the enemy whose entering triggered it."""
-    game.push_ops([Op(OpKind.ATTACK, t.holder, t.context, t.number)])
+    _push(game, [Op(OpKind.ATTACK, t.holder, t.context, t.number)])
 
 
-def _bomb(game: Game, t: Targeting, targets: tuple[int, ...]) -> None:
+def _bomb(game: State, t: Targeting, targets: tuple[int, ...]) -> None:
     """Sacrifice it and deal X damage to each local enemy (FAQ: not optional)."""
     holder = game.minis[t.holder]
     if holder.cell < 0:
         return
     cell = holder.cell
-    game.sacrifice(holder)
+    _sacrifice(game, holder)
     victims = [m for m in game.minis if m.cell == cell and m.owner is t.controller.other]
-    game.deal_to_each(victims, t.number, t.controller)
+    deal_to_each(game, victims, t.number, t.controller)
 
 
-def _demolish(game: Game, t: Targeting, targets: tuple[int, ...]) -> None:
+def _demolish(game: State, t: Targeting, targets: tuple[int, ...]) -> None:
     if targets:
-        game.destroy_by_ability(game.minis[targets[0]], t.controller)
+        _destroy_by_ability(game, game.minis[targets[0]], t.controller)
 
 
-def _dissipate(game: Game, t: Targeting, targets: tuple[int, ...]) -> None:
+def _dissipate(game: State, t: Targeting, targets: tuple[int, ...]) -> None:
     holder = game.minis[t.holder]
     if holder.cell >= 0 and holder.is_creature:
-        game.disrupt_by_ability(holder, by=t.controller.other)
+        _disrupt_by_ability(game, holder, by=t.controller.other)
 
 
-def _ferocity(game: Game, t: Targeting, targets: tuple[int, ...]) -> None:
+def _ferocity(game: State, t: Targeting, targets: tuple[int, ...]) -> None:
     combat = game.combat
     if targets and combat is not None and combat.cell >= 0:
         combat.ferocity.append(targets[0])
@@ -160,68 +203,68 @@ def _ferocity(game: Game, t: Targeting, targets: tuple[int, ...]) -> None:
 # --- movement --------------------------------------------------------------------------
 
 
-def _moves(game: Game, t: Targeting, targets: tuple[int, ...]) -> None:
+def _moves(game: State, t: Targeting, targets: tuple[int, ...]) -> None:
     """Advance, Skirmish, Expel, Scare, Lure, Teleport: (creature, cell) pairs in order."""
     if t.ability.keyword == "Teleport" and t.ability.modifier == "Self":
         if targets:
-            game.push_ops([Op(OpKind.MOVE, t.holder, targets[0])])
+            _push(game, [Op(OpKind.MOVE, t.holder, targets[0])])
         return
     pairs = zip(targets[0::2], targets[1::2], strict=True)
-    game.push_ops([Op(OpKind.MOVE, mini, cell) for mini, cell in pairs])
+    _push(game, [Op(OpKind.MOVE, mini, cell) for mini, cell in pairs])
 
 
-def _swap(game: Game, t: Targeting, targets: tuple[int, ...]) -> None:
+def _swap(game: State, t: Targeting, targets: tuple[int, ...]) -> None:
     if targets:
-        game.push_ops([Op(OpKind.SWAP, t.holder, targets[0])])
+        _push(game, [Op(OpKind.SWAP, t.holder, targets[0])])
 
 
-def _pearlthorn(game: Game, t: Targeting, targets: tuple[int, ...]) -> None:
+def _pearlthorn(game: State, t: Targeting, targets: tuple[int, ...]) -> None:
     castle = game.minis[t.holder]
     if targets and castle.cell >= 0:
-        game.push_ops([Op(OpKind.MOVE, targets[0], castle.cell)])
+        _push(game, [Op(OpKind.MOVE, targets[0], castle.cell)])
 
 
-def _wail(game: Game, t: Targeting, targets: tuple[int, ...]) -> None:
-    game.push_ops([Op(OpKind.WAIL, t.holder)])
+def _wail(game: State, t: Targeting, targets: tuple[int, ...]) -> None:
+    _push(game, [Op(OpKind.WAIL, t.holder)])
 
 
 # --- zones -------------------------------------------------------------------------------
 
 
-def _appease(game: Game, t: Targeting, targets: tuple[int, ...]) -> None:
+def _appease(game: State, t: Targeting, targets: tuple[int, ...]) -> None:
     if targets:
-        game.sacrifice(game.minis[targets[0]])
+        _sacrifice(game, game.minis[targets[0]])
 
 
-def _purge(game: Game, t: Targeting, targets: tuple[int, ...]) -> None:
+def _purge(game: State, t: Targeting, targets: tuple[int, ...]) -> None:
     """Put a miniature of the opponent's reserves into their graveyard (not destroyed)."""
 
     if targets:
-        game.send(game.minis[targets[0]], Zone.GRAVEYARD)
+        zones.place(game, game.minis[targets[0]], Zone.GRAVEYARD)
 
 
-def _raise(game: Game, t: Targeting, targets: tuple[int, ...]) -> None:
+def _raise(game: State, t: Targeting, targets: tuple[int, ...]) -> None:
     """Raise and Reincarnate: a creature from the graveyard back into the reserves."""
 
     if targets:
-        game.send(game.minis[targets[0]], Zone.RESERVES)
+        zones.place(game, game.minis[targets[0]], Zone.RESERVES)
 
 
-def _sacrifice_self(game: Game, t: Targeting, targets: tuple[int, ...]) -> None:
+def _sacrifice_self(game: State, t: Targeting, targets: tuple[int, ...]) -> None:
     """Bloodthirsty and Detonate at the end of combat."""
     holder = game.minis[t.holder]
     if holder.cell >= 0:
-        game.sacrifice(holder)
+        _sacrifice(game, holder)
 
 
-def _fade(game: Game, t: Targeting, targets: tuple[int, ...]) -> None:
+def _fade(game: State, t: Targeting, targets: tuple[int, ...]) -> None:
 
     holder = game.minis[t.holder]
     if holder.cell >= 0:
-        game.send(holder, Zone.RESERVES)  # banish
+        zones.place(game, holder, Zone.RESERVES)  # banish
 
 
-def _lockdown(game: Game, t: Targeting, targets: tuple[int, ...]) -> None:
+def _lockdown(game: State, t: Targeting, targets: tuple[int, ...]) -> None:
     if targets:
         game.locked_cells |= 1 << targets[0]
 
@@ -261,5 +304,3 @@ _EFFECTS: Final[dict[str, _Effect]] = {
     "Fade": _fade,
     "Lockdown": _lockdown,
 }
-
-__all__ = ["Op", "OpKind", "Player", "has_effect", "resolve"]

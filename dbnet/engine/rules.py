@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Final
 
-from dbnet.engine.abilities import Statics
 from dbnet.engine.canonical import setup_bytes
 from dbnet.engine.kept import KeptFor
 from dbnet.engine.keywords import check_ability
 from dbnet.engine.model import AbilityDef, Activation, GameSetup, MiniatureDef, Player
+from dbnet.engine.statics import Statics
 from dbnet.errors import DataError
 
 if TYPE_CHECKING:

@@ -3,8 +3,9 @@
 ``State`` holds a reference to the game's ``Rules`` and the mutable fields only.
 ``FIELDS`` names every field with the way a copy copies it and is the class's
 ``__slots__``, so no field can be added without saying how it is copied; the
-miniatures are ``Mini`` records, one per piece of the rules. ``Game`` (in
-``game``) is this state with the rules' behaviour on top.
+miniatures are ``Mini`` records, one per piece of the rules. The modules that
+play the rules take a state (never the ``Game`` above them); ``Game`` (in
+``game``) is this state with the public API on top.
 
 Determinism: the fields are ints, enums, tuples, lists and frozen records; no
 sets, no floats.
@@ -17,13 +18,12 @@ from operator import attrgetter
 from typing import TYPE_CHECKING, Final, Self
 
 from dbnet.engine import board
-from dbnet.engine.abilities import Trigger
 from dbnet.engine.canonical import int_words
 from dbnet.engine.copying import Copy, CopyPlan
-from dbnet.engine.effects import Op
 from dbnet.engine.enums import EndReason, Mode, Phase, Step, Zone
 from dbnet.engine.model import AbilityDef, Aspect, MiniatureDef, Player
 from dbnet.engine.rules import Rules
+from dbnet.engine.waiting import Frame
 
 if TYPE_CHECKING:
     from array import array
@@ -31,11 +31,7 @@ if TYPE_CHECKING:
     from dbnet.engine.choices import Choice, Pending
     from dbnet.engine.combat import Combat, Rolling
     from dbnet.engine.limited import Build
-    from dbnet.engine.targets import Targeting
-
-
-Frame = list[Op] | list[Trigger]
-"""One frame of ``State.stack``: simultaneous triggered effects, or the rest of an effect."""
+    from dbnet.engine.waiting import Targeting
 
 
 class Mini:
@@ -290,6 +286,24 @@ class State:
         """Forget the pending item and its legal choices: the state is about to change."""
         self._pending = None
         self._choices = None
+
+    def minis_of(self, player: Player) -> list[Mini]:
+        return list(self.warband_minis[player])
+
+    def in_cell(self, cell: int) -> list[Mini]:
+        """Miniatures in ``cell``, in id order."""
+        return [m for m in self.minis if m.cell == cell]
+
+    def creatures_in(self, cell: int, player: Player) -> list[Mini]:
+        return [m for m in self.warband_minis[player] if m.cell == cell and m.is_creature]
+
+    def creature_ids(self, cell: int, player: Player) -> tuple[int, ...]:
+        """The ids of ``player``'s creatures in ``cell``, in order."""
+        return tuple([m.id for m in self.warband_minis[player] if m.cell == cell and m.is_creature])
+
+    def is_engaged(self, m: Mini) -> bool:
+        """802.1a: an enemy creature shares the cell (enemy locations don't engage)."""
+        return m.cell >= 0 and self.creatures[m.owner.other][m.cell] > 0
 
     def ongoing_combat(self) -> Combat:
         """The combat in progress (there must be one)."""

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Final
 
-from dbnet.engine.abilities import Trigger
 from dbnet.engine.canonical import pack_ints, words_bytes
 from dbnet.engine.enums import EndReason
 from dbnet.engine.state import State
+from dbnet.engine.waiting import Trigger
 
 HASH_VERSION = 2
 

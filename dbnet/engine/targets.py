@@ -12,17 +12,17 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from dbnet.engine import board
 from dbnet.engine.abilities import matches
 from dbnet.engine.enums import Zone
 from dbnet.engine.keywords import Number, lookup
-from dbnet.engine.model import AbilityDef, Player
+from dbnet.engine.model import AbilityDef
+from dbnet.engine.waiting import Targeting
 
 if TYPE_CHECKING:
-    from dbnet.engine.game import Game, Mini
+    from dbnet.engine.state import Mini, State
 
 CREATURES_PER_PLAYER_PER_CELL: Final = 4  # 301.1a, 900.13
 
@@ -32,21 +32,8 @@ class Slot(enum.Enum):
     CELL = "cell"
 
 
-@dataclass(frozen=True, slots=True)
-class Targeting:
-    """One activation's targeting: who chooses, for which ability, with what number."""
-
-    holder: int  # the miniature whose ability it is now
-    source: int  # the miniature that prints (or, for Hell's Fury, grants) the ability
-    index: int  # the ability's index in ``source``'s abilities
-    ability: AbilityDef
-    controller: Player
-    number: int  # the ability's X, or how many targets it may take
-    context: int = -1  # the miniature of the triggering event (the entering one), or -1
-
-
 Options = list[tuple[int, ...]]
-_Finder = Callable[["Game", Targeting], Options]
+_Finder = Callable[["State", Targeting], Options]
 
 
 def needs_targets(ability: AbilityDef) -> bool:
@@ -61,7 +48,7 @@ def slots(ability: AbilityDef, size: int) -> tuple[Slot, ...]:
     return (pattern * (size // len(pattern) + 1))[:size]
 
 
-def options(game: Game, targeting: Targeting) -> Options:
+def options(game: State, targeting: Targeting) -> Options:
     """Every legal target tuple, ``()`` first for a "may" ability, in a fixed order."""
     finder = _FINDERS[targeting.ability.keyword]
     found = finder(game, targeting)
@@ -85,7 +72,7 @@ def number(ability: AbilityDef, chosen_x: int = 0) -> int:
 # --- who can be targeted ----------------------------------------------------------------
 
 
-def _creatures(game: Game, targeting: Targeting, *, allies: bool) -> Iterable[Mini]:
+def _creatures(game: State, targeting: Targeting, *, allies: bool) -> Iterable[Mini]:
     """Creatures in the dreamscape of the controller (allies: not the holder itself) or of
     the opponent, narrowed by the ability's modifier; Self names only the holder."""
     holder = game.minis[targeting.holder]
@@ -106,12 +93,12 @@ def _creatures(game: Game, targeting: Targeting, *, allies: bool) -> Iterable[Mi
             yield m
 
 
-def _room(game: Game, m: Mini, cell: int) -> bool:
+def _room(game: State, m: Mini, cell: int) -> bool:
     """900.13: a move may not put a fifth creature of a player into a cell."""
     return game.creatures[m.owner][cell] < CREATURES_PER_PLAYER_PER_CELL
 
 
-def _engaged(game: Game, m: Mini) -> bool:
+def _engaged(game: State, m: Mini) -> bool:
     return game.creatures[m.owner.other][m.cell] > 0
 
 
@@ -161,22 +148,22 @@ def _next_creature(singles: Options) -> list[int]:
     return after
 
 
-def _advance(game: Game, t: Targeting) -> Options:
+def _advance(game: State, t: Targeting) -> Options:
     movers = [m for m in _creatures(game, t, allies=True) if not _engaged(game, m)]
     return _moves(movers, lambda m: _adjacent_with_room(game, m), t.number)
 
 
-def _skirmish(game: Game, t: Targeting) -> Options:
+def _skirmish(game: State, t: Targeting) -> Options:
     movers = [m for m in _creatures(game, t, allies=True) if _engaged(game, m)]
     return _moves(movers, lambda m: _adjacent_with_room(game, m), t.number)
 
 
-def _expel(game: Game, t: Targeting) -> Options:
+def _expel(game: State, t: Targeting) -> Options:
     movers = [m for m in _creatures(game, t, allies=False) if _engaged(game, m)]
     return _moves(movers, lambda m: _adjacent_with_room(game, m), t.number)
 
 
-def _scare(game: Game, t: Targeting) -> Options:
+def _scare(game: State, t: Targeting) -> Options:
     """Push: one cell farther from the holder (glossary: push)."""
     here = game.minis[t.holder].cell
     movers = [m for m in _creatures(game, t, allies=False) if not _engaged(game, m)]
@@ -188,7 +175,7 @@ def _scare(game: Game, t: Targeting) -> Options:
     return _moves(movers, farther, t.number)
 
 
-def _lure(game: Game, t: Targeting) -> Options:
+def _lure(game: State, t: Targeting) -> Options:
     """Pull: one cell closer; a local creature can't be pulled (glossary: pull)."""
     here = game.minis[t.holder].cell
     movers = [
@@ -202,11 +189,11 @@ def _lure(game: Game, t: Targeting) -> Options:
     return _moves(movers, closer, t.number)
 
 
-def _adjacent_with_room(game: Game, m: Mini) -> list[int]:
+def _adjacent_with_room(game: State, m: Mini) -> list[int]:
     return [cell for cell in board.ADJACENT[m.cell] if _room(game, m, cell)]
 
 
-def _teleport(game: Game, t: Targeting) -> Options:
+def _teleport(game: State, t: Targeting) -> Options:
     """Any creature (Self: the holder) into any nonportal cell with room for it."""
     holder = game.minis[t.holder]
     if t.ability.modifier == "Self":
@@ -223,7 +210,7 @@ def _teleport(game: Game, t: Targeting) -> Options:
     return out
 
 
-def _teleport_cells(game: Game, m: Mini) -> list[int]:
+def _teleport_cells(game: State, m: Mini) -> list[int]:
     return [
         cell
         for cell in range(board.CELL_COUNT)
@@ -231,7 +218,7 @@ def _teleport_cells(game: Game, m: Mini) -> list[int]:
     ]
 
 
-def _swap(game: Game, t: Targeting) -> Options:
+def _swap(game: State, t: Targeting) -> Options:
     """A nonlocal ally to trade places with; only a creature swaps (locations never move)."""
     holder = game.minis[t.holder]
     if holder.cell < 0 or not holder.is_creature:
@@ -239,17 +226,17 @@ def _swap(game: Game, t: Targeting) -> Options:
     return [(m.id,) for m in _creatures(game, t, allies=True) if m.cell != holder.cell]
 
 
-def _local_enemy(game: Game, t: Targeting) -> Options:
+def _local_enemy(game: State, t: Targeting) -> Options:
     holder = game.minis[t.holder]
     return [(m.id,) for m in _creatures(game, t, allies=False) if m.cell == holder.cell]
 
 
-def _nonlocal_enemy(game: Game, t: Targeting) -> Options:
+def _nonlocal_enemy(game: State, t: Targeting) -> Options:
     holder = game.minis[t.holder]
     return [(m.id,) for m in _creatures(game, t, allies=False) if m.cell != holder.cell]
 
 
-def _demolish(game: Game, t: Targeting) -> Options:
+def _demolish(game: State, t: Targeting) -> Options:
     """Any location local or adjacent, the controller's own included (FAQ: Demolish)."""
     holder = game.minis[t.holder]
     if holder.cell < 0:
@@ -258,14 +245,14 @@ def _demolish(game: Game, t: Targeting) -> Options:
     return [(m.id,) for m in game.minis if m.defn.is_location and m.cell in reach]
 
 
-def _purge(game: Game, t: Targeting) -> Options:
+def _purge(game: State, t: Targeting) -> Options:
 
     return [
         (m.id,) for m in game.minis if m.owner is t.controller.other and m.zone is Zone.RESERVES
     ]
 
 
-def _raise(game: Game, t: Targeting) -> Options:
+def _raise(game: State, t: Targeting) -> Options:
 
     return [
         (m.id,)
@@ -277,18 +264,18 @@ def _raise(game: Game, t: Targeting) -> Options:
     ]
 
 
-def _appease(game: Game, t: Targeting) -> Options:
+def _appease(game: State, t: Targeting) -> Options:
     """Any creature its controller controls, itself included (FAQ: Appease)."""
     return [
         (m.id,) for m in game.minis if m.owner is t.controller and m.cell >= 0 and m.is_creature
     ]
 
 
-def _lockdown(game: Game, t: Targeting) -> Options:
+def _lockdown(game: State, t: Targeting) -> Options:
     return [(cell,) for cell in range(board.CELL_COUNT)]
 
 
-def _pearlthorn(game: Game, t: Targeting) -> Options:
+def _pearlthorn(game: State, t: Targeting) -> Options:
     """An ally in an adjacent cell, moved into the castle's cell (if there is room)."""
     castle = game.minis[t.holder]
     if castle.cell < 0:

@@ -2,7 +2,8 @@
 
 ``make_pending`` says what the game waits for now. ``advance`` runs after every
 input: a roll in progress and an ability's targets come first, then triggered
-effects and the queued parts of effects (``stack``), then the check of damage
+effects (resolved by ``activation``) and the queued parts of effects (done one at a
+time by ``run_op``), both waiting on the stack (``stack``), then the check of damage
 dealt outside combat (900.3), then the step's own work (``_STEP_WORK``), until
 input is needed. ``PLAY`` applies a checked choice by its type. The turn's
 phases (initiative, spawn, four action phases, conquest) start and end here.
@@ -14,8 +15,8 @@ import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
-from dbnet.engine import board, effects, legality, procedure, stack, zones
-from dbnet.engine.abilities import is_active
+from dbnet.engine import activation, board, effects, listing, procedure, resolution, stack, zones
+from dbnet.engine.abilities import claimed_points, is_active
 from dbnet.engine.choices import (
     ActivateChoice,
     AttackChoice,
@@ -40,14 +41,16 @@ from dbnet.engine.choices import (
     StrikeChoice,
     TargetChoice,
 )
-from dbnet.engine.combat import Fate, Purpose, Stage
-from dbnet.engine.enums import EndReason, Mode, Phase, Step
+from dbnet.engine.combat import Fate, Purpose, Rolling, Stage
+from dbnet.engine.enums import EndReason, Mode, Phase, Step, Zone
 from dbnet.engine.model import PLAYERS, Player
+from dbnet.engine.rules import CREATURES_PER_PLAYER_PER_CELL
 from dbnet.engine.state import sync
 from dbnet.engine.targets import options
+from dbnet.engine.waiting import EventKind, Op, OpKind
 
 if TYPE_CHECKING:
-    from dbnet.engine.game import Game
+    from dbnet.engine.state import State
 
 _PLAIN_DECISIONS: Final[dict[Step, tuple[Decision, Decision]]] = {
     step: (Decision(Player.A, kind), Decision(Player.B, kind))
@@ -87,7 +90,7 @@ def _initiative_request(players: tuple[Player, ...]) -> ChanceRequest:
 # --- pending and automatic flow --------------------------------------------------------
 
 
-def make_pending(game: Game) -> Pending | None:
+def make_pending(game: State) -> Pending | None:
     """What the game waits for now (``Game.pending`` keeps it until the state changes)."""
     rolling = game.rolling
     if rolling is not None:
@@ -150,20 +153,20 @@ def make_pending(game: Game) -> Pending | None:
     if step is Step.DEATHBLOW:
         cell = combat.deathblow_queue[0]
         return Decision(
-            game.first.other, DecisionKind.DEATHBLOW, cell=cell, minis=legality.dying_in(game, cell)
+            game.first.other, DecisionKind.DEATHBLOW, cell=cell, minis=listing.dying_in(game, cell)
         )
     assert step is Step.RESOLVE, step
     resolver = PLAYERS[combat.resolver]
-    destroys = legality.destroys_for(game, resolver)
+    destroys = listing.destroys_for(game, resolver)
     waiting = (
         tuple(destroys)
-        if destroys and not legality.bury_order_matters(game, resolver, destroys)
+        if destroys and not listing.bury_order_matters(game, resolver, destroys)
         else tuple(mini for mini, (_, by) in sorted(combat.marks.items()) if by is resolver)
     )
     return Decision(resolver, DecisionKind.RESOLVE, minis=waiting)
 
 
-def advance(game: Game) -> None:
+def advance(game: State) -> None:
     """Run automatic work until a real decision or dice are needed.
 
     A roll in progress and an ability's targets come first; then triggered effects
@@ -188,36 +191,80 @@ def advance(game: Game) -> None:
             continue
         if game.stack and not stack.ops_wait(game):
             if stack.trigger_frame(game) is None:
-                stack.run_op(game)
-            elif stack.resolve_next_trigger(game):
+                run_op(game)
+            elif activation.resolve_next_trigger(game):
                 return
             continue
         if game.damaged_outside_combat and game.combat is None:
-            procedure.start_damage_check(game)
+            resolution.start_damage_check(game)
             continue
         work = _STEP_WORK.get(game.step)
         if work is None or work(game):
             return
 
 
+def run_op(game: State) -> None:
+    """Do the next queued part of the innermost effect."""
+    frame = game.stack[-1]
+    op = frame.pop(0)
+    assert isinstance(op, Op)
+    if not frame:
+        game.stack.pop()
+    m = game.minis[op.mini]
+    if op.kind is OpKind.MOVE:
+        # 900.1c, 900.13: a target that left, or a cell now full, is skipped.
+        if (
+            m.cell >= 0
+            and m.is_creature
+            and m.cell != op.arg
+            and game.creatures[m.owner][op.arg] < CREATURES_PER_PLAYER_PER_CELL
+        ):
+            zones.move(game, m, op.arg)
+    elif op.kind is OpKind.SWAP:
+        other = game.minis[op.arg]
+        if (
+            m.cell >= 0
+            and other.cell >= 0
+            and m.cell != other.cell
+            and m.is_creature
+            and other.is_creature
+        ):
+            here, there = m.cell, other.cell
+            zones.place(game, m, Zone.DREAMSCAPE, there)
+            zones.place(game, other, Zone.DREAMSCAPE, here)
+            stack.emit(game, EventKind.ENTERED, m.id, there)
+            stack.emit(game, EventKind.ENTERED, other.id, here)
+    elif op.kind is OpKind.ATTACK:
+        procedure.start_special(game, op.mini, op.extra, op.arg)
+    elif op.kind is OpKind.STRIKEBACK:
+        # The attack is over and checked: it disrupted or destroyed its target, or nothing.
+        if game.minis[op.arg].cell == op.extra:
+            found = stack.strikebacks(game, m.owner.other, op.extra)
+            if found:
+                stack.push_triggers(game, found)
+    else:
+        assert op.kind is OpKind.WAIL
+        game.rolling = Rolling(Purpose.WAIL, m.owner, 2, [], attacker=m.id)
+
+
 # --- the automatic work of each step (advance): True when input is needed ---------
 
 
-def _spawn_step(game: Game) -> bool:
-    if _offers(game, legality.spawn_choices(game)):
+def _spawn_step(game: State) -> bool:
+    if _offers(game, listing.spawn_choices(game)):
         return True
     end_spawn_phase(game)
     return False
 
 
-def _shift_step(game: Game) -> bool:
-    if _offers(game, legality.shift_choices(game)):
+def _shift_step(game: State) -> bool:
+    if _offers(game, listing.shift_choices(game)):
         return True
     end_action_phase(game)
     return False
 
 
-def _offers(game: Game, choices: list[Choice] | None) -> bool:
+def _offers(game: State, choices: list[Choice] | None) -> bool:
     """Whether a spawn or shift still offers ``choices`` (None: nothing but DONE). They
     are then the pending decision's, listed once: kept, unless a triggered effect waits."""
     if choices is None:
@@ -227,20 +274,20 @@ def _offers(game: Game, choices: list[Choice] | None) -> bool:
     return True
 
 
-def _strike_step(game: Game) -> bool:
-    if legality.may_still_strike(game):
+def _strike_step(game: State) -> bool:
+    if listing.may_still_strike(game):
         return True
     end_action_phase(game)
     return False
 
 
-_STEP_WORK: Final[dict[Step, Callable[[Game], bool]]] = {
+_STEP_WORK: Final[dict[Step, Callable[[State], bool]]] = {
     Step.SPAWN: _spawn_step,
     Step.SHIFT: _shift_step,
     Step.STRIKE: _strike_step,
     Step.BLADE: procedure.blade_step,
-    Step.RESOLVE: procedure.resolve_step,
-    Step.COMBAT_END: procedure.combat_end_step,
+    Step.RESOLVE: resolution.resolve_step,
+    Step.COMBAT_END: resolution.combat_end_step,
 }
 """What ``advance`` does at the steps with automatic work; the other steps (and the
 game's end) only wait for input. Spawn, shift and strike end once their decision offers
@@ -249,12 +296,12 @@ nothing besides DONE."""
 # --- playing each type of choice (``Game.apply`` has checked the choice) ----------------
 
 
-def _play_reroll(game: Game, choice: Choice, pending: Decision) -> None:
+def _play_reroll(game: State, choice: Choice, pending: Decision) -> None:
     assert isinstance(choice, RerollChoice)
     procedure.reroll(game, choice.dice)
 
 
-def _play_target(game: Game, choice: Choice, pending: Decision) -> None:
+def _play_target(game: State, choice: Choice, pending: Decision) -> None:
     assert isinstance(choice, TargetChoice)
     targeting = game.choosing
     assert targeting is not None
@@ -262,77 +309,77 @@ def _play_target(game: Game, choice: Choice, pending: Decision) -> None:
     effects.resolve(game, targeting, choice.targets)
 
 
-def _play_order(game: Game, choice: Choice, pending: Decision) -> None:
+def _play_order(game: State, choice: Choice, pending: Decision) -> None:
     assert isinstance(choice, OrderChoice)
     chosen = stack.waiting_triggers(game, pending.player)[choice.position]
-    stack.resolve_trigger(game, stack.pop_trigger(game, chosen))
+    activation.resolve_trigger(game, stack.pop_trigger(game, chosen))
 
 
-def _play_done(game: Game, choice: Choice, pending: Decision) -> None:
+def _play_done(game: State, choice: Choice, pending: Decision) -> None:
     if pending.kind is DecisionKind.SPAWN:
         end_spawn_phase(game)
     else:  # a shift or a strike
         end_action_phase(game)
 
 
-def _play_spawn(game: Game, choice: Choice, pending: Decision) -> None:
+def _play_spawn(game: State, choice: Choice, pending: Decision) -> None:
     assert isinstance(choice, SpawnChoice)
     zones.spawn(game, game.minis[choice.mini], choice.cell)
 
 
-def _play_activate(game: Game, choice: Choice, pending: Decision) -> None:
+def _play_activate(game: State, choice: Choice, pending: Decision) -> None:
     assert isinstance(choice, ActivateChoice)
-    stack.activate_spawn_ability(game, choice)
+    activation.activate_spawn_ability(game, choice)
 
 
-def _play_action(game: Game, choice: Choice, pending: Decision) -> None:
+def _play_action(game: State, choice: Choice, pending: Decision) -> None:
     game.mode = Mode.SHIFT if isinstance(choice, ShiftChoice) else Mode.STRIKE
     game.step = Step.SHIFT if isinstance(choice, ShiftChoice) else Step.STRIKE
 
 
-def _play_move(game: Game, choice: Choice, pending: Decision) -> None:
+def _play_move(game: State, choice: Choice, pending: Decision) -> None:
     assert isinstance(choice, MoveChoice)
     m = game.minis[choice.mini]
     m.moved = True  # written with its new cell
     zones.move(game, m, choice.cell)
 
 
-def _play_attack(game: Game, choice: Choice, pending: Decision) -> None:
+def _play_attack(game: State, choice: Choice, pending: Decision) -> None:
     assert isinstance(choice, AttackChoice)
     procedure.start_combat(game, choice.cell, choice.attackers)
 
 
-def _play_blade(game: Game, choice: Choice, pending: Decision) -> None:
+def _play_blade(game: State, choice: Choice, pending: Decision) -> None:
     assert isinstance(choice, BladeChoice)
     source = choice.mini if choice.source < 0 else choice.source
     procedure.assign_blade(game, choice.mini, source, choice.index)
 
 
-def _play_damage(game: Game, choice: Choice, pending: Decision) -> None:
+def _play_damage(game: State, choice: Choice, pending: Decision) -> None:
     assert isinstance(choice, DamageChoice)
     procedure.assign_damage(game, choice.assignments)
 
 
-def _play_fate(game: Game, choice: Choice, pending: Decision) -> None:
+def _play_fate(game: State, choice: Choice, pending: Decision) -> None:
     assert isinstance(choice, FateChoice)
     combat = game.ongoing_combat()
     combat.fate_queue.pop(0)
     fate = Fate.DESTROY if choice.destroy else Fate.DISRUPT
     combat.marks[choice.mini] = (fate, game.minis[choice.mini].owner.other)
-    procedure.after_fates(game)
+    resolution.after_fates(game)
 
 
-def _play_deathblow(game: Game, choice: Choice, pending: Decision) -> None:
+def _play_deathblow(game: State, choice: Choice, pending: Decision) -> None:
     assert isinstance(choice, DeathblowChoice)
     procedure.declare_deathblow(game, choice.cell, choice.attackers)
 
 
-def _play_resolve(game: Game, choice: Choice, pending: Decision) -> None:
+def _play_resolve(game: State, choice: Choice, pending: Decision) -> None:
     assert isinstance(choice, BuryChoice | PlaceChoice)
-    procedure.apply_resolution(game, choice)
+    resolution.apply_resolution(game, choice)
 
 
-PLAY: Final[dict[type, Callable[[Game, Choice, Decision], None]]] = {
+PLAY: Final[dict[type, Callable[[State, Choice, Decision], None]]] = {
     RerollChoice: _play_reroll,
     TargetChoice: _play_target,
     OrderChoice: _play_order,
@@ -357,7 +404,7 @@ a ``DecisionKind``, whose hash is Python code."""
 # --- turn structure ----------------------------------------------------------------------
 
 
-def start_turn(game: Game) -> None:
+def start_turn(game: State) -> None:
     game.turn += 1
     game.phase = Phase.INITIATIVE
     game.step = Step.ROLL_INITIATIVE
@@ -367,7 +414,7 @@ def start_turn(game: Game) -> None:
     game.locked_cells = 0  # Lockdown lasts the turn
 
 
-def after_initiative(game: Game) -> None:
+def after_initiative(game: State) -> None:
     a, b = game.initiative
     ones = tuple(p for p in (Player.A, Player.B) if game.initiative[p] == 1)
     # 700.1 (first turn) and FAQ rule 430 (after a skipped spawn phase): reroll 1s.
@@ -393,7 +440,7 @@ def after_initiative(game: Game) -> None:
         start_spawn_phase(game, game.first)
 
 
-def start_spawn_phase(game: Game, player: Player) -> None:
+def start_spawn_phase(game: State, player: Player) -> None:
     game.phase = Phase.SPAWN
     game.step = Step.SPAWN
     game.active = player
@@ -409,7 +456,7 @@ def start_spawn_phase(game: Game, player: Player) -> None:
     game.spawn_uses = []
 
 
-def end_spawn_phase(game: Game) -> None:
+def end_spawn_phase(game: State) -> None:
     game.spawn_points = 0  # 801.9: leftover points are wasted
     game.spawn_uses = []
     _clear_damage(game)  # 802.2h: damage taken in another phase lasts until its end
@@ -419,7 +466,7 @@ def end_spawn_phase(game: Game) -> None:
         start_action_phase(game, 0)
 
 
-def start_action_phase(game: Game, index: int) -> None:
+def start_action_phase(game: State, index: int) -> None:
     game.phase = Phase.ACTION
     game.action_index = index
     game.active = game.first if index < 2 else game.first.other
@@ -430,7 +477,7 @@ def start_action_phase(game: Game, index: int) -> None:
     game.spawned_into = [0] * board.CELL_COUNT
 
 
-def end_action_phase(game: Game) -> None:
+def end_action_phase(game: State) -> None:
     _clear_damage(game)  # 802.2i
     moved = [m for m in game.minis if m.moved]
     for m in moved:
@@ -444,10 +491,10 @@ def end_action_phase(game: Game) -> None:
         _conquest(game)
 
 
-def _conquest(game: Game) -> None:
+def _conquest(game: State) -> None:
     """803: claimed scoring cells plus one point per enemy destroyed this turn."""
     game.phase = Phase.CONQUEST
-    points = [game.claimed_points(p) + game.kills[p] for p in (Player.A, Player.B)]
+    points = [claimed_points(game, p) + game.kills[p] for p in (Player.A, Player.B)]
     game.conquest_history.append((points[0], points[1]))
     if points[0] != points[1]:  # 803.3: a tie wins nobody the turn
         winner = Player.A if points[0] > points[1] else Player.B
@@ -458,7 +505,7 @@ def _conquest(game: Game) -> None:
     start_turn(game)
 
 
-def finish(game: Game, winner: Player, reason: EndReason) -> None:
+def finish(game: State, winner: Player, reason: EndReason) -> None:
     game.phase = Phase.OVER
     game.step = Step.OVER
     game.winner = winner
@@ -471,7 +518,7 @@ def finish(game: Game, winner: Player, reason: EndReason) -> None:
     game.damaged_outside_combat = False
 
 
-def _clear_damage(game: Game) -> None:
+def _clear_damage(game: State) -> None:
     damaged = [m for m in game.minis if m.damage]
     for m in damaged:
         m.damage = 0

@@ -3,26 +3,29 @@
 ``place`` is the one writer of a miniature's zone and cell, and keeps the counts
 the rest of the engine reads (creatures per cell, the locations, the cell
 bitmasks, the aspect counts) and the hashed mirror (``state.sync``) in step.
-What such a change can trigger is raised here too (``Game.emit``).
+What such a change can trigger is raised here too (``stack.emit``).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from dbnet.engine.abilities import EventKind, has_active
+from dbnet.engine.abilities import has_active
+from dbnet.engine.costs import spawn_cost
 from dbnet.engine.enums import Zone
 from dbnet.engine.model import Player
+from dbnet.engine.stack import emit
 from dbnet.engine.state import Mini, sync
+from dbnet.engine.waiting import EventKind
 
 if TYPE_CHECKING:
-    from dbnet.engine.game import Game
+    from dbnet.engine.state import State
 
 _ASPECT_ZONES: Final = frozenset({Zone.DREAMSCAPE, Zone.GRAVEYARD})
 """Where a player's miniatures count towards aspect costs (801.4)."""
 
 
-def place(game: Game, m: Mini, zone: Zone, cell: int = -1) -> None:
+def place(game: State, m: Mini, zone: Zone, cell: int = -1) -> None:
     """The one place where a miniature changes zone or cell (keeps the counts right)."""
     counted = zone in _ASPECT_ZONES
     if counted != (m.zone in _ASPECT_ZONES):
@@ -52,20 +55,20 @@ def place(game: Game, m: Mini, zone: Zone, cell: int = -1) -> None:
     sync(game, m)
 
 
-def spawn(game: Game, m: Mini, cell: int) -> None:
-    game.spawn_points -= game.spawn_cost(m)
+def spawn(game: State, m: Mini, cell: int) -> None:
+    game.spawn_points -= spawn_cost(game, m, game.aspect_counts[m.owner])
     place(game, m, Zone.DREAMSCAPE, cell)
     if m.is_creature:
         game.spawned_into[cell] += 1  # 801.5 counts creatures; a location comes on top
-    game.emit(EventKind.SPAWNED, m.id, cell)
+    emit(game, EventKind.SPAWNED, m.id, cell)
 
 
-def move(game: Game, m: Mini, cell: int) -> None:
+def move(game: State, m: Mini, cell: int) -> None:
     place(game, m, Zone.DREAMSCAPE, cell)
-    game.emit(EventKind.ENTERED, m.id, cell)
+    emit(game, EventKind.ENTERED, m.id, cell)
 
 
-def destroy(game: Game, m: Mini, by: Player) -> None:
+def destroy(game: State, m: Mini, by: Player) -> None:
     """Put ``m`` into its owner's graveyard; ``by`` scores if it is an enemy (803.2, 300.6).
 
     Regenerate banishes it instead (no points, no bonus); Vessel changes the bonus.
@@ -84,13 +87,13 @@ def destroy(game: Game, m: Mini, by: Player) -> None:
         combat.destroyed.append(m.id)
         if m.is_creature:
             combat.removed.append(m.id)
-    game.emit(EventKind.DESTROYED, m.id, cell)
+    emit(game, EventKind.DESTROYED, m.id, cell)
 
 
-def disrupt(game: Game, m: Mini, cell: int) -> None:
+def disrupt(game: State, m: Mini, cell: int) -> None:
     m.damage = 0  # 802.2f, combat step 8 (written with its new cell)
     place(game, m, Zone.DREAMSCAPE, cell)
     if game.combat is not None:
         game.combat.removed.append(m.id)
-    game.emit(EventKind.DISRUPTED, m.id, cell)
-    game.emit(EventKind.ENTERED, m.id, cell)
+    emit(game, EventKind.DISRUPTED, m.id, cell)
+    emit(game, EventKind.ENTERED, m.id, cell)

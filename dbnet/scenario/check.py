@@ -7,11 +7,11 @@ be reported as "expected X, got Y" with both sides in the file's own terms.
 from __future__ import annotations
 
 from dbnet.engine import board
-from dbnet.engine.abilities import Stat
 from dbnet.engine.choices import ChanceKind, ChanceRequest, DecisionKind
 from dbnet.engine.game import Game, Phase, Zone
 from dbnet.engine.model import Player
 from dbnet.engine.notation import format_choice, parse_choice
+from dbnet.engine.statics import Stat
 from dbnet.errors import DbnetError
 from dbnet.scenario.model import Expect, Expectation, ExpectLegal, LegalMode, Subject
 

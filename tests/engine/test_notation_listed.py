@@ -11,13 +11,14 @@ import pytest
 
 from dbnet.bots.random_bot import RandomBot
 from dbnet.catalog import load_map
-from dbnet.engine import legality
+from dbnet.engine import checking
 from dbnet.engine.board import ADJACENT, CELL_COUNT, cell_name
 from dbnet.engine.choices import (
     ChanceRequest,
     Choice,
     DecisionKind,
     MoveChoice,
+    Pending,
     SpawnChoice,
     TargetChoice,
 )
@@ -31,12 +32,12 @@ from .test_notation import first_decision, short_form, spawn_game
 
 
 def no_check(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make ``legality.checked`` fail the test: ``Game.apply`` must not need it."""
+    """Make ``checking.checked`` fail the test: ``Game.apply`` must not need it."""
 
-    def checked(game: Game, choice: Choice) -> None:
+    def checked(game: Game, pending: Pending | None, choice: Choice) -> None:
         raise AssertionError(f"{choice!r} was checked")
 
-    monkeypatch.setattr(legality, "checked", checked)
+    monkeypatch.setattr(checking, "checked", checked)
 
 
 @pytest.mark.parametrize("kind", [DecisionKind.SPAWN, DecisionKind.SHIFT])

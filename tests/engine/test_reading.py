@@ -8,7 +8,8 @@ import pytest
 
 from dbnet.engine.choices import FateChoice, SpawnChoice
 from dbnet.engine.game import Game
-from dbnet.engine.notation import find_minis, format_choice, parse_choice, read_choice
+from dbnet.engine.notation import format_choice, parse_choice
+from dbnet.engine.reading import find_minis, read_choice
 from dbnet.errors import DbnetError, IllegalChoiceError
 from dbnet.scenario.load import parse_scenario
 from dbnet.scenario.run import start_game

@@ -1,4 +1,4 @@
-"""The direct legality checks agree with the legal-choice lists.
+"""The direct checks (``checking``) agree with the legal-choice lists (``listing``).
 
 ``check_choice`` validates spawn, shift and strike choices, and the places of combat
 step 7, without building the (long) lists of every legal choice, and ``_advance`` asks
@@ -20,7 +20,7 @@ from itertools import permutations
 
 import pytest
 
-from dbnet.engine import board, legality
+from dbnet.engine import board, checking, listing
 from dbnet.engine.choices import (
     DONE,
     SHIFT,
@@ -68,11 +68,11 @@ def test_direct_checks_agree_with_the_lists(seeds: range) -> None:
             pending = game.pending
             if not isinstance(pending, Decision) or pending.kind not in LIST_KINDS:
                 continue
-            legal = legality.make_choices(game)
+            legal = listing.make_choices(game)
             assert legal is not None
             assert len(legal) > 1, "a decision with only DONE is never asked"
             for choice in candidates(game):
-                legal_now = legality.is_legal(game, choice, pending)
+                legal_now = checking.is_legal(game, choice, pending)
                 assert legal_now == (choice in legal), (choice, game.step)
             compared[pending.kind] += 1
     assert all(compared.values()), compared  # every kind was met in these games
@@ -89,13 +89,13 @@ def test_place_checks_agree_with_the_lists(seeds: range) -> None:
             pending = game.pending
             if not isinstance(pending, Decision) or pending.kind is not DecisionKind.RESOLVE:
                 continue
-            legal = legality.make_choices(game)
+            legal = listing.make_choices(game)
             assert legal is not None
             assert len(legal) > 1, "a decision with one choice is never asked"
             for mini in range(-1, len(game.minis) + 1):
                 for cell in range(-1, board.CELL_COUNT + 1):
                     choice = PlaceChoice(mini, cell)
-                    assert legality.is_legal(game, choice, pending) == (choice in legal), choice
+                    assert checking.is_legal(game, choice, pending) == (choice in legal), choice
             compared += 1
     assert compared, "no place decision was met in these games"
 
@@ -111,14 +111,14 @@ def test_options_agree_with_the_lists(seed: int) -> None:
         if game.rolling is not None:
             continue  # a roll interrupts whatever the step is
         for step, has_options in (
-            (Step.SPAWN, lambda game: legality.spawn_choices(game) is not None),
-            (Step.SHIFT, lambda game: legality.shift_choices(game) is not None),
-            (Step.STRIKE, legality.may_still_strike),
+            (Step.SPAWN, lambda game: listing.spawn_choices(game) is not None),
+            (Step.SHIFT, lambda game: listing.shift_choices(game) is not None),
+            (Step.STRIKE, listing.may_still_strike),
         ):
             saved = game.step
             game.step = step
             try:
-                lists = legality.make_choices(game)
+                lists = listing.make_choices(game)
                 assert lists is not None
                 has = has_options(game)
             finally:

@@ -27,6 +27,10 @@ relay wall time / direct wall time against that goal, and the time from ``dbnet 
 INVITE`` to the first prompt (the host's OFFER shown) on each path against 2 s plus the
 path's round trips (TCP, the handshake, HELLO and OFFER: 4).
 
+Then the lab's path matrix (``benchmarks/lab_matrix.py``): every pair of router kinds,
+the path each game starts and ends on, and the time to the first prompt and to the
+direct path.
+
 Then spectators (``dbnet host --spectators N``, ``dbnet watch``): the same loopback game
 with 0, 2 and 8 ``dbnet watch`` processes following it (connected to the host directly,
 started before the joiner, so they watch the whole game; they stand for spectators on
@@ -58,6 +62,7 @@ from pathlib import Path
 import trio
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from lab_matrix import print_matrix  # benchmarks/lab_matrix.py, beside this script
 
 from dbnet.net.framing import MAX_FRAME, FrameReader
 from dbnet.protocol.log import GameLog
@@ -588,6 +593,7 @@ def main() -> None:
         print_spectators(args.delay / 1000, args.turns, args.seed, args.rounds)
     if not args.no_lab:
         print_lab(args.delay / 1000, args.turns, args.seed)
+        print_matrix(1, args.seed)
 
 
 if __name__ == "__main__":

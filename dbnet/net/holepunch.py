@@ -1,6 +1,6 @@
 """Hole punching over trio: a side's punching sockets (``PunchDoor``) and one attempt
 over a relayed connection (``punch``). The rules are ``net.punch``'s; docs/network.md,
-section 15, tells the whole story.
+section 14, tells the whole story.
 
 A ``PunchDoor`` lives as long as the session: a UDP socket for IPv4 (and one for IPv6
 when this side tells IPv6 candidates), each carrying a QUIC endpoint (``net.quic``)

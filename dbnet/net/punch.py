@@ -1,5 +1,5 @@
 """Hole punching's rules, without I/O: what a side tells the other, what it sends where,
-and for how long (docs/network.md, section 15). The trio part is ``net.holepunch``.
+and for how long (docs/network.md, section 14). The trio part is ``net.holepunch``.
 
 When the first path two players found is the relay, each side learns where its UDP
 socket is seen from the internet (its STUN answer: ``net.stun``; and its own global

@@ -1,4 +1,4 @@
-"""Hole punching (issue 31, items 1 and 2; docs/network.md section 15): a game that starts
+"""Hole punching (issue 31, items 1 and 2; docs/network.md section 14): a game that starts
 on the relay moves to a QUIC path the two sides punch, mid-game, with nothing lost,
 repeated or reordered; a stranger's QUIC, a peer that names a third party and a peer
 that does not punch all leave the game on the relay. The sessions run in-process here,

@@ -154,7 +154,7 @@ def offer_wire(**changes: object) -> dict[str, object]:
         "dbnet-rules-2",
         (bytes([0xA0]) * 32, bytes([0xB0]) * 32),
         bytes(32),
-        offer_setup(),
+        codec.EncodedSetup.of(offer_setup()),
         1024,
         bytes([1]) * 32,
         bytes([2]) * 32,

@@ -176,9 +176,8 @@ def _check_offer(entry: Entry, record: bytes) -> OfferBody:
         raise InvalidEntryError(0, "the OFFER must be entry 0 by A with a zero previous hash")
     if body.keys[0] == body.keys[1]:
         raise InvalidEntryError(0, "both players have the same key")
-    setup_bytes = codec.encode_setup(body.setup, body.clock)
     game_id = game_id_for(
-        body.rules, (body.keys[0], body.keys[1]), body.nonce, setup_bytes, body.joiner_nonce
+        body.rules, (body.keys[0], body.keys[1]), body.nonce, body.offered.data, body.joiner_nonce
     )
     if entry.game_id != game_id:
         raise InvalidEntryError(0, "the game id does not match the offer's contents", record)

@@ -21,6 +21,7 @@ from dbnet.wire.codec import (
     ClaimBody,
     CosignBody,
     DisputeBody,
+    EncodedSetup,
     Entry,
     EntryKind,
     FinalBody,
@@ -78,7 +79,7 @@ class Peer:
         cls,
         identity: Identity,
         peer_key: bytes,
-        setup: GameSetup,
+        setup: GameSetup | EncodedSetup,
         *,
         chain_length: int = dice.DEFAULT_CHAIN_LENGTH,
         secret: bytes | None = None,
@@ -93,14 +94,15 @@ class Peer:
         ``nonce`` is A's and ``joiner_nonce`` B's (each fresh from ``secrets`` when not
         given): over the network B sends its own in HELLO and checks it in the OFFER.
         ``name`` is A's name, signed in the OFFER (``codec.NAME_PATTERN``); ``clock`` the
-        game's clock, ``(base, increment)`` in ms, or None."""
+        game's clock, ``(base, increment)`` in ms, or None (an ``EncodedSetup`` holds its
+        own clock and bytes, which go into the game id and the OFFER as they are)."""
         if chain_length < 2:
             raise LocalProtocolError(f"chains have at least 2 links, not {chain_length}")
         keys = (identity.public_key, peer_key)
         nonce = nonce if nonce is not None else secrets.token_bytes(32)
         joiner_nonce = joiner_nonce if joiner_nonce is not None else secrets.token_bytes(32)
-        setup_bytes = codec.encode_setup(setup, clock)
-        game_id = game_id_for(rules, keys, nonce, setup_bytes, joiner_nonce)
+        offered = EncodedSetup.of(setup, clock)
+        game_id = game_id_for(rules, keys, nonce, offered.data, joiner_nonce)
         chain = dice.Chain.create(
             secret if secret is not None else secrets.token_bytes(32),
             dice.chain_salt(game_id, identity.public_key),
@@ -110,17 +112,16 @@ class Peer:
             rules=rules,
             keys=keys,
             nonce=nonce,
-            setup=setup,
+            offered=offered,
             chain=chain_length,
             anchor=chain.anchor(0),
             state=ZERO_HASH,  # the log fills in the initial state's hash
             joiner_nonce=joiner_nonce,
             name=name,
-            clock=clock,
         )
         entry = Entry(
             # a game with a clock is written in the version with disputes (docs/entries.md 7)
-            version=PROTOCOL_VERSION if clock is None else codec.DISPUTE_VERSION,
+            version=PROTOCOL_VERSION if offered.clock is None else codec.DISPUTE_VERSION,
             game_id=game_id,
             seq=0,
             author=int(Player.A),

@@ -35,7 +35,7 @@ from dbnet.protocol.identity import Identity, verify
 from dbnet.protocol.log import Decide, GameLog, Status, game_id_for, is_clock_claim
 from dbnet.protocol.peer import RULES_VERSION, Peer
 from dbnet.wire import codec
-from dbnet.wire.codec import EntryKind
+from dbnet.wire.codec import EncodedSetup, EntryKind
 
 _SECRET_TAG: Final = b"dbnet/chain-secret/v1\x00"
 _SECRET_PERSON: Final = b"dbnet/chainsec"
@@ -92,7 +92,7 @@ class RemoteGame:
         cls,
         identity: Identity,
         peer_key: bytes,
-        setup: GameSetup,
+        setup: GameSetup | EncodedSetup,
         save: Save,
         *,
         nonce: bytes,
@@ -106,22 +106,22 @@ class RemoteGame:
         fresh nonce, ``joiner_nonce`` the one B sent: the game id, and so A's chain secret
         (derived from it unless ``secret`` is given), is fresh whatever B chose. ``name``
         is A's, signed in the OFFER; ``clock`` the game's clock, ``(base, increment)`` in
-        ms, if it has one."""
+        ms, if it has one (an ``EncodedSetup`` holds its own). The setup is encoded once,
+        here, unless it comes encoded."""
+        offered = EncodedSetup.of(setup, clock)
         if secret is None:  # derived from the game id
             keys = (identity.public_key, peer_key)
-            setup_bytes = codec.encode_setup(setup, clock)
-            game_id = game_id_for(RULES_VERSION, keys, nonce, setup_bytes, joiner_nonce)
+            game_id = game_id_for(RULES_VERSION, keys, nonce, offered.data, joiner_nonce)
             secret = chain_secret(identity, game_id)
         peer, offer = Peer.offer(
             identity,
             peer_key,
-            setup,
+            offered,
             chain_length=chain_length,
             secret=secret,
             nonce=nonce,
             joiner_nonce=joiner_nonce,
             name=name,
-            clock=clock,
         )
         save(offer)
         return cls(peer, [offer], save)

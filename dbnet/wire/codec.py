@@ -35,7 +35,7 @@ from msgspec import UNSET, Meta, Raw, UnsetType
 
 from dbnet.engine import board
 from dbnet.engine.game import check_warband_size
-from dbnet.engine.kept import Kept, KeptFor
+from dbnet.engine.kept import Kept
 from dbnet.engine.model import (
     KIND_TEXT,
     AbilityDef,
@@ -57,8 +57,8 @@ __all__ = [
     "DISPUTE_VERSION", "HASH_SIZE", "MAX_ENTRY_SIZE", "MAX_MESSAGE_SIZE", "NAME_PATTERN",
     "PROTOCOL_VERSION", "PROTOCOL_VERSIONS", "REPLAY_FORMAT", "REPLAY_FORMATS",
     "SIGNATURE_SIZE", "ZERO_HASH", "AcceptBody", "Body", "ClaimBody", "CosignBody",
-    "DisputeBody", "Entry", "EntryKind", "FinalBody", "Hash", "Meta", "Name", "OfferBody",
-    "PlayBody", "ReplayHeader", "ResignBody", "Schema", "Shape", "SignedEntry",
+    "DisputeBody", "EncodedSetup", "Entry", "EntryKind", "FinalBody", "Hash", "Meta", "Name",
+    "OfferBody", "PlayBody", "ReplayHeader", "ResignBody", "Schema", "Shape", "SignedEntry",
     "WarbandShape", "decode", "decode_entry", "decode_replay_header", "decode_signed_entry",
     "encode", "encode_entry", "encode_replay_header", "encode_setup", "encode_signed_entry",
     "entry_hash", "is_frozen_value", "refuse", "replace", "setup_from_wire",
@@ -785,42 +785,59 @@ def _setup_shape(setup: GameSetup, clock: tuple[int, int] | None) -> _Setup:
 
 
 def encode_setup(setup: GameSetup, clock: tuple[int, int] | None = None) -> bytes:
-    """``encode(setup_to_wire(setup, clock))``, the setup's bytes in the game id. Those of
-    the last few setups are kept, by the setup's identity (a setup is immutable): one game
-    start needs them several times (the game id, A's and B's checks of the OFFER), and the
-    games of a run or of a folder of replays share one setup."""
-    kept = _ENCODED.get(setup, clock)
-    if kept is not None:
-        return kept
-    data = encode(_setup_shape(setup, clock))
-    _ENCODED.put(setup, data, clock)
-    return data
+    """``encode(setup_to_wire(setup, clock))``, the setup's bytes in the OFFER and the game
+    id. A game's start calls it once (``EncodedSetup.of``) and passes the bytes along."""
+    return encode(_setup_shape(setup, clock))
 
 
-def _setup_value(
-    schema: Schema[_Setup] | Schema[_SetupV3], data: Raw, path: str
-) -> tuple[GameSetup, tuple[int, int] | None]:
+@dataclass(frozen=True, slots=True)
+class EncodedSetup:
+    """A game's setup and clock setting with their canonical bytes (``encode_setup``): what
+    an OFFER carries and the game id hashes. Made once when a game starts (``of``), or
+    from the bytes of an OFFER read (``OfferBody.offered``), and passed along with the
+    setup, so that nothing on the way (the game id, the chain secrets, the replay header,
+    the OFFER written and checked) encodes the setup again."""
+
+    setup: GameSetup
+    clock: tuple[int, int] | None
+    """The clock (version 3): ``(base, increment)`` in milliseconds; None: no clock."""
+    data: bytes
+    """``encode_setup(setup, clock)``."""
+
+    @classmethod
+    def of(
+        cls, setup: GameSetup | EncodedSetup, clock: tuple[int, int] | None = None
+    ) -> EncodedSetup:
+        """``setup`` with its bytes: encoded now, unless it is encoded already (then
+        ``clock`` must be its own or None)."""
+        if isinstance(setup, EncodedSetup):
+            if clock is not None and clock != setup.clock:
+                raise ValueError(f"the setup's clock is {setup.clock}, not {clock}")
+            return setup
+        return cls(setup, clock, encode_setup(setup, clock))
+
+
+def _setup_value(schema: Schema[_Setup] | Schema[_SetupV3], data: Raw, path: str) -> EncodedSetup:
     """The setup in an OFFER's setup bytes ``data`` read with ``schema`` (every check of
-    ``Schema.decode``, errors under ``path``), and its clock setting (version 3), read once
-    for the same bytes: a setup is a function of them and immutable, so the last few are
-    kept and shared. Every OFFER of one setup (the games of a run, A's own OFFER read back
-    by ``encode_entry``, a folder of replays) then reads to the same ``GameSetup``, whose
-    rules the engine derives once, and its bytes are checked once."""
+    ``Schema.decode``, errors under ``path``), with its clock setting (version 3) and
+    those bytes, read once for the same bytes: a setup is a function of them and
+    immutable, so the last few are kept and shared. Every OFFER of one setup (the games
+    of a run, A's own OFFER read back by ``encode_entry``, a folder of replays) then reads
+    to the same ``GameSetup``, whose rules the engine derives once, and its bytes are
+    checked once."""
     key = (schema, bytes(data))
     kept = _DECODED.get(key)
     if kept is not None:
         return kept
     shape = schema.decode(key[1], path)
     clock = _unset(shape.clock) if isinstance(shape, _SetupV3) else None
-    made = (shape.value(path), clock)
+    made = EncodedSetup(shape.value(path), clock, key[1])
     _DECODED.put(key, made)
     return made
 
 
-_ENCODED: Final = KeptFor[GameSetup, bytes](16)
-"""``encode_setup``'s bytes of the last 16 setups, by the setup and the clock."""
-_DECODED: Final = Kept[tuple[object, bytes], tuple[GameSetup, tuple[int, int] | None]](16)
-"""``_setup_value``'s setups (and clocks) of the last 16 setups read, by schema and bytes."""
+_DECODED: Final = Kept[tuple[object, bytes], EncodedSetup](16)
+"""``_setup_value``'s setups of the last 16 setups read, by schema and bytes."""
 
 
 def setup_from_wire(obj: object, path: str) -> GameSetup:
@@ -879,14 +896,22 @@ class OfferBody(_WireBody, frozen=True, gc=False):
     rules: str
     keys: tuple[bytes, bytes]
     nonce: bytes
-    setup: GameSetup
+    offered: EncodedSetup
+    """The setup and the clock, with the bytes the OFFER carries."""
     chain: int
     anchor: bytes
     state: bytes
     joiner_nonce: bytes | None = None
     name: str | None = None
-    clock: tuple[int, int] | None = None
-    """The clock (version 3): ``(base, increment)`` in milliseconds; None: no clock."""
+
+    @property
+    def setup(self) -> GameSetup:
+        return self.offered.setup
+
+    @property
+    def clock(self) -> tuple[int, int] | None:
+        """The clock (version 3): ``(base, increment)`` in milliseconds; None: no clock."""
+        return self.offered.clock
 
     @classmethod
     def from_wire(cls, obj: object, path: str, version: int = PROTOCOL_VERSION) -> OfferBody:
@@ -947,10 +972,10 @@ def _offer_body(
     """The OFFER of ``shape`` (any version's), its keys checked and its setup read with
     ``schema``."""
     _key_problem(shape.keys, f"{path}.keys")
-    setup, clock = _setup_value(schema, shape.setup, f"{path}.setup")
+    offered = _setup_value(schema, shape.setup, f"{path}.setup")
     return OfferBody(
-        shape.rules, shape.keys, nonce, setup, shape.chain, shape.anchor, shape.state,
-        joiner_nonce, name, clock,
+        shape.rules, shape.keys, nonce, offered, shape.chain, shape.anchor, shape.state,
+        joiner_nonce, name,
     )  # fmt: skip
 
 
@@ -1273,7 +1298,7 @@ def _body_shape(body: Body) -> _BodyShape:
             state=body.state,
         )
     if isinstance(body, OfferBody):
-        setup = Raw(encode_setup(body.setup))
+        setup = Raw(body.offered.data)
         if body.joiner_nonce is None:
             return _OfferV1(
                 body.rules, body.keys, body.nonce, setup, body.chain, body.anchor, body.state
@@ -1300,7 +1325,7 @@ def _v3_shape(body: Body) -> _BodyShape:
     if isinstance(body, OfferBody):
         b = body
         assert b.joiner_nonce is not None  # a version-3 OFFER has both nonces
-        setup3 = Raw(encode_setup(b.setup, clock))
+        setup3 = Raw(b.offered.data)
         nonces = (b.nonce, b.joiner_nonce)
         name = b.name or ""
         return _OfferV3(b.rules, b.keys, nonces, setup3, b.chain, b.anchor, b.state, name)

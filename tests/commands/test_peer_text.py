@@ -97,7 +97,7 @@ def unplayable_offer(tmp_path_factory: pytest.TempPathFactory) -> Path:
         rules=RULES_VERSION,
         keys=public,
         nonce=keys.nonce,
-        setup=setup,
+        offered=codec.EncodedSetup(setup, None, setup_bytes),
         chain=4,
         anchor=bytes(32),
         state=bytes(32),

@@ -426,7 +426,10 @@ def test_an_offer_whose_game_id_does_not_match_its_contents_is_refused(
     assert isinstance(body, OfferBody)
     changes: dict[str, dict[str, object]] = {
         "nonce": {"nonce": derive(2, "another nonce")},
-        "options": {"setup": short_setup, "state": Game(short_setup).state_hash()},
+        "options": {
+            "offered": codec.EncodedSetup.of(short_setup),
+            "state": Game(short_setup).state_hash(),
+        },
         "key": {"keys": (body.keys[0], identity(3, "B").public_key)},
         "rules": {"rules": "dbnet-rules-0"},
     }

@@ -105,7 +105,8 @@ def forged_offer(setup: GameSetup) -> bytes:
     keys = (ALICE.public_key, BOB.public_key)
     setup_bytes = codec.encode(codec.setup_to_wire(setup))
     game_id = game_id_for(RULES_VERSION, keys, NONCE, setup_bytes, NONCE)
-    body = OfferBody(RULES_VERSION, keys, NONCE, setup, 8, bytes(32), bytes(32), NONCE)
+    offered = codec.EncodedSetup(setup, None, setup_bytes)
+    body = OfferBody(RULES_VERSION, keys, NONCE, offered, 8, bytes(32), bytes(32), NONCE)
     return sign(ALICE, Entry(2, game_id, 0, 0, bytes(32), EntryKind.OFFER, body))
 
 

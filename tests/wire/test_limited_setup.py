@@ -60,7 +60,8 @@ def test_an_unknown_format_and_a_repeated_slug_are_refused() -> None:
 def test_a_limited_offer_is_only_written_in_protocol_version_3() -> None:
     setup = limited_setup("3-boosters")
     body = codec.OfferBody(
-        "r", (bytes(32), bytes([1]) * 32), bytes(32), setup, 16, bytes(32), bytes(32),
+        "r", (bytes(32), bytes([1]) * 32), bytes(32), codec.EncodedSetup.of(setup), 16,
+        bytes(32), bytes(32),
         joiner_nonce=bytes(32),
     )  # fmt: skip
     with pytest.raises(ValueError, match="only written in protocol version 3"):

@@ -31,7 +31,7 @@ from dbnet.engine import Decision, GameSetup, Options, Player
 from dbnet.match.keys import MatchKeys, replay_header
 from dbnet.match.local import Match, bot_chooser
 from dbnet.replay.file import EXTENSION, ReplayWriter
-from dbnet.wire.codec import EncodedSetup
+from dbnet.wire.setup import EncodedSetup
 
 HERE: Final = Path(__file__).resolve().parent
 CREATED: Final = datetime.datetime(2026, 1, 1, 12, 0, tzinfo=datetime.UTC)

@@ -26,7 +26,7 @@ from dbnet.match.peers import RecordSink
 from dbnet.replay.file import EXTENSION
 from dbnet.replay.paths import now_utc, start_replay
 from dbnet.text import counted
-from dbnet.wire.codec import EncodedSetup
+from dbnet.wire.setup import EncodedSetup
 
 
 def game_keys(seed: int, index: int) -> MatchKeys:

@@ -18,8 +18,9 @@ from dbnet.protocol.identity import Identity
 from dbnet.protocol.log import game_id_for
 from dbnet.protocol.peer import RULES_VERSION
 from dbnet.protocol.remote import chain_secret
-from dbnet.wire import codec
-from dbnet.wire.codec import EncodedSetup, ReplayHeader
+from dbnet.wire.replay_header import ReplayHeader
+from dbnet.wire.schema import NAME_PATTERN
+from dbnet.wire.setup import EncodedSetup
 
 _DERIVE_PERSON: Final = b"dbnet/localplay"
 _SEAT_TAG: Final = b"dbnet/local-seat/v1\0"
@@ -27,10 +28,10 @@ _SEAT_PERSON: Final = b"dbnet/localseat"
 
 
 def as_name(text: str, fallback: str) -> str:
-    """``text`` as a player's name (``codec.NAME_PATTERN``): only its ASCII letters, digits,
+    """``text`` as a player's name (``NAME_PATTERN``): only its ASCII letters, digits,
     '_', '.' and '-', at most 32; ``fallback`` when nothing usable is left."""
     kept = "".join(ch for ch in text if ch.isascii() and (ch.isalnum() or ch in "_.-"))[:32]
-    return kept if codec.NAME_PATTERN.fullmatch(kept) else fallback
+    return kept if NAME_PATTERN.fullmatch(kept) else fallback
 
 
 def login_name(fallback: str = "player") -> str:

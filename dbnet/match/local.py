@@ -36,7 +36,8 @@ from dbnet.match.story import Event, EventKind, Narrator
 from dbnet.protocol.errors import LocalProtocolError
 from dbnet.protocol.identity import Identity
 from dbnet.protocol.log import GameLog, Status
-from dbnet.wire.codec import EncodedSetup, OfferBody, PlayBody
+from dbnet.wire.bodies import OfferBody, PlayBody
+from dbnet.wire.setup import EncodedSetup
 
 
 def load_setup(warband: Path | None, opponent: Path | None, side: Player) -> GameSetup:

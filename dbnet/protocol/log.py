@@ -44,21 +44,29 @@ from dbnet.errors import DbnetError
 from dbnet.protocol import dice
 from dbnet.protocol.errors import InvalidEntryError
 from dbnet.protocol.identity import verify
-from dbnet.wire import codec
-from dbnet.wire.codec import (
+from dbnet.wire.bodies import (
     AcceptBody,
     Body,
     ClaimBody,
     CosignBody,
     DisputeBody,
-    Entry,
     EntryKind,
     FinalBody,
     OfferBody,
     PlayBody,
     ResignBody,
-    SignedEntry,
 )
+from dbnet.wire.entries import (
+    Entry,
+    SignedEntry,
+    decode_signed_entry,
+    encode_signed_entry,
+    entry_hash,
+    replace,
+    sign_entry,
+    signing_message,
+)
+from dbnet.wire.versions import DISPUTE_VERSION
 
 RULES_VERSION = "dbnet-rules-2"
 """The rules this engine plays; a game recorded under other rules can't be re-simulated."""
@@ -85,7 +93,7 @@ class UncheckedSignature(NamedTuple):
 
     def valid(self) -> bool:
         """Whether the author's key signed the entry's exact bytes."""
-        return verify(self.key, self.signed.signature, codec.signing_message(self.signed.signed))
+        return verify(self.key, self.signed.signature, signing_message(self.signed.signed))
 
     def problem(self) -> str:
         """Why an invalid signature is refused."""
@@ -299,7 +307,7 @@ class GameLog:
         self.game = game
         self.entries: list[SignedEntry] = [offer]
         self.decoded: list[Entry] = [entry]
-        self.head = codec.entry_hash(offer.signed)
+        self.head = entry_hash(offer.signed)
         self.anchors: list[bytes] = [body.anchor]
         self.chains: list[dice.ChainVerifier | None] = [
             dice.ChainVerifier(dice.chain_salt(game_id, self.keys[0]), body.chain, body.anchor),
@@ -324,11 +332,11 @@ class GameLog:
     def start(cls, record: bytes) -> GameLog:
         """A log from the OFFER record (entry 0)."""
         try:
-            signed, entry = codec.decode_signed_entry(record)
+            signed, entry = decode_signed_entry(record)
         except DbnetError as exc:
             raise InvalidEntryError(0, f"malformed: {exc}", record) from exc
         body = _check_offer(entry, record)
-        if not verify(body.keys[0], signed.signature, codec.signing_message(signed.signed)):
+        if not verify(body.keys[0], signed.signature, signing_message(signed.signed)):
             raise InvalidEntryError(0, "bad signature by A", record)
         game = _offered_game(body, record)
         if body.state != game.state_hash():
@@ -345,10 +353,10 @@ class GameLog:
         """
         body = _check_offer(draft, b"")
         game = _offered_game(body, b"")
-        body = codec.replace(body, state=game.state_hash())
-        entry = codec.replace(draft, body=body)
-        signed = codec.sign_entry(entry, sign)
-        return cls(signed, entry, body, game, entry.game_id), codec.encode_signed_entry(signed)
+        body = replace(body, state=game.state_hash())
+        entry = replace(draft, body=body)
+        signed = sign_entry(entry, sign)
+        return cls(signed, entry, body, game, entry.game_id), encode_signed_entry(signed)
 
     # --- queries ------------------------------------------------------------------
 
@@ -406,7 +414,7 @@ class GameLog:
         at the point of the checks where it would have been checked: a verifier that
         checks them all later, in order, reaches the same verdict faster (one tight
         loop of signature checks runs faster than checks spread between the rules).
-        ``decoded`` is ``codec.decode_signed_entry(record)`` when the caller has it
+        ``decoded`` is ``decode_signed_entry(record)`` when the caller has it
         already: a verifier decodes a file's records in one loop, for the same reason.
         """
         seq = len(self.entries)
@@ -414,14 +422,14 @@ class GameLog:
             signed, entry = decoded
         else:
             try:
-                signed, entry = codec.decode_signed_entry(record)
+                signed, entry = decode_signed_entry(record)
             except DbnetError as exc:
                 raise InvalidEntryError(seq, f"malformed: {exc}", record) from exc
         author = self._check_envelope(seq, entry, record, clock_claim=is_clock_claim(entry.body))
         if unchecked is not None:
             unchecked.append(UncheckedSignature(seq, author, self.keys[author], signed, record))
         elif not verify(
-            self.keys[author], signed.signature, codec.signing_message(signed.signed)
+            self.keys[author], signed.signature, signing_message(signed.signed)
         ):  # ``UncheckedSignature.check``, without making one
             raise InvalidEntryError(seq, _bad_signature(author), record)
         if not atomic:
@@ -491,19 +499,19 @@ class GameLog:
             if complete is not None:
                 body = complete(self.game.state_hash())
             entry = Entry(self.version, self.game_id, seq, int(author), self.head, kind, body)
-            signed = codec.sign_entry(entry, sign)
+            signed = sign_entry(entry, sign)
         except BaseException:
             self._undo()
             raise
         self._add(signed, entry)
-        return codec.encode_signed_entry(signed)
+        return encode_signed_entry(signed)
 
     def _add(self, signed: SignedEntry, entry: Entry) -> None:
         """Record an entry that was checked and applied: the chain's head moves to it."""
         self.entries.append(signed)
         self.decoded.append(entry)
         self.rolls_at.append(len(self.rolls))
-        self.head = codec.entry_hash(signed.signed)
+        self.head = entry_hash(signed.signed)
         if self.teller is not None:
             self.teller.accepted(self)
 
@@ -768,9 +776,9 @@ class GameLog:
     def _check_dispute_author(self, seq: int, author: Player, record: bytes) -> None:
         """A DISPUTE (protocol version 4) comes right after a clock claim, which closed
         the log, and is written by the player that claim says was flagged."""
-        if self.version < codec.DISPUTE_VERSION:
+        if self.version < DISPUTE_VERSION:
             raise InvalidEntryError(
-                seq, f"a DISPUTE is protocol version {codec.DISPUTE_VERSION}; this game is "
+                seq, f"a DISPUTE is protocol version {DISPUTE_VERSION}; this game is "
                 f"version {self.version}", record
             )  # fmt: skip
         claim = self.clock_claim() if self.status is Status.CLAIMED else None
@@ -959,7 +967,7 @@ class GameLog:
         try:
             self._restore(checkpoint._replace(game=checkpoint.game.copy()))  # kept for the next
             for seq in range(checkpoint.entries, len(self.entries)):
-                self.head = codec.entry_hash(self.entries[seq - 1].signed)  # as a COSIGN saw it
+                self.head = entry_hash(self.entries[seq - 1].signed)  # as a COSIGN saw it
                 entry = self.decoded[seq]
                 self._apply(seq, PLAYERS[entry.author], entry.kind, entry.body, b"")
         finally:

@@ -14,24 +14,21 @@ from dbnet.protocol.errors import LocalProtocolError
 from dbnet.protocol.identity import Identity
 from dbnet.protocol.log import RULES_VERSION as RULES_VERSION  # re-exported
 from dbnet.protocol.log import ZERO_HASH, Decide, GameLog, Status, game_id_for
-from dbnet.wire import codec
-from dbnet.wire.codec import (
+from dbnet.wire.bodies import (
     AcceptBody,
     Body,
     ClaimBody,
     CosignBody,
     DisputeBody,
-    EncodedSetup,
-    Entry,
     EntryKind,
     FinalBody,
     OfferBody,
     PlayBody,
     ResignBody,
-    SignedEntry,
 )
-
-PROTOCOL_VERSION = codec.PROTOCOL_VERSION
+from dbnet.wire.entries import Entry, SignedEntry
+from dbnet.wire.setup import EncodedSetup
+from dbnet.wire.versions import DISPUTE_VERSION, PROTOCOL_VERSION
 
 
 class OwnLinks:
@@ -93,7 +90,7 @@ class Peer:
 
         ``nonce`` is A's and ``joiner_nonce`` B's (each fresh from ``secrets`` when not
         given): over the network B sends its own in HELLO and checks it in the OFFER.
-        ``name`` is A's name, signed in the OFFER (``codec.NAME_PATTERN``); ``clock`` the
+        ``name`` is A's name, signed in the OFFER (``wire.schema.NAME_PATTERN``); ``clock`` the
         game's clock, ``(base, increment)`` in ms, or None (an ``EncodedSetup`` holds its
         own clock and bytes, which go into the game id and the OFFER as they are)."""
         if chain_length < 2:
@@ -121,7 +118,7 @@ class Peer:
         )
         entry = Entry(
             # a game with a clock is written in the version with disputes (docs/entries.md 7)
-            version=PROTOCOL_VERSION if offered.clock is None else codec.DISPUTE_VERSION,
+            version=PROTOCOL_VERSION if offered.clock is None else DISPUTE_VERSION,
             game_id=game_id,
             seq=0,
             author=int(Player.A),

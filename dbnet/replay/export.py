@@ -15,14 +15,7 @@ from dbnet.protocol.identity import fingerprint
 from dbnet.protocol.log import Roll
 from dbnet.replay.story import Story, Told
 from dbnet.text import counted
-from dbnet.wire.codec import (
-    ClaimBody,
-    CosignBody,
-    DisputeBody,
-    EntryKind,
-    FinalBody,
-    OfferBody,
-)
+from dbnet.wire.bodies import ClaimBody, CosignBody, DisputeBody, EntryKind, FinalBody, OfferBody
 
 
 def preamble_lines(story: Story) -> Iterator[str]:

@@ -27,7 +27,8 @@ from dbnet.replay.errors import ReplayError
 from dbnet.replay.file import ReplayWriter, load_replay
 from dbnet.replay.paths import default_replay_path, now_utc, start_replay
 from dbnet.replay.terms import LocalTerms, save_terms, terms_path
-from dbnet.wire.codec import EncodedSetup, OfferBody
+from dbnet.wire.bodies import OfferBody
+from dbnet.wire.setup import EncodedSetup
 
 MakeSeats = Callable[[Player | None], tuple[Seat, Seat]]
 """The seats of a resumed game, given the person's seat (None: people in both seats)."""

@@ -43,14 +43,9 @@ from dbnet.protocol.log import GameLog, Status, UncheckedSignature
 from dbnet.replay.errors import ReplayError
 from dbnet.replay.file import HEADER_OFFSET, decode_header, iter_records
 from dbnet.text import counted
-from dbnet.wire.codec import (
-    ClaimBody,
-    Entry,
-    ReplayHeader,
-    SignedEntry,
-    decode_signed_entry,
-    is_frozen_value,
-)
+from dbnet.wire.bodies import ClaimBody
+from dbnet.wire.entries import Entry, SignedEntry, decode_signed_entry, is_frozen_value
+from dbnet.wire.replay_header import ReplayHeader
 
 __all__ = ["Owed", "ReplayVerifier", "Verdict", "VerdictStatus", "verify_replay"]
 

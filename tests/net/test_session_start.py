@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 import trio
 
+import dbnet.wire.setup
 from dbnet.net.hosting import listener_port
 from dbnet.net.session import Outcome
-from dbnet.wire import codec
 
 from .helpers import ALICE, BOB
 from .sessions import make_side, run_side
@@ -25,13 +25,13 @@ async def test_a_network_game_encodes_its_setup_once(
     OFFER it signs and the checks of that OFFER all take those bytes; the joiner reads
     the OFFER's own bytes and encodes nothing."""
     encoded: list[object] = []
-    real = codec.encode_setup
+    real = dbnet.wire.setup.encode_setup
 
     def counting(*args: object, **kwargs: object) -> bytes:
         encoded.append(args[0])
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(codec, "encode_setup", counting)
+    monkeypatch.setattr(dbnet.wire.setup, "encode_setup", counting)
     host = make_side(tmp_path, "alice", identity=ALICE, host=True, turns=1)
     joiner = make_side(tmp_path, "bob", identity=BOB, host=False, turns=1)
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")  # loopback only

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import dbnet.wire.setup
 from dbnet.bots import RandomBot
 from dbnet.catalog import default_warbands, load_catalog, load_map
 from dbnet.engine import GameSetup
@@ -14,7 +15,6 @@ from dbnet.match.keys import MatchKeys
 from dbnet.match.seats import BotSeat, PersonSeat
 from dbnet.replay.file import load_replay
 from dbnet.replay.saved import start_saved
-from dbnet.wire import codec
 
 
 def test_a_local_game_start_encodes_its_setup_once(
@@ -24,13 +24,13 @@ def test_a_local_game_start_encodes_its_setup_once(
     logs' checks of it take the setup's bytes from one encoding."""
     setup = GameSetup(load_map(), default_warbands(load_catalog()))
     encoded: list[object] = []
-    real = codec.encode_setup
+    real = dbnet.wire.setup.encode_setup
 
     def counting(*args: object, **kwargs: object) -> bytes:
         encoded.append(args[0])
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(codec, "encode_setup", counting)
+    monkeypatch.setattr(dbnet.wire.setup, "encode_setup", counting)
     keys = MatchKeys.from_seed(b"test-saved:1")
     seats = (PersonSeat(), BotSeat(RandomBot(random.Random(1))))
     saved = start_saved(setup, seats, keys, tmp_path / "game.dbnr")

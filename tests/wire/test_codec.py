@@ -20,27 +20,50 @@ from dbnet.engine import model
 from dbnet.engine.model import AbilityDef, Activation, GameSetup, Options, Warband
 from dbnet.errors import DecodeError
 from dbnet.protocol.identity import Identity, public_key_problem
-from dbnet.wire import codec
-from dbnet.wire.codec import (
+from dbnet.wire import bodies as wire_bodies
+from dbnet.wire import entries as wire_entries
+from dbnet.wire import replay_header as wire_replay_header
+from dbnet.wire import setup as wire_setup
+from dbnet.wire import values as wire_values
+from dbnet.wire.bodies import (
     AcceptBody,
     Body,
     ClaimBody,
     CosignBody,
     DisputeBody,
-    Entry,
     EntryKind,
     FinalBody,
     OfferBody,
     PlayBody,
-    ReplayHeader,
     ResignBody,
-    SignedEntry,
 )
+from dbnet.wire.entries import (
+    Entry,
+    SignedEntry,
+    decode_entry,
+    decode_signed_entry,
+    encode_entry,
+    encode_signed_entry,
+    entry_hash,
+    sign_entry,
+    signing_message,
+)
+from dbnet.wire.entries import replace as wire_replace
+from dbnet.wire.replay_header import ReplayHeader, decode_replay_header, encode_replay_header
+from dbnet.wire.setup import EncodedSetup, encode_setup, setup_from_wire, setup_to_wire
+from dbnet.wire.values import decode, encode
+from dbnet.wire.versions import DISPUTE_VERSION
 
 RFC_8032_SECRET = "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60"
 
 # the names a pasted repr needs
-NAMES = {**vars(model), **vars(codec)}
+NAMES = {
+    **vars(model),
+    **vars(wire_bodies),
+    **vars(wire_entries),
+    **vars(wire_setup),
+    **vars(wire_replay_header),
+}
 
 
 def h(byte: int) -> bytes:
@@ -86,7 +109,7 @@ SETUP = SETUPS[0]
 
 
 def offer(setup: GameSetup = SETUP) -> OfferBody:
-    offered = codec.EncodedSetup.of(setup)
+    offered = EncodedSetup.of(setup)
     return OfferBody("dbnet-0.1/catalog-1", (h(0xA0), h(0xB0)), h(0x4E), offered, 1024, h(1), h(2))
 
 
@@ -103,16 +126,16 @@ BODIES: dict[EntryKind, Body] = {
 
 
 def entry(kind: EntryKind, seq: int = 5, author: int = 1) -> Entry:
-    version = codec.DISPUTE_VERSION if kind is EntryKind.DISPUTE else 1  # 7: version 4 only
+    version = DISPUTE_VERSION if kind is EntryKind.DISPUTE else 1  # 7: version 4 only
     return Entry(version, h(0x61), seq, author, h(0x70), kind, BODIES[kind])
 
 
 def record(e: Entry) -> bytes:
     """A signed-entry record of ``e`` (the signature is not checked by the codec)."""
-    return codec.encode_signed_entry(SignedEntry(codec.encode_entry(e), bytes(range(64))))
+    return encode_signed_entry(SignedEntry(encode_entry(e), bytes(range(64))))
 
 
-def decode_error(data: bytes, decoder: Callable[[bytes], object] = codec.decode_entry) -> str:
+def decode_error(data: bytes, decoder: Callable[[bytes], object] = decode_entry) -> str:
     with pytest.raises(DecodeError) as info:
         decoder(data)
     return str(info.value)
@@ -125,47 +148,47 @@ def decode_error(data: bytes, decoder: Callable[[bytes], object] = codec.decode_
 def test_every_kind_round_trips_byte_for_byte(kind: EntryKind) -> None:
     original = entry(kind)
     data = record(original)
-    signed, decoded = codec.decode_signed_entry(data)
+    signed, decoded = decode_signed_entry(data)
     assert decoded == original
-    assert signed == SignedEntry(codec.encode_entry(original), bytes(range(64)))
-    assert codec.encode_entry(decoded) == signed.signed
-    assert codec.encode_signed_entry(signed) == data
+    assert signed == SignedEntry(encode_entry(original), bytes(range(64)))
+    assert encode_entry(decoded) == signed.signed
+    assert encode_signed_entry(signed) == data
     assert eval(repr(decoded), NAMES) == decoded  # reprs can be pasted back
 
 
 @pytest.mark.parametrize("kind", list(EntryKind))
 def test_entries_and_bodies_are_immutable_values(kind: EntryKind) -> None:
     original = entry(kind)
-    signed = SignedEntry(codec.encode_entry(original), bytes(64))
+    signed = SignedEntry(encode_entry(original), bytes(64))
     for value, field in ((original, "seq"), (original.body, "clock"), (signed, "signature")):
         with pytest.raises(AttributeError):
             setattr(value, field, None)
     assert hash(entry(kind)) == hash(original)  # equal values, as dict keys and set members
-    assert codec.replace(original, seq=6) != original
+    assert wire_replace(original, seq=6) != original
     assert original.body.KIND is kind
 
 
 def test_play_body_optional_fields_are_left_out() -> None:
     bare = PlayBody(None, (), None, h(9))
     assert bare.to_wire() == {"links": [], "state": h(9)}
-    e = codec.replace(entry(EntryKind.PLAY), body=bare)
-    assert codec.decode_entry(codec.encode_entry(e)) == e
+    e = wire_replace(entry(EntryKind.PLAY), body=bare)
+    assert decode_entry(encode_entry(e)) == e
     full = BODIES[EntryKind.PLAY]
     assert list(full.to_wire()) == ["decision", "links", "anchor", "state"]
 
 
 @pytest.mark.parametrize("setup", SETUPS)
 def test_catalog_setups_round_trip(setup: GameSetup) -> None:
-    wire = codec.setup_to_wire(setup)
-    assert codec.setup_from_wire(wire, "setup") == setup
-    assert codec.setup_from_wire(codec.decode(codec.encode(wire)), "setup") == setup
-    e = codec.replace(entry(EntryKind.OFFER, seq=0, author=0), body=offer(setup))
-    assert codec.decode_entry(codec.encode_entry(e)) == e
+    wire = setup_to_wire(setup)
+    assert setup_from_wire(wire, "setup") == setup
+    assert setup_from_wire(decode(encode(wire)), "setup") == setup
+    e = wire_replace(entry(EntryKind.OFFER, seq=0, author=0), body=offer(setup))
+    assert decode_entry(encode_entry(e)) == e
 
 
 def test_setup_leaves_out_the_map_note() -> None:
     noted = replace(SETUP, map=replace(SETUP.map, note="values not confirmed"))
-    assert codec.setup_from_wire(codec.setup_to_wire(noted), "s") == SETUP
+    assert setup_from_wire(setup_to_wire(noted), "s") == SETUP
     assert load_map().note  # the shipped map has one
 
 
@@ -182,7 +205,7 @@ def test_catalog_setups_cover_abilities_and_locations() -> None:
 
 
 def test_setup_wire_form() -> None:
-    wire = codec.setup_to_wire(SETUPS[1])
+    wire = setup_to_wire(SETUPS[1])
     assert list(wire) == ["map", "options", "warbands"]
     assert wire["options"] == {"tournament_initiative": False, "turns_to_win": 99}
     mini = wire["warbands"][0]["minis"][0]  # type: ignore[index]
@@ -198,19 +221,19 @@ def test_setup_wire_form() -> None:
 def test_encode_setup_is_the_wire_forms_bytes(
     setup: GameSetup, clock: tuple[int, int] | None
 ) -> None:
-    expected = codec.encode(codec.setup_to_wire(setup, clock))
-    assert codec.encode_setup(setup, clock) == expected
+    expected = encode(setup_to_wire(setup, clock))
+    assert encode_setup(setup, clock) == expected
     twin = replace(setup, options=replace(setup.options))  # equal, another object
-    assert codec.encode_setup(twin, clock) == expected
+    assert encode_setup(twin, clock) == expected
 
 
 def _decoded_setup(setup: GameSetup, nonce: int = 0x4E, version: int = 2) -> GameSetup:
     """The setup of an OFFER of ``setup`` (its other fields fixed by ``nonce``), decoded."""
-    body = codec.replace(offer(setup), nonce=h(nonce), joiner_nonce=h(0x4F))
+    body = wire_replace(offer(setup), nonce=h(nonce), joiner_nonce=h(0x4F))
     if version == 3:
-        body = codec.replace(body, name="A")
-    e = codec.replace(entry(EntryKind.OFFER, seq=0, author=0), version=version, body=body)
-    decoded = codec.decode_entry(codec.encode_entry(e)).body
+        body = wire_replace(body, name="A")
+    e = wire_replace(entry(EntryKind.OFFER, seq=0, author=0), version=version, body=body)
+    decoded = decode_entry(encode_entry(e)).body
     assert isinstance(decoded, OfferBody)
     return decoded.setup
 
@@ -267,8 +290,8 @@ def test_replay_header_round_trips() -> None:
     header = ReplayHeader(
         rules="dbnet-0.1", game_id=h(1), keys=(h(2), h(3)), created="2025-01-02T03:04:05Z"
     )
-    data = codec.encode_replay_header(header)
-    assert codec.decode(data) == {
+    data = encode_replay_header(header)
+    assert decode(data) == {
         "format": 3,
         "protocol": 3,
         "rules": "dbnet-0.1",
@@ -276,7 +299,7 @@ def test_replay_header_round_trips() -> None:
         "keys": [h(2), h(3)],
         "created": "2025-01-02T03:04:05Z",
     }
-    assert codec.decode_replay_header(data) == header
+    assert decode_replay_header(data) == header
     assert eval(repr(header), NAMES) == header
 
 
@@ -301,7 +324,7 @@ def test_replay_header_errors(change: dict[str, object], message: str) -> None:
         "created": "",
     }  # fmt: skip
     wire.update(change)
-    assert message in decode_error(codec.encode(wire), codec.decode_replay_header)
+    assert message in decode_error(encode(wire), decode_replay_header)
 
 
 # --- the exact bytes -----------------------------------------------------------------------------
@@ -319,18 +342,18 @@ def test_entry_bytes_are_the_documented_layout() -> None:
         + b"\x03"  # kind RESIGN
         + b"\x81\xa5state\xc4\x20" + h(0x33)  # body {"state": ...}
     )  # fmt: skip
-    assert codec.encode_entry(resign) == expected
-    assert codec.decode_entry(expected) == resign
+    assert encode_entry(resign) == expected
+    assert decode_entry(expected) == resign
 
 
 def test_signing_message_and_entry_hash() -> None:
-    signed = codec.encode_entry(entry(EntryKind.RESIGN))
-    assert codec.signing_message(signed) == b"dbnet/entry/v1\x00" + signed
-    assert codec.entry_hash(signed) == (
+    signed = encode_entry(entry(EntryKind.RESIGN))
+    assert signing_message(signed) == b"dbnet/entry/v1\x00" + signed
+    assert entry_hash(signed) == (
         hashlib.blake2b(signed, digest_size=32, person=b"dbnet/entry/v1").digest()
     )
     # a golden value, so that a change of the hash function cannot go unnoticed
-    assert codec.entry_hash(b"").hex() == (
+    assert entry_hash(b"").hex() == (
         "73a5153a2156661e8396cd809396f85d7bf7846b729aa01f5b587caa4b0d83c4"
     )
 
@@ -343,9 +366,9 @@ def test_sign_entry_signs_the_signing_message() -> None:
         return bytes(64)
 
     e = entry(EntryKind.COSIGN)
-    signed = codec.sign_entry(e, sign)
-    assert seen == [codec.signing_message(codec.encode_entry(e))]
-    assert signed == SignedEntry(codec.encode_entry(e), bytes(64))
+    signed = sign_entry(e, sign)
+    assert seen == [signing_message(encode_entry(e))]
+    assert signed == SignedEntry(encode_entry(e), bytes(64))
 
 
 # --- non-canonical encodings ---------------------------------------------------------------------
@@ -355,27 +378,27 @@ def _wide_seq_bytes(e: Entry) -> bytes:
     """``e`` encoded with its seq as a uint32 (0xce) although it fits a positive fixint."""
     v, game_id, seq, author, prev, kind, body = e.to_wire()
     assert isinstance(seq, int)
-    parts = [codec.encode(v), codec.encode(game_id), b"\xce" + seq.to_bytes(4, "big")]
-    parts += [codec.encode(x) for x in (author, prev, kind, body)]
+    parts = [encode(v), encode(game_id), b"\xce" + seq.to_bytes(4, "big")]
+    parts += [encode(x) for x in (author, prev, kind, body)]
     return b"\x97" + b"".join(parts)
 
 
 def test_wider_integer_is_refused_though_the_value_is_unchanged() -> None:
     e = entry(EntryKind.PLAY)
     wide = _wide_seq_bytes(e)
-    assert wide != codec.encode_entry(e)
-    assert codec.decode(wide) == codec.decode(codec.encode_entry(e))  # same value
+    assert wide != encode_entry(e)
+    assert decode(wide) == decode(encode_entry(e))  # same value
     assert decode_error(wide) == "entry: not canonical msgpack: byte 36 is 0xce, the shortest " + (
         "encoding has 0x05"
     )
-    outer = codec.encode([wide, bytes(64)])
-    assert "entry: not canonical msgpack" in decode_error(outer, codec.decode_signed_entry)
+    outer = encode([wide, bytes(64)])
+    assert "entry: not canonical msgpack" in decode_error(outer, decode_signed_entry)
 
 
 def test_longer_string_header_is_refused() -> None:
-    canonical = codec.encode_entry(entry(EntryKind.RESIGN))
+    canonical = encode_entry(entry(EntryKind.RESIGN))
     longer = canonical.replace(b"\xa5state", b"\xd9\x05state")
-    assert codec.decode(longer) == codec.decode(canonical)
+    assert decode(longer) == decode(canonical)
     assert "not canonical" in decode_error(longer)
 
 
@@ -384,14 +407,14 @@ def test_map_keys_out_of_order_are_refused() -> None:
     body = wire[6]
     assert isinstance(body, dict)
     wire[6] = dict(reversed(body.items()))
-    assert decode_error(codec.encode(wire)) == (
+    assert decode_error(encode(wire)) == (
         "entry.body: map keys are not in the canonical order (docs/entries.md)"
     )
     offer_wire = entry(EntryKind.OFFER).to_wire()
     mini = _at(offer_wire, 6, "setup", "warbands", 1, "minis", 2)
     assert isinstance(mini, dict)
     mini["slug"] = mini.pop("slug")  # now the last key
-    assert decode_error(codec.encode(offer_wire)).startswith(
+    assert decode_error(encode(offer_wire)).startswith(
         "entry.body.setup.warbands[1].minis[2]: map keys are not in the canonical order"
     )
 
@@ -399,16 +422,16 @@ def test_map_keys_out_of_order_are_refused() -> None:
 def test_an_offers_setup_is_read_with_every_check_however_often_its_setup_was_read() -> None:
     """An OFFER's setup is read once for the same bytes and shared: bytes that differ
     from a setup read before, even in width alone, are read and checked on their own."""
-    data = codec.encode_entry(entry(EntryKind.OFFER))
-    first, again = codec.decode_entry(data), codec.decode_entry(data)
+    data = encode_entry(entry(EntryKind.OFFER))
+    first, again = decode_entry(data), decode_entry(data)
     assert isinstance(first.body, OfferBody)
     assert isinstance(again.body, OfferBody)
     assert again.body.setup is first.body.setup
-    setup_bytes = codec.encode_setup(first.body.setup)
+    setup_bytes = encode_setup(first.body.setup)
     turns = b"\xacturns_to_win\x06"
     assert setup_bytes.count(turns) == 1
     wide = data.replace(turns, b"\xacturns_to_win\xcc\x06")
-    assert codec.decode(wide) == codec.decode(data)
+    assert decode(wide) == decode(data)
     assert decode_error(wide) == (
         "entry.body.setup: not canonical msgpack: byte "
         f"{setup_bytes.index(turns) + len(turns) - 1} is 0xcc, the shortest encoding has 0x06"
@@ -416,10 +439,10 @@ def test_an_offers_setup_is_read_with_every_check_however_often_its_setup_was_re
 
 
 def test_non_canonical_record_is_refused() -> None:
-    signed = codec.encode_entry(entry(EntryKind.RESIGN))
-    bin32 = b"\x92\xc6" + len(signed).to_bytes(4, "big") + signed + codec.encode(bytes(64))
-    assert codec.decode(bin32) == [signed, bytes(64)]
-    assert "signed_entry: not canonical msgpack" in decode_error(bin32, codec.decode_signed_entry)
+    signed = encode_entry(entry(EntryKind.RESIGN))
+    bin32 = b"\x92\xc6" + len(signed).to_bytes(4, "big") + signed + encode(bytes(64))
+    assert decode(bin32) == [signed, bytes(64)]
+    assert "signed_entry: not canonical msgpack" in decode_error(bin32, decode_signed_entry)
 
 
 @pytest.mark.parametrize(
@@ -434,22 +457,22 @@ def test_non_canonical_record_is_refused() -> None:
 def test_wider_record_headers_are_refused(layout: Callable[[bytes, bytes], bytes]) -> None:
     """The fast path that slices canonical records must hand every other layout to the
     strict decoder, which refuses it."""
-    signed = codec.encode_entry(entry(EntryKind.RESIGN))
+    signed = encode_entry(entry(EntryKind.RESIGN))
     assert len(signed) < 256
     record = layout(signed, bytes(64))
-    assert codec.decode(record) == [signed, bytes(64)]
-    assert "signed_entry: not canonical msgpack" in decode_error(record, codec.decode_signed_entry)
+    assert decode(record) == [signed, bytes(64)]
+    assert "signed_entry: not canonical msgpack" in decode_error(record, decode_signed_entry)
 
 
 def test_long_entries_take_a_bin16_header() -> None:
     """An OFFER (kilobytes of setup) round-trips through the sliced canonical layout."""
-    signed = codec.encode_entry(entry(EntryKind.OFFER))
+    signed = encode_entry(entry(EntryKind.OFFER))
     assert len(signed) >= 256
-    record = codec.encode_signed_entry(SignedEntry(signed, bytes(range(64))))
+    record = encode_signed_entry(SignedEntry(signed, bytes(range(64))))
     assert record[1] == 0xC5
-    assert codec.decode_signed_entry(record) == (
+    assert decode_signed_entry(record) == (
         SignedEntry(signed, bytes(range(64))),
-        codec.decode_entry(signed),
+        decode_entry(signed),
     )
 
 
@@ -485,51 +508,51 @@ def test_long_entries_take_a_bin16_header() -> None:
     ],
 )
 def test_decode_refuses(data: bytes, message: str) -> None:
-    assert decode_error(data, codec.decode).startswith(message)
+    assert decode_error(data, decode).startswith(message)
 
 
 def test_decode_depth_limit() -> None:
-    assert codec.decode(b"\x91" * 16 + b"\x00") == [[[[[[[[[[[[[[[[0]]]]]]]]]]]]]]]]
-    assert decode_error(b"\x91" * 17 + b"\x00", codec.decode) == (
+    assert decode(b"\x91" * 16 + b"\x00") == [[[[[[[[[[[[[[[[0]]]]]]]]]]]]]]]]
+    assert decode_error(b"\x91" * 17 + b"\x00", decode) == (
         f"message{'[0]' * 16}: arrays or maps nested more than 16 deep"
     )
     deep_maps = b"\x81\xa1k" * 17 + b"\x00"
-    assert decode_error(deep_maps, codec.decode) == (
+    assert decode_error(deep_maps, decode) == (
         f"message{'.k' * 16}: arrays or maps nested more than 16 deep"
     )
     bomb = b"\x91" * 100_000 + b"\x00"
-    assert decode_error(bomb, lambda d: codec.decode(d, max_size=200_000)) == (
+    assert decode_error(bomb, lambda d: decode(d, max_size=200_000)) == (
         "message: arrays or maps nested too deeply"
     )
 
 
 def test_decode_size_limit() -> None:
-    assert codec.decode(codec.encode(b"x" * 65000)) == b"x" * 65000
-    too_big = codec.encode(b"x" * 65536)
-    assert decode_error(too_big, codec.decode) == (
+    assert decode(encode(b"x" * 65000)) == b"x" * 65000
+    too_big = encode(b"x" * 65536)
+    assert decode_error(too_big, decode) == (
         "message: 65541 bytes is more than the limit of 65536 bytes"
     )
-    assert decode_error(b"\x01\x02", lambda d: codec.decode(d, max_size=1)) == (
+    assert decode_error(b"\x01\x02", lambda d: decode(d, max_size=1)) == (
         "message: 2 bytes is more than the limit of 1 bytes"
     )
-    assert decode_error(codec.encode(b"x" * 65536), codec.decode_signed_entry).startswith(
+    assert decode_error(encode(b"x" * 65536), decode_signed_entry).startswith(
         "signed_entry: 65541 bytes is more than the limit"
     )
 
 
 def test_decode_keeps_plain_values() -> None:
     value = {"a": [None, True, False, 0, -1, 2**64 - 1, -(2**63), "é", b"\x00"], "b": {}}
-    assert codec.decode(codec.encode(value)) == value
+    assert decode(encode(value)) == value
 
 
-def test_only_codec_imports_msgpack() -> None:
-    package = Path(codec.__file__).parents[1]
+def test_only_the_any_value_reader_imports_msgpack() -> None:
+    package = Path(wire_values.__file__).parents[1]
     importers = sorted(
         str(p.relative_to(package))
         for p in package.rglob("*.py")
         if re.search(r"^\s*(import|from)\s+msgpack", p.read_text(encoding="utf-8"), re.M)
     )
-    assert importers == ["wire/codec.py"]
+    assert importers == ["wire/values.py"]
 
 
 # --- schema errors, each naming its field ---------------------------------------------------------
@@ -678,10 +701,10 @@ SETUP_ERRORS: list[tuple[Callable[[Wire], None], str]] = [
 def _mutated(kind: EntryKind, change: Callable[[Wire], None], setup: GameSetup = SETUP) -> bytes:
     e = entry(kind)
     if kind is EntryKind.OFFER:
-        e = codec.replace(e, body=offer(setup))
+        e = wire_replace(e, body=offer(setup))
     wire = copy.deepcopy(e.to_wire())
     change(wire)
-    return codec.encode(wire)
+    return encode(wire)
 
 
 @pytest.mark.parametrize(
@@ -695,8 +718,8 @@ def test_schema_error_names_the_field(
     data = _mutated(kind, change)
     assert decode_error(data).startswith(message)
     # the same through a whole record
-    outer = codec.encode([data, bytes(64)])
-    assert decode_error(outer, codec.decode_signed_entry).startswith(message)
+    outer = encode([data, bytes(64)])
+    assert decode_error(outer, decode_signed_entry).startswith(message)
 
 
 @pytest.mark.parametrize(
@@ -721,20 +744,20 @@ def test_setup_error_names_the_field(change: Callable[[Wire], None], message: st
     ],
 )
 def test_signed_entry_errors(record_wire: object, message: str) -> None:
-    assert decode_error(codec.encode(record_wire), codec.decode_signed_entry) == message
+    assert decode_error(encode(record_wire), decode_signed_entry) == message
 
 
 def test_encode_entry_refuses_an_invalid_entry() -> None:
     with pytest.raises(DecodeError, match=r"^entry\.seq: expected an integer at least 0, got -1$"):
-        codec.encode_entry(codec.replace(entry(EntryKind.RESIGN), seq=-1))
+        encode_entry(wire_replace(entry(EntryKind.RESIGN), seq=-1))
     with pytest.raises(DecodeError, match=r"^entry\.body: unknown key 'head'"):
-        codec.encode_entry(codec.replace(entry(EntryKind.RESIGN), body=BODIES[EntryKind.COSIGN]))
+        encode_entry(wire_replace(entry(EntryKind.RESIGN), body=BODIES[EntryKind.COSIGN]))
     with pytest.raises(DecodeError, match=r"^entry\.body\.links\[0\]\[1\]: expected 32 bytes"):
-        codec.encode_entry(codec.replace(entry(EntryKind.ACCEPT), body=AcceptBody(h(1), ((0, b""),), h(2))))  # fmt: skip # noqa: E501
+        encode_entry(wire_replace(entry(EntryKind.ACCEPT), body=AcceptBody(h(1), ((0, b""),), h(2))))  # fmt: skip # noqa: E501
     turns = ((2**62, 2**62),) * 10_000  # 19 bytes each
-    huge = codec.replace(entry(EntryKind.FINAL), body=FinalBody(0, "victory", turns, h(1)))
+    huge = wire_replace(entry(EntryKind.FINAL), body=FinalBody(0, "victory", turns, h(1)))
     with pytest.raises(DecodeError, match=r"^entry: \d+ bytes is more than the limit of 65466$"):
-        codec.encode_entry(huge)
+        encode_entry(huge)
 
 
 # --- properties ----------------------------------------------------------------------------------
@@ -749,7 +772,7 @@ bodies: st.SearchStrategy[Body] = st.one_of(
         rules=st.text(max_size=64),
         keys=st.tuples(public_keys, public_keys),
         nonce=hashes,
-        offered=st.sampled_from(SETUPS).map(codec.EncodedSetup.of),
+        offered=st.sampled_from(SETUPS).map(EncodedSetup.of),
         chain=st.integers(2, 1_000_000),
         anchor=hashes,
         state=hashes,
@@ -784,17 +807,17 @@ entries = bodies.flatmap(
 @settings(max_examples=300, deadline=None)
 @given(entries)
 def test_valid_entries_round_trip_byte_for_byte(e: Entry) -> None:
-    data = codec.encode_entry(e)
-    decoded = codec.decode_entry(data)
+    data = encode_entry(e)
+    decoded = decode_entry(data)
     assert decoded == e
-    assert codec.encode_entry(decoded) == data
-    assert codec.decode_signed_entry(record(e))[1] == e
+    assert encode_entry(decoded) == data
+    assert decode_signed_entry(record(e))[1] == e
 
 
 @settings(max_examples=500, deadline=None)
 @given(st.binary(max_size=300))
 def test_random_bytes_raise_only_decode_error(data: bytes) -> None:
-    for decoder in (codec.decode, codec.decode_entry, codec.decode_signed_entry):
+    for decoder in (decode, decode_entry, decode_signed_entry):
         with contextlib.suppress(DecodeError):
             decoder(data)
 
@@ -803,7 +826,7 @@ def test_random_bytes_raise_only_decode_error(data: bytes) -> None:
 @given(st.binary(max_size=300))
 def test_random_signed_bytes_raise_only_decode_error(inner: bytes) -> None:
     with contextlib.suppress(DecodeError):
-        codec.decode_signed_entry(codec.encode([inner, bytes(64)]))
+        decode_signed_entry(encode([inner, bytes(64)]))
 
 
 plain = st.recursive(
@@ -823,12 +846,12 @@ plain = st.recursive(
 @settings(max_examples=300, deadline=None)
 @given(st.lists(plain, min_size=7, max_size=7))
 def test_random_values_raise_only_decode_error(wire: list[object]) -> None:
-    data = codec.encode(wire)
+    data = encode(wire)
     try:
-        decoded = codec.decode_entry(data)
+        decoded = decode_entry(data)
     except DecodeError:
         return
-    assert codec.encode_entry(decoded) == data  # whatever is accepted is canonical
+    assert encode_entry(decoded) == data  # whatever is accepted is canonical
 
 
 PLAY = int(EntryKind.PLAY)
@@ -883,11 +906,11 @@ def test_near_play_entries_are_refused_or_canonical(wire: list[object]) -> None:
     """A PLAY entry with maybe one change (a nil decision, a missing key, keys out of order,
     a bool for an int...) is either a valid entry whose bytes are its canonical encoding,
     or refused with a message naming the field."""
-    data = codec.encode(wire)
-    decoded = _refused_or_canonical(data, codec.decode_entry)
+    data = encode(wire)
+    decoded = _refused_or_canonical(data, decode_entry)
     if decoded is not None:
         assert isinstance(decoded, Entry)
-        assert codec.encode_entry(decoded) == data
+        assert encode_entry(decoded) == data
         assert decoded.to_wire() == wire
 
 
@@ -908,24 +931,24 @@ def test_corrupted_records_raise_only_decode_error(
     else:
         bad = good[:i]
     try:
-        signed, decoded = codec.decode_signed_entry(bad)
+        signed, decoded = decode_signed_entry(bad)
     except DecodeError:
         return
-    assert codec.encode_signed_entry(signed) == bad  # whatever is accepted is canonical
-    assert codec.encode_entry(decoded) == signed.signed
+    assert encode_signed_entry(signed) == bad  # whatever is accepted is canonical
+    assert encode_entry(decoded) == signed.signed
 
 
 def test_documented_test_vector() -> None:
     """The vector of docs/entries.md, section 6, is what the code produces."""
     resign = Entry(1, h(0x11), 3, 1, h(0x22), EntryKind.RESIGN, ResignBody(h(0x33)))
-    signed = codec.encode_entry(resign)
+    signed = encode_entry(resign)
     signer = Identity.from_private_bytes(bytes.fromhex(RFC_8032_SECRET))
-    record_bytes = codec.encode_signed_entry(codec.sign_entry(resign, signer.sign))
+    record_bytes = encode_signed_entry(sign_entry(resign, signer.sign))
     doc = (Path(__file__).parents[2] / "docs" / "entries.md").read_text(encoding="utf-8")
     section = doc[doc.index("## 6. Test vector") :].replace("\n", "")
     assert len(signed) == 114
-    assert codec.entry_hash(signed).hex() in section
-    assert signer.sign(codec.signing_message(signed)).hex() in section
+    assert entry_hash(signed).hex() in section
+    assert signer.sign(signing_message(signed)).hex() in section
     assert f"starts `{record_bytes[:4].hex(' ')}` and is {len(record_bytes)} bytes" in section
 
 
@@ -935,7 +958,7 @@ def test_documented_test_vector() -> None:
 def _mini_wire(mini: model.MiniatureDef) -> dict[str, object]:
     """``mini`` as sent, in a setup."""
     setup = replace(SETUP, warbands=(Warband("w", (mini,)), SETUP.warbands[1]))
-    wire = _at(codec.setup_to_wire(setup), "warbands", 0, "minis", 0)  # type: ignore[arg-type]
+    wire = _at(setup_to_wire(setup), "warbands", 0, "minis", 0)  # type: ignore[arg-type]
     assert isinstance(wire, dict)
     return wire
 
@@ -990,14 +1013,14 @@ def test_near_miniatures_are_refused_or_canonical(wire: dict[str, object]) -> No
     assert isinstance(minis, list)
     for near in _near_minis(wire):
         minis[0] = near
-        data = codec.encode(offer_wire)
-        decoded = _refused_or_canonical(data, codec.decode_entry)
+        data = encode(offer_wire)
+        decoded = _refused_or_canonical(data, decode_entry)
         if decoded is None:
             text = decode_error(data)
             assert text.startswith("entry.body.setup.warbands[0].minis"), text
         else:
             assert isinstance(decoded, Entry)
-            assert codec.encode_entry(decoded) == data
+            assert encode_entry(decoded) == data
 
 
 # --- degenerate keys (tests/test_identity.py checks the points themselves) ---------------------
@@ -1027,6 +1050,6 @@ def test_an_offer_or_header_with_a_degenerate_key_is_refused(key: bytes, problem
         "format": 1, "protocol": 1, "rules": "r", "game_id": h(1), "keys": [real, key],
         "created": "",
     }  # fmt: skip
-    assert decode_error(codec.encode(header), codec.decode_replay_header).startswith(
+    assert decode_error(encode(header), decode_replay_header).startswith(
         f"header.keys[1]: the key {key.hex()} is {problem}"
     )

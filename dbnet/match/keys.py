@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from dbnet.engine import GameSetup, Player
+from dbnet.protocol.genesis import RULES_VERSION, game_id_for
 from dbnet.protocol.identity import Identity
-from dbnet.protocol.log import game_id_for
-from dbnet.protocol.peer import RULES_VERSION
 from dbnet.protocol.remote import chain_secret
 from dbnet.wire.replay_header import ReplayHeader
 from dbnet.wire.schema import NAME_PATTERN

@@ -22,9 +22,10 @@ import trio
 from dbnet.engine import Player
 from dbnet.files import replace_atomically
 from dbnet.net.link import Link
+from dbnet.protocol.claims import is_clock_claim
 from dbnet.protocol.clock import ClockView, format_clock
 from dbnet.protocol.errors import ProtocolError
-from dbnet.protocol.log import Status, is_clock_claim
+from dbnet.protocol.log import Status
 from dbnet.protocol.remote import RemoteGame
 from dbnet.text import os_error_words
 from dbnet.wire import codec

@@ -11,9 +11,10 @@ from collections.abc import Callable
 from dbnet.engine import ChanceRequest, Choice, EndReason, Game, GameSetup, Player
 from dbnet.protocol import dice
 from dbnet.protocol.errors import LocalProtocolError
+from dbnet.protocol.genesis import RULES_VERSION as RULES_VERSION  # re-exported (net/)
+from dbnet.protocol.genesis import game_id_for
 from dbnet.protocol.identity import Identity
-from dbnet.protocol.log import RULES_VERSION as RULES_VERSION  # re-exported
-from dbnet.protocol.log import ZERO_HASH, Decide, GameLog, Status, game_id_for
+from dbnet.protocol.log import Decide, GameLog, Status
 from dbnet.wire.bodies import (
     AcceptBody,
     Body,
@@ -26,7 +27,7 @@ from dbnet.wire.bodies import (
     PlayBody,
     ResignBody,
 )
-from dbnet.wire.entries import Entry, SignedEntry
+from dbnet.wire.entries import ZERO_HASH, Entry, SignedEntry
 from dbnet.wire.setup import EncodedSetup
 from dbnet.wire.versions import DISPUTE_VERSION, PROTOCOL_VERSION
 

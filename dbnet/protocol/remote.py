@@ -30,10 +30,12 @@ from typing import Final
 from dbnet.engine import ChanceRequest, Choice, Decision, Game, GameSetup, Player
 from dbnet.errors import DbnetError
 from dbnet.protocol import dice
+from dbnet.protocol.claims import is_clock_claim
 from dbnet.protocol.errors import InvalidEntryError, LocalProtocolError, ProtocolError
+from dbnet.protocol.genesis import RULES_VERSION, game_id_for
 from dbnet.protocol.identity import Identity, verify
-from dbnet.protocol.log import Decide, GameLog, Status, game_id_for, is_clock_claim
-from dbnet.protocol.peer import RULES_VERSION, Peer
+from dbnet.protocol.log import Decide, GameLog, Status
+from dbnet.protocol.peer import Peer
 from dbnet.wire.bodies import EntryKind
 from dbnet.wire.entries import Entry, SignedEntry, decode_signed_entry, signing_message
 from dbnet.wire.setup import EncodedSetup

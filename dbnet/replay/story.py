@@ -12,7 +12,8 @@ from pathlib import Path
 from dbnet.engine import Game, GameSetup
 from dbnet.errors import DbnetError
 from dbnet.match.story import Event, Narrator
-from dbnet.protocol.log import GameLog, Roll
+from dbnet.protocol.log import GameLog
+from dbnet.protocol.rolls import Roll
 from dbnet.replay.checked import CheckedReplay, check_bytes
 from dbnet.replay.file import decode_header, load_bytes
 from dbnet.replay.verify import Verdict, VerdictStatus

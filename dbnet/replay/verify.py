@@ -39,7 +39,8 @@ from dbnet.protocol.clock import format_clock
 from dbnet.protocol.dice import ChainVerifier
 from dbnet.protocol.errors import InvalidEntryError
 from dbnet.protocol.identity import fingerprint
-from dbnet.protocol.log import GameLog, Status, UncheckedSignature
+from dbnet.protocol.log import GameLog, Status
+from dbnet.protocol.signatures import UncheckedSignature
 from dbnet.replay.errors import ReplayError
 from dbnet.replay.file import HEADER_OFFSET, decode_header, iter_records
 from dbnet.text import counted

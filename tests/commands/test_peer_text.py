@@ -20,7 +20,7 @@ from dbnet.engine import AbilityDef, GameSetup, Warband
 from dbnet.match.keys import MatchKeys
 from dbnet.match.local import LocalGame
 from dbnet.match.seats import BotSeat
-from dbnet.protocol.log import game_id_for
+from dbnet.protocol.genesis import game_id_for
 from dbnet.protocol.peer import RULES_VERSION
 from dbnet.replay.file import ReplayWriter
 from dbnet.wire.bodies import EntryKind, OfferBody

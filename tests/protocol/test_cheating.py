@@ -16,8 +16,9 @@ import pytest
 from dbnet.engine import ChanceRequest, Decision, Game, GameSetup, Player, SpawnChoice, parse_choice
 from dbnet.protocol import dice
 from dbnet.protocol.errors import InvalidEntryError, LocalProtocolError
+from dbnet.protocol.genesis import RULES_VERSION, game_id_for
 from dbnet.protocol.identity import verify
-from dbnet.protocol.log import RULES_VERSION, GameLog, Status, game_id_for
+from dbnet.protocol.log import GameLog, Status
 from dbnet.protocol.peer import Peer
 from dbnet.wire.bodies import (
     AcceptBody,

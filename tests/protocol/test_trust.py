@@ -15,7 +15,8 @@ from dbnet.catalog import default_warbands, load_catalog, load_map
 from dbnet.engine import GameSetup, MapDef, Player, Warband
 from dbnet.errors import DecodeError
 from dbnet.protocol.errors import InvalidEntryError
-from dbnet.protocol.log import RULES_VERSION, GameLog, game_id_for
+from dbnet.protocol.genesis import RULES_VERSION, game_id_for
+from dbnet.protocol.log import GameLog
 from dbnet.protocol.peer import Peer
 from dbnet.protocol.remote import RemoteGame
 from dbnet.wire.bodies import AcceptBody, EntryKind, OfferBody
@@ -204,19 +205,19 @@ def test_a_setup_that_passed_is_not_checked_again(
 ) -> None:
     """Both peers of a local game, and every game of a run, check one setup object once;
     an equal but distinct setup is checked on its own."""
-    from dbnet.protocol import log
+    from dbnet.protocol import genesis
 
     checked: list[GameSetup] = []
 
     def counting(checked_setup: GameSetup) -> None:
         checked.append(checked_setup)
 
-    monkeypatch.setattr(log, "check_setup", counting)
+    monkeypatch.setattr(genesis, "check_setup", counting)
     fresh = dataclasses.replace(setup)
     assert fresh is not setup
     for _ in range(3):
-        log.check_offered_setup(fresh)
+        genesis.check_offered_setup(fresh)
     assert checked == [fresh]
     other = dataclasses.replace(setup)
-    log.check_offered_setup(other)
+    genesis.check_offered_setup(other)
     assert [s is other for s in checked] == [False, True]

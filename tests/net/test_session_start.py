@@ -5,10 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 import trio
 
-import dbnet.wire.setup
 from dbnet.net.hosting import listener_port
 from dbnet.net.session import Outcome
 
@@ -19,19 +17,11 @@ START_LIMIT = 60.0  # seconds: a short game on loopback takes far less (a hang g
 
 
 async def test_a_network_game_encodes_its_setup_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, setup_encodings: list[object]
 ) -> None:
     """The host builds the setup and encodes it once: its game id, its chain secret, the
     OFFER it signs and the checks of that OFFER all take those bytes; the joiner reads
     the OFFER's own bytes and encodes nothing."""
-    encoded: list[object] = []
-    real = dbnet.wire.setup.encode_setup
-
-    def counting(*args: object, **kwargs: object) -> bytes:
-        encoded.append(args[0])
-        return real(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(dbnet.wire.setup, "encode_setup", counting)
     host = make_side(tmp_path, "alice", identity=ALICE, host=True, turns=1)
     joiner = make_side(tmp_path, "bob", identity=BOB, host=False, turns=1)
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")  # loopback only
@@ -54,4 +44,4 @@ async def test_a_network_game_encodes_its_setup_once(
             side.session.writer.close()
     assert joiner.outcome is Outcome.COMPLETE, joiner.said
     assert host.outcome is Outcome.COMPLETE, host.said
-    assert len(encoded) == 1
+    assert len(setup_encodings) == 1

@@ -42,6 +42,10 @@ from dbnet.wire.values import (
     show,
 )
 
+_encode: Final = ENCODER.encode
+"""The canonical encoder's ``encode``, bound once: a method called on an imported name is
+looked up as an attribute on every call (Python 3.11 makes a bound method each time),
+which the schema's every decode would pay."""
 HASH_SIZE: Final = 32
 SIGNATURE_SIZE: Final = 64
 MAX_RULES_LEN: Final = 64
@@ -105,7 +109,7 @@ class Schema(Generic[T]):
             value: T = self._decode(data)
         except (msgspec.MsgspecError, ValueError, RecursionError) as exc:
             raise self._refusal(data, where, exc) from None
-        if self.canonical and ENCODER.encode(value) != data:
+        if self.canonical and _encode(value) != data:
             raise self._refusal(data, where, None)
         return value
 
@@ -294,7 +298,7 @@ regular expression follows)."""
 
 def plain(shape: Shape) -> Any:
     """The plain value (lists, dicts, bytes...) of a shape, as ``decode`` would give it."""
-    return msgspec.msgpack.decode(ENCODER.encode(shape))
+    return msgspec.msgpack.decode(_encode(shape))
 
 
 def check_keys(keys: tuple[bytes, ...], path: str) -> None:

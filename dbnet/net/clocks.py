@@ -7,7 +7,7 @@ trip from the connection's PINGs, claims the game on time when the peer's clock 
 out (``watch``), disputes a clock claim against this side that its own clock refutes
 (protocol version 4), keeps waiting on the peer's clock when the peer withholds entries,
 and keeps this side's view beside the replay while the game is adjourned. The rules of a
-claim and of a dispute are the log's (``GameLog._check_clock_claim``, ``_check_dispute``).
+claim and of a dispute are the log's (``protocol.claims``).
 """
 
 from __future__ import annotations

@@ -61,7 +61,7 @@ def check_clock_claim(
     of the entry due (FINAL, COSIGN)."""
     flagged = author.other
     reading = body.clock
-    assert reading is not None  # _check_reading
+    assert reading is not None  # check_reading
     if reading[flagged] != 0:
         raise InvalidEntryError(
             seq, f"{author.name}'s clock claim reads {reading[flagged]} ms left on "

@@ -267,7 +267,7 @@ class Peer:
     def claim_on_time(self, reading: tuple[int, int], waiting_for: int | None = None) -> bytes:
         """A signed clock claim: by ``reading`` (this player's, ``(A, B)`` in ms) the other
         player's clock ran out before its entry ``waiting_for`` came (default: the entry
-        due now, which it owes). The log checks it (``GameLog._check_clock_claim``)."""
+        due now, which it owes). The log checks it (``claims.check_clock_claim``)."""
         if self.log.clock is None:
             raise LocalProtocolError("this game has no clock")
         if self.log.expected_author() is None:
@@ -279,7 +279,7 @@ class Peer:
         """A signed dispute of the other player's clock claim, which closed the log just
         before: by ``reading`` (this player's, ``(A, B)`` in ms, when the claim came) this
         player's own clock had time left (protocol version 4; the log checks it,
-        ``GameLog._check_dispute``)."""
+        ``claims.check_dispute``)."""
         return self._write(DisputeBody(clock=reading))
 
     def _reading(self) -> tuple[int, int] | None:

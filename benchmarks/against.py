@@ -48,7 +48,7 @@ from lockstep import package_at
 from dbnet.commands.verify import jobs_for
 from dbnet.protocol.identity import verify
 from dbnet.replay.file import read_replay
-from dbnet.wire import codec
+from dbnet.wire.entries import decode_signed_entry, signing_message
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = 32
@@ -94,12 +94,12 @@ def compare_verify(other: str, rounds: int) -> None:
     for data, name in zip(datas, files, strict=True):
         replay = read_replay(data, where=name)
         for record in replay.records:
-            signed, entry = codec.decode_signed_entry(record)
+            signed, entry = decode_signed_entry(record)
             checks.append(
                 (
                     replay.header.keys[entry.author],
                     signed.signature,
-                    codec.signing_message(signed.signed),
+                    signing_message(signed.signed),
                 )
             )
             records.append(record)
@@ -119,7 +119,7 @@ def compare_verify(other: str, rounds: int) -> None:
 
     def decoding() -> None:
         for record in records:
-            codec.decode_signed_entry(record)
+            decode_signed_entry(record)
 
     times = alternate(
         rounds,

@@ -1,13 +1,14 @@
 """Decoding cost of the wire format: every record of the shipped replays.
 
 Decodes every entry record of every ``replays/*.dbnr`` file with
-``codec.decode_signed_entry``, many times over, then the PLAY records alone (most of
+``wire.entries.decode_signed_entry``, many times over, then the PLAY records alone (most of
 a game) and the OFFER records alone (a setup of 32 miniatures each: the heaviest
 entry). Prints records per second and microseconds per record for each set. Times
 are this process's CPU time (``time.process_time``), the best of ``--repeat`` runs.
 
 With ``--against REV`` the codec of that git revision (``dbnet/wire/codec.py`` as
-committed there, loaded beside this one) decodes the same records, alternately with
+committed there, loaded beside this one; for a revision after the codec was split,
+``dbnet/wire/entries.py``, whose imports are this tree's) decodes the same records, alternately with
 this one, so that both see the same conditions: a way to measure a change of the
 codec in one run. Asserts nothing, since timings depend on the machine.
 
@@ -26,8 +27,8 @@ from pathlib import Path
 from types import ModuleType
 
 from dbnet.replay.file import load_replay
-from dbnet.wire import codec
-from dbnet.wire.codec import EntryKind
+from dbnet.wire.bodies import EntryKind
+from dbnet.wire.entries import decode_signed_entry
 
 ROOT = Path(__file__).resolve().parent.parent
 Decoder = Callable[[bytes], object]
@@ -41,20 +42,29 @@ def shipped_records() -> list[bytes]:
 
 
 def codec_at(revision: str) -> ModuleType:
-    """``dbnet/wire/codec.py`` as committed at ``revision``, loaded as its own module."""
-    source = subprocess.run(
-        ["git", "-C", str(ROOT), "show", f"{revision}:dbnet/wire/codec.py"],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
+    """The codec as committed at ``revision``, loaded as its own module: ``dbnet/wire/
+    codec.py`` while it was one module, else ``dbnet/wire/entries.py``."""
+    path = "dbnet/wire/codec.py"
+    source = _show(revision, path)
+    if "from dbnet.wire.entries import" in source:  # the facade left by the split
+        path = "dbnet/wire/entries.py"
+        source = _show(revision, path)
     name = f"codec_at_{revision.replace('/', '_').replace('-', '_')}"
     spec = importlib.util.spec_from_loader(name, loader=None)
     assert spec is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # dataclasses look their module up
-    exec(compile(source, f"{revision}:dbnet/wire/codec.py", "exec"), module.__dict__)
+    exec(compile(source, f"{revision}:{path}", "exec"), module.__dict__)
     return module
+
+
+def _show(revision: str, path: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(ROOT), "show", f"{revision}:{path}"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
 
 
 def best_times(
@@ -79,19 +89,23 @@ def main() -> None:
     parser.add_argument("--against", metavar="REV", help="also time the codec of this revision")
     args = parser.parse_args()
     records = shipped_records()
-    kinds = [codec.decode_signed_entry(r)[1].kind for r in records]
+    kinds = [decode_signed_entry(r)[1].kind for r in records]
     sets = [
         ("every record", records, 20),
         ("PLAY", [r for r, k in zip(records, kinds, strict=True) if k is EntryKind.PLAY], 20),
         ("OFFER", [r for r, k in zip(records, kinds, strict=True) if k is EntryKind.OFFER], 200),
     ]
     names = ["this codec"]
-    decoders: list[Decoder] = [codec.decode_signed_entry]
+    decoders: list[Decoder] = [decode_signed_entry]
     if args.against:
         other = codec_at(args.against)
         for record in records:  # the same entries, or the comparison means nothing
-            assert repr(other.decode_signed_entry(record)) == repr(
-                codec.decode_signed_entry(record)
+            (theirs, their_entry), (ours, our_entry) = (
+                decode(record) for decode in (other.decode_signed_entry, decode_signed_entry)
+            )  # compared as plain values: the types' fields may differ between revisions
+            assert (theirs.to_wire(), their_entry.to_wire()) == (
+                ours.to_wire(),
+                our_entry.to_wire(),
             )
         names.append(f"codec at {args.against}")
         decoders.append(other.decode_signed_entry)

@@ -26,6 +26,7 @@ It asserts nothing, since timings depend on the machine.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import io
 import random
@@ -80,6 +81,11 @@ class Version:
         self.setup = engine.GameSetup(
             catalog.load_map(), catalog.default_warbands(catalog.load_catalog())
         )
+        # as ``dbnet selfplay`` does: the setup encoded once for all its games (a revision
+        # before ``EncodedSetup``, issue 34, kept the setup's bytes itself)
+        with contextlib.suppress(ImportError):
+            wire_setup = importlib.import_module(f"{package}.wire.setup")
+            self.setup = wire_setup.EncodedSetup.of(self.setup)
         self.reset()
 
     def reset(self) -> None:

@@ -67,7 +67,7 @@ from lab_matrix import print_matrix  # benchmarks/lab_matrix.py, beside this scr
 from dbnet.net.framing import MAX_FRAME, FrameReader
 from dbnet.protocol.log import GameLog
 from dbnet.replay.file import load_replay
-from dbnet.wire import codec
+from dbnet.wire.bodies import PlayBody
 
 TARGET_RATIO = 1.2
 SETUP_HOPS = 4  # preamble + message 1; message 2; message 3 + HELLO; HELLO + OFFER
@@ -265,7 +265,7 @@ async def play(root: Path, delay: float, turns: int, seed: int) -> Figures:
     link_only = sum(
         1
         for entry in log.decoded
-        if isinstance(entry.body, codec.PlayBody) and entry.body.decision is None
+        if isinstance(entry.body, PlayBody) and entry.body.decision is None
     )
     changes = sum(1 for before, after in itertools.pairwise(authors) if before != after)
     return Figures(

@@ -61,7 +61,7 @@ from dbnet.commands.selfplay import game_keys, play_one
 from dbnet.engine import ChanceRequest, Game, GameSetup, Warband
 from dbnet.engine.keywords import check_ability
 from dbnet.protocol.identity import Identity, verify
-from dbnet.wire import codec
+from dbnet.wire.entries import decode_signed_entry, signing_message
 
 TARGET_DEFAULT = 20_000  # decisions per second with the default warbands
 TARGET_ABILITIES = 10_000  # ...and with the ability warbands
@@ -232,8 +232,8 @@ def signings(setup: GameSetup, seed: int) -> list[Signing]:
     identities = game_keys(seed, 1).identities
     jobs = []
     for record in records:
-        signed, entry = codec.decode_signed_entry(record)
-        message = codec.signing_message(signed.signed)
+        signed, entry = decode_signed_entry(record)
+        message = signing_message(signed.signed)
         jobs.append((identities[entry.author], message, signed.signature))
     return jobs
 
@@ -379,8 +379,9 @@ def breakdown(setup: GameSetup, games: int, seed: int) -> None:
     """Print where a decision through the signed log spends its time, measured in
     place: the signed log's games timed with every part wrapped (``PartTimers``)."""
     from dbnet.match import peers, seats
-    from dbnet.protocol import identity
+    from dbnet.protocol import identity, remote
     from dbnet.protocol import log as log_module
+    from dbnet.wire import entries
 
     parts: dict[str, list[tuple[object, str]]] = {
         "Ed25519 signing": [(identity.Identity, "sign")],
@@ -389,8 +390,8 @@ def breakdown(setup: GameSetup, games: int, seed: int) -> None:
         "engine: applying, rolling": [(Game, "apply"), (Game, "roll")],
         "state hashes": [(Game, "state_hash")],
         "notation": [(peers, "format_choice"), (log_module, "parse_choice")],
-        "entry encoding": [(codec, "encode_entry"), (codec, "encode_signed_entry")],
-        "entry decoding": [(codec, "decode_signed_entry")],
+        "entry encoding": [(entries, "encode_entry"), (log_module, "encode_signed_entry")],
+        "entry decoding": [(log_module, "decode_signed_entry"), (remote, "decode_signed_entry")],
     }
     with PartTimers(parts) as timers:
         log = signed_log(setup, games, seed)

@@ -39,7 +39,7 @@ from dbnet.replay.swiss import eventfile, roundfile
 from dbnet.replay.swiss.eventfile import Entry, EventFile, EventPoints
 from dbnet.replay.swiss.results import find_results
 from dbnet.replay.swiss.tournament import plan_round
-from dbnet.wire.codec import ReplayHeader
+from dbnet.wire.replay_header import ReplayHeader
 
 TARGET = 1.2
 

@@ -32,7 +32,7 @@ from dbnet.match.local import Match, bots_in_place
 from dbnet.protocol.identity import verify
 from dbnet.replay.file import ReplayWriter, load_bytes, read_replay
 from dbnet.replay.verify import verify_replay
-from dbnet.wire import codec
+from dbnet.wire.entries import decode_signed_entry, signing_message
 
 TARGET_RATIO = 1.5
 CREATED = datetime.datetime(2026, 1, 1, 12, 0, tzinfo=datetime.UTC)
@@ -86,12 +86,12 @@ def main() -> None:
     replay = read_replay(data, where=str(path))
     checks: list[tuple[bytes, bytes, bytes]] = []
     for record in replay.records:
-        signed, entry = codec.decode_signed_entry(record)
+        signed, entry = decode_signed_entry(record)
         checks.append(
             (
                 replay.header.keys[entry.author],
                 signed.signature,
-                codec.signing_message(signed.signed),
+                signing_message(signed.signed),
             )
         )
 

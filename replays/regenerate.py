@@ -31,6 +31,7 @@ from dbnet.engine import Decision, GameSetup, Options, Player
 from dbnet.match.keys import MatchKeys, replay_header
 from dbnet.match.local import Match, bots_in_place
 from dbnet.replay.file import EXTENSION, ReplayWriter
+from dbnet.wire.setup import EncodedSetup
 
 HERE: Final = Path(__file__).resolve().parent
 CREATED: Final = datetime.datetime(2026, 1, 1, 12, 0, tzinfo=datetime.UTC)
@@ -86,7 +87,9 @@ def record(game: Recording, directory: Path) -> Path:
     else:
         first, second = (load_warband(WARBANDS / name, catalog) for name in game.warbands)
         warbands = (first, second)
-    setup = GameSetup(load_map(), warbands, options=Options(turns_to_win=game.turns_to_win))
+    setup = EncodedSetup.of(
+        GameSetup(load_map(), warbands, options=Options(turns_to_win=game.turns_to_win))
+    )
     tag = f"dbnet-replays:{game.name}{game.seed}"
     keys = MatchKeys.from_seed(tag.encode())
     bots = (

@@ -105,3 +105,21 @@ def count_applies(monkeypatch: pytest.MonkeyPatch) -> Callable[[], list[int]]:
         return calls
 
     return start
+
+
+@pytest.fixture
+def setup_encodings(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Counts every encoding of a game's setup to bytes (``wire.setup.encode_setup``, issue
+    34): the list gets the setup of each call, from now until the test ends."""
+    from dbnet.engine import GameSetup
+    from dbnet.wire import setup
+
+    encoded: list[object] = []
+    real = setup.encode_setup
+
+    def counting(game_setup: GameSetup, clock: tuple[int, int] | None = None) -> bytes:
+        encoded.append(game_setup)
+        return real(game_setup, clock)
+
+    monkeypatch.setattr(setup, "encode_setup", counting)
+    return encoded

@@ -17,7 +17,7 @@ from dbnet.errors import DbnetError
 from dbnet.net.messages import NAME_PATTERN
 from dbnet.protocol.clock import CLOCK_EXAMPLE, ClockSetting
 from dbnet.replay.file import EXTENSION
-from dbnet.wire import codec
+from dbnet.wire.setup import MAX_CLOCK_MS, MAX_INCREMENT_MS
 
 
 def test_an_error_quoting_hostile_text_is_printed_escaped(
@@ -192,6 +192,6 @@ def test_the_values_the_help_repeats_agree_with_their_modules() -> None:
     assert EXTENSION == common_arguments.EXTENSION
     assert NAME_PATTERN.pattern == argument_types.NAME_PATTERN.pattern
     assert argument_types.CLOCK_EXAMPLE == CLOCK_EXAMPLE
-    assert argument_types.CLOCK_MS == (1_000, codec.MAX_CLOCK_MS, codec.MAX_INCREMENT_MS)
+    assert argument_types.CLOCK_MS == (1_000, MAX_CLOCK_MS, MAX_INCREMENT_MS)
     for text in ("10", "25+10", "0.5+2", "1.25", "10+0.5", "6000", "1+3600", "0.017"):
         assert argument_types._clock(text) == ClockSetting.parse(text).wire

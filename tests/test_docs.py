@@ -22,7 +22,16 @@ from dbnet.engine.model import GameSetup, Player, Warband
 from dbnet.engine.waiting import EventKind, OpKind
 from dbnet.errors import DecodeError
 from dbnet.protocol.identity import fingerprint
-from dbnet.wire import codec
+from dbnet.wire.bodies import OfferBody
+from dbnet.wire.entries import replace
+from dbnet.wire.setup import (
+    MAX_STAT,
+    MAX_TURNS_TO_WIN,
+    EncodedSetup,
+    setup_from_wire,
+    setup_to_wire,
+)
+from dbnet.wire.values import encode
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
@@ -140,26 +149,26 @@ def test_the_canonical_integer_examples_are_the_encoders() -> None:
     assert len(rows) >= 8
     for value, canonical, others in rows:
         n = int(value)
-        assert codec.encode(n) == hex_bytes(code(canonical)), value
+        assert encode(n) == hex_bytes(code(canonical)), value
         assert msgpack.packb(n) == hex_bytes(code(canonical)), value
         for other in re.findall(r"`([^`]*)`", others):
             data = hex_bytes(other)
             assert msgpack.unpackb(data) == n, other  # the same value ...
-            assert codec.encode(msgpack.unpackb(data)) != data, other  # ... not canonical
+            assert encode(msgpack.unpackb(data)) != data, other  # ... not canonical
 
 
 def offer_wire(**changes: object) -> dict[str, object]:
-    body = codec.OfferBody(
+    body = OfferBody(
         "dbnet-rules-2",
         (bytes([0xA0]) * 32, bytes([0xB0]) * 32),
         bytes(32),
-        offer_setup(),
+        EncodedSetup.of(offer_setup()),
         1024,
         bytes([1]) * 32,
         bytes([2]) * 32,
         joiner_nonce=bytes([3]) * 32,
     )
-    return codec.OfferBody.to_wire(codec.replace(body, **changes))
+    return OfferBody.to_wire(replace(body, **changes))
 
 
 def test_the_documented_chain_lengths_are_the_decoders() -> None:
@@ -167,10 +176,10 @@ def test_the_documented_chain_lengths_are_the_decoders() -> None:
     assert match is not None
     low, high = int(match.group(1)), int(match.group(2).replace(" ", ""))
     for chain in (low, high):
-        assert codec.OfferBody.from_wire(offer_wire(chain=chain), "offer", 2).chain == chain
+        assert OfferBody.from_wire(offer_wire(chain=chain), "offer", 2).chain == chain
     for chain in (low - 1, high + 1):
         with pytest.raises(DecodeError, match="chain"):
-            codec.OfferBody.from_wire(offer_wire(chain=chain), "offer", 2)
+            OfferBody.from_wire(offer_wire(chain=chain), "offer", 2)
     dice_md = (DOCS / "dice.md").read_text(encoding="utf-8")
     assert f"from {low} to {match.group(2)}" in dice_md
 
@@ -196,24 +205,24 @@ def test_a_name_of_white_space_is_blank_and_a_format_character_is_not() -> None:
 
     def named(name: str) -> object:
         warbands = (Warband(name, a.minis), b)
-        return codec.setup_to_wire(dataclasses.replace(setup, warbands=warbands))
+        return setup_to_wire(dataclasses.replace(setup, warbands=warbands))
 
     blank = "".join(chr(c) for c in sorted(documented_white_space()))
     with pytest.raises(DecodeError, match="non-blank"):
-        codec.setup_from_wire(named(blank), "setup")
+        setup_from_wire(named(blank), "setup")
     for name in ("\u200b", "\ufeff", "\x00", "\u180e"):
-        assert codec.setup_from_wire(named(name), "setup").warbands[0].name == name
+        assert setup_from_wire(named(name), "setup").warbands[0].name == name
 
 
 def test_the_documented_limits_are_the_decoders() -> None:
     assert "from -99 to 99" in ENTRIES
-    assert codec.MAX_STAT == 99
+    assert MAX_STAT == 99
     assert "25 integers from 0 to 99" in ENTRIES
     assert "power 0 to 99,\n  defense 1 to 99 and life 1 to 99" in ENTRIES
     assert "`mini.spawn_cost`: 0 to 99" in ENTRIES
     assert "`spawn_cost` (0 to 99)" in ENTRIES
     assert "`options.turns_to_win`: 1 to 99" in ENTRIES
-    assert codec.MAX_TURNS_TO_WIN == 99
+    assert MAX_TURNS_TO_WIN == 99
 
 
 def test_the_fingerprint_example_is_the_codes() -> None:

@@ -62,7 +62,7 @@ CLOCK_EXAMPLE: Final = "--clock 10 (10 minutes each) or --clock 25+10 (25 minute
 """As ``dbnet.protocol.clock.CLOCK_EXAMPLE``, repeated so as not to import it."""
 CLOCK_MS: Final = (1_000, 100 * 3_600_000, 3_600_000)
 """The least and the most base time and the most increment of a clock, in ms (as
-``dbnet.wire.codec``'s)."""
+``dbnet.wire.setup``'s)."""
 _CLOCK_TEXT: Final = re.compile(r"(\d{1,9})(?:\.(\d{1,3}))?(?:\+(\d{1,9})(?:\.(\d{1,3}))?)?")
 
 

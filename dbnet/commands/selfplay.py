@@ -26,6 +26,7 @@ from dbnet.match.peers import RecordSink
 from dbnet.replay.file import EXTENSION
 from dbnet.replay.paths import now_utc, start_replay
 from dbnet.text import counted
+from dbnet.wire.setup import EncodedSetup
 
 
 def game_keys(seed: int, index: int) -> MatchKeys:
@@ -34,7 +35,7 @@ def game_keys(seed: int, index: int) -> MatchKeys:
 
 
 def play_one(
-    setup: GameSetup,
+    setup: GameSetup | EncodedSetup,
     names: tuple[str, str],
     seed: int,
     index: int,
@@ -83,7 +84,7 @@ def describe(result: MatchResult, names: tuple[str, str]) -> str:
 def run(args: argparse.Namespace) -> int:
     seed: int = args.seed if args.seed is not None else secrets.randbelow(2**31)
     names: tuple[str, str] = (args.a, args.b)
-    setup = load_setup(args.warband, args.opponent, Player.A)
+    setup = EncodedSetup.of(load_setup(args.warband, args.opponent, Player.A))  # every game's
     budget = {"think": args.think, "playouts": args.playouts}
     print(f"selfplay: {args.games} games, A = {names[0]}, B = {names[1]}, seed {seed}")
     wins = [0, 0]

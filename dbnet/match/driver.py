@@ -22,7 +22,7 @@ from dbnet.engine import Choice, Game, Player
 from dbnet.protocol.errors import LocalProtocolError
 from dbnet.protocol.log import Decide, GameLog
 from dbnet.protocol.remote import RemoteGame
-from dbnet.wire.codec import Entry, SignedEntry
+from dbnet.wire.entries import Entry, SignedEntry
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from typing import Final
 
 from dbnet.engine import GameSetup, Player
+from dbnet.protocol.genesis import RULES_VERSION, game_id_for
 from dbnet.protocol.identity import Identity
-from dbnet.protocol.log import game_id_for
-from dbnet.protocol.peer import RULES_VERSION
 from dbnet.protocol.remote import chain_secret
-from dbnet.wire import codec
-from dbnet.wire.codec import ReplayHeader
+from dbnet.wire.replay_header import ReplayHeader
+from dbnet.wire.schema import NAME_PATTERN
+from dbnet.wire.setup import EncodedSetup
 
 _DERIVE_PERSON: Final = b"dbnet/localplay"
 _SEAT_TAG: Final = b"dbnet/local-seat/v1\0"
@@ -27,10 +27,10 @@ _SEAT_PERSON: Final = b"dbnet/localseat"
 
 
 def as_name(text: str, fallback: str) -> str:
-    """``text`` as a player's name (``codec.NAME_PATTERN``): only its ASCII letters, digits,
+    """``text`` as a player's name (``NAME_PATTERN``): only its ASCII letters, digits,
     '_', '.' and '-', at most 32; ``fallback`` when nothing usable is left."""
     kept = "".join(ch for ch in text if ch.isascii() and (ch.isalnum() or ch in "_.-"))[:32]
-    return kept if codec.NAME_PATTERN.fullmatch(kept) else fallback
+    return kept if NAME_PATTERN.fullmatch(kept) else fallback
 
 
 def login_name(fallback: str = "player") -> str:
@@ -100,18 +100,19 @@ class MatchKeys:
                 return cls(identities, None, nonce, joiner_nonce), seat
         return None
 
-    def chain_secrets(self, setup: GameSetup) -> tuple[bytes, bytes]:
-        """Both players' chain secrets for the game these keys make with ``setup``."""
+    def chain_secrets(self, setup: GameSetup | EncodedSetup) -> tuple[bytes, bytes]:
+        """Both players' chain secrets for the game these keys make with ``setup`` (pass
+        it encoded, when the game id is needed elsewhere too: ``EncodedSetup.of``)."""
         if self.secrets is not None:
             return self.secrets
         game_id = self.game_id(setup)
         return chain_secret(self.identities[0], game_id), chain_secret(self.identities[1], game_id)
 
-    def game_id(self, setup: GameSetup) -> bytes:
+    def game_id(self, setup: GameSetup | EncodedSetup) -> bytes:
         """The id of the game these keys make with ``setup`` (before it is offered)."""
         keys = (self.identities[0].public_key, self.identities[1].public_key)
-        setup_bytes = codec.encode_setup(setup)
-        return game_id_for(RULES_VERSION, keys, self.nonce, setup_bytes, self.joiner_nonce)
+        data = EncodedSetup.of(setup).data
+        return game_id_for(RULES_VERSION, keys, self.nonce, data, self.joiner_nonce)
 
 
 def seat_identities(
@@ -131,7 +132,9 @@ def seat_identities(
     return a, b
 
 
-def replay_header(keys: MatchKeys, setup: GameSetup, created: datetime.datetime) -> ReplayHeader:
+def replay_header(
+    keys: MatchKeys, setup: GameSetup | EncodedSetup, created: datetime.datetime
+) -> ReplayHeader:
     """The header of the replay of the game ``keys`` make with ``setup``."""
     return ReplayHeader(
         rules=RULES_VERSION,

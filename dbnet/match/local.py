@@ -36,7 +36,8 @@ from dbnet.match.story import Event, EventKind, Narrator
 from dbnet.protocol.errors import LocalProtocolError
 from dbnet.protocol.identity import Identity
 from dbnet.protocol.log import GameLog, Status
-from dbnet.wire.codec import OfferBody, PlayBody
+from dbnet.wire.bodies import OfferBody, PlayBody
+from dbnet.wire.setup import EncodedSetup
 
 
 def load_setup(warband: Path | None, opponent: Path | None, side: Player) -> GameSetup:
@@ -57,7 +58,7 @@ class Match(LocalMatch):
 
     def __init__(
         self,
-        setup: GameSetup,
+        setup: GameSetup | EncodedSetup,
         keys: MatchKeys,
         *,
         chain_length: int | None = None,
@@ -65,6 +66,7 @@ class Match(LocalMatch):
         names: tuple[str, str] = ("A", "B"),
         attach: Attach | None = None,
     ) -> None:
+        setup = EncodedSetup.of(setup)  # once: the chain secrets and the OFFER take its bytes
         super().__init__(
             setup,
             keys.identities,
@@ -126,7 +128,7 @@ class LocalGame:
 
     def __init__(
         self,
-        setup: GameSetup,
+        setup: GameSetup | EncodedSetup,
         seats: tuple[Seat, Seat],
         keys: MatchKeys | None = None,
         *,
@@ -137,7 +139,8 @@ class LocalGame:
         it)."""
         if keys is None:
             keys = MatchKeys.for_owner(Identity.generate(), None)
-        self._begin(setup, seats, keys, on_record)
+        setup = EncodedSetup.of(setup)
+        self._begin(setup.setup, seats, keys, on_record)
         self._match = Match(
             setup,
             keys,
@@ -169,7 +172,7 @@ class LocalGame:
         assert isinstance(offer, OfferBody)
         game = cls.__new__(cls)
         game._begin(offer.setup, seats, keys, on_record)
-        secrets = keys.chain_secrets(offer.setup)
+        secrets = keys.chain_secrets(offer.offered)
         game._match = Match.restore(
             keys.identities,
             secrets,

@@ -16,6 +16,7 @@ from dbnet.protocol.identity import Identity
 from dbnet.protocol.log import GameLog
 from dbnet.protocol.peer import Peer
 from dbnet.protocol.remote import RemoteGame
+from dbnet.wire.setup import EncodedSetup
 
 Chooser = Callable[[Game], str | Choice]
 """Given the deciding player's view of the game, a decision: in notation, or a choice
@@ -37,7 +38,7 @@ class LocalMatch(Driver):
 
     def __init__(
         self,
-        setup: GameSetup,
+        setup: GameSetup | EncodedSetup,
         identities: tuple[Identity, Identity],
         *,
         secrets: tuple[bytes, bytes] | None = None,

@@ -39,8 +39,9 @@ from dbnet.engine.model import MiniatureDef
 from dbnet.errors import IllegalChoiceError
 from dbnet.match.render import dice_count, roller, special_target
 from dbnet.protocol import dice
-from dbnet.protocol.log import GameLog, Roll
+from dbnet.protocol.log import GameLog
 from dbnet.protocol.peer import Peer
+from dbnet.protocol.rolls import Roll
 from dbnet.text import printable
 
 

@@ -7,7 +7,7 @@ trip from the connection's PINGs, claims the game on time when the peer's clock 
 out (``watch``), disputes a clock claim against this side that its own clock refutes
 (protocol version 4), keeps waiting on the peer's clock when the peer withholds entries,
 and keeps this side's view beside the replay while the game is adjourned. The rules of a
-claim and of a dispute are the log's (``GameLog._check_clock_claim``, ``_check_dispute``).
+claim and of a dispute are the log's (``protocol.claims``).
 """
 
 from __future__ import annotations
@@ -22,9 +22,10 @@ import trio
 from dbnet.engine import Player
 from dbnet.files import replace_atomically
 from dbnet.net.link import Link
+from dbnet.protocol.claims import is_clock_claim
 from dbnet.protocol.clock import ClockView, format_clock
 from dbnet.protocol.errors import ProtocolError
-from dbnet.protocol.log import Status, is_clock_claim
+from dbnet.protocol.log import Status
 from dbnet.protocol.remote import RemoteGame
 from dbnet.text import os_error_words
 from dbnet.wire import codec

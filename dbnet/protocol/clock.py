@@ -26,7 +26,7 @@ from typing import Final
 
 from dbnet.engine import Player
 from dbnet.protocol.log import GameLog, Status
-from dbnet.wire.codec import MAX_CLOCK_MS, MAX_INCREMENT_MS
+from dbnet.wire.setup import MAX_CLOCK_MS, MAX_INCREMENT_MS
 
 __all__ = [
     "CLOCK_EXAMPLE",

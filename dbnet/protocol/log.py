@@ -20,12 +20,9 @@ the engine is not waiting for yet is invalid.
 from __future__ import annotations
 
 import enum
-import hashlib
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Final, NamedTuple, Protocol
 
-from dbnet.catalog.check import check_setup
 from dbnet.engine import (
     PLAYERS,
     ChanceKind,
@@ -34,71 +31,49 @@ from dbnet.engine import (
     Decision,
     EndReason,
     Game,
-    GameSetup,
     Player,
     parse_choice,
 )
-from dbnet.engine.game import warband_breaches
-from dbnet.engine.kept import KeptFor
 from dbnet.errors import DbnetError
 from dbnet.protocol import dice
+from dbnet.protocol.claims import (
+    check_clock_claim,
+    check_dispute,
+    check_dispute_author,
+    check_reading,
+    is_clock_claim,
+)
 from dbnet.protocol.errors import InvalidEntryError
+from dbnet.protocol.genesis import check_offer, offered_game
 from dbnet.protocol.identity import verify
-from dbnet.wire import codec
-from dbnet.wire.codec import (
+from dbnet.protocol.rolls import MAX_DICE, EntryLinks, LinkSource, Roll, check_link
+from dbnet.protocol.signatures import UncheckedSignature, bad_signature
+from dbnet.wire.bodies import (
     AcceptBody,
     Body,
     ClaimBody,
     CosignBody,
     DisputeBody,
-    Entry,
     EntryKind,
     FinalBody,
     OfferBody,
     PlayBody,
     ResignBody,
+)
+from dbnet.wire.entries import (
+    Entry,
     SignedEntry,
+    decode_signed_entry,
+    encode_signed_entry,
+    entry_hash,
+    replace,
+    sign_entry,
+    signing_message,
 )
 
-RULES_VERSION = "dbnet-rules-2"
-"""The rules this engine plays; a game recorded under other rules can't be re-simulated."""
-ZERO_HASH = bytes(32)
-MAX_DICE = 1000  # no real roll comes near; a hostile setup must not exhaust memory
-GAME_ID_PERSONS: Final = {1: b"dbnet/game/v1", 2: b"dbnet/game/v2"}
-"""The game id's BLAKE2b personalisation, by protocol version."""
 _CHANCE_NAMES: Final = {kind: kind.value for kind in ChanceKind}  # ``.value`` is slow on 3.11
 CHECKPOINT_EVERY: Final = 64
 """Entries between the log's checkpoints (copies of the game, see ``GameLog._undo``)."""
-
-
-class UncheckedSignature(NamedTuple):
-    """An entry's signature, to be checked by ``check`` (see ``GameLog.append``).
-
-    A named tuple rather than a frozen dataclass: one is made for every entry a
-    verifier reads, and a tuple is several times faster to make."""
-
-    seq: int
-    author: Player
-    key: bytes
-    signed: SignedEntry
-    record: bytes
-
-    def valid(self) -> bool:
-        """Whether the author's key signed the entry's exact bytes."""
-        return verify(self.key, self.signed.signature, codec.signing_message(self.signed.signed))
-
-    def problem(self) -> str:
-        """Why an invalid signature is refused."""
-        return _bad_signature(self.author)
-
-    def check(self) -> None:
-        """Raise InvalidEntryError unless the signature is valid."""
-        if not self.valid():
-            raise InvalidEntryError(self.seq, self.problem(), self.record)
-
-
-def _bad_signature(author: Player) -> str:
-    return f"bad signature: not signed by {author.name}'s key"
 
 
 class Status(enum.Enum):
@@ -117,97 +92,6 @@ _ACCEPT: Final = EntryKind.ACCEPT
 _CLAIM: Final = EntryKind.CLAIM
 _DISPUTE: Final = EntryKind.DISPUTE
 _PLAYING: Final = Status.PLAYING
-
-
-def game_id_for(
-    rules: str,
-    keys: tuple[bytes, bytes],
-    nonce: bytes,
-    setup_bytes: bytes,
-    joiner_nonce: bytes | None = None,
-) -> bytes:
-    """The game id binds both keys, the nonces, the rules version and the setup (options).
-
-    With ``joiner_nonce`` (protocol version 2) both players' fresh randomness is in it, so
-    no player alone can make a game repeat an earlier game's id (and dice); without it,
-    the version-1 id of replays recorded before."""
-    version = 1 if joiner_nonce is None else 2
-    h = hashlib.blake2b(digest_size=32, person=GAME_ID_PERSONS[version])
-    fields = [rules.encode(), keys[0], keys[1], nonce]
-    if joiner_nonce is not None:
-        fields.append(joiner_nonce)
-    for field in (*fields, setup_bytes):
-        h.update(len(field).to_bytes(4, "big"))
-        h.update(field)
-    return h.digest()
-
-
-def check_offered_setup(setup: GameSetup, record: bytes = b"") -> None:
-    """Refuse (as entry 0) a setup that is not made of this dbnet's catalog, card for card
-    and the map's values included, or whose warbands break the limits every peer and
-    verifier keeps: a peer's cards are checked, never taken on trust. A setup that passed
-    is not checked again while it is kept (a setup is immutable, and so is the catalog):
-    both peers of a local game, and the games of a run, share one."""
-    if _CHECKED.get(setup):
-        return
-    for player, warband in zip(PLAYERS, setup.warbands, strict=True):
-        # The one check of rule 600 (and the power bound) that `dbnet warband check` and
-        # the warband builder make too.
-        breaches = warband_breaches((mini, 1) for mini in warband.minis)
-        if breaches:
-            raise InvalidEntryError(0, f"{player.name}'s warband breaks {breaches[0]}", record)
-    try:
-        check_setup(setup)
-    except DbnetError as exc:
-        raise InvalidEntryError(0, f"the setup is not this dbnet's catalog: {exc}", record) from exc
-    _CHECKED.put(setup, True)
-
-
-_CHECKED: Final = KeptFor[GameSetup, bool](16)
-"""The last 16 setups that passed ``check_offered_setup``."""
-
-
-def _check_offer(entry: Entry, record: bytes) -> OfferBody:
-    """The OFFER's body, once its place, keys, game id and rules are checked (as entry 0)."""
-    body = entry.body
-    if entry.kind is not EntryKind.OFFER or not isinstance(body, OfferBody):
-        raise InvalidEntryError(0, f"the first entry must be an OFFER, not {entry.kind.name}")
-    if entry.seq != 0 or entry.author != Player.A or entry.prev_hash != ZERO_HASH:
-        raise InvalidEntryError(0, "the OFFER must be entry 0 by A with a zero previous hash")
-    if body.keys[0] == body.keys[1]:
-        raise InvalidEntryError(0, "both players have the same key")
-    setup_bytes = codec.encode_setup(body.setup, body.clock)
-    game_id = game_id_for(
-        body.rules, (body.keys[0], body.keys[1]), body.nonce, setup_bytes, body.joiner_nonce
-    )
-    if entry.game_id != game_id:
-        raise InvalidEntryError(0, "the game id does not match the offer's contents", record)
-    if body.rules != RULES_VERSION:
-        raise InvalidEntryError(
-            0,
-            f"the game was played under rules {body.rules!r}; this dbnet plays "
-            f"{RULES_VERSION!r} and can't re-simulate it",
-            record,
-        )
-    return body
-
-
-def _offered_game(body: OfferBody, record: bytes) -> Game:
-    """The game of the offered setup, once the setup is checked (as entry 0)."""
-    check_offered_setup(body.setup, record)
-    try:
-        return Game(body.setup)
-    except DbnetError as exc:
-        raise InvalidEntryError(0, f"the setup cannot be played: {exc}", record) from exc
-
-
-@dataclass(frozen=True, slots=True)
-class Roll:
-    """A roll of the game: its index, the engine's purpose and the dice."""
-
-    index: int
-    kind: str
-    dice: tuple[int, ...]
 
 
 class _Snapshot(NamedTuple):
@@ -259,19 +143,6 @@ class Teller(Protocol):
         ...
 
 
-class LinkSource(Protocol):
-    """Where an entry's links come from: the entry itself, or the author's own chain."""
-
-    def take(self, roll: int) -> tuple[bytes, bytes | None] | None:
-        """The author's link for ``roll`` and, when it ends a generation, the next anchor;
-        None when there is none to give for that roll."""
-        ...
-
-    def leftover(self) -> str | None:
-        """What the entry holds that was not used (a reason), or None."""
-        ...
-
-
 Decide = Callable[[Game], tuple[str, Choice | None]]
 """The author's decision on the log's own game (see ``GameLog.write``): in notation, and
 parsed (None: the log parses the notation)."""
@@ -300,7 +171,7 @@ class GameLog:
         self.game = game
         self.entries: list[SignedEntry] = [offer]
         self.decoded: list[Entry] = [entry]
-        self.head = codec.entry_hash(offer.signed)
+        self.head = entry_hash(offer.signed)
         self.anchors: list[bytes] = [body.anchor]
         self.chains: list[dice.ChainVerifier | None] = [
             dice.ChainVerifier(dice.chain_salt(game_id, self.keys[0]), body.chain, body.anchor),
@@ -325,13 +196,13 @@ class GameLog:
     def start(cls, record: bytes) -> GameLog:
         """A log from the OFFER record (entry 0)."""
         try:
-            signed, entry = codec.decode_signed_entry(record)
+            signed, entry = decode_signed_entry(record)
         except DbnetError as exc:
             raise InvalidEntryError(0, f"malformed: {exc}", record) from exc
-        body = _check_offer(entry, record)
-        if not verify(body.keys[0], signed.signature, codec.signing_message(signed.signed)):
+        body = check_offer(entry, record)
+        if not verify(body.keys[0], signed.signature, signing_message(signed.signed)):
             raise InvalidEntryError(0, "bad signature by A", record)
-        game = _offered_game(body, record)
+        game = offered_game(body, record)
         if body.state != game.state_hash():
             raise InvalidEntryError(0, "A's state hash differs from the initial state", record)
         return cls(signed, entry, body, game, entry.game_id)
@@ -344,12 +215,12 @@ class GameLog:
         here, and its state hash is filled in from the log's new game (so A builds the
         game once, and decodes and verifies nothing it wrote).
         """
-        body = _check_offer(draft, b"")
-        game = _offered_game(body, b"")
-        body = codec.replace(body, state=game.state_hash())
-        entry = codec.replace(draft, body=body)
-        signed = codec.sign_entry(entry, sign)
-        return cls(signed, entry, body, game, entry.game_id), codec.encode_signed_entry(signed)
+        body = check_offer(draft, b"")
+        game = offered_game(body, b"")
+        body = replace(body, state=game.state_hash())
+        entry = replace(draft, body=body)
+        signed = sign_entry(entry, sign)
+        return cls(signed, entry, body, game, entry.game_id), encode_signed_entry(signed)
 
     # --- queries ------------------------------------------------------------------
 
@@ -407,7 +278,7 @@ class GameLog:
         at the point of the checks where it would have been checked: a verifier that
         checks them all later, in order, reaches the same verdict faster (one tight
         loop of signature checks runs faster than checks spread between the rules).
-        ``decoded`` is ``codec.decode_signed_entry(record)`` when the caller has it
+        ``decoded`` is ``decode_signed_entry(record)`` when the caller has it
         already: a verifier decodes a file's records in one loop, for the same reason.
         """
         seq = len(self.entries)
@@ -415,16 +286,16 @@ class GameLog:
             signed, entry = decoded
         else:
             try:
-                signed, entry = codec.decode_signed_entry(record)
+                signed, entry = decode_signed_entry(record)
             except DbnetError as exc:
                 raise InvalidEntryError(seq, f"malformed: {exc}", record) from exc
         author = self._check_envelope(seq, entry, record, clock_claim=is_clock_claim(entry.body))
         if unchecked is not None:
             unchecked.append(UncheckedSignature(seq, author, self.keys[author], signed, record))
         elif not verify(
-            self.keys[author], signed.signature, codec.signing_message(signed.signed)
+            self.keys[author], signed.signature, signing_message(signed.signed)
         ):  # ``UncheckedSignature.check``, without making one
-            raise InvalidEntryError(seq, _bad_signature(author), record)
+            raise InvalidEntryError(seq, bad_signature(author), record)
         if not atomic:
             try:
                 self._apply(seq, author, entry.kind, entry.body, record)
@@ -492,19 +363,19 @@ class GameLog:
             if complete is not None:
                 body = complete(self.game.state_hash())
             entry = Entry(self.version, self.game_id, seq, int(author), self.head, kind, body)
-            signed = codec.sign_entry(entry, sign)
+            signed = sign_entry(entry, sign)
         except BaseException:
             self._undo()
             raise
         self._add(signed, entry)
-        return codec.encode_signed_entry(signed)
+        return encode_signed_entry(signed)
 
     def _add(self, signed: SignedEntry, entry: Entry) -> None:
         """Record an entry that was checked and applied: the chain's head moves to it."""
         self.entries.append(signed)
         self.decoded.append(entry)
         self.rolls_at.append(len(self.rolls))
-        self.head = codec.entry_hash(signed.signed)
+        self.head = entry_hash(signed.signed)
         if self.teller is not None:
             self.teller.accepted(self)
 
@@ -537,9 +408,10 @@ class GameLog:
         self, seq: int, author: Player, kind: EntryKind, record: bytes, *, clock_claim: bool = False
     ) -> Player:
         """Check that ``author`` may write the next entry, of ``kind``; the author. A clock
-        claim may be written by either player (``_check_clock_claim`` says when)."""
+        claim may be written by either player (``claims.check_clock_claim`` says when)."""
         if kind is _DISPUTE:
-            self._check_dispute_author(seq, author, record)
+            claim = self.clock_claim() if self.status is Status.CLAIMED else None
+            check_dispute_author(self.version, claim, seq, author, record)
             return author
         expected = self.expected_author()
         if expected is None:
@@ -578,7 +450,7 @@ class GameLog:
         a draft's); ``choice`` is a PLAY body's decision already parsed, ``decide`` makes
         a PLAY draft's (see ``write``)."""
         if self.clock is not None or body.clock is not None:
-            self._check_reading(seq, kind, body, record)
+            check_reading(self.clock, seq, kind, body, record)
         if kind is _PLAY and seq != 1 and self.status is _PLAYING:  # most entries
             assert isinstance(body, PlayBody)
             if links is None and (body.links or body.anchor is not None):
@@ -588,15 +460,18 @@ class GameLog:
                 self._check_state(seq, body.state, record)
             self._note_end(author)
             return
-        if kind is _DISPUTE:  # after a clock claim (``_check_dispute_author``)
+        if kind is _DISPUTE:  # after a clock claim (``claims.check_dispute_author``)
             assert isinstance(body, DisputeBody)
-            self._check_dispute(seq, author, body, record)
+            check_dispute(self.clock, seq, author, body, record)
             self.status = Status.DISPUTED
             return
         if kind is _CLAIM:  # also while FINAL or COSIGN is withheld
             assert isinstance(body, ClaimBody)
             if body.reason == "clock":
-                self._check_clock_claim(seq, author, body, record)
+                over = None if self.status is _PLAYING else self.status.value.split()[0].upper()
+                check_clock_claim(
+                    self.decoded, self.expected_author(), over, seq, author, body, record
+                )
                 self.status = Status.CLAIMED
                 return
             if body.waiting_for != seq:
@@ -677,83 +552,6 @@ class GameLog:
             self.status = Status.FINAL_DUE
             self.final_author = author
 
-    def _check_reading(self, seq: int, kind: EntryKind, body: Body, record: bytes) -> None:
-        """In a game with a clock every entry carries its author's reading; in a game
-        without one, none does."""
-        if self.clock is None:
-            raise InvalidEntryError(
-                seq, f"a clock reading in a {kind.name} entry of a game without a clock", record
-            )
-        if body.clock is None:
-            raise InvalidEntryError(
-                seq, f"a {kind.name} entry without its author's clock reading (the game has "
-                "a clock)", record
-            )  # fmt: skip
-
-    def _check_clock_claim(self, seq: int, author: Player, body: ClaimBody, record: bytes) -> None:
-        """A clock claim (docs/protocol.md, "Clocks"): ``author`` claims that the other
-        player's clock ran out before its entry ``waiting_for`` came. Valid when:
-
-        - the game has a clock, and the claim's reading shows the other player at 0;
-        - ``waiting_for`` is the claim's own place (the entry never came, and the other
-          player owes it while the game is played: its clock runs), or an earlier PLAY or
-          RESIGN entry by the other player (it came late) after which every entry is the
-          other player's, or the claimant's with a reading that shows the other player at
-          0 too: the claimant's own signed reading of the other player's time after that
-          entry, if it shows any time left, refutes the claim.
-
-        A reading by the flagged player never counts for or against it."""
-        flagged = author.other
-        reading = body.clock
-        assert reading is not None  # _check_reading
-        if reading[flagged] != 0:
-            raise InvalidEntryError(
-                seq, f"{author.name}'s clock claim reads {reading[flagged]} ms left on "
-                f"{flagged.name}'s clock, not 0", record
-            )  # fmt: skip
-        waited = body.waiting_for
-        if waited < 2 or waited > seq:
-            raise InvalidEntryError(
-                seq, f"the clock claim names entry {waited}: it must be from entry 2 (the "
-                f"clocks start after the ACCEPT) up to the claim's own, {seq}", record
-            )  # fmt: skip
-        if waited == seq:
-            if self.expected_author() is not flagged:
-                raise InvalidEntryError(
-                    seq, f"{author.name} claims {flagged.name}'s entry {seq} came too late, "
-                    f"but {author.name} writes entry {seq}", record
-                )  # fmt: skip
-            if self.status is not _PLAYING:
-                raise InvalidEntryError(
-                    seq, f"no clock runs once the game is over: {flagged.name}'s "
-                    f"{self.status.value.split()[0].upper()} entry cannot be late", record
-                )  # fmt: skip
-            return
-        flagged_entry = self.decoded[waited]
-        if flagged_entry.author != flagged:
-            raise InvalidEntryError(
-                seq, f"the clock claim names entry {waited}, which is {author.name}'s own, "
-                f"not {flagged.name}'s", record
-            )  # fmt: skip
-        if flagged_entry.kind is not _PLAY and flagged_entry.kind is not EntryKind.RESIGN:
-            raise InvalidEntryError(
-                seq, f"the clock claim names {flagged.name}'s {flagged_entry.kind.name} entry "
-                f"{waited}, written when no clock runs (only a PLAY or RESIGN entry can be "
-                "late)", record
-            )  # fmt: skip
-        for later in range(waited + 1, seq):
-            entry = self.decoded[later]
-            if entry.author != author:
-                continue
-            seen = entry.body.clock
-            assert seen is not None
-            if seen[flagged]:
-                raise InvalidEntryError(
-                    seq, f"refuted: {author.name}'s own entry {later}, after {flagged.name}'s "
-                    f"entry {waited}, reads {seen[flagged]} ms left on {flagged.name}'s clock: "
-                    "that entry came in time", record
-                )  # fmt: skip
-
     def clock_claim(self) -> tuple[int, Entry] | None:
         """The clock claim that closed the log (its seq and entry), whether a dispute
         follows it or not; None if no clock claim closed it."""
@@ -765,38 +563,6 @@ class GameLog:
             return None
         entry = self.decoded[seq]
         return (seq, entry) if is_clock_claim(entry.body) else None
-
-    def _check_dispute_author(self, seq: int, author: Player, record: bytes) -> None:
-        """A DISPUTE (protocol version 4) comes right after a clock claim, which closed
-        the log, and is written by the player that claim says was flagged."""
-        if self.version < codec.DISPUTE_VERSION:
-            raise InvalidEntryError(
-                seq, f"a DISPUTE is protocol version {codec.DISPUTE_VERSION}; this game is "
-                f"version {self.version}", record
-            )  # fmt: skip
-        claim = self.clock_claim() if self.status is Status.CLAIMED else None
-        if claim is None:
-            raise InvalidEntryError(
-                seq, "a DISPUTE answers the clock claim right before it, and entry "
-                f"{seq - 1} is no clock claim", record
-            )  # fmt: skip
-        claimant = Player(claim[1].author)
-        if author is claimant:
-            raise InvalidEntryError(
-                seq, f"{author.name} disputes its own clock claim: only the flagged player, "
-                f"{claimant.other.name}, may", record
-            )  # fmt: skip
-
-    def _check_dispute(self, seq: int, author: Player, body: DisputeBody, record: bytes) -> None:
-        """The flagged player's reading in its dispute shows its own clock with time
-        left: a reading of 0 would agree with the claim, not dispute it."""
-        if self.clock is None:  # pragma: no cover - a clockless game holds no clock claim
-            raise InvalidEntryError(seq, "a DISPUTE in a game without a clock", record)
-        if body.clock[author] <= 0:
-            raise InvalidEntryError(
-                seq, f"{author.name}'s dispute reads 0 ms left on its own clock: it agrees "
-                "with the clock claim instead of disputing it", record
-            )  # fmt: skip
 
     def _check_final(self, seq: int, body: FinalBody, record: bytes) -> None:
         game = self.game
@@ -891,7 +657,9 @@ class GameLog:
                 given = links.take(k)
                 if given is None:
                     break
-                self._take_link(seq, author, k, given, record)
+                chain = self.chains[author]
+                assert chain is not None
+                mine.append(check_link(chain, self.chain_length, seq, author, k, given, record))
                 taken += 1
             if len(theirs) <= k:
                 break
@@ -912,32 +680,6 @@ class GameLog:
                 teller.applied(game)
             self.rolls.append(roll)
         return taken
-
-    def _take_link(
-        self, seq: int, author: Player, k: int, given: tuple[bytes, bytes | None], record: bytes
-    ) -> None:
-        link, next_anchor = given
-        chain = self.chains[author]
-        assert chain is not None
-        try:
-            chain.check(k, link)
-        except DbnetError as exc:
-            raise InvalidEntryError(
-                seq, f"{author.name}'s link for roll {k}: {exc}", record
-            ) from exc
-        ends_generation = (k + 1) % self.chain_length == 0
-        if ends_generation != (next_anchor is not None):
-            need = "must" if ends_generation else "may only"
-            raise InvalidEntryError(
-                seq, f"{author.name}'s next chain anchor {need} come with the link for the "
-                "last roll of a generation", record
-            )  # fmt: skip
-        if next_anchor is not None:
-            try:
-                chain.add_anchor((k + 1) // self.chain_length, next_anchor)
-            except DbnetError as exc:
-                raise InvalidEntryError(seq, f"{author.name}'s next anchor: {exc}", record) from exc
-        self.links[author].append(link)
 
     # --- atomicity -------------------------------------------------------------------
 
@@ -960,7 +702,7 @@ class GameLog:
         try:
             self._restore(checkpoint._replace(game=checkpoint.game.copy()))  # kept for the next
             for seq in range(checkpoint.entries, len(self.entries)):
-                self.head = codec.entry_hash(self.entries[seq - 1].signed)  # as a COSIGN saw it
+                self.head = entry_hash(self.entries[seq - 1].signed)  # as a COSIGN saw it
                 entry = self.decoded[seq]
                 self._apply(seq, PLAYERS[entry.author], entry.kind, entry.body, b"")
         finally:
@@ -998,41 +740,3 @@ class GameLog:
         del self.rolls[saved.rolls :]
         self.status = saved.status
         self.final_author = saved.final_author
-
-
-def is_clock_claim(body: Body) -> bool:
-    """Whether ``body`` is a clock claim (docs/protocol.md, "Clocks")."""
-    return isinstance(body, ClaimBody) and body.reason == "clock"
-
-
-class EntryLinks:
-    """The links (and next anchor) an entry carries, handed out in roll order."""
-
-    __slots__ = ("_anchor", "_length", "_next", "_pairs")
-
-    def __init__(
-        self, pairs: Sequence[tuple[int, bytes]], next_anchor: bytes | None, length: int
-    ) -> None:
-        self._pairs = pairs
-        self._next = 0  # the first pair not yet taken
-        self._anchor = next_anchor
-        self._length = length
-
-    def take(self, roll: int) -> tuple[bytes, bytes | None] | None:
-        pairs, i = self._pairs, self._next
-        if i == len(pairs) or pairs[i][0] != roll:
-            return None
-        self._next = i + 1
-        link = pairs[i][1]
-        if (roll + 1) % self._length:
-            return link, None
-        anchor, self._anchor = self._anchor, None
-        return link, anchor
-
-    def leftover(self) -> str | None:
-        if self._next < len(self._pairs):
-            roll = self._pairs[self._next][0]
-            return f"link for roll {roll} is not due (before its arming entry, or out of order)"
-        if self._anchor is not None:
-            return "next chain anchor comes without the last link of a generation"
-        return None

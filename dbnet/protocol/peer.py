@@ -11,26 +11,25 @@ from collections.abc import Callable
 from dbnet.engine import ChanceRequest, Choice, EndReason, Game, GameSetup, Player
 from dbnet.protocol import dice
 from dbnet.protocol.errors import LocalProtocolError
+from dbnet.protocol.genesis import RULES_VERSION as RULES_VERSION  # re-exported (net/)
+from dbnet.protocol.genesis import game_id_for
 from dbnet.protocol.identity import Identity
-from dbnet.protocol.log import RULES_VERSION as RULES_VERSION  # re-exported
-from dbnet.protocol.log import ZERO_HASH, Decide, GameLog, Status, game_id_for
-from dbnet.wire import codec
-from dbnet.wire.codec import (
+from dbnet.protocol.log import Decide, GameLog, Status
+from dbnet.wire.bodies import (
     AcceptBody,
     Body,
     ClaimBody,
     CosignBody,
     DisputeBody,
-    Entry,
     EntryKind,
     FinalBody,
     OfferBody,
     PlayBody,
     ResignBody,
-    SignedEntry,
 )
-
-PROTOCOL_VERSION = codec.PROTOCOL_VERSION
+from dbnet.wire.entries import ZERO_HASH, Entry, SignedEntry
+from dbnet.wire.setup import EncodedSetup
+from dbnet.wire.versions import DISPUTE_VERSION, PROTOCOL_VERSION
 
 
 class OwnLinks:
@@ -78,7 +77,7 @@ class Peer:
         cls,
         identity: Identity,
         peer_key: bytes,
-        setup: GameSetup,
+        setup: GameSetup | EncodedSetup,
         *,
         chain_length: int = dice.DEFAULT_CHAIN_LENGTH,
         secret: bytes | None = None,
@@ -92,15 +91,16 @@ class Peer:
 
         ``nonce`` is A's and ``joiner_nonce`` B's (each fresh from ``secrets`` when not
         given): over the network B sends its own in HELLO and checks it in the OFFER.
-        ``name`` is A's name, signed in the OFFER (``codec.NAME_PATTERN``); ``clock`` the
-        game's clock, ``(base, increment)`` in ms, or None."""
+        ``name`` is A's name, signed in the OFFER (``wire.schema.NAME_PATTERN``); ``clock`` the
+        game's clock, ``(base, increment)`` in ms, or None (an ``EncodedSetup`` holds its
+        own clock and bytes, which go into the game id and the OFFER as they are)."""
         if chain_length < 2:
             raise LocalProtocolError(f"chains have at least 2 links, not {chain_length}")
         keys = (identity.public_key, peer_key)
         nonce = nonce if nonce is not None else secrets.token_bytes(32)
         joiner_nonce = joiner_nonce if joiner_nonce is not None else secrets.token_bytes(32)
-        setup_bytes = codec.encode_setup(setup, clock)
-        game_id = game_id_for(rules, keys, nonce, setup_bytes, joiner_nonce)
+        offered = EncodedSetup.of(setup, clock)
+        game_id = game_id_for(rules, keys, nonce, offered.data, joiner_nonce)
         chain = dice.Chain.create(
             secret if secret is not None else secrets.token_bytes(32),
             dice.chain_salt(game_id, identity.public_key),
@@ -110,17 +110,16 @@ class Peer:
             rules=rules,
             keys=keys,
             nonce=nonce,
-            setup=setup,
+            offered=offered,
             chain=chain_length,
             anchor=chain.anchor(0),
             state=ZERO_HASH,  # the log fills in the initial state's hash
             joiner_nonce=joiner_nonce,
             name=name,
-            clock=clock,
         )
         entry = Entry(
             # a game with a clock is written in the version with disputes (docs/entries.md 7)
-            version=PROTOCOL_VERSION if clock is None else codec.DISPUTE_VERSION,
+            version=PROTOCOL_VERSION if offered.clock is None else DISPUTE_VERSION,
             game_id=game_id,
             seq=0,
             author=int(Player.A),
@@ -268,7 +267,7 @@ class Peer:
     def claim_on_time(self, reading: tuple[int, int], waiting_for: int | None = None) -> bytes:
         """A signed clock claim: by ``reading`` (this player's, ``(A, B)`` in ms) the other
         player's clock ran out before its entry ``waiting_for`` came (default: the entry
-        due now, which it owes). The log checks it (``GameLog._check_clock_claim``)."""
+        due now, which it owes). The log checks it (``claims.check_clock_claim``)."""
         if self.log.clock is None:
             raise LocalProtocolError("this game has no clock")
         if self.log.expected_author() is None:
@@ -280,7 +279,7 @@ class Peer:
         """A signed dispute of the other player's clock claim, which closed the log just
         before: by ``reading`` (this player's, ``(A, B)`` in ms, when the claim came) this
         player's own clock had time left (protocol version 4; the log checks it,
-        ``GameLog._check_dispute``)."""
+        ``claims.check_dispute``)."""
         return self._write(DisputeBody(clock=reading))
 
     def _reading(self) -> tuple[int, int] | None:

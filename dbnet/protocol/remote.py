@@ -30,12 +30,15 @@ from typing import Final
 from dbnet.engine import ChanceRequest, Choice, Decision, Game, GameSetup, Player
 from dbnet.errors import DbnetError
 from dbnet.protocol import dice
+from dbnet.protocol.claims import is_clock_claim
 from dbnet.protocol.errors import InvalidEntryError, LocalProtocolError, ProtocolError
+from dbnet.protocol.genesis import RULES_VERSION, game_id_for
 from dbnet.protocol.identity import Identity, verify
-from dbnet.protocol.log import Decide, GameLog, Status, game_id_for, is_clock_claim
-from dbnet.protocol.peer import RULES_VERSION, Peer
-from dbnet.wire import codec
-from dbnet.wire.codec import EntryKind
+from dbnet.protocol.log import Decide, GameLog, Status
+from dbnet.protocol.peer import Peer
+from dbnet.wire.bodies import EntryKind
+from dbnet.wire.entries import Entry, SignedEntry, decode_signed_entry, signing_message
+from dbnet.wire.setup import EncodedSetup
 
 _SECRET_TAG: Final = b"dbnet/chain-secret/v1\x00"
 _SECRET_PERSON: Final = b"dbnet/chainsec"
@@ -92,7 +95,7 @@ class RemoteGame:
         cls,
         identity: Identity,
         peer_key: bytes,
-        setup: GameSetup,
+        setup: GameSetup | EncodedSetup,
         save: Save,
         *,
         nonce: bytes,
@@ -106,22 +109,22 @@ class RemoteGame:
         fresh nonce, ``joiner_nonce`` the one B sent: the game id, and so A's chain secret
         (derived from it unless ``secret`` is given), is fresh whatever B chose. ``name``
         is A's, signed in the OFFER; ``clock`` the game's clock, ``(base, increment)`` in
-        ms, if it has one."""
+        ms, if it has one (an ``EncodedSetup`` holds its own). The setup is encoded once,
+        here, unless it comes encoded."""
+        offered = EncodedSetup.of(setup, clock)
         if secret is None:  # derived from the game id
             keys = (identity.public_key, peer_key)
-            setup_bytes = codec.encode_setup(setup, clock)
-            game_id = game_id_for(RULES_VERSION, keys, nonce, setup_bytes, joiner_nonce)
+            game_id = game_id_for(RULES_VERSION, keys, nonce, offered.data, joiner_nonce)
             secret = chain_secret(identity, game_id)
         peer, offer = Peer.offer(
             identity,
             peer_key,
-            setup,
+            offered,
             chain_length=chain_length,
             secret=secret,
             nonce=nonce,
             joiner_nonce=joiner_nonce,
             name=name,
-            clock=clock,
         )
         save(offer)
         return cls(peer, [offer], save)
@@ -326,7 +329,7 @@ class RemoteGame:
         record: bytes,
         *,
         live: bool = False,
-        decoded: tuple[codec.SignedEntry, codec.Entry] | None = None,
+        decoded: tuple[SignedEntry, Entry] | None = None,
     ) -> bool:
         """A record from the peer: True if it was new and is now saved and applied, False
         if it was one we hold already.
@@ -337,7 +340,7 @@ class RemoteGame:
         is refused: nobody may claim that a live player stopped answering, and a player
         never accepts such a claim against itself. A clock claim is checked like any entry:
         the claimant's readings are the evidence of a flag (docs/protocol.md, "Clocks").
-        ``decoded`` is ``codec.decode_signed_entry(record)``, if the caller has it.
+        ``decoded`` is ``decode_signed_entry(record)``, if the caller has it.
 
         Raises:
             InvalidEntryError: the record is not the valid next entry (nothing changed).
@@ -371,7 +374,7 @@ class RemoteGame:
         self._keep(record, self.save if self.save_received is None else self.save_received)
         return True
 
-    def claim_conflict(self, record: bytes, entry: codec.Entry) -> int | None:
+    def claim_conflict(self, record: bytes, entry: Entry) -> int | None:
         """If ``record`` (decoded: ``entry``) is the peer's clock claim for an entry this
         player already wrote (the claim and the entry crossed): the seq of that entry,
         else None. The claim stays the claimant's word: see docs/protocol.md, "Clocks"."""
@@ -385,19 +388,19 @@ class RemoteGame:
             return entry.seq
         return None
 
-    def _decode(self, record: bytes) -> tuple[codec.SignedEntry, codec.Entry]:
+    def _decode(self, record: bytes) -> tuple[SignedEntry, Entry]:
         try:
-            return codec.decode_signed_entry(record)
+            return decode_signed_entry(record)
         except DbnetError as exc:
             raise InvalidEntryError(len(self.records), f"malformed: {exc}", record) from exc
 
     def _check_equivocation(self, seq: int, record: bytes) -> None:
-        signed, entry = codec.decode_signed_entry(record)
-        _, ours = codec.decode_signed_entry(self.records[seq])
+        signed, entry = decode_signed_entry(record)
+        _, ours = decode_signed_entry(self.records[seq])
         if entry.game_id != self.game_id or entry.author != ours.author:
             return
         if entry.kind is EntryKind.OFFER and seq != 0:
             return
         key = self.log.keys[entry.author]
-        if verify(key, signed.signature, codec.signing_message(signed.signed)):
+        if verify(key, signed.signature, signing_message(signed.signed)):
             raise EquivocationError(seq, self.records[seq], record)

@@ -36,8 +36,8 @@ from dbnet.protocol.identity import fingerprint, verify
 from dbnet.replay.errors import ReplayError
 from dbnet.replay.file import EXTENSION, LENGTH_SIZE, create_file, iter_records
 from dbnet.replay.verify import GAME_ID_HEX_DIGITS, ReplayVerifier, Verdict, VerdictStatus
-from dbnet.wire import codec
-from dbnet.wire.codec import ReplayHeader
+from dbnet.wire.entries import decode_signed_entry, entry_hash, signing_message
+from dbnet.wire.replay_header import ReplayHeader, decode_replay_header, encode_replay_header
 
 __all__ = [
     "EVIDENCE_MAGIC",
@@ -113,9 +113,9 @@ def save_evidence(
     Raises:
         ReplayError: the file cannot be written (naming it and the reason).
     """
-    _, entry = codec.decode_signed_entry(first)
+    _, entry = decode_signed_entry(first)
     path = evidence_path(replay, entry.seq)
-    create_file(path, evidence_bytes(codec.encode_replay_header(header), offer, first, second))
+    create_file(path, evidence_bytes(encode_replay_header(header), offer, first, second))
     return path
 
 
@@ -136,7 +136,7 @@ def read_evidence(data: bytes, *, where: str) -> tuple[ReplayHeader, bytes, byte
     records = [record for _, _, record in iter_records(data, where=where, magic=EVIDENCE_MAGIC)]
     if len(records) != _RECORDS:
         raise ReplayError(where, f"{len(records)} records, not the {_RECORDS} of evidence")
-    header = codec.decode_replay_header(records[0])
+    header = decode_replay_header(records[0])
     return header, records[1], records[2], records[3]
 
 
@@ -179,7 +179,7 @@ def prove(data: bytes, *, where: str, files: tuple[str, ...] = ()) -> tuple[Verd
     entries = []
     for index in (2, 3):
         try:
-            signed, entry = codec.decode_signed_entry(records[index])
+            signed, entry = decode_signed_entry(records[index])
         except DbnetError as exc:
             return _invalid(where, index, offsets[index], f"malformed: {exc}"), None
         if entry.game_id != log.game_id:
@@ -189,7 +189,7 @@ def prove(data: bytes, *, where: str, files: tuple[str, ...] = ()) -> tuple[Verd
                 where, index, offsets[index], f"author {entry.author} is no player"
             ), None
         key = log.keys[entry.author]
-        if not verify(key, signed.signature, codec.signing_message(signed.signed)):
+        if not verify(key, signed.signature, signing_message(signed.signed)):
             who = Player(entry.author).name
             bad = f"bad signature: not signed by {who}'s key"
             return _invalid(where, index, offsets[index], bad), None
@@ -210,8 +210,8 @@ def prove(data: bytes, *, where: str, files: tuple[str, ...] = ()) -> tuple[Verd
         fingerprint=fingerprint(key),
         seq=first.seq,
         entries=(
-            codec.entry_hash(first_signed.signed).hex(),
-            codec.entry_hash(second_signed.signed).hex(),
+            entry_hash(first_signed.signed).hex(),
+            entry_hash(second_signed.signed).hex(),
         ),
         files=files or (where,),
     )

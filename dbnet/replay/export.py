@@ -12,17 +12,10 @@ from dbnet.match.render import describe_result, render_score_by_turn
 from dbnet.match.story import EventKind
 from dbnet.protocol.clock import ClockSetting, format_clock
 from dbnet.protocol.identity import fingerprint
-from dbnet.protocol.log import Roll
+from dbnet.protocol.rolls import Roll
 from dbnet.replay.story import Story, Told
 from dbnet.text import counted
-from dbnet.wire.codec import (
-    ClaimBody,
-    CosignBody,
-    DisputeBody,
-    EntryKind,
-    FinalBody,
-    OfferBody,
-)
+from dbnet.wire.bodies import ClaimBody, CosignBody, DisputeBody, EntryKind, FinalBody, OfferBody
 
 
 def preamble_lines(story: Story) -> Iterator[str]:

@@ -6,7 +6,7 @@
     MAGIC  = b"DBNRPLY1"
     record = length (4 bytes, big-endian) || bytes (length bytes, 1 to 65536)
 
-Record 0 is the header (``codec.encode_replay_header``); every later record is
+Record 0 is the header (``encode_replay_header``); every later record is
 one signed entry record (``[signed, signature]``) exactly as signed and
 received, entry ``k`` in record ``k + 1``. The file is only ever appended to,
 one record per write, flushed and fsynced before the entry is sent, so a crash
@@ -34,8 +34,8 @@ from typing import Final
 from dbnet import files
 from dbnet.errors import DbnetError
 from dbnet.replay.errors import DiskFullError, ReplayError, TornRecordError
-from dbnet.wire import codec
-from dbnet.wire.codec import ReplayHeader
+from dbnet.wire.replay_header import ReplayHeader, decode_replay_header, encode_replay_header
+from dbnet.wire.values import MAX_MESSAGE_SIZE
 
 __all__ = [
     "EXTENSION",
@@ -58,7 +58,7 @@ MAGIC: Final = b"DBNRPLY1"
 EXTENSION: Final = ".dbnr"
 LENGTH_SIZE: Final = 4
 HEADER_OFFSET: Final = len(MAGIC)  # record 0 starts right after the magic
-MAX_RECORD_SIZE: Final = codec.MAX_MESSAGE_SIZE  # 64 KiB, checked before reading a record
+MAX_RECORD_SIZE: Final = MAX_MESSAGE_SIZE  # 64 KiB, checked before reading a record
 # No real game comes near this (a long game is a few hundred KiB); it keeps a stray
 # huge file from being read into memory.
 MAX_FILE_SIZE: Final = 256 * 1024 * 1024
@@ -143,7 +143,7 @@ def decode_header(record: bytes, *, where: str) -> ReplayHeader:
         ReplayError: naming record 0, if the record is not a valid replay header.
     """
     try:
-        return codec.decode_replay_header(record)
+        return decode_replay_header(record)
     except DbnetError as exc:
         raise ReplayError(
             where, f"undecodable header: {exc}", record=0, offset=HEADER_OFFSET
@@ -353,7 +353,7 @@ class ReplayWriter:
         target = Path(path)
         where = str(target)
         try:
-            header_record = codec.encode_replay_header(header)
+            header_record = encode_replay_header(header)
         except DbnetError as exc:
             raise ReplayError(where, f"invalid replay header: {exc}") from exc
         replace = replace_empty_for is not None and holds_no_entry(target, replace_empty_for)

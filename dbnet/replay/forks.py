@@ -36,8 +36,8 @@ from dbnet.replay.checked import read_checked
 from dbnet.replay.errors import ReplayError
 from dbnet.replay.evidence import Proof, evidence_bytes, prove
 from dbnet.replay.gamefile import GameFile, entry_hashes
-from dbnet.wire import codec
-from dbnet.wire.codec import ClaimBody, Entry
+from dbnet.wire.bodies import ClaimBody
+from dbnet.wire.entries import Entry, decode_signed_entry
 
 __all__ = [
     "Comparison",
@@ -266,8 +266,8 @@ def fork_proof(
         for index in range(1, min(len(first), len(second))):
             if first[index] == second[index]:
                 continue
-            a = codec.decode_signed_entry(first[index])[1]
-            b = codec.decode_signed_entry(second[index])[1]
+            a = decode_signed_entry(first[index])[1]
+            b = decode_signed_entry(second[index])[1]
             if fork is None:
                 fork = index
                 refuted += _refuted(a, (one, first), (other, second), index)
@@ -299,7 +299,7 @@ def _refuted(
     if not isinstance(body, ClaimBody):
         return []
     for record in theirs[1][at + 1 :]:
-        later = codec.decode_signed_entry(record)[1]
+        later = decode_signed_entry(record)[1]
         if later.author == entry.author:
             found = RefutedClaim(
                 entry.author, entry.seq, mine[0], later.seq, theirs[0], body.reason

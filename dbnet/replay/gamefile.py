@@ -30,8 +30,9 @@ from dbnet.replay.errors import ReplayError
 from dbnet.replay.evidence import Proof, prove, read_evidence
 from dbnet.replay.file import load_bytes
 from dbnet.replay.verify import Verdict, VerdictStatus
-from dbnet.wire import codec
-from dbnet.wire.codec import AcceptBody, OfferBody
+from dbnet.wire.bodies import AcceptBody, OfferBody
+from dbnet.wire.entries import decode_signed_entry, entry_hash
+from dbnet.wire.replay_header import decode_replay_header, encode_replay_header
 
 __all__ = ["GameFile", "entry_hashes", "examine"]
 
@@ -108,7 +109,7 @@ def _evidence(path: str, data: bytes) -> GameFile:
     its OFFER, and the proof."""
     verdict, proof = prove(data, where=path)
     header, offer, _, _ = read_evidence(data, where=path)  # framed already: cannot fail
-    facts = _facts(path, verdict, (codec.encode_replay_header(header), offer))
+    facts = _facts(path, verdict, (encode_replay_header(header), offer))
     return GameFile(
         path,
         verdict,
@@ -127,12 +128,12 @@ def _facts(path: str, verdict: Verdict, records: tuple[bytes, ...]) -> GameFile:
     if len(records) < 2:
         if not records:
             return GameFile(path, verdict)
-        header = codec.decode_replay_header(records[0])  # the verifier decoded it already
+        header = decode_replay_header(records[0])  # the verifier decoded it already
         return GameFile(path, verdict, header_id=header.game_id.hex(), protocol=header.protocol)
     try:
-        offer = codec.decode_signed_entry(records[1])[1]
-        accept = codec.decode_signed_entry(records[2])[1] if len(records) > 2 else None
-        last = codec.decode_signed_entry(records[-1])[0]
+        offer = decode_signed_entry(records[1])[1]
+        accept = decode_signed_entry(records[2])[1] if len(records) > 2 else None
+        last = decode_signed_entry(records[-1])[0]
     except DbnetError:  # cannot happen for records the verifier accepted
         return GameFile(path, verdict)
     body = offer.body
@@ -147,7 +148,7 @@ def _facts(path: str, verdict: Verdict, records: tuple[bytes, ...]) -> GameFile:
         keys=(a.hex(), b.hex()),
         players=(fingerprint(a), fingerprint(b)),
         warbands=(body.setup.warbands[0].name, body.setup.warbands[1].name),
-        head=codec.entry_hash(last.signed).hex(),
+        head=entry_hash(last.signed).hex(),
         entries=len(records) - 1,
         names=(body.name, b_name),
         protocol=offer.version,
@@ -162,4 +163,4 @@ def entry_hashes(path: str) -> list[str]:
         ReplayError: the file cannot be read.
     """
     records = read_checked(path).records
-    return [codec.entry_hash(codec.decode_signed_entry(r)[0].signed).hex() for r in records[1:]]
+    return [entry_hash(decode_signed_entry(r)[0].signed).hex() for r in records[1:]]

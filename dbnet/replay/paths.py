@@ -9,7 +9,7 @@ from pathlib import Path
 from dbnet.protocol.identity import config_dir
 from dbnet.replay.errors import ReplayError
 from dbnet.replay.file import EXTENSION, ReplayWriter, holds_no_entry
-from dbnet.wire.codec import ReplayHeader
+from dbnet.wire.replay_header import ReplayHeader
 
 
 def now_utc() -> datetime.datetime:

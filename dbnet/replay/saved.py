@@ -27,7 +27,8 @@ from dbnet.replay.errors import ReplayError
 from dbnet.replay.file import ReplayWriter, load_replay
 from dbnet.replay.paths import default_replay_path, now_utc, start_replay
 from dbnet.replay.terms import LocalTerms, save_terms, terms_path
-from dbnet.wire.codec import OfferBody
+from dbnet.wire.bodies import OfferBody
+from dbnet.wire.setup import EncodedSetup
 
 MakeSeats = Callable[[Player | None], tuple[Seat, Seat]]
 """The seats of a resumed game, given the person's seat (None: people in both seats)."""
@@ -60,13 +61,14 @@ def start_saved(
         ReplayError: the file exists already or cannot be written.
     """
     created = now_utc()
-    game_id = keys.game_id(setup)
+    encoded = EncodedSetup.of(setup)  # once: the game id, the header and the game take it
+    game_id = keys.game_id(encoded)
     path = path if path is not None else default_replay_path(game_id, created)
-    writer = start_replay(path, replay_header(keys, setup, created))
+    writer = start_replay(path, replay_header(keys, encoded, created))
     try:
         if terms is not None:
             save_terms(writer.path, game_id, terms)
-        local = LocalGame(setup, seats, keys, on_record=writer.append)
+        local = LocalGame(encoded, seats, keys, on_record=writer.append)
     except BaseException:
         writer.close()
         raise

@@ -19,7 +19,7 @@ from dbnet.errors import DbnetError
 from dbnet.match.story import EventKind
 from dbnet.replay.story import Story
 from dbnet.text import counted
-from dbnet.wire.codec import ClaimBody, CosignBody, DisputeBody, FinalBody
+from dbnet.wire.bodies import ClaimBody, CosignBody, DisputeBody, FinalBody
 
 __all__ = ["Step", "StepKind", "Walk", "seal_words", "steps", "walk"]
 

@@ -12,17 +12,14 @@ from pathlib import Path
 from dbnet.engine import Game, GameSetup
 from dbnet.errors import DbnetError
 from dbnet.match.story import Event, Narrator
-from dbnet.protocol.log import GameLog, Roll
+from dbnet.protocol.log import GameLog
+from dbnet.protocol.rolls import Roll
 from dbnet.replay.checked import CheckedReplay, check_bytes
 from dbnet.replay.file import decode_header, load_bytes
 from dbnet.replay.verify import Verdict, VerdictStatus
-from dbnet.wire import codec
-from dbnet.wire.codec import (
-    AcceptBody,
-    Entry,
-    OfferBody,
-    ReplayHeader,
-)
+from dbnet.wire.bodies import AcceptBody, OfferBody
+from dbnet.wire.entries import Entry, entry_hash
+from dbnet.wire.replay_header import ReplayHeader
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,7 +138,7 @@ def _told(
     return Told(
         record=seq + 1,
         entry=log.decoded[seq],
-        hash=codec.entry_hash(log.entries[seq].signed),
+        hash=entry_hash(log.entries[seq].signed),
         rolls=rolls,
         events=events,
         turn=max(turn, 1),

@@ -39,18 +39,14 @@ from dbnet.protocol.clock import format_clock
 from dbnet.protocol.dice import ChainVerifier
 from dbnet.protocol.errors import InvalidEntryError
 from dbnet.protocol.identity import fingerprint
-from dbnet.protocol.log import GameLog, Status, UncheckedSignature
+from dbnet.protocol.log import GameLog, Status
+from dbnet.protocol.signatures import UncheckedSignature
 from dbnet.replay.errors import ReplayError
 from dbnet.replay.file import HEADER_OFFSET, decode_header, iter_records
 from dbnet.text import counted
-from dbnet.wire.codec import (
-    ClaimBody,
-    Entry,
-    ReplayHeader,
-    SignedEntry,
-    decode_signed_entry,
-    is_frozen_value,
-)
+from dbnet.wire.bodies import ClaimBody
+from dbnet.wire.entries import Entry, SignedEntry, decode_signed_entry, is_frozen_value
+from dbnet.wire.replay_header import ReplayHeader
 
 __all__ = ["Owed", "ReplayVerifier", "Verdict", "VerdictStatus", "verify_replay"]
 

@@ -1,2 +1,3 @@
-"""The wire format: strict msgpack decoding with limits into typed messages and entries
-(``codec``), and which bytes can be a player's key (``keys``)."""
+"""The wire format: strict msgpack decoding with limits into typed values, one module per
+shape family (``values``, ``schema``, ``versions``, ``setup``, ``bodies``, ``entries``,
+``replay_header``), and which bytes can be a player's key (``keys``)."""

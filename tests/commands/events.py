@@ -14,8 +14,8 @@ from dbnet.protocol.identity import Identity
 from dbnet.protocol.log import GameLog
 from dbnet.protocol.peer import Peer
 from dbnet.replay.file import ReplayWriter
-from dbnet.wire import codec
-from dbnet.wire.codec import ReplayHeader
+from dbnet.wire.entries import decode_signed_entry
+from dbnet.wire.replay_header import ReplayHeader
 
 
 @dataclass(frozen=True)
@@ -91,5 +91,5 @@ def first_entry_of(game: Played, seat: Player, after: int = 1) -> int:
     return next(
         seq
         for seq, record in enumerate(game.records)
-        if seq > after and codec.decode_signed_entry(record)[1].author == seat
+        if seq > after and decode_signed_entry(record)[1].author == seat
     )

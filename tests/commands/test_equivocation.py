@@ -21,8 +21,8 @@ from dbnet.engine import Player
 from dbnet.protocol.identity import Identity
 from dbnet.replay.evidence import save_evidence
 from dbnet.replay.verify import verify_replay
-from dbnet.wire import codec
-from dbnet.wire.codec import EntryKind
+from dbnet.wire.bodies import EntryKind
+from dbnet.wire.entries import decode_signed_entry
 
 from .events import Played, first_entry_of, forge, play
 from .test_event import dbnet
@@ -47,7 +47,7 @@ def attack() -> Attack:
     game = play(keys, SEED, names=("ann", "bob"))
     seq = first_entry_of(game, Player.B)
     forged = forge(game, Player.B, seq)
-    assert codec.decode_signed_entry(forged[-1])[1].kind is EntryKind.RESIGN
+    assert decode_signed_entry(forged[-1])[1].kind is EntryKind.RESIGN
     assert forged[seq] != game.records[seq]
     return Attack(game, forged, seq, keys[0].fingerprint, keys[1].fingerprint)
 
@@ -219,7 +219,7 @@ def last_entry_of(game: Played, seat: Player) -> int:
     return max(
         seq
         for seq, record in enumerate(game.records)
-        if codec.decode_signed_entry(record)[1].author == seat
+        if decode_signed_entry(record)[1].author == seat
     )
 
 
@@ -262,8 +262,8 @@ def test_a_claim_crossing_the_last_entry_changes_no_result(tmp_path: Path) -> No
     keys = (Identity.from_private_bytes(b"\x0a" * 32), Identity.from_private_bytes(b"\x0b" * 32))
     game = play(keys, 16)
     last = len(game.records) - 1
-    assert codec.decode_signed_entry(game.records[last])[1].kind is EntryKind.COSIGN
-    assert codec.decode_signed_entry(game.records[last])[1].author == Player.A
+    assert decode_signed_entry(game.records[last])[1].kind is EntryKind.COSIGN
+    assert decode_signed_entry(game.records[last])[1].author == Player.A
     game.write(tmp_path / "ann.dbnr")
     Played(game.header, forge(game, Player.B, last, claim=True), keys, game.secrets).write(
         tmp_path / "bob.dbnr"

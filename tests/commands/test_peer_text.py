@@ -20,11 +20,21 @@ from dbnet.engine import AbilityDef, GameSetup, Warband
 from dbnet.match.keys import MatchKeys
 from dbnet.match.local import LocalGame
 from dbnet.match.seats import BotSeat
-from dbnet.protocol.log import game_id_for
+from dbnet.protocol.genesis import game_id_for
 from dbnet.protocol.peer import RULES_VERSION
 from dbnet.replay.file import ReplayWriter
-from dbnet.wire import codec
-from dbnet.wire.codec import Entry, EntryKind, OfferBody, ReplayHeader, SignedEntry
+from dbnet.wire.bodies import EntryKind, OfferBody
+from dbnet.wire.entries import (
+    Entry,
+    SignedEntry,
+    encode_entry,
+    encode_signed_entry,
+    signing_message,
+)
+from dbnet.wire.replay_header import ReplayHeader
+from dbnet.wire.setup import EncodedSetup, setup_to_wire
+from dbnet.wire.values import encode
+from dbnet.wire.versions import PROTOCOL_VERSION
 
 from .terminal import isolated_env
 
@@ -91,24 +101,24 @@ def unplayable_offer(tmp_path_factory: pytest.TempPathFactory) -> Path:
     keys = MatchKeys.from_seed(b"test-peer-text-offer")
     identities = keys.identities
     public = (identities[0].public_key, identities[1].public_key)
-    setup_bytes = codec.encode(codec.setup_to_wire(setup))
+    setup_bytes = encode(setup_to_wire(setup))
     game_id = game_id_for(RULES_VERSION, public, keys.nonce, setup_bytes, keys.joiner_nonce)
     body = OfferBody(
         rules=RULES_VERSION,
         keys=public,
         nonce=keys.nonce,
-        setup=setup,
+        offered=EncodedSetup(setup, None, setup_bytes),
         chain=4,
         anchor=bytes(32),
         state=bytes(32),
         joiner_nonce=keys.joiner_nonce,
         name="mallory",
     )
-    entry = Entry(codec.PROTOCOL_VERSION, game_id, 0, 0, bytes(32), EntryKind.OFFER, body)
-    signed = codec.encode_entry(entry)
-    signature = identities[0].sign(codec.signing_message(signed))
+    entry = Entry(PROTOCOL_VERSION, game_id, 0, 0, bytes(32), EntryKind.OFFER, body)
+    signed = encode_entry(entry)
+    signature = identities[0].sign(signing_message(signed))
     with ReplayWriter.create(path, header(keys, game_id)) as writer:
-        writer.append(codec.encode_signed_entry(SignedEntry(signed, signature)))
+        writer.append(encode_signed_entry(SignedEntry(signed, signature)))
     return path
 
 

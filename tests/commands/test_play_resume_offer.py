@@ -7,7 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from dbnet.replay.file import ReplayWriter, load_replay
-from dbnet.wire import codec
+from dbnet.wire.bodies import AcceptBody
+from dbnet.wire.entries import decode_signed_entry
 
 from .test_play import run_play
 
@@ -27,7 +28,7 @@ def test_a_local_game_resumed_from_its_offer_alone_signs_the_bot_s_name(tmp_path
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Traceback" not in done.stderr
     records = load_replay(cut).records
-    accept = codec.decode_signed_entry(records[1])[1].body
-    assert isinstance(accept, codec.AcceptBody)
+    accept = decode_signed_entry(records[1])[1].body
+    assert isinstance(accept, AcceptBody)
     assert accept.name == "greedy-bot"
     assert records[1] == whole.records[1]  # the ACCEPT of the game that never stopped

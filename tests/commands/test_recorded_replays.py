@@ -11,7 +11,7 @@ import pytest
 from dbnet.protocol.log import GameLog
 from dbnet.replay.file import load_replay
 from dbnet.replay.verify import ReplayVerifier, VerdictStatus, verify_replay
-from dbnet.wire.codec import OfferBody, PlayBody
+from dbnet.wire.bodies import OfferBody, PlayBody
 
 from .terminal import isolated_env
 

@@ -37,8 +37,8 @@ from dbnet.protocol.identity import fingerprint
 from dbnet.protocol.log import GameLog
 from dbnet.replay.file import ReplayWriter, load_replay
 from dbnet.replay.paths import now_utc
-from dbnet.wire import codec
-from dbnet.wire.codec import AcceptBody, ClaimBody, EntryKind, OfferBody, PlayBody
+from dbnet.wire.bodies import AcceptBody, ClaimBody, EntryKind, OfferBody, PlayBody
+from dbnet.wire.entries import decode_signed_entry, entry_hash
 
 from .terminal import isolated_env
 
@@ -152,7 +152,7 @@ def test_replay_prints_the_verdict_then_every_decision_and_roll(
 def position_at(log: GameLog, turn: int) -> Game:
     """The position at the start of ``turn``, re-played from the log's decisions and dice."""
     offer = log.decoded[0].body
-    assert isinstance(offer, codec.OfferBody)
+    assert isinstance(offer, OfferBody)
     game = Game(offer.setup)
     k = 0
     for entry in log.decoded:
@@ -266,7 +266,7 @@ def test_export_json_holds_every_entry(tmp_path: Path, game_file: Path) -> None:
     for item, entry, signed in zip(entries, log.decoded, log.entries, strict=True):
         assert item["author"] == Player(entry.author).name
         assert item["kind"] == entry.kind.name.lower()
-        assert item["hash"] == codec.entry_hash(signed.signed).hex()
+        assert item["hash"] == entry_hash(signed.signed).hex()
         body = entry.body
         assert item["decision"] == getattr(body, "decision", None)
         state = getattr(body, "state", None)
@@ -336,7 +336,7 @@ def test_a_resignation_and_a_claim(tmp_path: Path) -> None:
     shown = dbnet(tmp_path, "replay", str(claimed))
     assert shown.returncode == 0
     assert "B CLAIM: entry 2 never came (a unilateral claim, not a result)" in shown.stdout
-    assert isinstance(codec.decode_signed_entry(claim)[1].body, ClaimBody)
+    assert isinstance(decode_signed_entry(claim)[1].body, ClaimBody)
 
 
 # --- a hostile file: read as verify reads it --------------------------------------------------

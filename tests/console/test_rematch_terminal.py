@@ -14,7 +14,8 @@ from pathlib import Path
 
 from dbnet.replay.file import load_replay
 from dbnet.replay.verify import VerdictStatus, verify_replay
-from dbnet.wire import codec
+from dbnet.wire.bodies import OfferBody
+from dbnet.wire.entries import decode_signed_entry
 
 from .test_network_terminal import free_port, launch, wait_until
 from .tmux import Tmux
@@ -177,8 +178,8 @@ def test_in_the_full_screen_the_person_types_rematch(tmux: Tmux, tmp_path: Path)
 
 def offered_turns(path: Path) -> int:
     """The turns to win of the OFFER (entry 0) of the replay at ``path``."""
-    _, entry = codec.decode_signed_entry(load_replay(path).records[0])
-    assert isinstance(entry.body, codec.OfferBody)
+    _, entry = decode_signed_entry(load_replay(path).records[0])
+    assert isinstance(entry.body, OfferBody)
     return entry.body.setup.options.turns_to_win
 
 

@@ -21,7 +21,7 @@ from dbnet.match.story import (
 )
 from dbnet.protocol.log import GameLog
 from dbnet.replay.file import load_replay
-from dbnet.wire.codec import PlayBody
+from dbnet.wire.bodies import PlayBody
 
 REPLAYS = Path(__file__).resolve().parents[2] / "replays"
 GAMES = sorted(REPLAYS.glob("*.dbnr"))

@@ -20,7 +20,7 @@ from dbnet.console.view import NARROW_CELL, compact_token, render_board
 from dbnet.engine import Player, Zone
 from dbnet.match.render import short_names
 from dbnet.replay.verify import ReplayVerifier
-from dbnet.wire.codec import PlayBody
+from dbnet.wire.bodies import PlayBody
 
 from .helpers import SEED, bot_session
 from .tmux import Tmux

@@ -18,7 +18,7 @@ from dbnet.protocol import log as log_module
 from dbnet.protocol.errors import LocalProtocolError
 from dbnet.protocol.identity import Identity
 from dbnet.protocol.remote import RemoteGame
-from dbnet.wire.codec import PlayBody
+from dbnet.wire.bodies import PlayBody
 
 
 @pytest.fixture(scope="module")

@@ -30,7 +30,7 @@ from dbnet.protocol.log import GameLog, Status
 from dbnet.replay.file import ReplayWriter
 from dbnet.replay.paths import now_utc
 from dbnet.replay.verify import VerdictStatus, verify_replay
-from dbnet.wire.codec import AcceptBody, PlayBody
+from dbnet.wire.bodies import AcceptBody, PlayBody
 
 
 @pytest.fixture(scope="module")

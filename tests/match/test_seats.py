@@ -25,7 +25,7 @@ from dbnet.match.seats import (
     facing,
     seats_with,
 )
-from dbnet.wire.codec import AcceptBody, OfferBody
+from dbnet.wire.bodies import AcceptBody, OfferBody
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,7 @@ from dbnet.match.keys import MatchKeys
 from dbnet.match.local import LocalGame
 from dbnet.match.seats import BotSeat
 from dbnet.match.story import IDLE_STRIKE, EventKind, Narrator, faces_in_words
-from dbnet.protocol.log import Roll
+from dbnet.protocol.rolls import Roll
 
 
 @pytest.fixture(scope="module")

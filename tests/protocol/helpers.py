@@ -3,7 +3,7 @@
 ``Pair`` is two ``Peer`` objects in one process, like ``LocalMatch``, but with
 identities, chain secrets and the nonce derived from a seed, so that every
 test walks the same game. ``forge`` and ``retouch`` make the entries a
-cheating peer would send: hand-built, encoded with ``codec.encode_entry`` and
+cheating peer would send: hand-built, encoded with ``encode_entry`` and
 signed with ``Identity.sign``, never checked by the cheater's own log.
 """
 
@@ -24,8 +24,17 @@ from dbnet.protocol.errors import InvalidEntryError
 from dbnet.protocol.identity import Identity
 from dbnet.protocol.log import GameLog, Status
 from dbnet.protocol.peer import Peer
-from dbnet.wire import codec
-from dbnet.wire.codec import Body, Entry, SignedEntry
+from dbnet.wire.bodies import Body
+from dbnet.wire.entries import (
+    Entry,
+    SignedEntry,
+    decode_signed_entry,
+    encode_entry,
+    encode_signed_entry,
+    replace,
+    signing_message,
+)
+from dbnet.wire.versions import PROTOCOL_VERSION
 
 Chooser = Callable[[Game], str]
 
@@ -167,9 +176,9 @@ def legal(view: Game, keep: Callable[[Choice], bool] = lambda c: True) -> list[s
 
 def sign(identity: Identity, entry: Entry) -> bytes:
     """The record of ``entry`` signed by ``identity``, without any protocol check."""
-    signed = codec.encode_entry(entry)
-    signature = identity.sign(codec.signing_message(signed))
-    return codec.encode_signed_entry(SignedEntry(signed, signature))
+    signed = encode_entry(entry)
+    signature = identity.sign(signing_message(signed))
+    return encode_signed_entry(SignedEntry(signed, signature))
 
 
 def forge(
@@ -184,7 +193,7 @@ def forge(
 ) -> bytes:
     """An entry of ``body``'s kind that fits ``log`` as its next entry unless told otherwise."""
     entry = Entry(
-        version=codec.PROTOCOL_VERSION,
+        version=PROTOCOL_VERSION,
         game_id=log.game_id if game_id is None else game_id,
         seq=log.next_seq if seq is None else seq,
         author=int(author),
@@ -196,14 +205,14 @@ def forge(
 
 
 def decode(record: bytes) -> Entry:
-    return codec.decode_signed_entry(record)[1]
+    return decode_signed_entry(record)[1]
 
 
 def retouch(record: bytes, signer: Identity, **changes: object) -> bytes:
     """``record`` with its body's fields changed, signed again by ``signer``."""
     entry = decode(record)
-    body = codec.replace(entry.body, **changes)
-    return sign(signer, codec.replace(entry, body=body))
+    body = replace(entry.body, **changes)
+    return sign(signer, replace(entry, body=body))
 
 
 # --- refusals --------------------------------------------------------------------------------

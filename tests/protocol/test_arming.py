@@ -22,7 +22,7 @@ from dbnet.engine import (
     StrikeChoice,
 )
 from dbnet.protocol import dice
-from dbnet.wire.codec import PlayBody
+from dbnet.wire.bodies import PlayBody
 
 from .helpers import Chooser, Pair, assert_refused, bot_chooser, decode, legal, retouch
 

@@ -16,11 +16,11 @@ import pytest
 from dbnet.engine import ChanceRequest, Decision, Game, GameSetup, Player, SpawnChoice, parse_choice
 from dbnet.protocol import dice
 from dbnet.protocol.errors import InvalidEntryError, LocalProtocolError
+from dbnet.protocol.genesis import RULES_VERSION, game_id_for
 from dbnet.protocol.identity import verify
-from dbnet.protocol.log import RULES_VERSION, GameLog, Status, game_id_for
+from dbnet.protocol.log import GameLog, Status
 from dbnet.protocol.peer import Peer
-from dbnet.wire import codec
-from dbnet.wire.codec import (
+from dbnet.wire.bodies import (
     AcceptBody,
     Body,
     ClaimBody,
@@ -30,6 +30,16 @@ from dbnet.wire.codec import (
     PlayBody,
     ResignBody,
 )
+from dbnet.wire.entries import (
+    SignedEntry,
+    decode_entry,
+    decode_signed_entry,
+    encode_signed_entry,
+    replace,
+    signing_message,
+)
+from dbnet.wire.setup import EncodedSetup, setup_to_wire
+from dbnet.wire.values import encode
 
 from .helpers import (
     Chooser,
@@ -216,12 +226,12 @@ def test_an_entry_from_another_game_is_refused(setup: GameSetup, choose: Chooser
     assert author is not None
     there.run_until(other_choose, lambda p: p.next_author is author and len(p.records) >= 12)
     foreign, record = there.write(other_choose)
-    signed, entry = codec.decode_signed_entry(record)
-    assert verify(here.a.log.keys[author], signed.signature, codec.signing_message(signed.signed))
+    signed, entry = decode_signed_entry(record)
+    assert verify(here.a.log.keys[author], signed.signature, signing_message(signed.signed))
     # re-sequenced and re-chained by its author to fit this game's log: still another game's
     fitted = sign(
         foreign.identity,
-        codec.replace(entry, seq=here.a.log.next_seq, prev_hash=here.a.log.head),
+        replace(entry, seq=here.a.log.next_seq, prev_hash=here.a.log.head),
     )
     honest = here.peers[author.other]
     assert_refused(honest, fitted, r"^it belongs to another game \(game id differs\)$")
@@ -244,11 +254,9 @@ def test_an_entry_signed_with_another_key_is_refused(setup: GameSetup, choose: C
             rf"^bad signature: not signed by {author.me.name}'s key$",
         )
     # a flipped bit in the signature of the true record is caught too
-    signed = codec.decode_signed_entry(record)[0]
-    broken = codec.SignedEntry(
-        signed.signed, bytes([signed.signature[0] ^ 1]) + signed.signature[1:]
-    )
-    assert_refused(honest, codec.encode_signed_entry(broken), "^bad signature")
+    signed = decode_signed_entry(record)[0]
+    broken = SignedEntry(signed.signed, bytes([signed.signature[0] ^ 1]) + signed.signature[1:])
+    assert_refused(honest, encode_signed_entry(broken), "^bad signature")
     pair.deliver(author, record)
 
 
@@ -271,13 +279,13 @@ def test_equivocation_is_refused_and_both_records_are_signed_evidence(
     # the two records: the same author and sequence number, different bytes, and both
     # carry a valid signature by the cheater's key, so together they prove equivocation
     key = pair.b.log.keys[Player.A]
-    evidence = [pair.b.log.entries[seq], codec.decode_signed_entry(error.evidence)[0]]
-    entries = [codec.decode_entry(s.signed) for s in evidence]
+    evidence = [pair.b.log.entries[seq], decode_signed_entry(error.evidence)[0]]
+    entries = [decode_entry(s.signed) for s in evidence]
     assert [(e.seq, e.author) for e in entries] == [(seq, Player.A), (seq, Player.A)]
     assert evidence[0].signed != evidence[1].signed
     for signed in evidence:
-        assert verify(key, signed.signature, codec.signing_message(signed.signed))
-    assert codec.encode_signed_entry(evidence[0]) == first
+        assert verify(key, signed.signature, signing_message(signed.signed))
+    assert encode_signed_entry(evidence[0]) == first
 
 
 def test_a_false_state_hash_is_refused(setup: GameSetup, choose: Chooser) -> None:
@@ -426,7 +434,10 @@ def test_an_offer_whose_game_id_does_not_match_its_contents_is_refused(
     assert isinstance(body, OfferBody)
     changes: dict[str, dict[str, object]] = {
         "nonce": {"nonce": derive(2, "another nonce")},
-        "options": {"setup": short_setup, "state": Game(short_setup).state_hash()},
+        "options": {
+            "offered": EncodedSetup.of(short_setup),
+            "state": Game(short_setup).state_hash(),
+        },
         "key": {"keys": (body.keys[0], identity(3, "B").public_key)},
         "rules": {"rules": "dbnet-rules-0"},
     }
@@ -447,11 +458,11 @@ def test_a_game_played_under_other_rules_is_refused_by_name(setup: GameSetup) ->
     entry = decode(offer)
     body = entry.body
     assert isinstance(body, OfferBody)
-    old = codec.replace(body, rules="dbnet-rules-1")
-    setup_bytes = codec.encode(codec.setup_to_wire(old.setup))
+    old = replace(body, rules="dbnet-rules-1")
+    setup_bytes = encode(setup_to_wire(old.setup))
     keys = (old.keys[0], old.keys[1])
     game_id = game_id_for(old.rules, keys, old.nonce, setup_bytes, old.joiner_nonce)
-    record = sign(a_identity, codec.replace(entry, game_id=game_id, body=old))
+    record = sign(a_identity, replace(entry, game_id=game_id, body=old))
     with pytest.raises(InvalidEntryError) as caught:
         GameLog.start(record)
     assert caught.value.seq == 0

@@ -24,8 +24,19 @@ from dbnet.protocol.peer import Peer
 from dbnet.protocol.remote import RemoteGame
 from dbnet.replay.file import ReplayWriter
 from dbnet.replay.verify import VerdictStatus, verify_replay
-from dbnet.wire import codec
-from dbnet.wire.codec import ClaimBody, PlayBody
+from dbnet.wire.bodies import Body, ClaimBody, OfferBody, PlayBody
+from dbnet.wire.entries import (
+    Entry,
+    decode_entry,
+    decode_signed_entry,
+    encode_entry,
+    encode_signed_entry,
+    sign_entry,
+)
+from dbnet.wire.replay_header import ReplayHeader
+from dbnet.wire.setup import setup_to_wire
+from dbnet.wire.values import encode
+from dbnet.wire.versions import DISPUTE_VERSION, PROTOCOL_VERSION
 
 from .helpers import bot_chooser, derive, identity
 
@@ -111,7 +122,7 @@ class Clocked:
     def save(self, path: Path, records: list[bytes] | None = None) -> bytes:
         """A real replay file of ``records`` (default: the game's), and its bytes."""
         log = self.log
-        header = codec.ReplayHeader(
+        header = ReplayHeader(
             format=log.version,
             protocol=log.version,
             rules=log.rules,
@@ -153,14 +164,14 @@ def test_clock_words() -> None:
 
 def test_the_clock_is_in_the_setup_and_so_in_the_game_id(setup: GameSetup) -> None:
     game = Clocked(setup)
-    assert game.log.version == codec.DISPUTE_VERSION == 4
+    assert game.log.version == DISPUTE_VERSION == 4
     assert game.log.clock == CLOCK.wire
     offer = game.log.decoded[0].body
-    assert isinstance(offer, codec.OfferBody)
+    assert isinstance(offer, OfferBody)
     assert offer.clock == CLOCK.wire
     other = Clocked(setup, ClockSetting(60_000, 3_000))
     assert other.log.game_id != game.log.game_id
-    wire = codec.setup_to_wire(setup, CLOCK.wire)
+    wire = setup_to_wire(setup, CLOCK.wire)
     assert list(wire) == ["map", "options", "warbands", "clock"]
     assert wire["clock"] == [60_000, 2_000]
 
@@ -185,12 +196,10 @@ def test_a_version_2_body_may_not_hold_a_reading(setup: GameSetup) -> None:
     game = Clocked(setup)
     game.step()
     record = game.records[-1]
-    entry = codec.decode_signed_entry(record)[1]
-    old = codec.Entry(
-        2, entry.game_id, entry.seq, entry.author, entry.prev_hash, entry.kind, entry.body
-    )
+    entry = decode_signed_entry(record)[1]
+    old = Entry(2, entry.game_id, entry.seq, entry.author, entry.prev_hash, entry.kind, entry.body)
     with pytest.raises(DecodeError, match="unknown key 'clock'"):
-        codec.encode_entry(old)
+        encode_entry(old)
 
 
 def test_an_entry_without_its_reading_is_refused_in_a_clocked_game(setup: GameSetup) -> None:
@@ -206,13 +215,11 @@ def test_an_entry_without_its_reading_is_refused_in_a_clocked_game(setup: GameSe
         game.peers[author.other].receive(bare)
 
 
-def _forge(log: GameLog, author: Peer, body: codec.Body) -> bytes:
+def _forge(log: GameLog, author: Peer, body: Body) -> bytes:
     """An entry of ``body`` in the log's version, fitting ``log`` as its next, signed by
     ``author`` without any check of the author's own log (what a cheating peer sends)."""
-    entry = codec.Entry(
-        log.version, log.game_id, log.next_seq, int(author.me), log.head, body.KIND, body
-    )
-    return codec.encode_signed_entry(codec.sign_entry(entry, author.identity.sign))
+    entry = Entry(log.version, log.game_id, log.next_seq, int(author.me), log.head, body.KIND, body)
+    return encode_signed_entry(sign_entry(entry, author.identity.sign))
 
 
 # --- one peer's view -------------------------------------------------------------------------
@@ -346,7 +353,7 @@ def test_a_claim_may_not_say_its_own_authors_entry_is_late(setup: GameSetup) -> 
 
 def test_a_clockless_game_has_no_clock_claims(setup: GameSetup) -> None:
     a, _ = Peer.offer(identity(8, "A"), identity(8, "B").public_key, setup)
-    assert a.log.version == codec.PROTOCOL_VERSION == 3
+    assert a.log.version == PROTOCOL_VERSION == 3
     assert a.log.clock is None
     with pytest.raises(LocalProtocolError, match="no clock"):
         a.claim_on_time((1, 0))
@@ -395,21 +402,21 @@ def test_no_flag_falls_once_the_game_is_over(setup: GameSetup) -> None:
 
 def test_a_clock_out_of_its_limits_is_refused_naming_the_field(setup: GameSetup) -> None:
     game = Clocked(setup)
-    offer = codec.decode_signed_entry(game.records[0])[1]
+    offer = decode_signed_entry(game.records[0])[1]
     wire = offer.to_wire()
     body = wire[6]
     assert isinstance(body, dict)
     body["setup"]["clock"] = [0, 0]
     with pytest.raises(DecodeError, match=r"entry\.body\.setup\.clock\[0\]: expected an integer"):
-        codec.decode_entry(codec.encode(wire))
+        decode_entry(encode(wire))
     body["setup"]["clock"] = [60_000, 3_600_001]
     with pytest.raises(DecodeError, match=r"entry\.body\.setup\.clock\[1\]: expected an integer"):
-        codec.decode_entry(codec.encode(wire))
+        decode_entry(encode(wire))
     body["setup"]["clock"] = [60_000, 0]
     wire[0] = 2  # a version-2 OFFER has no clock (nor a name)
     name = body.pop("name")
     with pytest.raises(DecodeError, match="unknown key 'clock'"):
-        codec.decode_entry(codec.encode(wire))
+        decode_entry(encode(wire))
     body["name"] = name
     wire[0] = 3
-    assert codec.decode_entry(codec.encode(wire)).body.clock == (60_000, 0)
+    assert decode_entry(encode(wire)).body.clock == (60_000, 0)

@@ -22,8 +22,9 @@ from dbnet.replay.gamefile import examine
 from dbnet.replay.steps import seal_words
 from dbnet.replay.story import read_story
 from dbnet.replay.verify import VerdictStatus, verify_replay
-from dbnet.wire import codec
-from dbnet.wire.codec import DisputeBody
+from dbnet.wire.bodies import DisputeBody, EntryKind
+from dbnet.wire.entries import Entry, decode_entry, decode_signed_entry, encode_entry, replace
+from dbnet.wire.values import encode
 
 from .test_clock import Clocked, _forge
 
@@ -60,7 +61,7 @@ def test_the_flagged_player_disputes_a_false_claim_and_the_file_says_so(
     assert verdict.status is VerdictStatus.CLAIM
     assert (verdict.reason, verdict.claimant, verdict.winner) == ("clock", "A", None)
     assert verdict.disputed
-    assert verdict.claim_reading == codec.decode_signed_entry(claim)[1].body.clock
+    assert verdict.claim_reading == decode_signed_entry(claim)[1].body.clock
     assert verdict.dispute_reading == own
     summary = verdict.summary()
     assert summary.startswith("disputed clock claim (not a result): A says B's clock ran out")
@@ -127,16 +128,16 @@ def test_a_version_3_entry_cannot_be_a_dispute(setup: GameSetup) -> None:
     game, _ = false_claim(setup)
     b = game.peers[Player.B]
     log = b.log
-    entry = codec.Entry(
-        3, log.game_id, log.next_seq, 1, log.head, codec.EntryKind.DISPUTE,
+    entry = Entry(
+        3, log.game_id, log.next_seq, 1, log.head, EntryKind.DISPUTE,
         DisputeBody((50_000, 40_000)),
     )  # fmt: skip
     with pytest.raises(DecodeError, match=r"unknown entry kind 7 in protocol version 3"):
-        codec.encode_entry(entry)
-    wire = codec.decode_entry(codec.encode_entry(codec.replace(entry, version=4))).to_wire()
+        encode_entry(entry)
+    wire = decode_entry(encode_entry(replace(entry, version=4))).to_wire()
     wire[0] = 3
     with pytest.raises(DecodeError, match=r"entry\.kind: unknown entry kind 7 in protocol"):
-        codec.decode_entry(codec.encode(wire))
+        decode_entry(encode(wire))
 
 
 def test_a_late_entry_claim_names_the_late_entry_and_its_author(

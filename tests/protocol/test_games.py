@@ -11,8 +11,8 @@ from dbnet.match.peers import LocalMatch
 from dbnet.protocol import dice
 from dbnet.protocol.identity import Identity
 from dbnet.protocol.log import GameLog, Status
-from dbnet.wire import codec
-from dbnet.wire.codec import CosignBody, EntryKind, FinalBody, PlayBody
+from dbnet.wire.bodies import CosignBody, EntryKind, FinalBody, PlayBody
+from dbnet.wire.entries import encode_signed_entry, entry_hash
 
 from .helpers import Pair, bot_chooser, decode
 
@@ -75,7 +75,7 @@ def test_a_bot_game_ends_complete_and_identical_on_both_sides(
         assert a.game.state_hash() == b.game.state_hash()
 
     assert a.log.entries == b.log.entries  # byte for byte: signed bytes and signatures
-    assert [codec.encode_signed_entry(e) for e in a.log.entries] == match.records
+    assert [encode_signed_entry(e) for e in a.log.entries] == match.records
     assert a.log.status is b.log.status is Status.COMPLETE
     assert a.log.expected_author() is None
 
@@ -89,7 +89,7 @@ def test_a_bot_game_ends_complete_and_identical_on_both_sides(
     assert final.body.reason == "victory"
     assert list(final.body.turns) == a.game.conquest_history
     assert cosign.author != final.author
-    assert cosign.body.head == codec.entry_hash(a.log.entries[-2].signed)
+    assert cosign.body.head == entry_hash(a.log.entries[-2].signed)
     assert max(a.game.turns_won) == played.options.turns_to_win
 
     # the dice follow from the two chains alone, and a fresh engine agrees on everything

@@ -12,8 +12,13 @@ from dbnet.engine import ChanceRequest, Decision, Game, GameSetup, Player, forma
 from dbnet.protocol.errors import InvalidEntryError, LocalProtocolError
 from dbnet.protocol.peer import Peer
 from dbnet.protocol.remote import EquivocationError, RemoteGame, chain_secret
-from dbnet.wire import codec
-from dbnet.wire.codec import EntryKind
+from dbnet.wire.bodies import EntryKind
+from dbnet.wire.entries import (
+    SignedEntry,
+    decode_signed_entry,
+    encode_signed_entry,
+    signing_message,
+)
 
 from .helpers import bot_chooser, derive, identity
 
@@ -66,7 +71,7 @@ def test_offer_and_accept_save_their_records_first(setup: GameSetup) -> None:
     a, b, saved_a, saved_b = start(setup)
     assert saved_a == a.records == b.records
     assert saved_b == b.records
-    assert [codec.decode_signed_entry(r)[1].kind for r in a.records] == [
+    assert [decode_signed_entry(r)[1].kind for r in a.records] == [
         EntryKind.OFFER,
         EntryKind.ACCEPT,
     ]
@@ -145,10 +150,10 @@ def test_a_different_copy_signed_by_someone_else_is_only_invalid(setup: GameSetu
     """Not equivocation: the player never signed it."""
     a, _b, _, _ = start(setup)
     _, forged = Peer.accept(BOB, a.records[0], secret=bytes(range(32)))
-    signed, _entry = codec.decode_signed_entry(forged)
+    signed, _entry = decode_signed_entry(forged)
     mallory = identity(9, "M")
-    bad_signature = mallory.sign(codec.signing_message(signed.signed))
-    record = codec.encode_signed_entry(codec.SignedEntry(signed.signed, bad_signature))
+    bad_signature = mallory.sign(signing_message(signed.signed))
+    record = encode_signed_entry(SignedEntry(signed.signed, bad_signature))
     with pytest.raises(InvalidEntryError, match=r"entry 1: a different copy of an entry we hold"):
         a.receive(record)
 
@@ -253,7 +258,7 @@ def test_resigning_reveals_the_links_owed_first(setup: GameSetup) -> None:
         raise AssertionError("no roll followed by the same player's decision")
     held = len(writer.records)
     writer.resign()
-    kinds = [codec.decode_signed_entry(r)[1].kind for r in writer.records[held:]]
+    kinds = [decode_signed_entry(r)[1].kind for r in writer.records[held:]]
     assert kinds == [EntryKind.PLAY, EntryKind.RESIGN]
     for record in writer.records[held:]:
         assert reader.receive(record)
@@ -303,7 +308,7 @@ def test_a_whole_game_ends_closed_and_the_same_on_both_sides(setup: GameSetup) -
     assert a.is_closed
     assert b.is_closed
     assert a.records == b.records
-    assert codec.decode_signed_entry(a.records[-1])[1].kind is EntryKind.COSIGN
+    assert decode_signed_entry(a.records[-1])[1].kind is EntryKind.COSIGN
 
 
 def test_records_received_go_to_save_received(setup: GameSetup) -> None:
@@ -319,7 +324,7 @@ def test_records_received_go_to_save_received(setup: GameSetup) -> None:
     assert a.receive(b.records[1])
     assert received_a == [b.records[1]]
     play_out(a, b, bot_chooser(("greedy", "greedy"), 9))
-    authors = [codec.decode_signed_entry(r)[1].author for r in a.records]
+    authors = [decode_signed_entry(r)[1].author for r in a.records]
     assert saved_a == [r for r, who in zip(a.records, authors, strict=True) if who == 0]
     assert received_a == [r for r, who in zip(a.records, authors, strict=True) if who == 1]
     assert saved_b[1:] == [r for r, who in zip(b.records, authors, strict=True) if who == 1]

@@ -46,8 +46,14 @@ from dbnet.protocol.identity import Identity, fingerprint, verify
 from dbnet.protocol.log import GameLog, Status
 from dbnet.replay.file import ReplayWriter
 from dbnet.replay.verify import ReplayVerifier, VerdictStatus
-from dbnet.wire import codec
+from dbnet.wire.entries import (
+    SignedEntry,
+    decode_signed_entry,
+    encode_signed_entry,
+    signing_message,
+)
 from dbnet.wire.keys import public_key_problem
+from dbnet.wire.replay_header import ReplayHeader, encode_replay_header
 
 from . import ed25519
 from .helpers import bot_chooser
@@ -219,7 +225,7 @@ def run_handshake(initiator: Handshake, responder: Handshake) -> None:
 
 
 class Game(NamedTuple):
-    header: codec.ReplayHeader
+    header: ReplayHeader
     records: list[bytes]
 
 
@@ -315,13 +321,13 @@ def _game(case: PathCase) -> Game:
     while not match.is_closed:
         match.step(choose)
     records = list(match.records)
-    signed, entry = codec.decode_signed_entry(records[TAMPERED - 1])
+    signed, entry = decode_signed_entry(records[TAMPERED - 1])
     signer = Signer(SEEDS[entry.author], case.tamper, case.torsion)
-    message = codec.signing_message(signed.signed)
-    forged = codec.SignedEntry(signed.signed, signer.sign(message))
-    records[TAMPERED - 1] = codec.encode_signed_entry(forged)
+    message = signing_message(signed.signed)
+    forged = SignedEntry(signed.signed, signer.sign(message))
+    records[TAMPERED - 1] = encode_signed_entry(forged)
     log = match.peers[Player.A].log
-    header = codec.ReplayHeader(
+    header = ReplayHeader(
         format=log.version,
         protocol=log.version,
         rules=log.rules,
@@ -381,7 +387,7 @@ def test_the_live_log(case_game: tuple[PathCase, Game]) -> None:
 def test_a_spectators_verifier(case_game: tuple[PathCase, Game]) -> None:
     case, game = case_game
     verifier = ReplayVerifier("the watched game")
-    verifier.add(codec.encode_replay_header(game.header))
+    verifier.add(encode_replay_header(game.header))
     if case.after:
         for record in game.records:
             verifier.add(record)

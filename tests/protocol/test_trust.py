@@ -15,11 +15,14 @@ from dbnet.catalog import default_warbands, load_catalog, load_map
 from dbnet.engine import GameSetup, MapDef, Player, Warband
 from dbnet.errors import DecodeError
 from dbnet.protocol.errors import InvalidEntryError
-from dbnet.protocol.log import RULES_VERSION, GameLog, game_id_for
+from dbnet.protocol.genesis import RULES_VERSION, game_id_for
+from dbnet.protocol.log import GameLog
 from dbnet.protocol.peer import Peer
 from dbnet.protocol.remote import RemoteGame
-from dbnet.wire import codec
-from dbnet.wire.codec import AcceptBody, Entry, EntryKind, OfferBody
+from dbnet.wire.bodies import AcceptBody, EntryKind, OfferBody
+from dbnet.wire.entries import Entry, decode_signed_entry, replace
+from dbnet.wire.setup import EncodedSetup, setup_to_wire
+from dbnet.wire.values import decode, encode
 
 from .helpers import bot_chooser, derive, identity, sign
 
@@ -50,7 +53,7 @@ def test_a_reused_host_nonce_does_not_repeat_the_joiners_dice(setup: GameSetup) 
 
 
 def test_the_game_id_binds_both_nonces(setup: GameSetup) -> None:
-    setup_bytes = codec.encode(codec.setup_to_wire(setup))
+    setup_bytes = encode(setup_to_wire(setup))
     keys = (ALICE.public_key, BOB.public_key)
     ids = {
         game_id_for("r", keys, NONCE, setup_bytes, derive(5, "j1")),
@@ -67,7 +70,7 @@ def test_a_version_3_offer_carries_both_nonces_and_signed_names_and_entries_keep
     a, offer = Peer.offer(
         ALICE, BOB.public_key, setup, nonce=NONCE, joiner_nonce=bytes(32), name="alice"
     )
-    fields = codec.decode(codec.decode_signed_entry(offer)[0].signed)
+    fields = decode(decode_signed_entry(offer)[0].signed)
     assert isinstance(fields, list)
     assert fields[0] == 3
     assert list(fields[6]) == [
@@ -76,14 +79,14 @@ def test_a_version_3_offer_carries_both_nonces_and_signed_names_and_entries_keep
     assert fields[6]["nonces"] == [NONCE, bytes(32)]
     assert fields[6]["name"] == "alice"
     _, accept = Peer.accept(BOB, offer, name="bob")
-    entry = codec.decode_signed_entry(accept)[1]
+    entry = decode_signed_entry(accept)[1]
     assert isinstance(entry.body, AcceptBody)
     assert entry.body.name == "bob"
-    accept_fields = codec.decode(codec.decode_signed_entry(accept)[0].signed)
+    accept_fields = decode(decode_signed_entry(accept)[0].signed)
     assert isinstance(accept_fields, list)
     assert list(accept_fields[6]) == ["anchor", "links", "state", "name"]
-    unnamed = codec.replace(entry.body, name=None)  # the version-2 ACCEPT's form
-    downgraded = sign(BOB, codec.replace(entry, version=2, body=unnamed))
+    unnamed = replace(entry.body, name=None)  # the version-2 ACCEPT's form
+    downgraded = sign(BOB, replace(entry, version=2, body=unnamed))
     with pytest.raises(InvalidEntryError, match="protocol version 2 in a game of version 3"):
         a.receive(downgraded)
 
@@ -103,9 +106,10 @@ def forged_offer(setup: GameSetup) -> bytes:
     """A validly signed OFFER of ``setup`` by A, its game id computed from its contents,
     written by hand (``Peer.offer`` itself refuses a setup that is not the catalog's)."""
     keys = (ALICE.public_key, BOB.public_key)
-    setup_bytes = codec.encode(codec.setup_to_wire(setup))
+    setup_bytes = encode(setup_to_wire(setup))
     game_id = game_id_for(RULES_VERSION, keys, NONCE, setup_bytes, NONCE)
-    body = OfferBody(RULES_VERSION, keys, NONCE, setup, 8, bytes(32), bytes(32), NONCE)
+    offered = EncodedSetup(setup, None, setup_bytes)
+    body = OfferBody(RULES_VERSION, keys, NONCE, offered, 8, bytes(32), bytes(32), NONCE)
     return sign(ALICE, Entry(2, game_id, 0, 0, bytes(32), EntryKind.OFFER, body))
 
 
@@ -201,19 +205,19 @@ def test_a_setup_that_passed_is_not_checked_again(
 ) -> None:
     """Both peers of a local game, and every game of a run, check one setup object once;
     an equal but distinct setup is checked on its own."""
-    from dbnet.protocol import log
+    from dbnet.protocol import genesis
 
     checked: list[GameSetup] = []
 
     def counting(checked_setup: GameSetup) -> None:
         checked.append(checked_setup)
 
-    monkeypatch.setattr(log, "check_setup", counting)
+    monkeypatch.setattr(genesis, "check_setup", counting)
     fresh = dataclasses.replace(setup)
     assert fresh is not setup
     for _ in range(3):
-        log.check_offered_setup(fresh)
+        genesis.check_offered_setup(fresh)
     assert checked == [fresh]
     other = dataclasses.replace(setup)
-    log.check_offered_setup(other)
+    genesis.check_offered_setup(other)
     assert [s is other for s in checked] == [False, True]

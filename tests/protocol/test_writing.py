@@ -19,8 +19,8 @@ from dbnet.protocol.identity import Identity
 from dbnet.protocol.identity import verify as real_verify
 from dbnet.protocol.log import CHECKPOINT_EVERY, GameLog, Status
 from dbnet.protocol.peer import Peer
-from dbnet.wire import codec
-from dbnet.wire.codec import PlayBody
+from dbnet.wire.bodies import PlayBody
+from dbnet.wire.entries import encode_entry, encode_signed_entry
 
 from .helpers import (
     Chooser,
@@ -182,8 +182,8 @@ def test_our_own_offer_starts_the_log_the_other_peer_starts(setup: GameSetup) ->
     )
     started = GameLog.start(offer)
     assert peer.log.entries == started.entries
-    assert [codec.encode_entry(e) for e in peer.log.decoded] == [
-        codec.encode_entry(e) for e in started.decoded
+    assert [encode_entry(e) for e in peer.log.decoded] == [
+        encode_entry(e) for e in started.decoded
     ]  # the same on the wire (A's own setup keeps its map's note, which is not sent)
     assert peer.log.head == started.head
     assert peer.log.game.state_hash() == started.game.state_hash()
@@ -193,7 +193,7 @@ def told(log: GameLog, narrator: Narrator) -> list[tuple[str, str]]:
     """What ``narrator`` told of ``log`` (it is attached to it): every event's notation and
     words, checked against a narrator that told a log rebuilt from the same records."""
     assert narrator.log is log
-    records = [codec.encode_signed_entry(signed) for signed in log.entries]
+    records = [encode_signed_entry(signed) for signed in log.entries]
     fresh = GameLog.start(records[0])
     again = Narrator(fresh.game.setup)
     again.attach(fresh)

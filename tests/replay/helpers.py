@@ -15,7 +15,7 @@ from dbnet.protocol.identity import Identity
 from dbnet.protocol.log import GameLog
 from dbnet.protocol.peer import Peer
 from dbnet.replay.file import ReplayWriter
-from dbnet.wire.codec import ReplayHeader
+from dbnet.wire.replay_header import ReplayHeader
 
 CREATED = "2025-01-01T00:00:00+00:00"
 

@@ -13,8 +13,15 @@ from dbnet.engine import Player
 from dbnet.replay.errors import ReplayError
 from dbnet.replay.evidence import EVIDENCE_MAGIC, check_evidence, read_evidence, save_evidence
 from dbnet.replay.verify import VerdictStatus
-from dbnet.wire import codec
-from dbnet.wire.codec import PlayBody, SignedEntry
+from dbnet.wire.bodies import PlayBody
+from dbnet.wire.entries import (
+    SignedEntry,
+    decode_signed_entry,
+    encode_entry,
+    encode_signed_entry,
+    replace,
+    signing_message,
+)
 
 from .helpers import RecordedGame
 
@@ -22,21 +29,19 @@ from .helpers import RecordedGame
 def other_entry(game: RecordedGame, seq: int, *, signer: Player | None = None) -> bytes:
     """Entry ``seq`` of ``game`` with another state hash, signed by its author (or by
     ``signer``)."""
-    _, entry = codec.decode_signed_entry(game.records[seq])
+    _, entry = decode_signed_entry(game.records[seq])
     assert isinstance(entry.body, PlayBody)
-    entry = codec.replace(entry, body=codec.replace(entry.body, state=bytes(32)))
-    body = codec.encode_entry(entry)
+    entry = replace(entry, body=replace(entry.body, state=bytes(32)))
+    body = encode_entry(entry)
     who = Player(entry.author) if signer is None else signer
-    return codec.encode_signed_entry(
-        SignedEntry(body, game.identities[who].sign(codec.signing_message(body)))
-    )
+    return encode_signed_entry(SignedEntry(body, game.identities[who].sign(signing_message(body))))
 
 
 def first_play(game: RecordedGame) -> int:
     return next(
         seq
         for seq, record in enumerate(game.records)
-        if isinstance(codec.decode_signed_entry(record)[1].body, PlayBody)
+        if isinstance(decode_signed_entry(record)[1].body, PlayBody)
     )
 
 
@@ -63,7 +68,7 @@ def test_two_entries_signed_for_one_slot_are_proven(
     assert verdict.status is VerdictStatus.EQUIVOCATION, verdict
     assert verdict.seq == seq
     assert verdict.game_id == short_game.header.game_id.hex()[:16]
-    author = Player(codec.decode_signed_entry(other)[1].author).name
+    author = Player(decode_signed_entry(other)[1].author).name
     assert verdict.summary().startswith(
         f"equivocation proven: {author} signed two different entries with sequence number {seq}"
     )
@@ -80,7 +85,7 @@ def test_evidence_that_proves_nothing_is_invalid(
 ) -> None:
     seq = first_play(short_game)
     first = short_game.records[seq]
-    author = Player(codec.decode_signed_entry(first)[1].author)
+    author = Player(decode_signed_entry(first)[1].author)
     second = {
         "forged": other_entry(short_game, seq, signer=author.other),
         "same": first,

@@ -27,7 +27,8 @@ from dbnet.replay.file import (
     read_replay,
 )
 from dbnet.replay.verify import VerdictStatus, verify_replay
-from dbnet.wire import codec
+from dbnet.wire.replay_header import ReplayHeader, encode_replay_header
+from dbnet.wire.values import encode
 
 from .helpers import RecordedGame, write_replay
 
@@ -42,7 +43,7 @@ def test_write_then_read_gives_back_every_record_exactly(
     path = tmp_path / "game.dbnr"
     data = write_replay(path, short_game.header, short_game.records)
     assert data.startswith(MAGIC)
-    header_record = codec.encode_replay_header(short_game.header)
+    header_record = encode_replay_header(short_game.header)
     assert data == MAGIC + framed(header_record) + b"".join(map(framed, short_game.records))
     replay = load_replay(path)
     assert replay.header == short_game.header
@@ -92,15 +93,15 @@ def test_a_killed_writer_loses_no_appended_record(tmp_path: Path, short_game: Re
     path = tmp_path / "killed.dbnr"
     records = short_game.records[:6]
     (tmp_path / "records").write_bytes(b"".join(map(framed, records)))
-    header = codec.encode_replay_header(short_game.header)
+    header = encode_replay_header(short_game.header)
     (tmp_path / "header").write_bytes(header)
     script = f"""
 import os, signal
 from pathlib import Path
-from dbnet.wire import codec
 from dbnet.replay.file import ReplayWriter, iter_records
+from dbnet.wire.replay_header import decode_replay_header
 folder = Path({str(tmp_path)!r})
-header = codec.decode_replay_header((folder / "header").read_bytes())
+header = decode_replay_header((folder / "header").read_bytes())
 writer = ReplayWriter.create(folder / "killed.dbnr", header)
 data = b"DBNRPLY1" + (folder / "records").read_bytes()
 for _i, _offset, record in iter_records(data, where="records"):
@@ -250,7 +251,7 @@ def test_a_torn_header_is_an_error_not_a_torn_tail(two_records: bytes) -> None:
 
 
 def test_an_undecodable_header_names_record_0(short_game: RecordedGame) -> None:
-    bad_header = codec.encode({"format": 1})
+    bad_header = encode({"format": 1})
     with pytest.raises(ReplayError, match=r"record 0 \(byte 8\): undecodable header: .*missing"):
         read_replay(MAGIC + framed(bad_header), where="f")
 
@@ -288,7 +289,7 @@ def test_load_replay_names_a_missing_or_unreadable_path(tmp_path: Path) -> None:
 
 def test_the_example_in_the_format_document() -> None:
     """docs/replay-format.md section 3 shows these bytes for this header."""
-    header = codec.ReplayHeader(
+    header = ReplayHeader(
         rules="dbnet-rules-1",
         game_id=bytes([0x11]) * 32,
         keys=(bytes([0x22]) * 32, bytes([0x33]) * 32),
@@ -299,7 +300,7 @@ def test_the_example_in_the_format_document() -> None:
         f" a7 67616d655f6964 c4 20 {'11' * 32} a4 6b657973 92 c4 20 {'22' * 32} c4 20 {'33' * 32}"
         " a7 63726561746564 b4 323032352d30312d30315430303a30303a30305a"
     )
-    record = codec.encode_replay_header(header)
+    record = encode_replay_header(header)
     assert record == bytes.fromhex(documented.replace(" ", ""))
     assert len(record) == 0xB8 == 184
     assert read_replay(MAGIC + framed(record), where="doc").header == header
@@ -493,7 +494,7 @@ def test_as_on_windows_a_replay_is_written_locked_read_back_and_verified(
     assert windows_files.calls[0] == (WindowsLocks.LK_NBLCK, far, 1)
     assert windows_files.calls[-1] == (WindowsLocks.LK_UNLCK, far, 1)  # released at close
     data = path.read_bytes()
-    assert data == MAGIC + framed(codec.encode_replay_header(short_game.header)) + b"".join(
+    assert data == MAGIC + framed(encode_replay_header(short_game.header)) + b"".join(
         map(framed, short_game.records)
     )
     assert verify_replay(data, where="game").status is VerdictStatus.COMPLETE

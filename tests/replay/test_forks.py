@@ -15,8 +15,8 @@ from dbnet.protocol.identity import Identity
 from dbnet.replay.evidence import save_evidence
 from dbnet.replay.forks import Comparison, RefutedClaim, copies_of, fork_proof
 from dbnet.replay.gamefile import entry_hashes, examine
-from dbnet.wire import codec
-from dbnet.wire.codec import ReplayHeader
+from dbnet.wire.entries import decode_signed_entry
+from dbnet.wire.replay_header import ReplayHeader
 
 from .helpers import chooser, header_for, play, setup_with, write_replay
 from .helpers import forge as forge_records
@@ -47,7 +47,7 @@ def first_entry_of(game: Game, seat: Player, after: int = 1) -> int:
     return next(
         seq
         for seq, record in enumerate(game.records)
-        if seq > after and codec.decode_signed_entry(record)[1].author == seat
+        if seq > after and decode_signed_entry(record)[1].author == seat
     )
 
 
@@ -103,7 +103,7 @@ def test_a_claim_crossing_an_entry_proves_nothing(game: Game, tmp_path: Path) ->
     place, and B signed nothing after A's entry."""
     seq = first_entry_of(game, Player.A, after=3)
     claimed = forge(game, Player.B, seq, claim=True)
-    assert codec.decode_signed_entry(claimed[seq])[1].author == Player.B
+    assert decode_signed_entry(claimed[seq])[1].author == Player.B
     crossed = copy(game, tmp_path / "crossed.dbnr", game.records[: seq + 1])
     assert fork_proof(crossed, copy(game, tmp_path / "claim.dbnr", claimed)) == Comparison()
 

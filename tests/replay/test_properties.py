@@ -12,8 +12,17 @@ from dbnet.engine import Player
 from dbnet.replay.errors import ReplayError
 from dbnet.replay.file import MAGIC, read_replay
 from dbnet.replay.verify import Verdict, VerdictStatus, verify_replay
-from dbnet.wire import codec
-from dbnet.wire.codec import Entry, EntryKind, PlayBody, SignedEntry
+from dbnet.wire.bodies import EntryKind, PlayBody
+from dbnet.wire.entries import (
+    Entry,
+    SignedEntry,
+    decode_signed_entry,
+    encode_signed_entry,
+    replace,
+    signing_message,
+)
+from dbnet.wire.replay_header import encode_replay_header
+from dbnet.wire.values import encode
 
 from .helpers import RecordedGame
 
@@ -59,7 +68,7 @@ def test_random_records_after_a_real_prefix(short_game: RecordedGame, data: st.D
     """Real header and first entries, then garbage records: never an exception."""
     keep = data.draw(st.integers(0, len(short_game.records)))
     garbage = data.draw(st.lists(st.binary(min_size=1, max_size=300), min_size=1, max_size=3))
-    header = codec.encode_replay_header(short_game.header)
+    header = encode_replay_header(short_game.header)
     blob = (
         MAGIC
         + framed(header)
@@ -112,25 +121,25 @@ def test_byte_mutations_of_a_real_replay(
 def _mutate_entry(entry: Entry, choice: int, noise: bytes) -> Entry:
     body = entry.body
     if choice == 0:
-        return codec.replace(entry, seq=entry.seq + 1)
+        return replace(entry, seq=entry.seq + 1)
     if choice == 1:
-        return codec.replace(entry, prev_hash=noise)
+        return replace(entry, prev_hash=noise)
     if choice == 2:
-        return codec.replace(entry, author=1 - entry.author)
+        return replace(entry, author=1 - entry.author)
     if choice == 3 and isinstance(body, PlayBody):
-        return codec.replace(entry, body=codec.replace(body, state=noise))
+        return replace(entry, body=replace(body, state=noise))
     if choice == 4 and isinstance(body, PlayBody) and body.links:
         (roll, _link), *rest = body.links
         links = ((roll, noise), *rest)
-        return codec.replace(entry, body=codec.replace(body, links=links))
+        return replace(entry, body=replace(body, links=links))
     if choice == 5 and isinstance(body, PlayBody):
         decision = "done" if body.decision != "done" else "shift"
-        return codec.replace(entry, body=codec.replace(body, decision=decision))
+        return replace(entry, body=replace(body, decision=decision))
     if choice == 6 and isinstance(body, PlayBody) and body.links:
         (roll, link), *rest = body.links
         links = ((roll + 1, link), *rest)
-        return codec.replace(entry, body=codec.replace(body, links=links))
-    return codec.replace(entry, game_id=noise)
+        return replace(entry, body=replace(body, links=links))
+    return replace(entry, game_id=noise)
 
 
 @SETTINGS
@@ -143,15 +152,15 @@ def test_a_changed_entry_signed_by_its_claimed_author_is_refused(
     k = data.draw(st.integers(1, len(short_game.records) - 1), label="entry")
     choice = data.draw(st.integers(0, 7), label="change")
     noise = data.draw(st.binary(min_size=32, max_size=32), label="noise")
-    _signed, entry = codec.decode_signed_entry(short_game.records[k])
+    _signed, entry = decode_signed_entry(short_game.records[k])
     changed = _mutate_entry(entry, choice, noise)
-    signed_bytes = codec.encode(changed.to_wire())
+    signed_bytes = encode(changed.to_wire())
     author = short_game.identities[Player(changed.author)]
-    record = codec.encode_signed_entry(
-        SignedEntry(signed_bytes, author.sign(codec.signing_message(signed_bytes)))
+    record = encode_signed_entry(
+        SignedEntry(signed_bytes, author.sign(signing_message(signed_bytes)))
     )
     records = [*short_game.records[:k], record, *short_game.records[k + 1 :]]
-    header = codec.encode_replay_header(short_game.header)
+    header = encode_replay_header(short_game.header)
     blob = MAGIC + framed(header) + b"".join(map(framed, records))
     verdict = verify_replay(blob, where="cheat")
     if record == short_game.records[k]:

@@ -18,8 +18,15 @@ from dbnet.errors import DbnetError
 from dbnet.protocol.errors import InvalidEntryError
 from dbnet.replay.file import iter_records
 from dbnet.replay.verify import ReplayVerifier, Verdict, VerdictStatus, verify_replay
-from dbnet.wire import codec
-from dbnet.wire.codec import PlayBody, SignedEntry
+from dbnet.wire.bodies import PlayBody
+from dbnet.wire.entries import (
+    SignedEntry,
+    decode_signed_entry,
+    encode_entry,
+    encode_signed_entry,
+    replace,
+    signing_message,
+)
 
 from .helpers import RecordedGame, write_replay
 
@@ -49,20 +56,20 @@ def in_one_run(verdict: Verdict) -> tuple[int | None, str]:
 def resign(record: bytes, game: RecordedGame, *, forge: bool, state: bytes | None = None) -> bytes:
     """``record`` signed again: by the other player (``forge``) or its author, with the
     body's state hash replaced by ``state`` if given (a PLAY entry)."""
-    _, entry = codec.decode_signed_entry(record)
+    _, entry = decode_signed_entry(record)
     if state is not None:
         assert isinstance(entry.body, PlayBody)
-        entry = codec.replace(entry, body=codec.replace(entry.body, state=state))
+        entry = replace(entry, body=replace(entry.body, state=state))
     author = Player(entry.author)
     signer = game.identities[author.other if forge else author]
-    body = codec.encode_entry(entry)
-    return codec.encode_signed_entry(SignedEntry(body, signer.sign(codec.signing_message(body))))
+    body = encode_entry(entry)
+    return encode_signed_entry(SignedEntry(body, signer.sign(signing_message(body))))
 
 
 def play_index(game: RecordedGame, start: int) -> int:
     """The first PLAY entry at or after ``start``."""
     for i in range(start, len(game.records)):
-        if isinstance(codec.decode_signed_entry(game.records[i])[1].body, PlayBody):
+        if isinstance(decode_signed_entry(game.records[i])[1].body, PlayBody):
             return i
     raise AssertionError("no PLAY entry")
 
@@ -184,10 +191,10 @@ def test_a_bad_signature_at_record_k_counts_k_minus_1_valid_entries(
     """The signatures are checked after the rules: the entries checked past the bad one
     must not count as valid (it said "record 13 ... 110 valid entries")."""
     records = list(full_game.records)
-    signed, _ = codec.decode_signed_entry(records[k - 1])  # record k is entry k - 1
+    signed, _ = decode_signed_entry(records[k - 1])  # record k is entry k - 1
     bad = bytearray(signed.signature)
     bad[0] ^= 1
-    records[k - 1] = codec.encode_signed_entry(SignedEntry(signed.signed, bytes(bad)))
+    records[k - 1] = encode_signed_entry(SignedEntry(signed.signed, bytes(bad)))
     data = write_replay(tmp_path / "bad.dbnr", full_game.header, records)
     verdict = verify_replay(data, where="bad")
     assert verdict.status is VerdictStatus.INVALID

@@ -17,7 +17,7 @@ from dbnet.match.seats import BotSeat
 from dbnet.match.story import EventKind
 from dbnet.replay.file import LENGTH_SIZE, iter_records
 from dbnet.replay.story import read_story
-from dbnet.wire.codec import PlayBody
+from dbnet.wire.bodies import PlayBody
 
 from .helpers import header_for, setup_with, write_replay
 

@@ -9,8 +9,13 @@ import pytest
 from dbnet.engine import Player
 from dbnet.replay.file import MAGIC, ReplayFile, iter_records, load_bytes, read_replay
 from dbnet.replay.verify import ReplayVerifier, Verdict, VerdictStatus, verify_replay
-from dbnet.wire import codec
-from dbnet.wire.codec import SignedEntry
+from dbnet.wire.entries import (
+    SignedEntry,
+    decode_signed_entry,
+    encode_signed_entry,
+    signing_message,
+)
+from dbnet.wire.values import decode
 
 from .helpers import RecordedGame, write_replay
 
@@ -144,15 +149,15 @@ def test_a_wider_integer_inside_a_signed_entry_is_refused_even_when_signed(
 ) -> None:
     """Entry k's ``seq`` rewritten as a uint32 (same value, other bytes), and signed
     again by its real author: the signature is good, the encoding is not canonical."""
-    signed, entry = codec.decode_signed_entry(short_game.records[k])
+    signed, entry = decode_signed_entry(short_game.records[k])
     seq_at = 1 + 1 + 2 + 32  # fixarray, v, bin8 header, game id
     assert signed.signed[seq_at] == k  # a positive fixint
     wide = signed.signed[:seq_at] + b"\xce" + k.to_bytes(4, "big") + signed.signed[seq_at + 1 :]
-    assert codec.decode(wide) == codec.decode(signed.signed)  # the same value
+    assert decode(wide) == decode(signed.signed)  # the same value
     author = short_game.identities[Player(entry.author)]
-    resigned = SignedEntry(wide, author.sign(codec.signing_message(wide)))
+    resigned = SignedEntry(wide, author.sign(signing_message(wide)))
     records = list(short_game.records)
-    records[k] = codec.encode_signed_entry(resigned)
+    records[k] = encode_signed_entry(resigned)
     data = write_replay(tmp_path / "wide.dbnr", short_game.header, records)
     assert_invalid(verify_replay(data, where="wide"), k + 1, "not canonical msgpack")
 
@@ -175,11 +180,11 @@ def test_a_valid_signature_from_the_wrong_player_is_refused(
     tmp_path: Path, short_game: RecordedGame
 ) -> None:
     """Entry 2 re-signed by the other player over the very same bytes."""
-    signed, entry = codec.decode_signed_entry(short_game.records[2])
+    signed, entry = decode_signed_entry(short_game.records[2])
     other = short_game.identities[Player(entry.author).other]
     records = list(short_game.records)
-    records[2] = codec.encode_signed_entry(
-        SignedEntry(signed.signed, other.sign(codec.signing_message(signed.signed)))
+    records[2] = encode_signed_entry(
+        SignedEntry(signed.signed, other.sign(signing_message(signed.signed)))
     )
     data = write_replay(tmp_path / "sig.dbnr", short_game.header, records)
     assert_invalid(verify_replay(data, where="sig"), 3, "bad signature")

@@ -14,8 +14,18 @@ from dbnet.protocol.identity import Identity, fingerprint
 from dbnet.protocol.log import GameLog, Status
 from dbnet.protocol.peer import Peer
 from dbnet.replay.verify import ReplayVerifier, VerdictStatus, verify_replay
-from dbnet.wire import codec
-from dbnet.wire.codec import EntryKind, PlayBody, ReplayHeader
+from dbnet.wire.bodies import EntryKind, FinalBody, PlayBody, ResignBody
+from dbnet.wire.entries import (
+    Entry,
+    decode_signed_entry,
+    encode_signed_entry,
+    entry_hash,
+    sign_entry,
+    signing_message,
+)
+from dbnet.wire.replay_header import ReplayHeader, encode_replay_header
+from dbnet.wire.values import decode, encode
+from dbnet.wire.versions import PROTOCOL_VERSION
 
 from .helpers import (
     RecordedGame,
@@ -47,8 +57,8 @@ def test_a_complete_short_game(short_game: RecordedGame) -> None:
     # two-link chains: the link for roll 1 came with the next generation's anchor
     assert len(log.rolls) >= 2
     assert log.chain_length == 2
-    final = codec.decode_signed_entry(short_game.records[-2])[1].body
-    assert isinstance(final, codec.FinalBody)
+    final = decode_signed_entry(short_game.records[-2])[1].body
+    assert isinstance(final, FinalBody)
     assert (final.winner, final.turns) == (int(log.game.winner), verdict.turns)
 
 
@@ -76,7 +86,7 @@ def test_every_prefix_is_unfinished_and_names_the_next_entry_that_was_written(
     really came next, checked against that record."""
     records = short_game.records
     full = short_game.data
-    offsets = [8 + 4 + len(codec.encode_replay_header(short_game.header))]
+    offsets = [8 + 4 + len(encode_replay_header(short_game.header))]
     for record in records:
         offsets.append(offsets[-1] + 4 + len(record))
     empty = verify_replay(full[: offsets[0]], where="cut")
@@ -85,14 +95,14 @@ def test_every_prefix_is_unfinished_and_names_the_next_entry_that_was_written(
     assert (empty.owed.player, empty.owed.what, empty.owed.seq) == ("A", "offer", 0)
     for n in range(1, len(records)):
         verdict = verify_replay(full[: offsets[n]], where="cut")
-        over = codec.decode_signed_entry(records[n])[1].kind in (EntryKind.FINAL, EntryKind.COSIGN)
+        over = decode_signed_entry(records[n])[1].kind in (EntryKind.FINAL, EntryKind.COSIGN)
         # cut before FINAL or COSIGN, the game is over: decided by its state (issue 19)
         expected = VerdictStatus.DECIDED if over else VerdictStatus.UNFINISHED
         assert verdict.status is expected, (n, verdict)
         assert verdict.entries == n
         owed = verdict.owed
         assert owed is not None
-        _signed, coming = codec.decode_signed_entry(records[n])
+        _signed, coming = decode_signed_entry(records[n])
         assert owed.seq == coming.seq == n
         assert owed.player == Player(coming.author).name
         expected_what = {
@@ -216,17 +226,17 @@ def test_a_timeout_claim_is_reported_as_unilateral(
 def test_nothing_may_follow_a_claim(tmp_path: Path) -> None:
     recorded, claimant, awaited = _claim_after(tmp_path, None, "claim.dbnr")
     # the awaited player answers after all, with a well-formed, signed, chained entry
-    late = codec.Entry(
-        version=codec.PROTOCOL_VERSION,
+    late = Entry(
+        version=PROTOCOL_VERSION,
         game_id=recorded.log.game_id,
         seq=awaited + 1,
         author=int(claimant.other),
-        prev_hash=codec.entry_hash(codec.decode_signed_entry(recorded.records[-1])[0].signed),
+        prev_hash=entry_hash(decode_signed_entry(recorded.records[-1])[0].signed),
         kind=EntryKind.RESIGN,
-        body=codec.ResignBody(state=bytes(32)),
+        body=ResignBody(state=bytes(32)),
     )
-    signed = codec.sign_entry(late, recorded.identities[claimant.other].sign)
-    late_record = codec.encode_signed_entry(signed)
+    signed = sign_entry(late, recorded.identities[claimant.other].sign)
+    late_record = encode_signed_entry(signed)
     data = write_replay(tmp_path / "after.dbnr", recorded.header, [*recorded.records, late_record])
     verdict = verify_replay(data, where="after")
     assert verdict.status is VerdictStatus.INVALID
@@ -295,14 +305,14 @@ def test_a_setup_asking_for_endless_dice_is_refused_at_the_offer(tmp_path: Path)
     setup = setup_with(Options(turns_to_win=1))
     ids = (Identity.generate(), Identity.generate())
     offerer, offer = Peer.offer(ids[0], ids[1].public_key, setup)
-    signed, _ = codec.decode_signed_entry(offer)
-    fields = codec.decode(signed.signed)
+    signed, _ = decode_signed_entry(offer)
+    fields = decode(signed.signed)
     assert isinstance(fields, list)
     body = fields[6]
     assert isinstance(body, dict)
     body["setup"]["warbands"][0]["minis"][0]["power"] = 2**62
-    hostile = codec.encode(fields)
-    forged = codec.encode([hostile, ids[0].sign(codec.signing_message(hostile))])
+    hostile = encode(fields)
+    forged = encode([hostile, ids[0].sign(signing_message(hostile))])
     data = write_replay(tmp_path / "hostile.dbnr", header_for(offerer.log), [forged])
     verdict = verify_replay(data, where="hostile")
     assert verdict.status is VerdictStatus.INVALID

@@ -21,7 +21,9 @@ from dbnet.match.peers import LocalMatch
 from dbnet.protocol.log import Status
 from dbnet.replay.file import load_replay
 from dbnet.replay.verify import VerdictStatus, verify_replay
-from dbnet.wire import codec
+from dbnet.wire.replay_header import encode_replay_header
+from dbnet.wire.values import decode, encode
+from dbnet.wire.versions import REPLAY_FORMAT
 
 from .helpers import chooser, header_for, new_match, play, write_replay
 
@@ -67,7 +69,7 @@ def test_the_shipped_replays_are_version_3_and_play_the_version_2_games_again() 
     give the same game id, dice and end as the version-2 recording of each game."""
     for path, old in zip(SHIPPED, V2_REPLAYS, strict=True):
         header = load_replay(path).header
-        assert (header.format, header.protocol) == (codec.REPLAY_FORMAT, 3) == (3, 3)
+        assert (header.format, header.protocol) == (REPLAY_FORMAT, 3) == (3, 3)
         assert header.game_id == load_replay(old).header.game_id
         new = verify_replay(path.read_bytes(), where=path.name)
         before = verify_replay(old.read_bytes(), where=old.name)
@@ -87,12 +89,12 @@ def test_dbnet_verify_takes_every_version_in_one_run() -> None:
 
 def test_an_unknown_format_is_named(tmp_path: Path) -> None:
     data = bytearray(SHIPPED[0].read_bytes())
-    header = codec.encode_replay_header(load_replay(SHIPPED[0]).header)
+    header = encode_replay_header(load_replay(SHIPPED[0]).header)
     at = data.index(header)
-    fields = codec.decode(header)
+    fields = decode(header)
     assert isinstance(fields, dict)
     fields["format"] = 5
-    changed = codec.encode(fields)
+    changed = encode(fields)
     assert len(changed) == len(header)
     data[at : at + len(header)] = changed
     path = tmp_path / "future.dbnr"

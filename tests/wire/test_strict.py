@@ -15,15 +15,18 @@ from hypothesis import strategies as st
 from dbnet.catalog import default_warbands, load_catalog
 from dbnet.errors import DecodeError
 from dbnet.net.messages import Hello, MessageError, decode_message, encode_message
-from dbnet.wire import codec
-from dbnet.wire.codec import Entry, EntryKind, PlayBody
+from dbnet.wire.bodies import EntryKind, PlayBody
+from dbnet.wire.entries import Entry, decode_entry, decode_signed_entry, encode_entry
+from dbnet.wire.replay_header import ReplayHeader, decode_replay_header, encode_replay_header
+from dbnet.wire.schema import NonBlank
+from dbnet.wire.values import decode, encode
 
 
 def h(byte: int) -> bytes:
     return bytes([byte]) * 32
 
 
-enc = codec.encode
+enc = encode
 
 # --- an entry ------------------------------------------------------------------------------------
 
@@ -74,8 +77,8 @@ ENTRIES: list[tuple[str, bytes, str]] = [
 
 
 def test_the_entry_of_these_tests_is_canonical() -> None:
-    assert entry() == codec.encode_entry(PLAY)
-    assert codec.decode_entry(entry()) == PLAY
+    assert entry() == encode_entry(PLAY)
+    assert decode_entry(entry()) == PLAY
 
 
 def error(decoder: Callable[[bytes], object], data: bytes) -> str:
@@ -87,9 +90,9 @@ def error(decoder: Callable[[bytes], object], data: bytes) -> str:
 @pytest.mark.parametrize(("data", "message"), [c[1:] for c in ENTRIES], ids=[c[0] for c in ENTRIES])
 def test_an_entry_in_any_other_encoding_is_refused(data: bytes, message: str) -> None:
     assert data != entry()
-    assert error(codec.decode_entry, data) == message
+    assert error(decode_entry, data) == message
     record = enc([data, bytes(64)])
-    assert error(codec.decode_signed_entry, record) == message
+    assert error(decode_signed_entry, record) == message
 
 
 RECORD = enc([entry(), bytes(64)])
@@ -104,8 +107,8 @@ RECORDS: list[tuple[str, bytes, str]] = [
 
 @pytest.mark.parametrize(("data", "message"), [c[1:] for c in RECORDS], ids=[c[0] for c in RECORDS])
 def test_a_record_in_any_other_encoding_is_refused(data: bytes, message: str) -> None:
-    assert codec.decode_signed_entry(RECORD)[1] == PLAY
-    assert error(codec.decode_signed_entry, data) == message
+    assert decode_signed_entry(RECORD)[1] == PLAY
+    assert error(decode_signed_entry, data) == message
 
 
 # --- a message of the channel --------------------------------------------------------------------
@@ -114,7 +117,7 @@ WARBAND = default_warbands(load_catalog())[1]
 
 
 def _hello_wire() -> list[object]:
-    wire = codec.decode(encode_message(Hello("alice", None, 0, WARBAND)))
+    wire = decode(encode_message(Hello("alice", None, 0, WARBAND)))
     assert isinstance(wire, list)
     return wire
 
@@ -162,17 +165,17 @@ def test_a_message_in_any_other_encoding_is_refused(data: bytes, message: str) -
 
 # --- the replay header: not signed, so any key order ---------------------------------------------
 
-HEADER = codec.ReplayHeader(rules="r", game_id=h(1), keys=(h(2), h(3)), created="")
+HEADER = ReplayHeader(rules="r", game_id=h(1), keys=(h(2), h(3)), created="")
 
 
 def test_the_header_takes_any_key_order_but_no_duplicate_key() -> None:
-    items = list(codec.decode(codec.encode_replay_header(HEADER)).items())  # type: ignore[attr-defined]
-    assert codec.decode_replay_header(pairs(*reversed(items))) == HEADER
-    assert codec.decode_replay_header(pairs(*items).replace(b"\xa1r", b"\xd9\x01r")) == HEADER
-    assert error(codec.decode_replay_header, pairs(*items, ("rules", "r"))) == (
+    items = list(decode(encode_replay_header(HEADER)).items())  # type: ignore[attr-defined]
+    assert decode_replay_header(pairs(*reversed(items))) == HEADER
+    assert decode_replay_header(pairs(*items).replace(b"\xa1r", b"\xd9\x01r")) == HEADER
+    assert error(decode_replay_header, pairs(*items, ("rules", "r"))) == (
         "header: duplicate map key 'rules'"
     )
-    assert error(codec.decode_replay_header, pairs(*items[1:])) == "header: missing key 'format'"
+    assert error(decode_replay_header, pairs(*items[1:])) == "header: missing key 'format'"
 
 
 # --- the encoder ---------------------------------------------------------------------------------
@@ -196,7 +199,7 @@ plain = st.recursive(
 def test_the_encoder_writes_what_msgpack_python_writes(value: object) -> None:
     """The bytes dbnet signs did not change with the encoder: msgspec's are msgpack-python's
     (``Packer(use_bin_type=True)``), the shortest form of every header."""
-    assert codec.encode(value) == msgpack.packb(value, use_bin_type=True)
+    assert encode(value) == msgpack.packb(value, use_bin_type=True)
 
 
 @pytest.mark.parametrize(
@@ -207,13 +210,13 @@ def test_the_encoder_writes_what_msgpack_python_writes(value: object) -> None:
     ],
 )
 def test_every_integer_width_is_msgpack_pythons(n: int) -> None:
-    assert codec.encode(n) == msgpack.packb(n)
+    assert encode(n) == msgpack.packb(n)
 
 
 def test_a_non_blank_string_is_one_with_a_character_that_is_not_white_space() -> None:
     """The schema says non-blank with the regular expression ``\\S``, which follows
     ``str.isspace`` (docs/entries.md section 2.2)."""
-    pattern = re.compile(codec.NonBlank.__metadata__[0].pattern)  # type: ignore[attr-defined]
+    pattern = re.compile(NonBlank.__metadata__[0].pattern)  # type: ignore[attr-defined]
     assert pattern.pattern == r"\S"
     for code in range(sys.maxunicode + 1):
         c = chr(code)

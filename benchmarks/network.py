@@ -62,7 +62,7 @@ from pathlib import Path
 import trio
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from lab_matrix import print_matrix  # benchmarks/lab_matrix.py, beside this script
+from lab_matrix import print_matrix, print_speed  # benchmarks/lab_matrix.py, beside this
 
 from dbnet.net.framing import MAX_FRAME, FrameReader
 from dbnet.protocol.log import GameLog
@@ -593,7 +593,8 @@ def main() -> None:
         print_spectators(args.delay / 1000, args.turns, args.seed, args.rounds)
     if not args.no_lab:
         print_lab(args.delay / 1000, args.turns, args.seed)
-        print_matrix(1, args.seed)
+        print_matrix(1, args.seed, args.delay / 1000)
+        print_speed(args.turns, args.seed, args.delay / 1000, 2)
 
 
 if __name__ == "__main__":

@@ -58,6 +58,8 @@ RouterKind = Literal["cone", "symmetric", "upnp", "cgnat", "ipv6", "ipv6closed"]
 IPV6_KINDS: tuple[RouterKind, ...] = ("ipv6", "ipv6closed")
 
 AGENT = Path(__file__).with_name("agent.py")
+DELAY = Path(__file__).with_name("delay.py")
+"""The lab's one-way delay (NFQUEUE in user space): ``Namespace.delay``."""
 """The small programs the lab runs inside namespaces (whoami, listen, connect, record...)."""
 
 STUN_ADDRESSES = ("203.0.113.1", "203.0.113.2")
@@ -96,6 +98,12 @@ class Namespace:
 
     def sysctl(self, key: str, value: str) -> None:
         _run(["ip", "netns", "exec", self.name, "sysctl", "-q", "-w", f"{key}={value}"])
+
+    def agent_program(self, program: Path, *args: str) -> subprocess.Popen[str]:
+        """Start ``program`` (a lab script) here and wait for its ``ready`` line."""
+        process = self.popen([sys.executable, str(program), *args])
+        _await_ready(process, f"{program.name} {' '.join(args)} in {self.name}")
+        return process
 
     def command(self, argv: Sequence[str]) -> list[str]:
         """``argv`` as run inside this namespace."""
@@ -311,6 +319,8 @@ class Lab:
         """A veth pair from ``node`` (named ``ifname``) to a port of ``bridge`` in ``into``."""
         port = f"p{next(self._ports)}"
         node.ip("link", "add", ifname, "type", "veth", "peer", "name", port, "netns", into.name)
+        node.ip("link", "set", ifname, "gso_max_segs", "1")  # frames of one MTU: delay.py
+        into.ip("link", "set", port, "gso_max_segs", "1")
         into.ip("link", "set", port, "master", bridge)
         into.ip("link", "set", port, "up")
         node.ip("link", "set", ifname, "up")
@@ -370,6 +380,25 @@ class Lab:
         if kind in ("upnp", "cgnat"):
             self._start_miniupnpd(router)
         return router
+
+    def delay_link(self, node: Namespace, ifname: str, seconds: float) -> None:
+        """Delay ``node``'s link ``ifname`` (a veth to the internet's bridge) by
+        ``seconds`` each way: the bridge's end moves into a new namespace, cut into the
+        link, where ``delay.py`` passes each frame on that much later."""
+        wire = self._namespace(f"w{next(self._ports)}")
+        index = node.ip("-o", "link", "show", ifname).split("@if")[1].split(":")[0]
+        end = next(  # the bridge's end of the link: the veth whose index node's end names
+            line.split(":")[1].split("@")[0].strip()
+            for line in self.internet.ip("-o", "link", "show").splitlines()
+            if line.split(":")[0].strip() == index
+        )
+        self.internet.ip("link", "set", end, "nomaster")
+        self.internet.ip("link", "set", end, "netns", wire.name)
+        self._plug(self.internet, "br0", wire, "toinet")
+        for name in (end, "toinet"):
+            wire.ip("link", "set", name, "promisc", "on")
+            wire.ip("link", "set", name, "up")
+        wire.agent_program(DELAY, end, "toinet", str(seconds))
 
     def _carrier(self) -> Router:
         """A carrier-grade NAT (cone, stateful) with a ``198.51.100.0/28`` slice behind."""

@@ -29,8 +29,9 @@ from dbnet.net.punch import (
     own_ipv6_candidates,
     probed_first,
 )
-from dbnet.net.quic import open_quic_endpoint
+from dbnet.net.quic import QuicStream, open_quic_endpoint
 from dbnet.net.session import Outcome
+from dbnet.net.stream import SecureStream
 from dbnet.replay.verify import VerdictStatus
 
 from .helpers import ALICE, BOB
@@ -198,6 +199,7 @@ async def play_punched(
     host_punches: bool = True,
     joiner_punches: bool = True,
     host_versions: tuple[int, ...] = SUPPORTED_VERSIONS,
+    cut_first_punched: bool = False,
 ) -> tuple[Side, Side]:
     host = with_secret(make_side(tmp_path, "alice", identity=ALICE, host=True), SECRET)
     joiner = with_secret(make_side(tmp_path, "bob", identity=BOB, host=False), SECRET)
@@ -214,6 +216,21 @@ async def play_punched(
                         nursery, host=role == "host", stun=None, report=reported[role].append,
                         bind4="127.0.0.1", tell_bound=True,
                     )  # fmt: skip
+            if cut_first_punched:
+                switch = joiner.session.switch_to
+                cut: list[SecureStream] = []
+
+                def switch_and_cut(stream: SecureStream) -> None:
+                    """The first punched path dies at once (the QUIC connection is cut:
+                    the host reads its end), as a NAT that forgets a mapping would."""
+                    if stream.path == PUNCHED_PATH and not cut:
+                        cut.append(stream)
+                        quic = stream._stream
+                        assert isinstance(quic, QuicStream)
+                        quic._cut("the test cuts the punched path")
+                    switch(stream)
+
+                joiner.session.switch_to = switch_and_cut  # type: ignore[method-assign]
             host_scope = trio.CancelScope()
 
             async def run_host() -> None:
@@ -253,6 +270,58 @@ async def test_a_relayed_game_moves_to_the_punched_path(tmp_path: Path) -> None:
         assert not side.saw("connection lost"), side.said  # the move is not a loss
         assert side.verdict().status is VerdictStatus.COMPLETE
     assert host.path.read_bytes() == joiner.path.read_bytes()
+
+
+async def test_when_the_punched_path_dies_the_game_falls_back_to_the_relay(
+    tmp_path: Path,
+) -> None:
+    """Issue 31, item 2: the relay stays the fallback. The first punched path dies as the
+    game moves to it; the joiner reconnects, the race finds the relay again, the next
+    relayed connection punches again, and the game ends complete on the new path:
+    nothing lost, repeated or reordered (the replays are the same and verify)."""
+    host, joiner = await play_punched(tmp_path, cut_first_punched=True)
+    assert host.outcome is Outcome.COMPLETE, host.said
+    assert joiner.outcome is Outcome.COMPLETE, joiner.said
+    relayed = [line for line in joiner.said if line.startswith("connected") and "via relay" in line]
+    assert len(relayed) >= 2, joiner.said  # back on the relay after the punched path died
+    assert joiner.saw("the test cuts the punched path"), joiner.said  # told, once
+    assert sum(line == f"path: {PUNCHED_PATH}" for line in joiner.said) >= 2, joiner.said
+    for side in (host, joiner):
+        assert side.verdict().status is VerdictStatus.COMPLETE
+    assert host.path.read_bytes() == joiner.path.read_bytes()
+
+
+async def test_no_quic_goes_to_a_candidate_that_sends_no_probe() -> None:
+    """A peer that names a third party's address gets at most ``PROBES`` small probes
+    sent there, and never a QUIC packet: the joiner connects only to a candidate a probe
+    came from (docs/network.md section 14)."""
+    lines: list[str] = []
+    with trio.fail_after(LIMIT):
+        async with trio.open_nursery() as nursery:
+            door = PunchDoor(
+                nursery, host=False, stun=None, report=lines.append, bind4="127.0.0.1",
+                tell_bound=True,
+            )  # fmt: skip
+            await door.candidates(ipv6=False)
+            third = trio.socket.socket(type=trio.socket.SOCK_DGRAM)
+            await third.bind(("127.0.0.1", 0))
+            victim = candidate("127.0.0.1", third.getsockname()[1])
+            got: list[bytes] = []
+
+            async def record() -> None:
+                while True:
+                    got.append(await third.recv(2048))
+
+            nursery.start_soon(record)
+            with trio.move_on_after(1.0):  # the probes go on; QUIC waits for an answer
+                nursery.start_soon(door.probe, [victim])
+                await door.connect(victim, 5.0)
+            await trio.sleep(0.1)
+            nursery.cancel_scope.cancel()
+        third.close()
+    assert got, "the probes were sent"
+    assert set(got) == {PROBE}  # probes only, no QUIC Initial (1200 bytes and more)
+    assert len(got) <= PROBES
 
 
 async def test_a_side_that_does_not_punch_keeps_the_game_on_the_relay(tmp_path: Path) -> None:

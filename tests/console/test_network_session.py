@@ -160,3 +160,27 @@ def test_the_farewell_tells_a_disputed_clock_claim_never_a_win() -> None:
     assert "The opponent (B) claimed the game on time: by its clock yours ran out; you " in said
     assert "disputed it: by your clock, 0:55 was left. A disputed clock claim is no result" in said
     assert "won" not in said
+
+
+def test_the_top_line_names_the_path_and_follows_a_move() -> None:
+    """Issue 31, item 2: the top bar shows the path (``connected to bob via relay``), and
+    the new one when the game moves (``path: direct (hole punched)``)."""
+    seen: list[str] = []
+
+    async def run(session: GameSession) -> Outcome:
+        network._say("connected to bob (ABCD-EFGH-IJKL-MNOP) via relay")
+        seen.append(network.connection)
+        network._say("path: direct (hole punched)")
+        seen.append(network.connection)
+        network._say("connection lost (the peer left); waiting to reconnect")
+        seen.append(network.connection)
+        await trio.lowlevel.checkpoint()
+        return Outcome.ADJOURNED
+
+    network = network_session(run)
+    trio.run(network._main)
+    assert seen == [
+        "connected to bob via relay",
+        "connected to bob via direct (hole punched)",
+        "reconnecting...",
+    ]

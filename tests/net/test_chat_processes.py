@@ -38,12 +38,16 @@ async def say(process: Dbnet, text: str, echo: str) -> None:
     for _ in range(100):
         refused = sum("not connected" in line for line in process.lines)
         await process.type_line(f"say {text}")
-        for _ in range(50):
+        # Typed again only once refused: a slow echo (a loaded machine) is waited for,
+        # else the line would be said twice.
+        for _ in range(1500):  # 30 s
             if process.saw(echo):
                 return
             if sum("not connected" in line for line in process.lines) > refused:
                 break
             await trio.sleep(0.02)
+        else:
+            break
         await trio.sleep(0.1)
     raise AssertionError(f"{process.name} never said {text!r}:\n{process.output()}")
 

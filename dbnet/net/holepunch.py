@@ -21,7 +21,7 @@ from functools import partial
 
 import trio
 
-from dbnet.net.errors import AuthenticationError, NetError
+from dbnet.net.errors import NetError
 from dbnet.net.groups import raise_single
 from dbnet.net.handshake import HOST, JOINER
 from dbnet.net.link import Link, Timing
@@ -41,9 +41,9 @@ from dbnet.net.punch import (
 from dbnet.net.quic import QuicEndpoint, QuicStream, open_quic_endpoint
 from dbnet.net.race import NoRouteError, Route, race
 from dbnet.net.setting import Address, format_address
-from dbnet.net.stream import SecureStream, open_channel
+from dbnet.net.stream import SecureStream, open_channel, with_key
 from dbnet.net.stun import StunError, query
-from dbnet.protocol.identity import Identity, fingerprint
+from dbnet.protocol.identity import Identity
 from dbnet.text import printable
 
 __all__ = ["PunchDoor", "punch", "punching"]
@@ -230,56 +230,46 @@ async def punch(
     ``theirs_in``): ``switch`` to the punched path once it is authenticated with the
     key ``link`` plays with, or ``report`` one line why not. Bounded by
     ``PUNCH_TIMEOUT``."""
+
+    async def attempt() -> str | None:
+        """Why the attempt failed, or None once it switched."""
+        if door.host:
+            ours = await door.candidates(ipv6=bool(door.ipv6))
+            await link.send(Punch(ours))
+            theirs = (await theirs_in.receive()).candidates
+        else:
+            theirs = (await theirs_in.receive()).candidates
+            ours = await door.candidates(ipv6=any(c.address.version == 6 for c in theirs))
+            await link.send(Punch(ours))
+        usable = [c for c in theirs if door.reaches(c)][:MAX_PUNCH_CANDIDATES]
+        if not ours:
+            return "this side has no candidate (no STUN answer, no IPv6 address)"
+        if not usable:
+            told = "told no candidate" if not theirs else "told none of this side's families"
+            return f"the {'joiner' if door.host else 'host'} {told}"
+        opened = _accepted if door.host else _connected
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(door.probe, usable)
+            try:
+                secure = await opened(door, usable, link.peer_key, identity, timing, report)
+            except NoRouteError as exc:
+                return printable(str(exc))
+            nursery.cancel_scope.cancel()
+        switch(secure)
+        return None
+
     if door.busy:
         return
     door.busy = True
     try:
         with trio.move_on_after(PUNCH_TIMEOUT) as scope:
-            why = await _attempt(link, door, theirs_in, identity, timing, report, switch)
+            why = await attempt()
         if scope.cancelled_caught:
             why = f"no direct path opened within {PUNCH_TIMEOUT:g} s"
         if why is not None:
             report(f"hole punching failed: {why}; the game stays on the relay")
     finally:
         door.busy = False
-
-
-async def _attempt(
-    link: Link,
-    door: PunchDoor,
-    theirs_in: trio.MemoryReceiveChannel[Punch],
-    identity: Identity,
-    timing: Timing,
-    report: Say,
-    switch: Callable[[SecureStream], None],
-) -> str | None:
-    """The attempt; why it failed, or None once it switched."""
-    if door.host:
-        ours = await door.candidates(ipv6=bool(door.ipv6))
-        await link.send(Punch(ours))
-        theirs = (await theirs_in.receive()).candidates
-    else:
-        theirs = (await theirs_in.receive()).candidates
-        ours = await door.candidates(ipv6=any(c.address.version == 6 for c in theirs))
-        await link.send(Punch(ours))
-    usable = [c for c in theirs if door.reaches(c)][:MAX_PUNCH_CANDIDATES]
-    if not ours:
-        return "this side has no candidate (no STUN answer, no IPv6 address)"
-    if not usable:
-        told = "told no candidate" if not theirs else "told none of this side's families"
-        return f"the {'joiner' if door.host else 'host'} {told}"
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(door.probe, usable)
-        try:
-            if door.host:
-                secure = await _accepted(door, usable, link.peer_key, identity, timing, report)
-            else:
-                secure = await _connected(door, usable, link.peer_key, identity, timing, report)
-        except NoRouteError as exc:
-            return printable(str(exc))
-        nursery.cancel_scope.cancel()
-    switch(secure)
-    return None
 
 
 async def _connected(
@@ -303,7 +293,7 @@ async def _connected(
             frame_timeout=timing.frame_timeout,
             path=route.path,
         )
-        return await _checked(secure, host_key, "host")
+        return await with_key(secure, host_key, "host")
 
     routes = [
         Route(punched_path(c), str(c), partial(door.connect, c, PUNCH_TIMEOUT)) for c in candidates
@@ -344,7 +334,7 @@ async def _accepted(
                     frame_timeout=timing.frame_timeout,
                     path=punched_path(candidate),
                 )
-                won.append(await _checked(secure, joiner_key, "joiner"))
+                won.append(await with_key(secure, joiner_key, "joiner"))
             except NetError as exc:
                 report(f"hole punching: {candidate}: {printable(str(exc))}")
                 continue
@@ -357,16 +347,6 @@ async def _accepted(
     if not won:
         raise NoRouteError(["no QUIC connection came from the joiner"])
     return won[0]
-
-
-async def _checked(secure: SecureStream, key: bytes, who: str) -> SecureStream:
-    if secure.peer_key != key:
-        await trio.aclose_forcefully(secure)
-        raise AuthenticationError(
-            f"the peer there has the key {fingerprint(secure.peer_key)}, not the {who}'s "
-            f"{fingerprint(key)}"
-        )
-    return secure
 
 
 @asynccontextmanager

@@ -28,7 +28,7 @@ from typing import Final
 
 import trio
 
-from dbnet.net.errors import AuthenticationError, NetError
+from dbnet.net.errors import NetError
 from dbnet.net.gate import Gate
 from dbnet.net.handshake import HOST, JOINER
 from dbnet.net.hosting import ListenError, listener_port, listening, with_port
@@ -37,7 +37,7 @@ from dbnet.net.link import Link, Timing
 from dbnet.net.messages import Candidates as CandidatesMessage
 from dbnet.net.portmap import port_mapping
 from dbnet.net.race import Route, race
-from dbnet.net.stream import SecureStream, open_channel
+from dbnet.net.stream import SecureStream, open_channel, with_key
 from dbnet.protocol.identity import Identity, fingerprint, same_fingerprint
 from dbnet.text import printable
 
@@ -169,13 +169,7 @@ async def dial_back(
             frame_timeout=frame_timeout,
             path=route.path,
         )
-        if secure.peer_key != joiner:
-            await trio.aclose_forcefully(secure)
-            raise AuthenticationError(
-                f"the peer there has the key {fingerprint(secure.peer_key)}, not the joiner's "
-                f"{fingerprint(joiner)}"
-            )
-        return secure
+        return await with_key(secure, joiner, "joiner")
 
     routes = [
         Route(

@@ -25,6 +25,7 @@ from collections.abc import Iterator, Sequence
 import trio
 
 from dbnet.net.errors import (
+    AuthenticationError,
     ConnectionClosedError,
     FrameError,
     HandshakeError,
@@ -34,10 +35,10 @@ from dbnet.net.errors import (
 )
 from dbnet.net.framing import MAX_FRAME, MAX_HANDSHAKE_FRAME, FrameReader, frame
 from dbnet.net.handshake import SUPPORTED_VERSIONS, Channel, Handshake
-from dbnet.protocol.identity import Identity
+from dbnet.protocol.identity import Identity, fingerprint
 from dbnet.text import os_error_words
 
-__all__ = ["DIRECT", "RECEIVE_SIZE", "RELAY", "SecureStream", "open_channel"]
+__all__ = ["DIRECT", "RECEIVE_SIZE", "RELAY", "SecureStream", "open_channel", "with_key"]
 
 DIRECT = "direct"
 """The path of a connection made straight to the other side (its kind unknown)."""
@@ -93,6 +94,18 @@ async def open_channel(
     receiver.reader.max_size = MAX_FRAME
     channel = handshake.channel()
     return SecureStream(stream, channel, receiver, frame_timeout=frame_timeout, path=path)
+
+
+async def with_key(secure: SecureStream, key: bytes, who: str) -> SecureStream:
+    """``secure`` if its peer has ``key`` (``who``'s: "joiner", "host"), else it is
+    closed and ``AuthenticationError`` names both keys."""
+    if secure.peer_key != key:
+        await trio.aclose_forcefully(secure)
+        raise AuthenticationError(
+            f"the peer there has the key {fingerprint(secure.peer_key)}, not the {who}'s "
+            f"{fingerprint(key)}"
+        )
+    return secure
 
 
 async def _run_handshake(

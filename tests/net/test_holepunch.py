@@ -9,6 +9,7 @@ hands them to each side."""
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Callable
 from pathlib import Path
 
 import msgpack
@@ -35,9 +36,8 @@ from dbnet.net.stream import SecureStream
 from dbnet.replay.verify import VerdictStatus
 
 from .helpers import ALICE, BOB
-from .sessions import Network, Side, make_side, run_side
-from .test_reverse import relayed_to
-from .test_session_invite import SECRET, relayed, with_secret
+from .sessions import Side
+from .test_reverse import play_relayed
 
 LIMIT = 60
 
@@ -116,10 +116,7 @@ async def test_a_door_hears_probes_and_the_quic_endpoint_never_sees_them() -> No
     lines: list[str] = []
     with trio.fail_after(LIMIT):
         async with trio.open_nursery() as nursery:
-            door = PunchDoor(
-                nursery, host=True, stun=None, report=lines.append, bind4="127.0.0.1",
-                tell_bound=True,
-            )  # fmt: skip
+            door = loopback_door(nursery, host=True, report=lines.append)
             [own] = await door.candidates(ipv6=False)
             assert own.address == ipaddress.ip_address("127.0.0.1")
             sender = trio.socket.socket(type=trio.socket.SOCK_DGRAM)
@@ -142,10 +139,7 @@ async def test_a_door_hears_probes_and_the_quic_endpoint_never_sees_them() -> No
 async def test_probes_are_bounded_in_count() -> None:
     with trio.fail_after(LIMIT):
         async with trio.open_nursery() as nursery:
-            door = PunchDoor(
-                nursery, host=False, stun=None, report=lambda _: None, bind4="127.0.0.1",
-                tell_bound=True,
-            )  # fmt: skip
+            door = loopback_door(nursery, host=False, report=lambda _: None)
             await door.candidates(ipv6=False)
             catcher = trio.socket.socket(type=trio.socket.SOCK_DGRAM)
             await catcher.bind(("127.0.0.1", 0))
@@ -193,6 +187,13 @@ async def test_quic_and_probes_share_one_socket() -> None:
 # --- a whole game: it starts on the relay and moves to the punched path ---------------------
 
 
+def loopback_door(nursery: trio.Nursery, *, host: bool, report: Callable[[str], None]) -> PunchDoor:
+    """Punching sockets on 127.0.0.1 that tell their own address (no NAT, no STUN)."""
+    return PunchDoor(
+        nursery, host=host, stun=None, report=report, bind4="127.0.0.1", tell_bound=True
+    )
+
+
 async def play_punched(
     tmp_path: Path,
     *,
@@ -201,56 +202,37 @@ async def play_punched(
     host_versions: tuple[int, ...] = SUPPORTED_VERSIONS,
     cut_first_punched: bool = False,
 ) -> tuple[Side, Side]:
-    host = with_secret(make_side(tmp_path, "alice", identity=ALICE, host=True), SECRET)
-    joiner = with_secret(make_side(tmp_path, "bob", identity=BOB, host=False), SECRET)
+    """A whole game that starts on the relay, both sides with punching sockets on
+    loopback (but where a side ``..._punches`` is False); their ``--verbose`` lines are
+    added to what they said, marked ``(verbose)``."""
     reported: dict[str, list[str]] = {"host": [], "joiner": []}
-    network = Network()
-    with trio.fail_after(LIMIT):
-        async with trio.open_nursery() as nursery:
-            for side, punches, role in (
-                (host, host_punches, "host"),
-                (joiner, joiner_punches, "joiner"),
-            ):
-                if punches:
-                    side.session.punch_door = PunchDoor(
-                        nursery, host=role == "host", stun=None, report=reported[role].append,
-                        bind4="127.0.0.1", tell_bound=True,
-                    )  # fmt: skip
-            if cut_first_punched:
-                switch = joiner.session.switch_to
-                cut: list[SecureStream] = []
 
-                def switch_and_cut(stream: SecureStream) -> None:
-                    """The first punched path dies at once (the QUIC connection is cut:
-                    the host reads its end), as a NAT that forgets a mapping would."""
-                    if stream.path == PUNCHED_PATH and not cut:
-                        cut.append(stream)
-                        quic = stream._stream
-                        assert isinstance(quic, QuicStream)
-                        quic._cut("the test cuts the punched path")
-                    switch(stream)
+    async def prepare(host: Side, joiner: Side, nursery: trio.Nursery) -> None:
+        for side, punches, role in (
+            (host, host_punches, "host"),
+            (joiner, joiner_punches, "joiner"),
+        ):
+            if punches:
+                side.session.punch_door = loopback_door(
+                    nursery, host=role == "host", report=reported[role].append
+                )
+        if cut_first_punched:
+            switch = joiner.session.switch_to
+            cut: list[SecureStream] = []
 
-                joiner.session.switch_to = switch_and_cut  # type: ignore[method-assign]
-            host_scope = trio.CancelScope()
+            def switch_and_cut(stream: SecureStream) -> None:
+                """The first punched path dies at once (the QUIC connection is cut: the
+                host reads its end), as a NAT that forgets a mapping would."""
+                if stream.path == PUNCHED_PATH and not cut:
+                    cut.append(stream)
+                    quic = stream._stream
+                    assert isinstance(quic, QuicStream)
+                    quic._cut("the test cuts the punched path")
+                switch(stream)
 
-            async def run_host() -> None:
-                with host_scope:
-                    await run_side(host, lambda: host.session.serve(network.arrivals))
+            joiner.session.switch_to = switch_and_cut  # type: ignore[method-assign]
 
-            nursery.start_soon(run_host)
-            connect = (
-                relayed(network)
-                if host_versions == SUPPORTED_VERSIONS
-                else relayed_to(network, host_versions)
-            )
-            await run_side(joiner, lambda: joiner.session.join(connect))
-            with trio.move_on_after(10):
-                while host.outcome is None:
-                    await trio.sleep(0.01)
-            nursery.cancel_scope.cancel()
-    for side in (host, joiner):
-        if side.session.writer is not None:
-            side.session.writer.close()
+    host, joiner, _ = await play_relayed(tmp_path, prepare, host_versions)
     host.said.extend(f"(verbose) {line}" for line in reported["host"])
     joiner.said.extend(f"(verbose) {line}" for line in reported["joiner"])
     return host, joiner
@@ -298,10 +280,7 @@ async def test_no_quic_goes_to_a_candidate_that_sends_no_probe() -> None:
     lines: list[str] = []
     with trio.fail_after(LIMIT):
         async with trio.open_nursery() as nursery:
-            door = PunchDoor(
-                nursery, host=False, stun=None, report=lines.append, bind4="127.0.0.1",
-                tell_bound=True,
-            )  # fmt: skip
+            door = loopback_door(nursery, host=False, report=lines.append)
             await door.candidates(ipv6=False)
             third = trio.socket.socket(type=trio.socket.SOCK_DGRAM)
             await third.bind(("127.0.0.1", 0))

@@ -195,33 +195,22 @@ def relayed_to(
     return connect
 
 
-async def play_reversed(
-    tmp_path: Path, *, candidates: bool = True, host_versions: tuple[int, ...] = SUPPORTED_VERSIONS
+Prepare = Callable[[Side, Side, trio.Nursery], Awaitable[None]]
+"""What a test sets up on both sides before they play (doors, candidates...)."""
+
+
+async def play_relayed(
+    tmp_path: Path, prepare: Prepare, host_versions: tuple[int, ...] = SUPPORTED_VERSIONS
 ) -> tuple[Side, Side, Network]:
+    """A whole game whose connections reach the host as through the relay, the host's end
+    speaking ``host_versions``, after ``prepare``; both replays closed after."""
     host = with_secret(make_side(tmp_path, "alice", identity=ALICE, host=True), SECRET)
     joiner = with_secret(make_side(tmp_path, "bob", identity=BOB, host=False), SECRET)
     network = Network()
     with trio.fail_after(LIMIT):
         async with trio.open_nursery() as nursery:
-            door, port, _ = await door_on_loopback(nursery)
-
-            async def mapped() -> tuple[Candidate, ...]:
-                return (loopback(port),) if candidates else ()
-
-            async def follow_door() -> None:
-                async for stream in door.arrivals:
-                    assert isinstance(stream, SecureStream)
-                    joiner.session.switch_to(stream)
-
-            joiner.session.own_candidates = mapped
-            nursery.start_soon(follow_door)
-            host_scope = trio.CancelScope()
-
-            async def run_host() -> None:
-                with host_scope:
-                    await run_side(host, lambda: host.session.serve(network.arrivals))
-
-            nursery.start_soon(run_host)
+            await prepare(host, joiner, nursery)
+            nursery.start_soon(run_side, host, lambda: host.session.serve(network.arrivals))
             connect = (
                 relayed(network)
                 if host_versions == SUPPORTED_VERSIONS
@@ -236,6 +225,26 @@ async def play_reversed(
         if side.session.writer is not None:
             side.session.writer.close()
     return host, joiner, network
+
+
+async def play_reversed(
+    tmp_path: Path, *, candidates: bool = True, host_versions: tuple[int, ...] = SUPPORTED_VERSIONS
+) -> tuple[Side, Side, Network]:
+    async def prepare(host: Side, joiner: Side, nursery: trio.Nursery) -> None:
+        door, port, _ = await door_on_loopback(nursery)
+
+        async def mapped() -> tuple[Candidate, ...]:
+            return (loopback(port),) if candidates else ()
+
+        async def follow_door() -> None:
+            async for stream in door.arrivals:
+                assert isinstance(stream, SecureStream)
+                joiner.session.switch_to(stream)
+
+        joiner.session.own_candidates = mapped
+        nursery.start_soon(follow_door)
+
+    return await play_relayed(tmp_path, prepare, host_versions)
 
 
 async def test_a_game_that_starts_on_the_relay_moves_to_the_joiners_mapped_port(

@@ -30,7 +30,7 @@ from dbnet.net.punch import (
     probed_first,
 )
 from dbnet.net.quic import open_quic_endpoint
-from dbnet.net.session import Outcome
+from dbnet.net.session_values import Outcome
 from dbnet.replay.verify import VerdictStatus
 
 from .helpers import ALICE, BOB

@@ -43,14 +43,11 @@ from dbnet.net.session_values import (
     _Exchange,
     _nursery,
 )
-from dbnet.net.stream import RELAY
+from dbnet.net.stream import RELAY, SecureStream
 from dbnet.protocol.log import Status
 from dbnet.protocol.remote import RemoteGame
 from dbnet.text import printable
 from dbnet.wire import codec
-
-if TYPE_CHECKING:
-    from dbnet.net.stream import SecureStream
 
 
 class Playing(Greeting):

@@ -33,8 +33,14 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
-KINDS = ("cone", "symmetric", "upnp", "cgnat")
+KINDS: tuple[Literal["cone", "symmetric", "upnp", "cgnat"], ...] = (
+    "cone",
+    "symmetric",
+    "upnp",
+    "cgnat",
+)
 FIRST_PROMPT = re.compile(r"^the host offers: ")  # as benchmarks/network.py
 
 CONNECTED = re.compile(r"^connected to ")

@@ -63,14 +63,12 @@ from dbnet.net.hosting import (
 from dbnet.net.invite import Invite, InviteError
 from dbnet.net.played import PlayedGames
 from dbnet.net.relay import relay_setting
-from dbnet.net.session import (
-    GameSession,
+from dbnet.net.session import GameSession, Timing, clock_claim_result
+from dbnet.net.session_values import (
     GameSessionError,
     LocalPlayer,
     NewGame,
     Outcome,
-    Timing,
-    clock_claim_result,
     disk_full_advice,
     restore_game,
     resume_command,

@@ -31,11 +31,8 @@ from dbnet.match.story import minis_words
 from dbnet.net.chat import ChatRoom
 from dbnet.net.clocks import SessionClocks, now_ms
 from dbnet.net.rematch import Ask
-from dbnet.net.session import (
-    RESIGN,
-    Chooser,
-    GameSession,
-)
+from dbnet.net.session import GameSession
+from dbnet.net.session_values import RESIGN, Chooser
 from dbnet.protocol.clock import format_clock
 
 

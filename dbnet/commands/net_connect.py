@@ -32,10 +32,8 @@ from dbnet.net.rendezvous import (
     relay_door,
 )
 from dbnet.net.reverse import joiner_door
-from dbnet.net.session import (
-    GameSession,
-    Outcome,
-)
+from dbnet.net.session import GameSession
+from dbnet.net.session_values import Outcome
 from dbnet.net.spectators import Spectating
 from dbnet.net.stream import SecureStream
 from dbnet.net.stun import stun_setting

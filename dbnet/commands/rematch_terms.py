@@ -15,7 +15,7 @@ from dbnet.catalog import load_catalog, load_warband
 from dbnet.commands.argument_types import _clock
 from dbnet.errors import DbnetError, InvalidChoiceError
 from dbnet.net.rematch import TERMS_HINT
-from dbnet.net.session import NewGame
+from dbnet.net.session_values import NewGame
 from dbnet.protocol.clock import ClockSetting
 
 __all__ = ["TERMS_HINT", "RematchTerms"]

@@ -17,7 +17,8 @@ from pathlib import Path
 from dbnet.errors import InvalidChoiceError
 from dbnet.match.render import describe_result
 from dbnet.net.rematch import SEEDED, Rematch, RematchPolicy
-from dbnet.net.session import GameSession, LocalPlayer, Outcome, clock_claim_result
+from dbnet.net.session import GameSession, clock_claim_result
+from dbnet.net.session_values import LocalPlayer, Outcome
 from dbnet.net.stream import SecureStream
 from dbnet.protocol.identity import fingerprint
 from dbnet.replay.file import EXTENSION

@@ -44,13 +44,12 @@ from dbnet.match.building import build_decision, pool_of
 from dbnet.net.chat import ChatRoom
 from dbnet.net.invite import looks_like_invite
 from dbnet.net.rematch import TERMS_HINT
-from dbnet.net.session import (
+from dbnet.net.session import GameSession, clock_claim_result
+from dbnet.net.session_values import (
     RESIGN,
-    GameSession,
     GameSessionError,
     LocalPlayer,
     Outcome,
-    clock_claim_result,
     disk_full_advice,
     resume_command,
     withheld_result,

@@ -32,84 +32,76 @@ fingerprint other than ``--expect``, a changed key) and waits on for its
 opponent, so a stranger cannot end its game; the joiner stops, since the host
 it reached is not the one it wants.
 
+This module keeps the connections: hosting, joining, reconnecting, moving to another
+path, and the player's task. ``GameSession`` inherits the steps of each connection
+from modules of their own: HELLO, the checks, the OFFER and ACCEPT (steps 2 and 3)
+from ``dbnet.net.greeting``, the game over the connection (steps 4 and 5) from
+``dbnet.net.playing``. A new game's terms are in ``dbnet.net.offer_terms``, the
+session's values (``LocalPlayer``, ``NewGame``, its errors and outcomes) in
+``dbnet.net.session_values``; this module re-exports those its importers use.
+
 All game rules live in ``dbnet.protocol``; this module moves bytes and keeps time.
 """
 
 from __future__ import annotations
 
-import contextlib
-import datetime
-import enum
 import functools
 import math
-import os
 import secrets
-import shlex
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, TypeVar
 
 import trio
 
-from dbnet.engine import (
-    ChanceRequest,
-    Game,
-    GameSetup,
-    MapDef,
-    Options,
-    Player,
-    Warband,
-    format_choice,
-)
-from dbnet.engine.model import Limited
-from dbnet.errors import DbnetError, KnownPeerMismatchError
-from dbnet.match.building import Builder
+from dbnet.engine import Player, format_choice
+from dbnet.errors import DbnetError
 from dbnet.match.driver import Driver
-from dbnet.match.seats import PeerSeat, PersonSeat, Seat
-from dbnet.match.story import Event, EventKind, Narrator
+from dbnet.match.seats import PeerSeat, Seat
+from dbnet.match.story import Narrator
 from dbnet.net.chat import ChatRoom
 from dbnet.net.clocks import SessionClocks, clock_claim_result
 from dbnet.net.errors import NetError, VersionMismatchError, WrongHostError
 from dbnet.net.gate import Gate
 from dbnet.net.handshake import HOST, JOINER, PUNCH_VERSION
-from dbnet.net.holepunch import PunchDoor, punch
+from dbnet.net.holepunch import PunchDoor
 from dbnet.net.link import FloodError, Link, Timing
-from dbnet.net.messages import (
-    Bye,
-    Candidates,
-    Chat,
-    Entry,
-    Hello,
-    Message,
-    MessageError,
-    Ping,
-    Pong,
-    Punch,
-    RematchMessage,
-    encode_message,
-)
-from dbnet.net.played import PlayedGames
-from dbnet.net.proof import invite_secret, proof, proof_matches, watch_secret
-from dbnet.net.rematch import Ask, Rematch, RematchError, ask_player
+from dbnet.net.messages import MessageError, Punch
+from dbnet.net.playing import Playing
+from dbnet.net.rematch import Rematch
 from dbnet.net.rendezvous import Door
 from dbnet.net.reverse import Candidates as OwnCandidates
-from dbnet.net.reverse import send_candidates, try_candidates
+from dbnet.net.reverse import send_candidates
+from dbnet.net.session_values import (
+    RESIGN,
+    RESUME_NEEDS_INVITE,
+    SEAT_NEEDS_INVITE,
+    Chooser,
+    GameSessionError,
+    LocalPlayer,
+    NewGame,
+    Outcome,
+    PeerLeftError,
+    _AdjournedError,
+    _ConnectionLostError,
+    _Exchange,
+    _nursery,
+    _Signal,
+    disk_full_advice,
+    restore_game,
+    resume_command,
+    seat_narrator,
+    withheld_result,
+)
 from dbnet.net.spectators import Spectating, Spectators
 from dbnet.net.stream import RELAY, SecureStream, open_channel
-from dbnet.protocol.clock import ClockSetting
 from dbnet.protocol.errors import InvalidEntryError, ProtocolError
-from dbnet.protocol.identity import Identity, KnownPeers, fingerprint, same_fingerprint
-from dbnet.protocol.log import GameLog, Status
-from dbnet.protocol.peer import RULES_VERSION
+from dbnet.protocol.identity import fingerprint
 from dbnet.protocol.remote import EquivocationError, RemoteGame
-from dbnet.replay.errors import DiskFullError
 from dbnet.replay.evidence import save_evidence
 from dbnet.replay.file import ReplayWriter
-from dbnet.replay.paths import default_replay_path, now_utc, start_replay
 from dbnet.text import os_error_words, printable
-from dbnet.wire import codec
 
 __all__ = [
     "RESIGN",
@@ -125,188 +117,20 @@ __all__ = [
     "Timing",
     "clock_claim_result",
     "disk_full_advice",
+    "restore_game",
+    "resume_command",
+    "seat_narrator",
+    "withheld_result",
 ]
 
-RESIGN: Final = "resign"
-"""What a chooser returns to resign instead of deciding."""
-
-SEAT_NEEDS_INVITE: Final = (
-    "this host seats only the holder of its invite: use dbnet join INVITE (the line the "
-    "host printed)"
-)
-"""What a joiner without the invite's proof is told by a host that made an invite."""
-RESUME_NEEDS_INVITE: Final = (
-    "this host seats only the holder of its invite until the game has started: use dbnet "
-    "resume FILE INVITE with the invite the host printed"
-)
-"""...and a joiner resuming a game whose ACCEPT the host has not logged."""
 ARRIVALS_QUEUED: Final = 8
 """Connections the host keeps waiting while it serves one; more are closed at once."""
-
-Chooser = Callable[[Game], Awaitable[str]]
-"""Given this player's view of the game, a decision in notation (or ``RESIGN``)."""
 
 
 _T = TypeVar("_T")
 
 
-def disk_full_advice(exc: DiskFullError, entries: int) -> str:
-    """The one line for a replay whose disk filled up: the file, the error, and what to
-    do next (``entries``: how many the file holds; none: there is no game to resume)."""
-    if entries:
-        return f"{exc}. Free some space on that disk, then go on with: dbnet resume {exc.where}"
-    return (
-        f"{exc}. Free some space on that disk, then start the game again: {exc.where} "
-        "holds no entry, and a new game may replace it"
-    )
-
-
-class GameSessionError(DbnetError):
-    """The game cannot go on with this peer: misbehaviour, a refused key, a wrong game.
-
-    ``to_peer`` is what the peer is told in BYE (by default the message itself).
-    """
-
-    def __init__(self, message: str, *, to_peer: str | None = None) -> None:
-        super().__init__(message)
-        self.to_peer = message if to_peer is None else to_peer
-
-
-class PeerLeftError(GameSessionError):
-    """The peer ended the session with a reason (BYE before the game was complete)."""
-
-
-class Outcome(enum.Enum):
-    COMPLETE = "complete"  # the log is complete here (and the peer said so, or left)
-    ADJOURNED = "adjourned"  # the peer stayed away too long; resume later
-    UNREACHED = "unreached"  # the joiner never reached its host: no game was started
-
-
-def resume_command(path: Path | None, name: str, *, claim: bool = False) -> str:
-    """The command that goes on with this side's game: the same replay, the same ``--name``
-    (the opponent pinned this key under it) and the same ``DBNET_HOME`` (where this
-    identity lives), quoted for a shell."""
-    home = os.environ.get("DBNET_HOME")
-    words = ["dbnet", "resume", str(path), *(["--claim-timeout"] if claim else ["[HOST:PORT]"])]
-    words += ["--name", name]
-    command = " ".join(w if w == "[HOST:PORT]" else shlex.quote(w) for w in words)
-    return command if not home else f"DBNET_HOME={shlex.quote(home)} {command}"
-
-
-def withheld_result(game: RemoteGame | None) -> str | None:
-    """When the game is over but the other player withheld its FINAL or COSIGN: who won,
-    as the game's state decides it, and that the replay verifies as that result (the
-    verifier's *decided*); else None. Withholding a signature gains a loser nothing."""
-    winner = None if game is None or game.is_closed else game.log.game.winner
-    if winner is None:
-        return None
-    assert game is not None
-    who = "you" if winner is game.me else "the opponent"
-    return (
-        f"the game is over: {who} ({winner.name}) won; the opponent did not sign the "
-        "result, but the replay verifies as decided by the game's own state (dbnet verify)"
-    )
-
-
-class _AdjournedError(Exception):
-    """The peer, connected, did not write the entry it owes for ``adjourn_after``."""
-
-
-class _ConnectionLostError(Exception):
-    """This connection is over; the game is not (a reconnection resumes it)."""
-
-
-@dataclass(frozen=True, slots=True)
-class NewGame:
-    """What this side brings to a game not started yet."""
-
-    warband: Warband
-    options: Options = field(default_factory=Options)
-    game_map: MapDef | None = None  # the host's map; None: the standard one
-    nonce: bytes | None = None  # this side's game nonce (A's or B's); None: a fresh one
-    clock: ClockSetting | None = None  # the host's clock; None: no clock
-    limited: str | None = None  # a Limited format (docs/limited.md); None: Constructed
-
-
-@dataclass
-class LocalPlayer:
-    """The player at this end of a network game: their key and name, their seat (a person
-    or a bot: ``match.seats``) and how the session reaches them (the console swaps in its
-    own ``choose``, ``say`` and ``on_events``).
-
-    ``name`` is said in HELLO and signed in the OFFER or ACCEPT (the peer checks that
-    they agree). A decision is asked of ``seat`` first (a bot's Limited build is made at
-    once); when it answers later, ``choose`` is awaited for it."""
-
-    identity: Identity
-    name: str
-    choose: Chooser
-    say: Callable[[str], None]
-    seat: Seat = field(default_factory=PersonSeat)
-    known_peers: KnownPeers | None = None
-    expect: str | None = None  # the peer's fingerprint, compared out of band
-    on_events: Callable[[list[Event]], None] | None = None
-    played: PlayedGames | None = None  # the game ids started here; a repeat is refused
-    ask_rematch: Ask | None = None
-    """Asks the person whether to play another game when one ends (``dbnet.net.rematch``);
-    None: the rematch policy answers alone."""
-    on_rematch: Callable[[GameSession], None] | None = None
-    """Given the next game's session when a rematch starts (the console shows that game)."""
-    builder: Builder | None = None
-    """Limited play: the builder ``choose`` (or a bot's seat) commits and reveals with; the
-    session binds it to the game (its salt and the committed warband's file beside the
-    replay)."""
-    chat: ChatRoom | None = None
-    """The players' chat (``dbnet.net.chat``): the front end says lines through it; None:
-    the session keeps one that shows the peer's lines with ``say``."""
-
-
-class _Signal:
-    """Wakes every task waiting for a change of the game or the connection. Take ``event``
-    before looking at the state, then wait on it: a change in between is not missed."""
-
-    def __init__(self) -> None:
-        self.event = trio.Event()
-
-    def notify(self) -> None:
-        self.event.set()
-        self.event = trio.Event()
-
-
-@dataclass
-class _Exchange:
-    """What one connection knows of the peer."""
-
-    peer_has: int  # entries the peer holds (it told us, or we sent or got them since)
-    peer_done: bool = False  # the peer said BYE (done)
-    said_done: bool = False  # we said BYE (done)
-    peer_gone: trio.Event = field(default_factory=trio.Event)  # ...and then it closed
-
-
-def seat_narrator(log: GameLog, me: Player) -> Narrator:
-    """The story of ``log`` as the player in seat ``me`` is told it (``A (you)``, ``B
-    (peer)``), attached to the log (``Narrator.attach``)."""
-    names = ("you", "peer") if me is Player.A else ("peer", "you")
-    narrator = Narrator(log.game.setup, names)
-    narrator.attach(log)
-    return narrator
-
-
-def restore_game(
-    identity: Identity, records: list[bytes], save: Callable[[bytes], None], *, name: str
-) -> RemoteGame:
-    """``RemoteGame.restore`` with the session's narrator attached before the records are
-    checked: a resumed game's story is told as its log checks it, and not played again
-    (a ``GameSession`` given this game tells it). ``name`` is the player's (``LocalPlayer``'s),
-    signed in the ACCEPT a joiner that stopped before it writes now."""
-    return RemoteGame.restore(identity, records, save, attach=_attach_narrator, name=name)
-
-
-def _attach_narrator(log: GameLog, me: Player) -> None:
-    seat_narrator(log, me)
-
-
-class GameSession:
+class GameSession(Playing):
     """One game with one peer, over as many connections as it takes."""
 
     def __init__(
@@ -603,12 +427,6 @@ class GameSession:
             wait = min(wait, self.timing.dead_after)
         return self._last_contact + wait
 
-    @staticmethod
-    def _started(game: RemoteGame | None) -> bool:
-        """Whether the game has started: both genesis entries (OFFER and ACCEPT) signed.
-        Until then a host's OFFER binds nobody: the joiner may refuse it or vanish."""
-        return game is not None and len(game.records) >= 2
-
     def _gave_up(self) -> Outcome:
         game = self.game
         if game is None:
@@ -838,646 +656,6 @@ class GameSession:
             nursery.cancel_scope.cancel()
         return complete
 
-    async def _exchange_hellos(self, link: Link) -> Hello:
-        game = self.game
-        ours = Hello(
-            name=self.player.name,
-            game_id=None if game is None else game.game_id,
-            have=0 if game is None else len(game.records),
-            warband=self._joiner_warband(),
-            created=None if self._joining else self._created(),
-            nonce=self._nonce if self._joiner_warband() is not None else None,
-            proof=(
-                None
-                if self.invite_secret is None
-                else proof(self.invite_secret, link.stream.transcript, joiner=self._joining)
-            ),
-        )
-        message: Message | None = None
-        # Both sides send first: sending while receiving keeps a stream with no buffer
-        # (or a full one) from holding both HELLOs back.
-        async with _nursery() as nursery:
-            nursery.start_soon(link.send, ours)
-            with trio.move_on_after(self.timing.hello_timeout):
-                message = await link.receive()
-                while isinstance(message, Ping | Pong):  # a rematch's connection stays alive
-                    link.charge()
-                    message = await link.receive()
-        if message is None:
-            raise _ConnectionLostError("no HELLO from the peer in time")
-        if isinstance(message, Bye):
-            raise PeerLeftError(f"the peer hung up: {printable(message.reason)}")
-        if not isinstance(message, Hello):
-            raise GameSessionError(f"the peer's first message is not HELLO but {message!r}")
-        return message
-
-    def _created(self) -> str:
-        """The creation time of this side's replay header (fixed when first asked, for a
-        game not started yet): the host tells the joiner, whose header copies it."""
-        if self.writer is not None:
-            return self.writer.header.created
-        if self._created_at is None:
-            self._created_at = now_utc().isoformat().replace("+00:00", "Z")
-        return self._created_at
-
-    def _joiner_warband(self) -> Warband | None:
-        """The warband to send in HELLO: a new game's joiner sends it."""
-        if self.game is None and self.new_game is not None and self._joining:
-            return self.new_game.warband
-        return None
-
-    def _check_proof(self, link: Link, hello: Hello) -> None:
-        """Whether the peer knows the invite's secret, where it must (``dbnet.net.proof``):
-        a host this side joined through an invite always; a joiner of a host that made an
-        invite on every path (LAN, IPv6, port mapping, relay, a reconnection) until the
-        game has started, unless the host named the joiner's key (``expect``, which
-        ``_check_peer`` checks) or seats anyone (``open_seat``, not through the relay:
-        whoever learned the relay token must not take the seat)."""
-        secret = self.invite_secret
-        if secret is None or self._started(self.game):
-            return  # a started game binds both keys: _check_peer asks for the game's own
-        peer_joins = not self._joining
-        if hello.proof is None:
-            if self._joining:
-                raise GameSessionError(
-                    "the host did not prove that it made the invite (it has no proof of the "
-                    "invite's secret): refusing to play",
-                    to_peer="you did not prove that you made the invite",
-                )
-            if link.stream.path == RELAY:
-                raise GameSessionError(
-                    "a peer came through the relay without proof of the invite's secret",
-                    to_peer="the relay path needs the invite: use dbnet join INVITE",
-                )
-            if self.open_seat or self.player.expect is not None:
-                return
-            raise GameSessionError(
-                "a joiner came without proof of the invite's secret (this host seats only "
-                "the holder of its invite, a key named with --expect, or anyone with --open)",
-                to_peer=SEAT_NEEDS_INVITE if hello.game_id is None else RESUME_NEEDS_INVITE,
-            )
-        if not proof_matches(secret, link.stream.transcript, hello.proof, joiner=peer_joins):
-            who = "joiner" if peer_joins else "host"
-            raise GameSessionError(
-                f"the {who}'s proof of the invite's secret is wrong (another invite, or an old "
-                "one)",
-                to_peer="your proof of the invite's secret is wrong: ask for a fresh invite",
-            )
-
-    def own_invite_secret(self) -> bytes:
-        """The secret of the invites this side prints as host (``proof.invite_secret``):
-        of its nonce in this game, the same when the game is resumed."""
-        return invite_secret(self.player.identity, self._own_nonce())
-
-    def own_watch_secret(self) -> bytes:
-        """The secret of the spectator invites this side prints as host
-        (``proof.watch_secret``): never the player's."""
-        return watch_secret(self.player.identity, self._own_nonce())
-
-    def _own_nonce(self) -> bytes:
-        """This side's nonce in this game (the game id if it has none)."""
-        game = self.game
-        nonce = self._nonce
-        if game is not None:
-            body = game.log.decoded[0].body
-            assert isinstance(body, codec.OfferBody)
-            mine = body.nonce if game.me is Player.A else body.joiner_nonce
-            nonce = game.game_id if mine is None else mine
-        return nonce
-
-    def _check_peer(self, key: bytes, hello: Hello) -> None:
-        player = self.player
-        print_key = fingerprint(key)
-        if key == player.identity.public_key:
-            raise GameSessionError(
-                f"the peer has this player's own key ({print_key}): two players on one "
-                "machine need one DBNET_HOME each (e.g. DBNET_HOME=~/.dbnet-bob dbnet join "
-                "...), or they share one identity",
-                to_peer="you have my own key: give each player a DBNET_HOME of their own",
-            )
-        if player.expect is not None and not same_fingerprint(player.expect, print_key):
-            raise GameSessionError(
-                f"the peer's key fingerprint is {print_key}, not the expected {player.expect}: "
-                "refusing to play (check the fingerprint with your opponent)",
-                to_peer="your key is not the one this player expects",
-            )
-        game = self.game
-        if game is not None and not self._offer_replaceable(hello):
-            other = game.log.keys[game.me.other]
-            if key != other:
-                raise GameSessionError(
-                    f"the peer ({printable(hello.name)}, {print_key}) is not the other player "
-                    f"of this game ({fingerprint(other)})",
-                    to_peer="you are not the other player of this game",
-                )
-        if player.known_peers is not None:
-            try:
-                player.known_peers.check(hello.name, key)
-            except KnownPeerMismatchError as exc:
-                raise GameSessionError(
-                    str(exc), to_peer=f"your key is not the one remembered for {hello.name!r}"
-                ) from exc
-
-    def _remember_peer(self, game: RemoteGame, key: bytes) -> None:
-        """Pin the peer's key in known_peers once the game has started with it (both
-        genesis entries signed): a stranger who is refused, or who never answers the
-        OFFER, leaves nothing behind under any name."""
-        known = self.player.known_peers
-        if self._peer_remembered or len(game.records) < 2 or self.peer_name is None:
-            return
-        self._peer_remembered = True
-        if known is not None and known.check(self.peer_name, key) == "new":
-            known.remember(self.peer_name, key)
-            name = printable(self.peer_name)
-            self.player.say(f"first game with {name}: key {fingerprint(key)} remembered")
-
-    def _check_game(self, hello: Hello) -> None:
-        """Whether the peer's HELLO fits this side's game (or new game)."""
-        game = self.game
-        if game is not None:
-            if hello.game_id is not None and hello.game_id != game.game_id:
-                raise GameSessionError(
-                    "the peer is resuming another game (its game id differs from ours)"
-                )
-            if hello.game_id is None and not (self._hosting and len(game.records) == 1):
-                # Only a joiner whose ACCEPT never arrived may come back without the game.
-                raise GameSessionError(
-                    f"the peer has no copy of this game ({len(game.records)} entries); it "
-                    "must resume it from its replay (dbnet resume FILE HOST:PORT)"
-                )
-            return
-        if self._joining:
-            if hello.warband is not None:
-                raise GameSessionError("the host sent a warband: both sides are trying to join")
-            if hello.game_id is not None and hello.have != 1:
-                raise GameSessionError(
-                    f"the host is resuming an earlier game with you ({hello.have} entries): "
-                    "go on with it with dbnet resume YOUR_REPLAY HOST:PORT"
-                )
-        else:
-            if hello.game_id is not None:
-                raise GameSessionError(
-                    "the peer is resuming a game, but this side starts a new one"
-                )
-            if hello.warband is None:
-                raise GameSessionError("the peer sent no warband: it is not joining a new game")
-            if hello.nonce is None:
-                raise GameSessionError(
-                    "the peer sent no nonce for the new game: it speaks an older protocol"
-                )
-
-    def _offer_replaceable(self, hello: Hello) -> bool:
-        """Whether this host's game is an OFFER nobody accepted and ``hello`` is a new
-        joiner's: the OFFER binds nobody, so it may give way to a new one. (Not in a
-        resumed game: it has no new game to offer instead, and its joiner is the OFFER's.)"""
-        return (
-            self._hosting
-            and not self._joining
-            and self.new_game is not None
-            and self.game is not None
-            and not self._started(self.game)
-            and hello.game_id is None
-            and hello.warband is not None
-        )
-
-    def _same_joiner(self, key: bytes, hello: Hello) -> bool:
-        """Whether the OFFER held is the one this joiner asked for (same key, nonce and
-        warband): then it is sent again (the joiner's ACCEPT was lost)."""
-        game = self.game
-        assert game is not None
-        body = game.log.decoded[0].body
-        assert isinstance(body, codec.OfferBody)
-        return (
-            body.keys[1] == key
-            and body.joiner_nonce == hello.nonce
-            and hello.warband is not None
-            and body.setup.warbands[1] == _warband_in(body.setup.limited, hello.warband)
-        )
-
-    def _discard_offer(self) -> None:
-        """Forget an OFFER nobody accepted: its replay (ours, holding that OFFER alone) is
-        removed, so a new game takes its place (and its path, if one was given)."""
-        if self.writer is not None:
-            self.writer.close()
-        if self.replay_path is not None:
-            self.replay_path.unlink(missing_ok=True)
-        self.game = None
-        self.writer = None
-        self.narrator = None
-        self.replay_path = self._given_path
-        self._peer_remembered = False
-
-    async def _ensure_game(self, link: Link, hello: Hello, exchange: _Exchange) -> RemoteGame:
-        replace = self._offer_replaceable(hello) and not self._same_joiner(link.peer_key, hello)
-        if replace:
-            self.player.say("the OFFER made before was not accepted: offering a new game")
-            self._discard_offer()
-        if self.game is not None:
-            return self.game
-        if not self._joining:
-            assert hello.warband is not None  # _check_game
-            assert hello.nonce is not None
-            return self._offer(link.peer_key, hello.warband, hello.nonce)
-        game = await self._accept(link, hello)
-        exchange.peer_has = max(exchange.peer_has, 1)  # the host sent us its OFFER
-        return game
-
-    def _offer(self, peer_key: bytes, their_warband: Warband, joiner_nonce: bytes) -> RemoteGame:
-        new = self.new_game
-        assert new is not None
-        from dbnet.catalog import load_map
-        from dbnet.catalog.check import check_warband
-
-        try:
-            check_warband(their_warband, "the joiner's warband")
-        except DbnetError as exc:
-            raise GameSessionError(
-                f"refused the joiner's warband: {exc}", to_peer=f"your warband is refused: {exc}"
-            ) from exc
-        game_map = new.game_map if new.game_map is not None else load_map()
-        setup = GameSetup(game_map, (new.warband, their_warband), options=new.options)
-        if new.limited is not None:
-            setup = _limited_offer(setup, new.limited)
-        holder: list[bytes] = []
-        game = RemoteGame.offer(
-            self.player.identity,
-            peer_key,
-            setup,
-            holder.append,
-            nonce=self._nonce,
-            joiner_nonce=joiner_nonce,
-            name=self.player.name,
-            clock=None if new.clock is None else new.clock.wire,
-        )
-        self._check_fresh(game.game_id)
-        self._open_replay(game, holder)
-        return game
-
-    def _check_fresh(self, game_id: bytes) -> None:
-        """Refuse a new game whose id was played here before (its dice would repeat), and
-        record it otherwise, before anything of the game is sent."""
-        played = self.player.played
-        if played is None:
-            return
-        if game_id in played:
-            raise GameSessionError(
-                f"the new game's id {game_id.hex()[:16]} was played here before: refusing it, "
-                "since its dice would repeat the earlier game's (the other side reused its "
-                "nonce; with --seed, use another seed)",
-                to_peer="this game id was played before: start a new game with fresh nonces",
-            )
-        played.add(game_id)
-
-    async def _accept(self, link: Link, hello: Hello) -> RemoteGame:
-        new = self.new_game
-        assert new is not None
-        message: Message | None = None
-        with trio.move_on_after(self.timing.hello_timeout):
-            while True:
-                message = await link.receive()
-                if isinstance(message, Entry):
-                    break
-                if isinstance(message, Bye):
-                    raise PeerLeftError(f"the host hung up: {printable(message.reason)}")
-                if isinstance(message, Hello):
-                    raise GameSessionError("the host sent HELLO twice")
-                link.charge()
-                if isinstance(message, Ping):
-                    await link.send(Pong(message.token))
-        if not isinstance(message, Entry):
-            raise _ConnectionLostError("no OFFER from the host in time")
-        offer = _offered_setup(
-            message.record,
-            self.player.identity,
-            link.peer_key,
-            new.warband,
-            self._nonce,
-            hello.name,
-        )
-        _check_limited_offer(offer.setup, new.limited)
-        self.player.say(_terms(offer, new.warband))  # before the ACCEPT
-        holder: list[bytes] = []
-        try:
-            game = RemoteGame.accept(
-                self.player.identity, message.record, holder.append, name=self.player.name
-            )
-        except ProtocolError as exc:
-            raise GameSessionError(
-                f"the host's OFFER is refused: {exc}", to_peer=f"your OFFER is refused: {exc}"
-            ) from exc
-        self._check_fresh(game.game_id)
-        if hello.created is not None:
-            self._created_at = hello.created  # the same header as the host's
-        self._open_replay(game, holder)
-        return game
-
-    def _open_replay(self, game: RemoteGame, saved: list[bytes]) -> None:
-        """Create the replay file of a new game and write its first records to it."""
-        log = game.log
-        created = self._created()
-        header = codec.ReplayHeader(
-            format=log.version,  # format N holds entries of protocol version N
-            protocol=log.version,
-            rules=log.rules,
-            game_id=log.game_id,
-            keys=log.keys,
-            created=created,
-        )
-        when = datetime.datetime.fromisoformat(created.replace("Z", "+00:00"))
-        mine = self.player.identity.public_key
-        path = self.replay_path or default_replay_path(log.game_id, when, reuse_for=mine)
-        # a replay of ours that holds no entry (a disk that filled before the OFFER
-        # fitted) is replaced: nothing in it can be lost
-        writer = start_replay(path, header, replace_empty_for=mine)
-        try:
-            for record in saved:
-                writer.append(record)
-        except BaseException:
-            writer.close()  # a full disk: the file keeps its header; resume says so
-            raise
-        self._save_with(game, writer)
-        self.writer = writer
-        self.replay_path = path
-        self.game = game
-        self.clocks.start(game, path)
-        self.player.say(f"replay: {path}")
-        self._start_narrator(game)
-        self._changed.notify()
-
-    def _save_with(self, game: RemoteGame, writer: ReplayWriter) -> None:
-        """Save the game's records to ``writer``: ours fsynced before they are sent, the
-        peer's written without waiting for the disk (the peer resends them if lost)."""
-        game.save = writer.append
-        game.save_received = functools.partial(writer.append, sync=False)
-
-    def _start_narrator(self, game: RemoteGame) -> None:
-        """Tell the game so far (a resumed game's whole story, told as ``restore_game``
-        checked it) and follow it from here."""
-        teller = game.log.teller
-        if isinstance(teller, Narrator):
-            self.narrator = teller
-        else:
-            self.narrator = seat_narrator(game.log, game.me)
-        self._narrate(game)
-
-    def _narrate(self, game: RemoteGame) -> None:
-        """Tell the entries not told yet, then the rolls this player can already see."""
-        narrator = self.narrator
-        if narrator is None:
-            return
-        events = narrator.follow(game.log) + narrator.catch_up(game.peer)
-        if events and self.player.on_events is not None:
-            self.player.on_events(events)
-        line = self.clocks.line()
-        if line is not None and any(e.kind is EventKind.TURN for e in events):
-            self.player.say(line)  # the clocks at every turn
-
-    # --- the game over one connection --------------------------------------------------
-
-    async def _play(self, link: Link, game: RemoteGame, exchange: _Exchange) -> bool:
-        async with _nursery() as nursery:
-            nursery.start_soon(self._receive_loop, link, game, exchange)
-            if self._hosting and not self._started(game):
-                nursery.start_soon(self._accept_in_time, game)
-            nursery.start_soon(self._watch_progress, game)
-            nursery.start_soon(self._serve_chat, link, game)
-            if game.log.clock is not None:
-                nursery.start_soon(link.ping)  # a first round trip for the clocks
-            await self._send_loop(link, game, exchange)
-            nursery.cancel_scope.cancel()
-        return True
-
-    async def _serve_chat(self, link: Link, game: RemoteGame) -> None:
-        """The players' chat on this connection, once the game has started."""
-        while not self._started(game):
-            await self._changed.event.wait()
-        self._bind_chat(game)
-        await self.chat.serve(link.send, link.stream.version, lambda: len(game.records))
-
-    def _bind_chat(self, game: RemoteGame) -> None:
-        mine, theirs = self.player.name, self.peer_name or "the opponent"
-        names = (mine, theirs) if game.me is Player.A else (theirs, mine)
-        path = self.replay_path
-        self.chat.bind(self.player.identity, game.game_id, game.me, game.log.keys, names, path)
-
-    async def _watch_progress(self, game: RemoteGame) -> None:
-        """A peer that stays connected (it answers PINGs) but does not write an entry it
-        owes for a roll (its chain link: it may have seen the dice), FINAL or COSIGN is
-        treated like an absent one: after ``adjourn_after`` without that entry the game
-        is adjourned, instead of waiting for ever. A peer that owes a plain decision may
-        think as long as it likes."""
-        held, since = len(game.records), trio.current_time()
-        while True:
-            changed = self._changed.event
-            if len(game.records) != held:
-                held, since = len(game.records), trio.current_time()
-            if game.is_closed or game.my_turn or not self._stalls_on(game):
-                await changed.wait()
-                continue
-            with trio.move_on_at(since + self.timing.adjourn_after):
-                await changed.wait()
-                continue
-            raise _AdjournedError(
-                f"the opponent is connected but has not written its entry for "
-                f"{self.timing.adjourn_after:g} s: the game is adjourned"
-            )
-
-    def _stalls_on(self, game: RemoteGame) -> bool:
-        """Whether the peer owes an entry that needs no thinking of its own before it:
-        a link for a roll, FINAL or COSIGN (in a started game)."""
-        log = game.log
-        if not self._started(game):
-            return False
-        return log.status in (Status.FINAL_DUE, Status.COSIGN_DUE) or isinstance(
-            log.game.pending, ChanceRequest
-        )
-
-    async def _accept_in_time(self, game: RemoteGame) -> None:
-        """A joiner that does not answer the OFFER within ``hello_timeout`` is dropped, so
-        a silent stranger holds the host's seat only that long."""
-        await trio.sleep(self.timing.hello_timeout)
-        if not self._started(game):
-            raise _ConnectionLostError("the joiner did not answer the OFFER in time")
-
-    async def _send_loop(self, link: Link, game: RemoteGame, exchange: _Exchange) -> None:
-        """Send every record the peer lacks as soon as it exists; once the log is complete
-        and sent, say BYE (done) and wait for the peer's."""
-        while True:
-            changed = self._changed.event
-            while exchange.peer_has < len(game.records):
-                seq = exchange.peer_has
-                await link.send(Entry(game.records[seq]))
-                exchange.peer_has = max(exchange.peer_has, seq + 1)
-            # The story comes after the sending: telling it is not on the game's
-            # critical path (the peer waits for our entry, not for our screen).
-            self._narrate(game)
-            if game.is_closed:
-                if not exchange.said_done:
-                    # Said before it is sent: the peer may answer and close before this
-                    # task runs again, and its close must then find this side done.
-                    exchange.said_done = True
-                    await link.send(Bye(True, "the game's log is complete"))
-                if await self._rematch_answered(link):
-                    return
-                if exchange.peer_done and (self.rematch.settled or exchange.peer_gone.is_set()):
-                    # The opener closes first; the other waits for that close, so that
-                    # no unread byte makes its close reset the connection and destroy
-                    # the last BYE before the opener reads it.
-                    if not self._joining:
-                        with trio.move_on_after(self.timing.hello_timeout):
-                            await exchange.peer_gone.wait()
-                    return
-            await changed.wait()
-
-    async def _rematch_answered(self, link: Link) -> bool:
-        """Send this side's REMATCH once the game is over (``dbnet.net.rematch``) and say
-        how it ended; True once both want another game on this connection."""
-        version, ask, want = link.stream.version, self.player.ask_rematch, None
-        if ask is not None and self.rematch.asks(version):
-            want = await ask_player(self.rematch, ask, lambda: self._changed.event)
-        answer = self.rematch.answer(version, want)
-        if answer is not None:
-            await link.send(answer)
-        self._say_rematch()
-        return self.rematch.agreed
-
-    def _say_rematch(self) -> None:
-        while self.rematch.said:
-            self.player.say(printable(self.rematch.said.pop(0)))
-
-    async def _receive_loop(self, link: Link, game: RemoteGame, exchange: _Exchange) -> None:
-        while True:
-            try:
-                message = await link.receive()
-            except NetError:
-                if exchange.peer_done and exchange.said_done:
-                    exchange.peer_gone.set()  # the peer closed after the last BYE
-                    self._changed.notify()
-                    return
-                raise
-            self._last_contact = trio.current_time()
-            if isinstance(message, Entry):
-                decoded = _decoded(message.record)  # once, for every check below
-                if decoded is not None:
-                    entry = decoded[1]
-                    if len(game.records) == 1 and self.peer_name is not None:
-                        _check_signed_name(entry.body, self.peer_name)
-                    if self.clocks.too_late(game, entry):
-                        link.charge()  # the peer's entry crossed our clock claim: too late
-                        continue
-                    replay = self.replay_path
-                    if self.clocks.withheld(game, message.record, entry, replay):
-                        link.charge()  # entries are missing before it: the peer's clock runs
-                        continue
-                    disputed = self.clocks.disputed(game, message.record, entry, replay)
-                    if disputed is not None:
-                        raise GameSessionError(
-                            disputed, to_peer="your clock claim crossed my entry"
-                        )
-                if Driver((game,)).receive(message.record, decoded):
-                    exchange.peer_has = max(exchange.peer_has, len(game.records))
-                    self._remember_peer(game, link.peer_key)
-                    self.clocks.follow(game)
-                    self._changed.notify()  # the player answers; the send loop narrates
-                else:
-                    link.charge()  # an entry we hold
-            elif isinstance(message, Bye):
-                if not message.done:
-                    if self.clocks.runs_for_peer(game):  # it does not stop its clock
-                        self.player.say(
-                            f"the opponent left: {printable(message.reason)}; its clock runs "
-                            "on until it comes back, and you claim on time if it runs out"
-                        )
-                        raise _ConnectionLostError("the opponent left")
-                    if self.clocks.own_claim(game) is None:
-                        raise PeerLeftError(f"the peer left: {printable(message.reason)}")
-                    # it disputes our claim on time, which closed our log: we are done
-                    self.player.say(f"the opponent left: {printable(message.reason)}")
-                    exchange.peer_gone.set()
-                exchange.peer_done = True
-                self._changed.notify()
-            elif isinstance(message, RematchMessage):
-                link.charge()
-                try:
-                    if not exchange.peer_done:  # REMATCH comes after the sender's BYE (done)
-                        raise RematchError("the peer sent REMATCH before its BYE (done)")
-                    self.rematch.receive(message, link.stream.version)
-                except RematchError as exc:
-                    raise GameSessionError(
-                        f"the peer broke the protocol: {exc}",
-                        to_peer=f"you broke the protocol: {exc}",
-                    ) from exc
-                self._say_rematch()
-                self._changed.notify()
-            elif isinstance(message, Hello) and self.rematch.agreed:
-                link.stream.unread(encode_message(message))  # the next game's
-                return
-            elif isinstance(message, Hello):
-                raise GameSessionError("the peer sent HELLO twice")
-            elif isinstance(message, Chat) and self._started(game):
-                self._bind_chat(game)
-                self.chat.receive(message.line)  # checked there, a flood dropped there
-            elif isinstance(message, Candidates):
-                link.charge()
-                self._dial_back(link, message)
-            elif isinstance(message, Punch):
-                link.charge()
-                self._punched(link, message)
-            else:
-                link.charge()
-                if isinstance(message, Ping):
-                    await link.send(Pong(message.token))
-                elif isinstance(message, Pong):
-                    self.clocks.pong(link, message.token)
-
-    def _start_punch(self, link: Link, nursery: trio.Nursery) -> None:
-        """Try to move the game from the relay to a punched path (``dbnet.net.punch``),
-        once per relayed connection, when this side has punching sockets."""
-        door = self.punch_door
-        if door is None:
-            return
-        send, receive = trio.open_memory_channel[Punch](1)
-        self._punches = (link, send)
-        nursery.start_soon(
-            punch, link, door, receive, self.player.identity, self.timing, door.report,
-            self.switch_to,
-        )  # fmt: skip
-
-    def _punched(self, link: Link, message: Punch) -> None:
-        """The peer's PUNCH: to this connection's attempt, the first one only. A side
-        that does not punch answers the first with none, so the peer stops at once."""
-        punches = self._punches
-        if punches is not None and punches[0] is link:
-            with contextlib.suppress(trio.WouldBlock, trio.BrokenResourceError):
-                punches[1].send_nowait(message)
-        elif (
-            self.punch_door is None
-            and self._tasks is not None
-            and (punches is None or punches[0] is not link)
-        ):
-            self._punches = (link, trio.open_memory_channel[Punch](0)[0])
-            self._tasks.start_soon(link.send, Punch(()))
-
-    def _dial_back(self, link: Link, message: Candidates) -> None:
-        """A host on the relay tries its joiner's candidates, once a connection and within
-        ``dbnet.net.reverse``'s bounds; the game moves to the first that proves the
-        joiner's key. Anywhere else they are ignored."""
-        if self._joining or link.stream.path != RELAY or self._dialled is link:
-            return
-        self._dialled = link
-        assert self._tasks is not None
-        self._tasks.start_soon(
-            functools.partial(
-                try_candidates,
-                message.candidates,
-                self.player.identity,
-                link.peer_key,
-                self.timing,
-                self.player.say,
-                self.switch_to,
-            )
-        )
-
 
 SWITCH_LINGER: Final = 2.0
 """Seconds a connection the game moved away from stays open (unread) before it is
@@ -1492,153 +670,10 @@ async def _close_later(link: Link) -> None:
             await link.close()
 
 
-LIMITED_WARBAND: Final = "Limited warband"
-"""The name of the empty warband of a Limited game's player (built from packs in the game)."""
-
-
-def _warband_in(limited: Limited | None, warband: Warband) -> Warband:
-    """The joiner's ``warband`` as a game of these terms holds it: in a Limited game empty
-    (it is built from the pool in the game; a joiner who brought one plays the host's
-    terms, docs/limited.md), under its own name if it was empty already."""
-    if limited is None or not warband.minis:
-        return warband
-    return Warband(LIMITED_WARBAND, ())
-
-
-def _limited_offer(setup: GameSetup, fmt: str) -> GameSetup:
-    """The host's Limited OFFER (docs/limited.md): both warbands empty (each is built from
-    its pool in the game), the pack set of this dbnet's catalog. A joiner who brought a
-    warband is offered the Limited game all the same: the OFFER carries the format, and
-    the joiner is told it before it accepts."""
-    from dbnet.catalog.packs import pack_set
-
-    limited = Limited(fmt, pack_set())
-    return GameSetup(
-        setup.map,
-        (Warband(setup.warbands[0].name, ()), _warband_in(limited, setup.warbands[1])),
-        setup.options,
-        limited,
-    )
-
-
-def _check_limited_offer(setup: GameSetup, fmt: str | None) -> None:
-    """Refuse an OFFER of another format than ``--limited`` asked for, if it asked: a
-    joiner without it plays the format the OFFER carries (Limited or Constructed)."""
-    offered = None if setup.limited is None else setup.limited.format
-    if fmt is None or offered == fmt:
-        return
-    said = "a Constructed game" if offered is None else f"Limited {offered}"
-    raise GameSessionError(
-        f"the host offers {said}, and this side asked for Limited {fmt}: join without "
-        "--limited to play the host's terms",
-        to_peer=f"your OFFER is refused: this side asked for Limited {fmt}",
-    )
-
-
-def _terms(offer: codec.OfferBody, warband: Warband) -> str:
-    """The terms of the host's OFFER as the joiner is told them before it accepts: the
-    map, the turns to win, the clock, the format and the warband this side plays."""
-    setup, clock = offer.setup, offer.clock
-    timed = "" if clock is None else f", a clock of {ClockSetting.from_wire(clock).describe()}"
-    if setup.limited is None:
-        kind, plays = "", printable(warband.name)
-    else:
-        kind = f", Limited {printable(setup.limited.format)}"
-        plays = "a warband you build from your pool"
-    return (
-        f"the host offers: {printable(setup.map.name)}, {setup.options.turns_to_win} turns "
-        f"to win{timed}{kind}; you play B with {plays}"
-    )
-
-
-def _offered_setup(
-    record: bytes,
-    identity: Identity,
-    host_key: bytes,
-    warband: Warband,
-    nonce: bytes,
-    host_name: str,
-) -> codec.OfferBody:
-    """The host's OFFER, checked: written by the key the channel
-    authenticated (``host_key``), made to this key, with this side's fresh ``nonce`` in
-    its game id, this warband as B, and the name the host said in HELLO (``host_name``).
-    (The game a host names in HELLO may be an OFFER nobody accepted, which it replaces
-    with a new one for this joiner.)"""
-    try:
-        _, entry = codec.decode_signed_entry(record)
-    except DbnetError as exc:
-        raise GameSessionError(f"the host's OFFER is malformed: {exc}") from exc
-    body = entry.body
-    if not isinstance(body, codec.OfferBody):
-        raise GameSessionError(f"the host's first entry is {entry.kind.name}, not an OFFER")
-    if body.keys[0] != host_key:
-        raise GameSessionError(
-            f"the OFFER names {fingerprint(body.keys[0])} as A, but the host on this "
-            f"connection is {fingerprint(host_key)}: refusing a game relayed from another "
-            "player (a man in the middle)",
-            to_peer="your OFFER is written by another key than yours",
-        )
-    if body.keys[1] != identity.public_key:
-        raise GameSessionError("the host's OFFER is made to another player's key")
-    if body.joiner_nonce != nonce:
-        raise GameSessionError(
-            "the host's OFFER does not carry the nonce this side sent: refusing it (a game "
-            "id this side did not help choose could repeat an earlier game's dice)",
-            to_peer="your OFFER does not carry my nonce",
-        )
-    if body.rules != RULES_VERSION:
-        raise GameSessionError(f"the host plays rules {body.rules!r}; this is {RULES_VERSION!r}")
-    if body.setup.warbands[1] != _warband_in(body.setup.limited, warband):
-        raise GameSessionError("the host's OFFER does not give you your own warband")
-    _check_signed_name(body, host_name)
-    return body
-
-
-def _decoded(record: bytes) -> tuple[codec.SignedEntry, codec.Entry] | None:
-    """``record`` decoded, or None when it does not decode (the log then refuses it as
-    malformed)."""
-    try:
-        return codec.decode_signed_entry(record)
-    except DbnetError:
-        return None
-
-
-def _check_signed_name(body: codec.Body, said: str) -> None:
-    """Refuse a genesis entry (OFFER or ACCEPT) that signs another name than the one its
-    author ``said`` in HELLO: the name the replay keeps is the one the player is known by
-    here. Any other entry is left to the log to judge."""
-    if isinstance(body, codec.OfferBody | codec.AcceptBody) and body.name not in (None, said):
-        raise GameSessionError(
-            f"the peer said its name is {printable(said)!r} but signs {printable(body.name)!r} "
-            f"in its {'OFFER' if isinstance(body, codec.OfferBody) else 'ACCEPT'}: refusing it",
-            to_peer="the name you sign is not the name you said in HELLO",
-        )
-
-
 def _admit(
     gate: Gate, nursery: trio.Nursery, stream: trio.abc.Stream, where: str, path: str
 ) -> None:
     gate.admit(stream, where, nursery, path)
-
-
-@asynccontextmanager
-async def _nursery() -> AsyncIterator[trio.Nursery]:
-    """A nursery that raises its first error itself rather than in an exception group,
-    so that callers can catch the session's own errors."""
-    try:
-        async with trio.open_nursery() as nursery:
-            yield nursery
-    except BaseExceptionGroup as group:
-        leaves = _leaves(group)
-        first = next((e for e in leaves if not isinstance(e, trio.Cancelled)), leaves[0])
-        raise first from group
-
-
-def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
-    out: list[BaseException] = []
-    for exc in group.exceptions:
-        out += _leaves(exc) if isinstance(exc, BaseExceptionGroup) else [exc]
-    return out
 
 
 def _reason(exc: BaseException) -> str:

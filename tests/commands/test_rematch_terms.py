@@ -12,7 +12,7 @@ import trio
 from dbnet.catalog import default_warbands, load_catalog
 from dbnet.commands.net_choosers import line_rematch
 from dbnet.commands.rematch_terms import RematchTerms
-from dbnet.net.session import NewGame
+from dbnet.net.session_values import NewGame
 from dbnet.protocol.clock import ClockSetting
 
 

@@ -13,7 +13,8 @@ import trio
 from dbnet.catalog import default_warbands, load_catalog, load_map
 from dbnet.console.network import NetworkSession
 from dbnet.engine import Game, GameSetup, Player
-from dbnet.net.session import GameSession, LocalPlayer, NewGame, Outcome
+from dbnet.net.session import GameSession
+from dbnet.net.session_values import LocalPlayer, NewGame, Outcome
 from dbnet.protocol.clock import ClockView
 from dbnet.protocol.identity import Identity
 from dbnet.protocol.peer import Peer

@@ -20,14 +20,13 @@ from dbnet.bots import make_bot
 from dbnet.catalog import default_warbands, load_catalog
 from dbnet.engine import Game, Options, format_choice
 from dbnet.match.story import Event
-from dbnet.net.session import (
+from dbnet.net.session import GameSession, Timing
+from dbnet.net.session_values import (
     Chooser,
-    GameSession,
     GameSessionError,
     LocalPlayer,
     NewGame,
     Outcome,
-    Timing,
     restore_game,
 )
 from dbnet.protocol.clock import ClockSetting

@@ -31,7 +31,7 @@ from dbnet.net.punch import (
     probed_first,
 )
 from dbnet.net.quic import QuicStream, open_quic_endpoint
-from dbnet.net.session import Outcome
+from dbnet.net.session_values import Outcome
 from dbnet.net.stream import SecureStream
 from dbnet.replay.verify import VerdictStatus
 

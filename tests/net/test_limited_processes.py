@@ -216,12 +216,8 @@ def test_the_host_and_the_joiner_agree_on_the_format() -> None:
     refuses an OFFER of another format, Constructed included."""
     from dbnet.catalog import default_warbands, load_catalog, load_map
     from dbnet.engine.model import GameSetup, Warband
-    from dbnet.net.session import (
-        LIMITED_WARBAND,
-        GameSessionError,
-        _check_limited_offer,
-        _limited_offer,
-    )
+    from dbnet.net.offer_terms import LIMITED_WARBAND, _check_limited_offer, _limited_offer
+    from dbnet.net.session_values import GameSessionError
 
     mine, theirs = default_warbands(load_catalog())
     constructed = GameSetup(load_map(), (mine, theirs))

@@ -22,7 +22,7 @@ from dbnet.net.rematch import (
     RematchState,
     ask_player,
 )
-from dbnet.net.session import Outcome
+from dbnet.net.session_values import Outcome
 from dbnet.net.stream import SecureStream, open_channel
 
 from .helpers import ALICE, BOB, ENTRY_FRAME_MIN

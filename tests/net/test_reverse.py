@@ -40,7 +40,7 @@ from dbnet.net.reverse import (
     dial_back,
     mapped_candidates,
 )
-from dbnet.net.session import Outcome
+from dbnet.net.session_values import Outcome
 from dbnet.net.spectators import Spectating
 from dbnet.net.stream import RELAY, SecureStream, open_channel
 from dbnet.net.watch import WatchError, Watching

@@ -21,7 +21,8 @@ from dbnet.commands.series import Series
 from dbnet.engine import ChanceRequest, Choice, Game
 from dbnet.match.seats import PeerSeat, PersonSeat
 from dbnet.match.story import Event, EventKind
-from dbnet.net.session import GameSession, Outcome, Timing, resume_command
+from dbnet.net.session import GameSession, Timing
+from dbnet.net.session_values import Outcome, resume_command
 from dbnet.protocol.log import GameLog
 from dbnet.replay import file as replay_file
 from dbnet.replay.errors import DiskFullError

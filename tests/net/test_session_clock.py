@@ -12,7 +12,7 @@ import trio.testing
 
 from dbnet.engine import Player
 from dbnet.net.clocks import CLOCKS_SUFFIX, MAX_TRANSIT_CREDIT_MS, clock_claim_result
-from dbnet.net.session import GameSessionError, Outcome
+from dbnet.net.session_values import GameSessionError, Outcome
 from dbnet.protocol.clock import ClockSetting
 from dbnet.replay.verify import VerdictStatus
 

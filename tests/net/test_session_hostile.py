@@ -38,13 +38,8 @@ from dbnet.net.messages import (
     decode_message,
     encode_message,
 )
-from dbnet.net.session import (
-    GameSessionError,
-    Outcome,
-    PeerLeftError,
-    Timing,
-    withheld_result,
-)
+from dbnet.net.session import Timing
+from dbnet.net.session_values import GameSessionError, Outcome, PeerLeftError, withheld_result
 from dbnet.net.stream import SecureStream, open_channel
 from dbnet.protocol.identity import Identity, KnownPeers, fingerprint
 from dbnet.protocol.peer import Peer

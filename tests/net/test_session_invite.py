@@ -15,7 +15,12 @@ import trio.testing
 
 from dbnet.net.messages import Bye, Entry, Hello
 from dbnet.net.proof import PROOF_SIZE, invite_secret, proof, proof_matches
-from dbnet.net.session import RESUME_NEEDS_INVITE, SEAT_NEEDS_INVITE, GameSessionError, Outcome
+from dbnet.net.session_values import (
+    RESUME_NEEDS_INVITE,
+    SEAT_NEEDS_INVITE,
+    GameSessionError,
+    Outcome,
+)
 from dbnet.net.stream import RELAY, SecureStream, open_channel
 from dbnet.protocol.identity import Identity
 from dbnet.protocol.log import GameLog

@@ -8,7 +8,7 @@ from pathlib import Path
 import trio
 
 from dbnet.net.hosting import listener_port
-from dbnet.net.session import Outcome
+from dbnet.net.session_values import Outcome
 
 from .helpers import ALICE, BOB
 from .sessions import make_side, run_side

@@ -21,7 +21,7 @@ from dbnet.net.gate import PER_ADDRESS
 from dbnet.net.link import Timing
 from dbnet.net.messages import Bye, Entry, Hello, Message, Ping, Pong, Watch
 from dbnet.net.proof import proof, watch_proof, watch_secret
-from dbnet.net.session import Outcome
+from dbnet.net.session_values import Outcome
 from dbnet.net.spectators import Spectating, Spectators
 from dbnet.net.stream import SecureStream, open_channel
 from dbnet.net.watch import WatchError, Watching, WatchRefusedError

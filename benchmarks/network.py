@@ -42,7 +42,7 @@ within 1.1 times that with none, and with 2 the game's wall time within 5% (1.05
 of none. Prints both ratios.
 
     python benchmarks/network.py [--delay MS] [--turns N] [--seed S] [--no-lab]
-                                 [--rounds R] [--no-spectators]
+                                 [--rounds R] [--no-spectators] [--no-matrix]
 """
 
 from __future__ import annotations
@@ -297,9 +297,11 @@ class PathRun:
     records: list[bytes]
 
 
-def lab_paths(delay: float, turns: int, seed: int) -> tuple[PathRun, PathRun] | str:
-    """The direct and the relayed game in the lab (see the module's docstring); or why
-    they cannot be run here."""
+def lab_paths(delay: float, turns: int, seed: int) -> tuple[PathRun, PathRun, PathRun] | str:
+    """The direct and the relayed game in the lab (see the module's docstring), and the
+    relayed one again with hole punching (STUN on: it moves off the relay, and only its
+    time to the first prompt is comparable: the punched path has no delaying
+    forwarder); or why they cannot be run here."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
     from lab.lab import Lab  # tests/lab: the NAT lab
     from lab.players import invite_of, path_of, start_host, start_joiner
@@ -323,17 +325,19 @@ def lab_paths(delay: float, turns: int, seed: int) -> tuple[PathRun, PathRun] | 
             links.agent("forward", str(port), to, "--delay", f"{delay:.6f}")
             return (links.address, port)
 
-        for relayed in (False, True):
-            directory = Path(tmp) / ("relay" if relayed else "direct")
+        relay_links = (link(LINK_PORTS[1], relay.address), link(LINK_PORTS[2], relay.address))
+        for relayed, punching in ((False, False), (True, False), (True, True)):
+            directory = Path(tmp) / ("punch" if punching else "relay" if relayed else "direct")
             directory.mkdir()
+            stun = () if punching else ("--stun", "off")
             make_home(directory, "alice", 1)
             make_home(directory, "bob", 2)
-            host_relay = link(LINK_PORTS[1], relay.address) if relayed else None
+            host_relay = relay_links[0] if relayed else None
             extra = ("--no-port-mapping", *game) if relayed else game
-            host = start_host(host_at, directory, host_relay, *extra)
+            host = start_host(host_at, directory, host_relay, *extra, *stun)
             invite = Invite.parse(invite_of(host))
             if relayed:
-                joiner_relay = link(LINK_PORTS[2], relay.address)
+                joiner_relay = relay_links[1]
                 paths: tuple[Candidate, ...] = ()
             else:
                 [mapping] = [c for c in invite.direct if c.kind is PathKind.MAPPING]
@@ -341,15 +345,19 @@ def lab_paths(delay: float, turns: int, seed: int) -> tuple[PathRun, PathRun] | 
                 paths = (Candidate(PathKind.MAPPING, ipaddress.ip_address(forward[0]), forward[1]),)
                 joiner_relay = None
             linked = Invite(invite.fingerprint, invite.secret, paths, joiner_relay).text()
-            joiner = start_joiner(joiner_at, directory, linked, joiner_relay, "--seed", str(seed))
+            joiner = start_joiner(
+                joiner_at, directory, linked, joiner_relay, "--seed", str(seed), *stun
+            )
             first = joiner.seconds_to(FIRST_PROMPT)
             code = joiner.wait(TIMEOUT)
             wall = joiner.times[-1] - joiner.started - joiner.seconds_to(CONNECTED)
             if host.wait(TIMEOUT) or code:
                 raise SystemExit(f"the game did not complete:\n{host.output()}\n{joiner.output()}")
             records = list(load_replay(joiner.replay).records)
-            runs.append(PathRun(path_of(joiner), wall, first, records))
-    return runs[0], runs[1]
+            moves = [line for line in joiner.lines if line.startswith("path: ")]
+            path = moves[-1].removeprefix("path: ") if moves else path_of(joiner)
+            runs.append(PathRun(path, wall, first, records))
+    return runs[0], runs[1], runs[2]
 
 
 def print_lab(delay: float, turns: int, seed: int) -> None:
@@ -357,7 +365,7 @@ def print_lab(delay: float, turns: int, seed: int) -> None:
     if isinstance(found, str):
         print(f"the lab's paths: not measured here ({found})")
         return
-    direct, relayed = found
+    direct, relayed, punched = found
     print(
         f"random vs random, the same game ({len(direct.records)} entries, seed {seed}, {turns} "
         f"turns to win) in the NAT lab, {delay * 1000:g} ms one-way on each link"
@@ -377,6 +385,11 @@ def print_lab(delay: float, turns: int, seed: int) -> None:
     print(
         f"  relay wall time / direct wall time: {ratio:.2f} ({verdict} the goal of at most "
         f"2.00, the relayed path's two links over the direct path's one); {same}"
+    )
+    print(
+        f"  the relayed game again with hole punching (--stun on), which moved to "
+        f"{punched.path}: from dbnet join to the first prompt {punched.first_prompt:.2f} s, "
+        f"{punched.first_prompt / relayed.first_prompt:.2f} times the relayed game's"
     )
 
 
@@ -542,6 +555,9 @@ def main() -> None:
     parser.add_argument(
         "--no-spectators", action="store_true", help="leave out the spectators' part"
     )
+    parser.add_argument(
+        "--no-matrix", action="store_true", help="leave out the lab's path matrix and speed"
+    )
     args = parser.parse_args()
     os.environ.setdefault("DBNET_RELAY", "off")  # outside the lab, nothing leaves loopback
     os.environ.setdefault("DBNET_PORT_MAPPING", "off")
@@ -593,8 +609,9 @@ def main() -> None:
         print_spectators(args.delay / 1000, args.turns, args.seed, args.rounds)
     if not args.no_lab:
         print_lab(args.delay / 1000, args.turns, args.seed)
-        print_matrix(1, args.seed, args.delay / 1000)
-        print_speed(args.turns, args.seed, args.delay / 1000, 2)
+        if not args.no_matrix:
+            print_matrix(1, args.seed, args.delay / 1000)
+            print_speed(args.turns, args.seed, args.delay / 1000, 2)
 
 
 if __name__ == "__main__":

@@ -33,7 +33,8 @@ import trio
 from dbnet.commands.series import next_replay
 from dbnet.match.keys import login_name
 from dbnet.match.story import Event
-from dbnet.net.hosting import with_port
+from dbnet.net.holepunch import punching
+from dbnet.net.hosting import reachable_addresses, with_port
 from dbnet.net.invite import Invite, InviteError
 from dbnet.net.portmap import port_mapping_enabled
 from dbnet.net.relay import relay_setting
@@ -75,7 +76,7 @@ def run_watch(args: argparse.Namespace) -> int:
     if args.replay is not None and os.path.lexists(args.replay):
         raise ReplayError(str(args.replay), "already exists; a replay file is never overwritten")
     expect: str | None = args.expect
-    stun = stun_setting(args.stun)  # checked either way; asked only for --verbose, which prints it
+    stun = stun_setting(args.stun)  # for hole punching on the relay, and --verbose prints it
     secret: bytes | None = None
     connect: Connect
     notes: list[str] = []  # said through the watch's say, on whichever screen it is
@@ -134,6 +135,16 @@ def run_watch(args: argparse.Namespace) -> int:
         watching.doors.append(
             functools.partial(joiner_door, identity, args.address.fingerprint, watching_say)
         )
+    relayed = isinstance(args.address, Invite) and args.address.relay is not None
+    if relayed and relay_setting(args.relay) is not None:  # the watch may start on the relay
+        watching.punching = functools.partial(
+            punching,
+            host=False,
+            stun=stun,
+            ipv6=[a for a in reachable_addresses() if ":" in a],
+            report=watching_say if args.verbose else _silent,
+            enabled=True,
+        )
     if notes:
         paths_known = connect
 
@@ -159,6 +170,10 @@ def run_watch(args: argparse.Namespace) -> int:
         watching.close()
     _said_end(watching, verdict)
     return EXIT_WATCHED
+
+
+def _silent(line: str) -> None:
+    pass
 
 
 def _said_end(watching: Watching, verdict: Verdict) -> None:

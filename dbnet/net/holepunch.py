@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import ipaddress
 import socket
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from functools import partial
 
@@ -86,8 +86,9 @@ class PunchDoor:
         self._v6: tuple[PunchCandidate, ...] | None = None
         self._heard: set[tuple[str, int]] = set()
         self._probe_came = trio.Event()
-        self.busy = False
-        """Whether an attempt runs now (one at a time)."""
+        self._expected: dict[tuple[str, int], trio.MemorySendChannel[QuicStream]] = {}
+        """A host's: where the attempt waiting for a connection from each candidate
+        (the joiner's, each spectator's) is told of it."""
 
     # --- candidates ----------------------------------------------------------------------
 
@@ -146,7 +147,39 @@ class PunchDoor:
         return sock
 
     async def _serve(self, sock: trio.socket.SocketType, version: int) -> None:
-        self._endpoints[version] = await self._nursery.start(self._endpoint, sock)
+        endpoint = await self._nursery.start(self._endpoint, sock)
+        self._endpoints[version] = endpoint
+        if self.host:
+            self._nursery.start_soon(self._dispatch, endpoint)
+
+    async def _dispatch(self, endpoint: QuicEndpoint) -> None:
+        """Hand each QUIC connection peers open to the attempt that expects it (by the
+        candidate it comes from); close any other with one line."""
+        while True:
+            stream = await endpoint.accept()
+            wants = self._expected.get(_endpoint_of(stream.peer))
+            try:
+                if wants is None:
+                    raise trio.WouldBlock
+                wants.send_nowait(stream)
+            except (trio.WouldBlock, trio.BrokenResourceError):
+                self.report(f"hole punching: refused QUIC from {stream.name}: no peer named it")
+                await trio.aclose_forcefully(stream)
+
+    @contextlib.contextmanager
+    def expecting(
+        self, candidates: Sequence[PunchCandidate]
+    ) -> Iterator[trio.MemoryReceiveChannel[QuicStream]]:
+        """While the body runs, the QUIC connections from ``candidates`` (a host's)."""
+        send, receive = trio.open_memory_channel[QuicStream](MAX_PUNCH_CANDIDATES)
+        taken = [c.endpoint for c in candidates if c.endpoint not in self._expected]
+        for endpoint in taken:
+            self._expected[endpoint] = send
+        try:
+            yield receive
+        finally:
+            for endpoint in taken:
+                del self._expected[endpoint]
 
     async def _endpoint(
         self,
@@ -202,9 +235,6 @@ class PunchDoor:
         endpoint = self._endpoints[candidate.address.version]
         return await endpoint.connect(candidate.endpoint, timeout=timeout)
 
-    async def accept(self, version: int) -> QuicStream:
-        return await self._endpoints[version].accept()
-
 
 def _candidate(host: str, port: int) -> PunchCandidate:
     return PunchCandidate(ipaddress.ip_address(host), port)
@@ -225,11 +255,12 @@ async def punch(
     timing: Timing,
     report: Say,
     switch: Callable[[SecureStream], None],
+    peer: str = "joiner",
 ) -> None:
     """One hole-punching attempt over ``link`` (relayed; the peer's PUNCH comes in
     ``theirs_in``): ``switch`` to the punched path once it is authenticated with the
     key ``link`` plays with, or ``report`` one line why not. Bounded by
-    ``PUNCH_TIMEOUT``."""
+    ``PUNCH_TIMEOUT``. ``peer`` names the other side to a host: "joiner", "spectator"."""
 
     async def attempt() -> str | None:
         """Why the attempt failed, or None once it switched."""
@@ -246,30 +277,28 @@ async def punch(
             return "this side has no candidate (no STUN answer, no IPv6 address)"
         if not usable:
             told = "told no candidate" if not theirs else "told none of this side's families"
-            return f"the {'joiner' if door.host else 'host'} {told}"
-        opened = _accepted if door.host else _connected
+            return f"the {peer if door.host else 'host'} {told}"
         async with trio.open_nursery() as nursery:
             nursery.start_soon(door.probe, usable)
             try:
-                secure = await opened(door, usable, link.peer_key, identity, timing, report)
+                if door.host:
+                    secure = await _accepted(
+                        door, usable, link.peer_key, peer, identity, timing, report
+                    )
+                else:
+                    secure = await _connected(door, usable, link.peer_key, identity, timing, report)
             except NoRouteError as exc:
                 return printable(str(exc))
             nursery.cancel_scope.cancel()
         switch(secure)
         return None
 
-    if door.busy:
-        return
-    door.busy = True
-    try:
-        with trio.move_on_after(PUNCH_TIMEOUT) as scope:
-            why = await attempt()
-        if scope.cancelled_caught:
-            why = f"no direct path opened within {PUNCH_TIMEOUT:g} s"
-        if why is not None:
-            report(f"hole punching failed: {why}; the game stays on the relay")
-    finally:
-        door.busy = False
+    with trio.move_on_after(PUNCH_TIMEOUT) as scope:
+        why = await attempt()
+    if scope.cancelled_caught:
+        why = f"no direct path opened within {PUNCH_TIMEOUT:g} s"
+    if why is not None:
+        report(f"hole punching failed: {why}; the game stays on the relay")
 
 
 async def _connected(
@@ -306,24 +335,21 @@ async def _connected(
 async def _accepted(
     door: PunchDoor,
     candidates: Sequence[PunchCandidate],
-    joiner_key: bytes,
+    peer_key: bytes,
+    peer: str,
     identity: Identity,
     timing: Timing,
     report: Say,
 ) -> SecureStream:
-    """The host's side: the first QUIC connection from one of the joiner's candidates
-    whose handshake proves the joiner's key; any other is closed with one line."""
+    """The host's side: the first QUIC connection from one of the peer's candidates
+    whose handshake proves the peer's key (a joiner's or a spectator's); one line for
+    each that does not."""
     wanted = {c.endpoint: c for c in candidates}
     won: list[SecureStream] = []
 
-    async def take(version: int, nursery: trio.Nursery) -> None:
-        while True:
-            stream = await door.accept(version)
-            candidate = wanted.get(_endpoint_of(stream.peer))
-            if candidate is None:
-                report(f"hole punching: refused QUIC from {stream.name}, not the joiner's")
-                await trio.aclose_forcefully(stream)
-                continue
+    async def take(arrivals: trio.MemoryReceiveChannel[QuicStream], nursery: trio.Nursery) -> None:
+        async for stream in arrivals:
+            candidate = wanted[_endpoint_of(stream.peer)]
             try:
                 secure = await open_channel(
                     stream,
@@ -334,18 +360,18 @@ async def _accepted(
                     frame_timeout=timing.frame_timeout,
                     path=punched_path(candidate),
                 )
-                won.append(await with_key(secure, joiner_key, "joiner"))
+                won.append(await with_key(secure, peer_key, peer))
             except NetError as exc:
                 report(f"hole punching: {candidate}: {printable(str(exc))}")
                 continue
             nursery.cancel_scope.cancel()
             return
 
-    async with trio.open_nursery() as nursery:
-        for version in sorted({c.address.version for c in candidates}):
-            nursery.start_soon(take, version, nursery)
+    with door.expecting(candidates) as arrivals:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(take, arrivals, nursery)
     if not won:
-        raise NoRouteError(["no QUIC connection came from the joiner"])
+        raise NoRouteError([f"no QUIC connection came from the {peer}"])
     return won[0]
 
 

@@ -271,6 +271,7 @@ class GameSession(Playing):
         spectators = self.spectators = Spectators(
             self.spectating, self.player.identity, self.player.name, self.player.say, self.timing
         )
+        spectators.punch_door = self.punch_door
         to_seat, seats = trio.open_memory_channel[SecureStream](ARRIVALS_QUEUED)
         try:
             async with _nursery() as nursery:

@@ -34,6 +34,7 @@ receive the rest; then every connection is closed.
 
 from __future__ import annotations
 
+import contextlib
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -42,7 +43,8 @@ from typing import Final
 import trio
 
 from dbnet.net.errors import NetError, VersionMismatchError
-from dbnet.net.handshake import CHAT_VERSION
+from dbnet.net.handshake import CHAT_VERSION, PUNCH_VERSION
+from dbnet.net.holepunch import PunchDoor, punch
 from dbnet.net.link import FloodError, Link, PeerSilentError, Timing
 from dbnet.net.messages import (
     MAX_REASON_LEN,
@@ -55,6 +57,7 @@ from dbnet.net.messages import (
     MessageError,
     Ping,
     Pong,
+    Punch,
     RematchMessage,
     Watch,
     decode_message,
@@ -147,6 +150,7 @@ class _Spectator:
     dialled: bool = False  # its candidates were tried (net.reverse): once at most
     stays: bool = False  # it sent REMATCH (true) after BYE (done): it stays for a rematch
     kept: bool = False  # ...and one was agreed: its connection goes on to the next game
+    punches: trio.MemorySendChannel[Punch] | None = None  # its PUNCH, to the attempt
 
 
 @dataclass
@@ -193,6 +197,9 @@ class Spectators:
         self._keep = False
         self.kept: list[tuple[SecureStream, str]] = []
         """The spectators that stay for the rematch agreed (``finish(keep=True)``)."""
+        self.punch_door: PunchDoor | None = None
+        """The host's punching sockets (``dbnet.net.holepunch``): a spectator on the relay
+        moves to a path punched to it, as the players' game does; None: it stays."""
 
     @property
     def watching(self) -> int:
@@ -419,6 +426,7 @@ class Spectators:
             with member.scope:
                 async with trio.open_nursery() as nursery:
                     nursery.start_soon(self._listen, member)
+                    self._start_punch(member)
                     await self._serve(member)
                     nursery.cancel_scope.cancel()
         finally:
@@ -577,6 +585,14 @@ class Spectators:
                 self._drop(member, "it left", quiet=True)
                 member.gone.set()
                 return
+            if isinstance(message, Punch):
+                if member.punches is not None:
+                    with contextlib.suppress(trio.WouldBlock, trio.BrokenResourceError):
+                        member.punches.send_nowait(message)  # the first one only
+                    member.punches = None
+                    continue
+                self._drop(member, "a spectator sends PUNCH only when asked")
+                return
             if isinstance(message, Candidates) and not member.dialled:
                 member.dialled = True  # once: any more are refused below
                 if link.stream.path == RELAY and self._nursery is not None:
@@ -594,9 +610,31 @@ class Spectators:
             if isinstance(message, Ping):
                 self._put(member, Pong(message.token))
 
+    def _start_punch(self, member: _Spectator) -> None:
+        """A spectator on the relay: try to punch a path to it (``dbnet.net.punch``),
+        once; it moves there when it opens (``_moved``). The attempt runs beside the
+        spectators, not in this one's tasks: the spectator leaves the relay as soon as
+        its end of the punched path is ready, an instant before this side's."""
+        link, door, nursery = member.link, self.punch_door, self._nursery
+        if door is None or nursery is None:
+            return
+        if link.stream.path != RELAY or link.stream.version < PUNCH_VERSION:
+            return
+        send, receive = trio.open_memory_channel[Punch](1)
+        member.punches = send
+
+        def switch(secure: SecureStream) -> None:
+            if self._nursery is not None:
+                self._nursery.start_soon(self._moved, member, secure)
+
+        nursery.start_soon(
+            punch, link, door, receive, self.identity, self.timing, door.report, switch,
+            "spectator",
+        )  # fmt: skip
+
     async def _dial_back(self, member: _Spectator, message: Candidates) -> None:
-        """Connect to a relayed spectator's candidates (``net.reverse``): the first that
-        proves its key and sends WATCH takes its place, the relayed connection is left."""
+        """Connect to a relayed spectator's candidates (``net.reverse``), then move it
+        there (``_moved``)."""
         link, who = member.link, f"{printable(member.name)} ({fingerprint(member.link.peer_key)})"
         try:
             secure = await dial_back(
@@ -610,6 +648,12 @@ class Spectators:
         except NetError as exc:
             self.say(f"spectator {who}: {dial_failure(exc)}")
             return
+        await self._moved(member, secure)
+
+    async def _moved(self, member: _Spectator, secure: SecureStream) -> None:
+        """The relayed spectator ``member`` on a direct path: the first that proves its
+        key and sends WATCH takes its place, the relayed connection is left."""
+        who = f"{printable(member.name)} ({fingerprint(member.link.peer_key)})"
         watch: Message | None = None
         with trio.move_on_after(self.timing.hello_timeout):
             try:

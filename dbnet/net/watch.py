@@ -20,7 +20,9 @@ A spectator never writes an entry: it sends WATCH, then only PINGs and PONGs.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 
 import trio
@@ -30,6 +32,8 @@ from dbnet.errors import DbnetError
 from dbnet.match.render import describe_result
 from dbnet.match.story import Event, Narrator
 from dbnet.net.errors import NetError
+from dbnet.net.handshake import PUNCH_VERSION
+from dbnet.net.holepunch import PunchDoor, punch
 from dbnet.net.link import FloodError, Link, Timing
 from dbnet.net.messages import (
     Bye,
@@ -39,6 +43,7 @@ from dbnet.net.messages import (
     MessageError,
     Ping,
     Pong,
+    Punch,
     RematchMessage,
     Watch,
 )
@@ -121,6 +126,13 @@ class Watching:
         """What may give this spectator another connection to the host (``switch_to``)
         and candidates to send it (``dbnet.net.reverse.joiner_door``), started by ``run``."""
         self.own_candidates: Candidates | None = None
+        self.punch_door: PunchDoor | None = None
+        """This spectator's punching sockets (``dbnet.net.holepunch``): on the relay, it
+        moves to a path punched to the host; None: it answers the host's PUNCH with none."""
+        self.punching: Callable[[], AbstractAsyncContextManager[PunchDoor | None]] | None = None
+        """Makes the punching sockets for the watch's time (``holepunch.punching``)."""
+        self._punches: trio.MemorySendChannel[Punch] | None = None  # to this link's attempt
+        self._punch_answered: Link | None = None  # the link whose PUNCH was answered
         self._next: SecureStream | None = None
         self._switch_scope = trio.CancelScope()
         self._records: list[bytes] = []  # every record verified, to check those sent again
@@ -169,7 +181,7 @@ class Watching:
         except NetError as exc:
             raise WatchError(f"cannot reach the host: {printable(str(exc))}") from exc
         try:
-            async with trio.open_nursery() as doors:
+            async with self._punching(), trio.open_nursery() as doors:
                 for door in self.doors:
                     self.own_candidates = await doors.start(door, self.switch_to)
                 while True:
@@ -216,6 +228,8 @@ class Watching:
                     await link.send(Watch(self.name, proof))
                     if secure.path == RELAY and self.own_candidates is not None:
                         nursery.start_soon(send_candidates, link, self.own_candidates, self.say)
+                    if secure.path == RELAY and secure.version >= PUNCH_VERSION:
+                        self._start_punch(link, nursery)
                     verdict = await self._follow(link)
                     if not self.stay and secure.version >= REMATCH_VERSION:
                         self.say(STAY_HINT)
@@ -257,6 +271,9 @@ class Watching:
             if isinstance(message, Bye):
                 self.say(f"no next game: {printable(message.reason)}")
                 return None
+            if isinstance(message, Punch):
+                await self._punched(link, message)
+                continue
             if not isinstance(message, Ping | Pong):
                 name = type(message).__name__.upper()
                 raise WatchError(f"the host broke the protocol: {name} between two games")
@@ -270,6 +287,43 @@ class Watching:
             raise WatchError(f"the host broke the protocol: {exc}") from exc
         if isinstance(message, Ping):
             await link.send(Pong(message.token))
+
+    @asynccontextmanager
+    async def _punching(self) -> AsyncIterator[None]:
+        """``punch_door`` from ``punching`` while the body runs, if there is one."""
+        if self.punching is None:
+            yield
+            return
+        async with self.punching() as self.punch_door:
+            yield
+
+    def _start_punch(self, link: Link, nursery: trio.Nursery) -> None:
+        """On the relay: try to move to a path punched to the host (``net.punch``)."""
+        door = self.punch_door
+        self._punches = None
+        if door is None:
+            return
+        send, receive = trio.open_memory_channel[Punch](1)
+        self._punches = send
+        nursery.start_soon(
+            punch, link, door, receive, self.identity, self.timing, door.report, self.switch_to
+        )
+
+    async def _punched(self, link: Link, message: Punch) -> None:
+        """The host's PUNCH: to this link's attempt; without one, answered with none
+        (once: any more are charged to the host's flood budget)."""
+        if self._punches is not None:
+            with contextlib.suppress(trio.WouldBlock, trio.BrokenResourceError):
+                self._punches.send_nowait(message)
+            self._punches = None
+        elif self._punch_answered is not link:
+            self._punch_answered = link
+            await link.send(Punch(()))
+        else:
+            try:
+                link.charge()
+            except FloodError as exc:
+                raise WatchError(f"the host broke the protocol: {exc}") from exc
 
     def _reset(self) -> None:
         """Forget the last game (its replay is closed) before the next one's HELLO."""
@@ -319,6 +373,8 @@ class Watching:
                 self._chat(message.line)
             elif isinstance(message, Ping | Pong):
                 await self._keep_alive(link, message)
+            elif isinstance(message, Punch):
+                await self._punched(link, message)
             else:
                 raise WatchError("the host sent WATCH: it is not a host")
 

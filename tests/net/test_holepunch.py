@@ -9,7 +9,8 @@ hands them to each side."""
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import msgpack
@@ -32,12 +33,16 @@ from dbnet.net.punch import (
 )
 from dbnet.net.quic import QuicStream, open_quic_endpoint
 from dbnet.net.session_values import Outcome
+from dbnet.net.spectators import Spectating
 from dbnet.net.stream import SecureStream
+from dbnet.net.watch import Watching
 from dbnet.replay.verify import VerdictStatus
 
 from .helpers import ALICE, BOB
-from .sessions import Side
+from .sessions import Network, Side, make_side, run_side
 from .test_reverse import play_relayed
+from .test_session_invite import SECRET, relayed, with_secret
+from .test_spectators import CAROL
 
 LIMIT = 60
 
@@ -324,3 +329,75 @@ async def test_a_host_of_channel_version_4_keeps_the_game_on_the_relay(tmp_path:
     assert not host.saw("path: ")
     assert not joiner.saw("path: ")
     assert joiner.verdict().status is VerdictStatus.COMPLETE
+
+
+# --- a spectator on the relay moves to a path punched to it -----------------------------------
+
+WATCH_SECRET = bytes(range(2, 18))
+
+
+@pytest.mark.parametrize("carol_punches", [True, False])
+async def test_a_spectator_on_the_relay_moves_to_a_punched_path(
+    tmp_path: Path, carol_punches: bool
+) -> None:
+    """Spectators ride the same paths as the players: one that came through the relay is
+    punched to as the joiner is, and watches on over the punched path, every entry
+    verified, its replay the host's byte for byte. A spectator that does not punch
+    answers the host's PUNCH with none, and watches on over the relay."""
+    host = with_secret(make_side(tmp_path, "alice", identity=ALICE, host=True), SECRET)
+    host.session.spectating = Spectating(1, secret=WATCH_SECRET)
+    joiner = with_secret(make_side(tmp_path, "bob", identity=BOB, host=False), SECRET)
+    said: list[str] = []
+    watching = Watching(
+        CAROL,
+        "carol",
+        say=said.append,
+        expect=ALICE.fingerprint,
+        secret=WATCH_SECRET,
+        replay_path=tmp_path / "carol.dbnr",
+    )
+    network = Network()
+    verdicts: list[object] = []
+    reported: list[str] = []
+
+    @asynccontextmanager
+    async def carol_punching() -> AsyncIterator[PunchDoor]:
+        async with trio.open_nursery() as nursery:
+            yield loopback_door(nursery, host=False, report=reported.append)
+            nursery.cancel_scope.cancel()
+
+    if carol_punches:
+        watching.punching = carol_punching
+
+    async def spectate() -> None:
+        try:
+            verdicts.append(await watching.run(relayed(network, CAROL)))
+        finally:
+            watching.close()
+
+    with trio.fail_after(LIMIT):
+        async with trio.open_nursery() as nursery:
+            host.session.punch_door = loopback_door(nursery, host=True, report=reported.append)
+            nursery.start_soon(run_side, host, lambda: host.session.serve(network.arrivals))
+            nursery.start_soon(spectate)
+            with trio.fail_after(10):
+                while carol_punches and f"path: {PUNCHED_PATH}" not in said:
+                    await trio.sleep(0.01)
+            await run_side(joiner, lambda: joiner.session.join(relayed(network)))
+            with trio.fail_after(10):
+                while not verdicts or host.outcome is None:
+                    await trio.sleep(0.01)
+            nursery.cancel_scope.cancel()
+    for side in (host, joiner):
+        if side.session.writer is not None:
+            side.session.writer.close()
+    assert host.outcome is Outcome.COMPLETE, host.said
+    assert verdicts[0].status is VerdictStatus.COMPLETE, said  # type: ignore[attr-defined]
+    carol = f"carol ({CAROL.fingerprint})"
+    assert host.saw(f"spectator {carol} is watching via relay"), host.said
+    assert host.saw(f"path: {PUNCHED_PATH} for the spectator {carol}") == carol_punches
+    assert host.saw(f"spectator {carol} is watching via {PUNCHED_PATH}") == carol_punches
+    if not carol_punches:
+        told = "hole punching failed: the spectator told no candidate; the game stays on the relay"
+        assert told in reported, reported
+    assert (tmp_path / "carol.dbnr").read_bytes() == host.path.read_bytes()

@@ -117,7 +117,10 @@ class PunchDoor:
             except StunError as exc:
                 self.report(f"hole punching: no public IPv4 endpoint: {exc}")
             else:
-                self.report(f"public endpoint (STUN {format_address(self.stun)}): {seen}")
+                self.report(
+                    f"hole punching: this side's UDP socket is seen at {seen} "
+                    f"(STUN {format_address(self.stun)})"
+                )
                 try:
                     found.append(_candidate(seen.host, seen.port))
                 except (ValueError, PunchCandidateError) as exc:

@@ -343,4 +343,4 @@ async def test_a_relayed_game_moves_to_a_path_punched_between_two_processes(
         assert side.saw("path: direct (hole punched)"), side.output()
         assert connected[-1].endswith(" via direct (hole punched)"), side.output()
         assert not side.saw("connection lost"), side.output()
-    assert host.saw("public endpoint (STUN 127.0.0.1:"), host.output()
+    assert host.saw("hole punching: this side's UDP socket is seen at 127.0.0.1:"), host.output()

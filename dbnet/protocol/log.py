@@ -43,7 +43,7 @@ from dbnet.engine.kept import KeptFor
 from dbnet.errors import DbnetError
 from dbnet.protocol import dice
 from dbnet.protocol.errors import InvalidEntryError
-from dbnet.protocol.identity import verify
+from dbnet.protocol.identity import verifier, verify
 from dbnet.wire import codec
 from dbnet.wire.codec import (
     AcceptBody,
@@ -95,6 +95,22 @@ class UncheckedSignature(NamedTuple):
         """Raise InvalidEntryError unless the signature is valid."""
         if not self.valid():
             raise InvalidEntryError(self.seq, self.problem(), self.record)
+
+
+def first_invalid(unchecked: Sequence[UncheckedSignature]) -> UncheckedSignature | None:
+    """The first of ``unchecked``, in order, whose signature is not valid; None when every
+    one is. ``UncheckedSignature.valid`` for each, but each key is checked once
+    (``identity.verifier``), not at every entry."""
+    checks: dict[bytes, Callable[[bytes, bytes], bool]] = {}
+    for signature in unchecked:
+        key = signature.key
+        check = checks.get(key)
+        if check is None:
+            check = checks[key] = verifier(key)
+        signed = signature.signed
+        if not check(signed.signature, codec.signing_message(signed.signed)):
+            return signature
+    return None
 
 
 def _bad_signature(author: Player) -> str:
@@ -293,6 +309,8 @@ class GameLog:
         """The protocol version of the OFFER, which every later entry must have too."""
         self.rules = body.rules
         self.keys: tuple[bytes, bytes] = (body.keys[0], body.keys[1])
+        self._verifiers = (verifier(self.keys[0]), verifier(self.keys[1]))
+        """``identity.verify`` with each player's key, checked once (by ``Player``)."""
         self.chain_length = body.chain
         self.clock = body.clock
         """The game's clock, ``(base, increment)`` in ms (protocol version 3), or None: then
@@ -418,16 +436,18 @@ class GameLog:
                 signed, entry = codec.decode_signed_entry(record)
             except DbnetError as exc:
                 raise InvalidEntryError(seq, f"malformed: {exc}", record) from exc
-        author = self._check_envelope(seq, entry, record, clock_claim=is_clock_claim(entry.body))
+        kind = entry.kind  # only a CLAIM's body can be a clock claim: most entries ask no more
+        clock_claim = kind is _CLAIM and is_clock_claim(entry.body)
+        author = self._check_envelope(seq, entry, record, clock_claim=clock_claim)
         if unchecked is not None:
             unchecked.append(UncheckedSignature(seq, author, self.keys[author], signed, record))
-        elif not verify(
-            self.keys[author], signed.signature, codec.signing_message(signed.signed)
+        elif not self._verifiers[author](
+            signed.signature, codec.signing_message(signed.signed)
         ):  # ``UncheckedSignature.check``, without making one
             raise InvalidEntryError(seq, _bad_signature(author), record)
         if not atomic:
             try:
-                self._apply(seq, author, entry.kind, entry.body, record)
+                self._apply(seq, author, kind, entry.body, record)
             except BaseException:
                 if self.teller is not None:
                     self.teller.refused()
@@ -435,7 +455,7 @@ class GameLog:
         else:
             self._keep_checkpoint()
             try:
-                self._apply(seq, author, entry.kind, entry.body, record)
+                self._apply(seq, author, kind, entry.body, record)
             except BaseException:
                 self._undo()
                 raise

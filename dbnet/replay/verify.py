@@ -399,6 +399,7 @@ class ReplayVerifier:
         log = self.log
         assert log is not None
         offsets, unchecked, kept = self._offsets, self._unchecked, self.kept
+        append, clocked = log.append, log.clock is not None  # looked up once, not per entry
         while True:
             batch: list[tuple[int, int, bytes]] = []
             framing: ReplayError | None = None
@@ -416,16 +417,17 @@ class ReplayVerifier:
             except DbnetError:
                 pass  # ``append`` decodes that record again when its turn comes, and says why
             if kept is not None:
-                kept += (record for _, _, record in batch)
+                kept.extend([record for _, _, record in batch])
+            whole = len(decoded)
             for k, (index, record_offset, record) in enumerate(batch):
                 offsets.append(record_offset)
-                if log.clock is not None:
+                if clocked:
                     self._note_due(log)
-                log.append(
+                append(
                     record,
                     atomic=False,
                     unchecked=unchecked,
-                    decoded=decoded[k] if k < len(decoded) else None,
+                    decoded=decoded[k] if k < whole else None,
                 )
                 self.records = index + 1
             if framing is not None:

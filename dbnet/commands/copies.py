@@ -14,7 +14,8 @@ of the work that no worker shares. Here the same functions (``gamefile.entry_has
 ``dbnet verify``): cheap given the answers. It runs once to learn which pairs of copies
 are compared (a dry run: ``fork`` is asked, and told nothing), their comparisons are made
 in the workers, and it runs again with them. A question not answered in the workers (none
-should be) is answered here, as in one process.
+should be) is answered here, as in one process; so are a few (fewer than
+``PARALLEL_FROM``: a pool would cost more than it saves), and all with one job.
 """
 
 from __future__ import annotations
@@ -37,8 +38,8 @@ def read_in_workers(
     run: Callable[[Hashes, Fork | None], R], facts: Sequence[GameFile], jobs: int
 ) -> R:
     """``run(hashes, fork)``, its copies read in ``jobs`` workers (see the module)."""
-    uneven = _uneven_copies(facts)
-    if not uneven:  # every game's copies agree: nothing is read again
+    uneven = _uneven_copies(facts) if jobs > 1 else []
+    if not uneven:  # one process, or every game's copies agree: as ``games_of`` reads
         return run(entry_hashes, None)
     found = dict(zip(uneven, map_files(_hashes_of, uneven, jobs), strict=True))
 

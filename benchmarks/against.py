@@ -17,7 +17,10 @@ whose workers are other processes: wall-clock time there (``time.perf_counter``)
   ``dbnet selfplay --a random --b random`` games, made once into ``--folder``):
   ``commands.event.read_all`` then ``replay.event.report``, with ``--jobs 1`` for both
   versions; then this checkout with ``--jobs 1`` against ``--jobs N`` (N = the CPUs this
-  process may use), alternated the same way.
+  process may use), alternated the same way; then the parts of ``--jobs N`` that this
+  process does alone (listing the folder, gathering the workers' results, the report),
+  in CPU time, each worker's CPU time, and the speed-up these bound on N idle cores
+  (the wall-clock ratio is depressed by whatever else the machine runs).
 
 The signed log's own A/B (``dbnet selfplay``'s decisions) is ``benchmarks/lockstep.py``.
 Asserts only that both versions reach the same verdicts; timings depend on the machine.
@@ -45,9 +48,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from lockstep import package_at
 
-from dbnet.commands.verify import jobs_for
+from dbnet.commands.copies import read_in_workers
+from dbnet.commands.verify import find_replays, jobs_for
+from dbnet.commands.workers import map_files
 from dbnet.protocol.identity import verify
+from dbnet.replay.event import Points, report
 from dbnet.replay.file import read_replay
+from dbnet.replay.gamefile import examine
 from dbnet.wire.entries import decode_signed_entry, signing_message
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -176,6 +183,23 @@ def event_files(folder: Path, count: int) -> list[str]:
     return [str(path) for path in have[:count]]
 
 
+def agrees(ours: object, theirs: object) -> bool:
+    """Whether this checkout's JSON says what the revision's says: the same values, and
+    every field of the revision's (fields added since, such as ``won_by_forfeit``, are
+    not compared)."""
+    if isinstance(theirs, dict):
+        return isinstance(ours, dict) and all(
+            key in ours and agrees(ours[key], value) for key, value in theirs.items()
+        )
+    if isinstance(theirs, list):
+        return (
+            isinstance(ours, list)
+            and len(ours) == len(theirs)
+            and all(agrees(a, b) for a, b in zip(ours, theirs, strict=True))
+        )
+    return ours == theirs
+
+
 def compare_event(other: str, rounds: int, files: list[str]) -> None:
     """The event by both versions with ``--jobs 1`` (CPU time), then this checkout's
     ``--jobs 1`` and ``--jobs N`` (wall time: the workers' CPU is not this process's)."""
@@ -189,7 +213,7 @@ def compare_event(other: str, rounds: int, files: list[str]) -> None:
 
         versions[name] = run
     ours, theirs = versions["ours"](1), versions["theirs"](1)
-    assert ours.to_json() == theirs.to_json(), "the versions disagree on the event"
+    assert agrees(ours.to_json(), theirs.to_json()), "the versions disagree on the event"
     assert versions["ours"](jobs).to_json() == ours.to_json(), "--jobs changes the event"
     times = alternate(
         rounds,
@@ -226,6 +250,51 @@ def compare_event(other: str, rounds: int, files: list[str]) -> None:
         f"  one more {parallel} run: {wall:.2f} s wall; the workers' CPU {busy:.2f} s "
         f"({busy / wall:.2f} cores busy on average), this process's {own:.2f} s; the load "
         f"average of the machine {os.getloadavg()[0]:.2f}"
+    )
+    serial_parts(files, jobs, min(times["ours"]))
+
+
+def timed_examine(path: str) -> tuple[int, float, object]:
+    """``examine`` in a worker, with the worker's id and its CPU time so far."""
+    facts = examine(path)
+    return os.getpid(), time.process_time(), facts
+
+
+def serial_parts(files: list[str], jobs: int, one: float) -> None:
+    """What ``dbnet event --jobs N`` does in this process alone, timed (CPU time, so
+    that other programs count against none of it): listing the folder, gathering the
+    workers' results, the report; and each worker's CPU time (the busiest bounds the
+    run). ``one`` is the CPU time of the whole event in one process."""
+    folder = os.path.commonpath(files)
+    clock = time.process_time
+    started = clock()
+    listed = find_replays([folder])
+    listing = clock() - started
+    if sorted(listed) != sorted(files):  # a folder with other files too: these alone
+        listed = files
+    started = clock()
+    results = list(map_files(timed_examine, listed, jobs))
+    gathering = clock() - started
+    facts: list[Any] = [facts for _, _, facts in results]
+    started = clock()
+    read_in_workers(lambda h, f: report(facts, Points(3, 1, 0), h, fork=f), facts, jobs)
+    reporting = clock() - started
+    by_worker: dict[int, float] = {}
+    for pid, cpu, _ in results:
+        by_worker[pid] = max(cpu, by_worker.get(pid, 0.0))
+    parent = listing + gathering + reporting
+    work = sum(by_worker.values())
+    busiest = max(by_worker.values())
+    print(
+        f"  this process alone, CPU s: listing {listing:.3f}, gathering the results "
+        f"{gathering:.3f}, the report {reporting:.3f}: {parent:.3f} of {parent + work:.2f} "
+        f"({parent / (parent + work):.1%} serial); the workers' CPU s: "
+        + ", ".join(f"{cpu:.2f}" for cpu in sorted(by_worker.values()))
+    )
+    print(
+        f"  on {jobs} idle cores: at most {one / (parent + busiest):.2f}x as fast as one "
+        f"process ({one:.2f} s / (this process {parent:.2f} s + the busiest worker "
+        f"{busiest:.2f} s), start-up and pipes aside)"
     )
 
 

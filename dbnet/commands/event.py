@@ -24,7 +24,9 @@ from typing import Final
 
 import dbnet
 from dbnet.commands import swiss
-from dbnet.commands.verify import UsageError, find_replays, jobs_for, map_files, with_progress
+from dbnet.commands.copies import read_in_workers
+from dbnet.commands.verify import UsageError, find_replays, jobs_for, with_progress
+from dbnet.commands.workers import map_files
 from dbnet.replay.event import FAILING, EventGame, Points, Report, headline, report
 from dbnet.replay.event_page import event_page
 from dbnet.replay.gamefile import GameFile, examine
@@ -45,7 +47,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"dbnet event: {exc}", file=sys.stderr)
         return EXIT_USAGE
     facts = read_all(files, jobs)
-    event = report(facts, Points(*args.points))
+    points = Points(*args.points)
+    event = read_in_workers(lambda h, f: report(facts, points, h, fork=f), facts, jobs)
     if args.json:
         print(json.dumps(event.to_json(), indent=2))
     elif args.html:

@@ -19,7 +19,8 @@ from typing import Final
 
 import dbnet
 from dbnet.commands.swiss_arguments import VERBS
-from dbnet.commands.verify import UsageError, find_replays, jobs_for, map_files, with_progress
+from dbnet.commands.verify import UsageError, find_replays, jobs_for, with_progress
+from dbnet.commands.workers import map_files
 from dbnet.errors import DbnetError
 from dbnet.replay.event import FAILING, Points, Report, report
 from dbnet.replay.gamefile import GameFile, examine

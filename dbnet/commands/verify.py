@@ -22,15 +22,16 @@ result); 2 for usage errors (a path that does not exist, a folder without replay
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
 import json
 import os
 import shutil
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Final, TextIO, TypeVar
 
+from dbnet.commands.copies import read_in_workers
+from dbnet.commands.workers import map_files
 from dbnet.errors import DbnetError
 from dbnet.protocol.chat import chat_path, read_chat
 from dbnet.protocol.log import GameLog
@@ -45,7 +46,6 @@ from dbnet.text import counted, printable
 EXIT_OK: Final = 0
 EXIT_FAILED: Final = 1
 EXIT_USAGE: Final = 2
-PARALLEL_FROM: Final = 8  # fewer files than this are checked in this process
 MIN_WIDTH: Final = 80
 BAR_WIDTH: Final = 30
 MIN_RESULT_WIDTH: Final = 40
@@ -75,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     facts = with_progress(map_files(examine, files, jobs), len(files))
     verdicts = [f.verdict for f in facts]
-    proven = [g for g in games_of(facts) if g.proofs]
+    games = read_in_workers(lambda h, f: games_of(facts, h, f), facts, jobs)
+    proven = [g for g in games if g.proofs]
     if args.json:
         print(json.dumps(json_document(verdicts, proven), indent=2))
     elif len(verdicts) == 1:
@@ -165,18 +166,6 @@ def verify_files(files: Sequence[str], jobs: int) -> Iterator[Verdict]:
     """The verdicts on ``files``, in order; in ``jobs`` worker processes when there are
     many files (signature checks dominate and a process uses one core)."""
     return map_files(verify_file, files, jobs)
-
-
-def map_files(work: Callable[[str], T], files: Sequence[str], jobs: int) -> Iterator[T]:
-    """``work`` on each of ``files``, in order; in ``jobs`` worker processes when there are
-    many files. ``work`` must be a module-level function (it is sent to the workers by
-    name) that never raises for a bad file (``dbnet event`` reuses this)."""
-    if jobs <= 1 or len(files) < PARALLEL_FROM:
-        yield from map(work, files)
-        return
-    chunk = max(1, min(16, len(files) // (jobs * 4)))
-    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
-        yield from pool.map(work, files, chunksize=chunk)
 
 
 def with_progress(results: Iterable[T], total: int) -> list[T]:

@@ -25,6 +25,7 @@ import hashlib
 import os
 import re
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, Literal
@@ -47,6 +48,7 @@ __all__ = [
     "fingerprint",
     "public_key_problem",
     "same_fingerprint",
+    "verifier",
     "verify",
 ]
 
@@ -144,6 +146,32 @@ def verify(public_key: bytes, signature: bytes, message: bytes) -> bool:
     except (CryptoError, ValueError, TypeError):
         return False
     return True
+
+
+def verifier(public_key: bytes) -> Callable[[bytes, bytes], bool]:
+    """``verify`` for many signatures by one key: ``verifier(key)(signature, message)`` is
+    ``verify(key, signature, message)``, the key checked once (``public_key_problem``),
+    not at every signature: a verifier checks hundreds of a file's entries by each key."""
+    if public_key_problem(public_key) is not None:
+        return _never
+
+    def check(signature: bytes, message: bytes) -> bool:
+        if type(signature) is not bytes or len(signature) != SIGNATURE_SIZE:
+            return False
+        if not isinstance(message, bytes):
+            return False
+        try:
+            crypto_sign_open(signature + message, public_key)
+        except (CryptoError, ValueError, TypeError):
+            return False
+        return True
+
+    return check
+
+
+def _never(signature: bytes, message: bytes) -> bool:
+    """The verifier of a key that cannot be a player's: no signature is valid."""
+    return False
 
 
 @dataclass(frozen=True, slots=True)

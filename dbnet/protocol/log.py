@@ -45,7 +45,7 @@ from dbnet.protocol.claims import (
 )
 from dbnet.protocol.errors import InvalidEntryError
 from dbnet.protocol.genesis import check_offer, offered_game
-from dbnet.protocol.identity import verify
+from dbnet.protocol.identity import verifier, verify
 from dbnet.protocol.rolls import MAX_DICE, EntryLinks, LinkSource, Roll, check_link
 from dbnet.protocol.signatures import UncheckedSignature, bad_signature
 from dbnet.wire.bodies import (
@@ -164,6 +164,8 @@ class GameLog:
         """The protocol version of the OFFER, which every later entry must have too."""
         self.rules = body.rules
         self.keys: tuple[bytes, bytes] = (body.keys[0], body.keys[1])
+        self._verifiers = (verifier(self.keys[0]), verifier(self.keys[1]))
+        """``identity.verify`` with each player's key, checked once (by ``Player``)."""
         self.chain_length = body.chain
         self.clock = body.clock
         """The game's clock, ``(base, increment)`` in ms (protocol version 3), or None: then
@@ -289,7 +291,9 @@ class GameLog:
                 signed, entry = decode_signed_entry(record)
             except DbnetError as exc:
                 raise InvalidEntryError(seq, f"malformed: {exc}", record) from exc
-        author = self._check_envelope(seq, entry, record, clock_claim=is_clock_claim(entry.body))
+        kind = entry.kind  # only a CLAIM's body can be a clock claim: most entries ask no more
+        clock_claim = kind is _CLAIM and is_clock_claim(entry.body)
+        author = self._check_envelope(seq, entry, record, clock_claim=clock_claim)
         if unchecked is not None:
             unchecked.append(UncheckedSignature(seq, author, self.keys[author], signed, record))
         elif not verify(
@@ -298,7 +302,7 @@ class GameLog:
             raise InvalidEntryError(seq, bad_signature(author), record)
         if not atomic:
             try:
-                self._apply(seq, author, entry.kind, entry.body, record)
+                self._apply(seq, author, kind, entry.body, record)
             except BaseException:
                 if self.teller is not None:
                     self.teller.refused()
@@ -306,7 +310,7 @@ class GameLog:
         else:
             self._keep_checkpoint()
             try:
-                self._apply(seq, author, entry.kind, entry.body, record)
+                self._apply(seq, author, kind, entry.body, record)
             except BaseException:
                 self._undo()
                 raise

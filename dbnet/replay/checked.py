@@ -2,9 +2,9 @@
 ``export`` (and the replay viewer) all read through here.
 
 ``read_checked`` loads the file with ``load_bytes`` (a regular file of at most
-``MAX_FILE_SIZE`` bytes), verifies it with ``verify_replay`` and keeps only the
-records the verifier accepted, framed again up to the first invalid one and no
-further. So a hostile file costs the commands what verifying it costs: a file of
+``MAX_FILE_SIZE`` bytes), verifies it as ``verify_replay`` does and keeps only the
+records the verifier accepted, as the verifier framed them: those before the first
+invalid one. So a hostile file costs the commands what verifying it costs: a file of
 millions of tiny records after a bad one is never framed past that one.
 """
 
@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 from dbnet.protocol.log import GameLog
 from dbnet.replay.evidence import EVIDENCE_MAGIC, check_evidence
-from dbnet.replay.file import iter_records, load_bytes
-from dbnet.replay.verify import Verdict, VerdictStatus, verify_replay
+from dbnet.replay.file import load_bytes
+from dbnet.replay.verify import ReplayVerifier, Verdict, VerdictStatus
 
 __all__ = ["CheckedReplay", "check_bytes", "read_checked"]
 
@@ -35,25 +35,21 @@ def check_bytes(
     data: bytes, *, where: str, attach: Callable[[GameLog], None] | None = None
 ) -> CheckedReplay:
     """Verify ``data`` (a whole file's bytes, named ``where``) and keep its valid records;
-    ``attach`` is ``verify_replay``'s (to tell the story as the file is verified).
+    ``attach`` is ``verify_replay``'s (to tell the story as the file is verified); the
+    records are those the verifier read, kept as it read them (``ReplayVerifier.kept``).
 
     Equivocation evidence (``dbnet.replay.evidence``) is checked as such: its verdict,
     and no records (it is not a game to tell)."""
     if data.startswith(EVIDENCE_MAGIC):
         return CheckedReplay(check_evidence(data, where=where), ())
-    verdict = verify_replay(data, where=where, attach=attach)
-    stop: int | None = None
+    verifier = ReplayVerifier(where, attach=attach, keep=True)
+    verdict = verifier.run(data)
+    read = verifier.kept
+    assert read is not None
     if verdict.status is VerdictStatus.INVALID:
         stop = verdict.record or 0  # None: a bad magic, nothing is valid
-    records: list[bytes] = []
-    if stop != 0:
-        # the verifier framed these records already: no error can come before ``stop``,
-        # and the generator is not asked for the record at ``stop`` (it could be torn)
-        for _index, _offset, record in iter_records(data, where=where):
-            records.append(record)
-            if len(records) == stop:
-                break
-    return CheckedReplay(verdict, tuple(records))
+        return CheckedReplay(verdict, tuple(read[:stop]))
+    return CheckedReplay(verdict, tuple(read))
 
 
 def read_checked(path: str | os.PathLike[str]) -> CheckedReplay:

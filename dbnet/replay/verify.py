@@ -40,7 +40,7 @@ from dbnet.protocol.dice import ChainVerifier
 from dbnet.protocol.errors import InvalidEntryError
 from dbnet.protocol.identity import fingerprint
 from dbnet.protocol.log import GameLog, Status
-from dbnet.protocol.signatures import UncheckedSignature
+from dbnet.protocol.signatures import UncheckedSignature, first_invalid
 from dbnet.replay.errors import ReplayError
 from dbnet.replay.file import HEADER_OFFSET, decode_header, iter_records
 from dbnet.text import counted
@@ -279,7 +279,9 @@ class ReplayVerifier:
     do this). After an invalid record the verifier is spent.
     """
 
-    def __init__(self, where: str, *, attach: Callable[[GameLog], None] | None = None) -> None:
+    def __init__(
+        self, where: str, *, attach: Callable[[GameLog], None] | None = None, keep: bool = False
+    ) -> None:
         self.where = where
         self._attach = attach
         """Called with the log once its OFFER is checked (``verify_replay``)."""
@@ -294,9 +296,13 @@ class ReplayVerifier:
         self._due: dict[int, Owed] = {}
         """In a game with a clock: what each entry of the game in play was due as (who
         owed it, and what), by seq; a clock claim may name an entry that came late."""
+        self.kept: list[bytes] | None = [] if keep else None
+        """With ``keep``: every record read, by record index (those from an invalid one on
+        are not valid: ``replay.checked`` keeps the records before it)."""
 
     def copy(self) -> ReplayVerifier:
         twin = ReplayVerifier(self.where)
+        twin.kept = None if self.kept is None else list(self.kept)
         twin.header = self.header
         twin.records = self.records
         twin.log = None if self.log is None else _copy_log(self.log)
@@ -333,13 +339,11 @@ class ReplayVerifier:
         comes before any later problem and after any earlier one, as if checked there.
         """
         unchecked, self._unchecked = self._unchecked, []
-        for signature in unchecked:
-            if not signature.valid():
-                record = signature.seq + 1
-                return self._invalid(
-                    record, self._offsets[record], signature.problem(), seq=signature.seq
-                )
-        return None
+        signature = first_invalid(unchecked)
+        if signature is None:
+            return None
+        record = signature.seq + 1
+        return self._invalid(record, self._offsets[record], signature.problem(), seq=signature.seq)
 
     def add(self, record: bytes) -> None:
         """Check the next record, its signature included (``run`` checks many faster).
@@ -364,6 +368,8 @@ class ReplayVerifier:
         """
         index = self.records
         self._offsets.append(record_offset)
+        if self.kept is not None:
+            self.kept.append(record)
         if index == 0:
             self.header = decode_header(record, where=self.where)
         elif index == 1:
@@ -388,7 +394,8 @@ class ReplayVerifier:
         """
         log = self.log
         assert log is not None
-        offsets, unchecked = self._offsets, self._unchecked
+        offsets, unchecked, kept = self._offsets, self._unchecked, self.kept
+        append, clocked = log.append, log.clock is not None  # looked up once, not per entry
         while True:
             batch: list[tuple[int, int, bytes]] = []
             framing: ReplayError | None = None
@@ -405,15 +412,18 @@ class ReplayVerifier:
                     decoded.append(decode_signed_entry(record))
             except DbnetError:
                 pass  # ``append`` decodes that record again when its turn comes, and says why
+            if kept is not None:
+                kept.extend([record for _, _, record in batch])
+            whole = len(decoded)
             for k, (index, record_offset, record) in enumerate(batch):
                 offsets.append(record_offset)
-                if log.clock is not None:
+                if clocked:
                     self._note_due(log)
-                log.append(
+                append(
                     record,
                     atomic=False,
                     unchecked=unchecked,
-                    decoded=decoded[k] if k < len(decoded) else None,
+                    decoded=decoded[k] if k < whole else None,
                 )
                 self.records = index + 1
             if framing is not None:

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from dbnet.commands.verify import PARALLEL_FROM, jobs_for
+from dbnet.commands.verify import jobs_for
+from dbnet.commands.workers import PARALLEL_FROM
 
 from .test_event import dbnet
 

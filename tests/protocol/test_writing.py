@@ -10,12 +10,15 @@ from the records, and that the game goes on to its end.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from dbnet.engine import ChanceRequest, Decision, GameSetup, Player
 from dbnet.match.story import Narrator
 from dbnet.protocol.errors import InvalidEntryError, LocalProtocolError
 from dbnet.protocol.identity import Identity
+from dbnet.protocol.identity import verifier as real_verifier
 from dbnet.protocol.identity import verify as real_verify
 from dbnet.protocol.log import CHECKPOINT_EVERY, GameLog, Status
 from dbnet.protocol.peer import Peer
@@ -85,8 +88,18 @@ def test_each_signature_is_made_once_and_verified_once(
         verified.append(message)
         return real_verify(key, signature, message)
 
+    def verifier(key: bytes) -> Callable[[bytes, bytes], bool]:
+        check = real_verifier(key)
+
+        def counted(signature: bytes, message: bytes) -> bool:
+            verified.append(message)
+            return check(signature, message)
+
+        return counted
+
     monkeypatch.setattr(Identity, "sign", sign)
-    monkeypatch.setattr("dbnet.protocol.log.verify", verify)
+    monkeypatch.setattr("dbnet.protocol.log.verify", verify)  # the OFFER's
+    monkeypatch.setattr("dbnet.protocol.log.verifier", verifier)  # each key's, for the rest
     pair = Pair.start(setup, SEED)
     pair.run_to_end(choose)
     assert pair.a.log.status is Status.COMPLETE

@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime
 import functools
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import trio
 
@@ -17,7 +18,7 @@ from dbnet.errors import DbnetError, KnownPeerMismatchError
 from dbnet.match.story import EventKind, Narrator
 from dbnet.net.clocks import SessionClocks
 from dbnet.net.link import Link, Timing
-from dbnet.net.messages import Bye, Entry, Hello, Message, Ping, Pong
+from dbnet.net.messages import Bye, Entry, Hello, Message, Ping, Pong, Punch
 from dbnet.net.offer_terms import (
     _check_limited_offer,
     _limited_offer,
@@ -72,6 +73,10 @@ class Greeting:
     _peer_remembered: bool
     clocks: SessionClocks
     _changed: _Signal
+
+    if TYPE_CHECKING:
+
+        def _punched(self, link: Link, message: Punch) -> None: ...  # Playing's
 
     @staticmethod
     def _started(game: RemoteGame | None) -> bool:
@@ -383,6 +388,8 @@ class Greeting:
                 if isinstance(message, Hello):
                     raise GameSessionError("the host sent HELLO twice")
                 link.charge()
+                if isinstance(message, Punch):  # the hole punch starts beside the OFFER
+                    self._punched(link, message)
                 if isinstance(message, Ping):
                     await link.send(Pong(message.token))
         if not isinstance(message, Entry):

@@ -12,6 +12,7 @@ import ipaddress
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import msgpack
 import pytest
@@ -206,6 +207,7 @@ async def play_punched(
     joiner_punches: bool = True,
     host_versions: tuple[int, ...] = SUPPORTED_VERSIONS,
     cut_first_punched: bool = False,
+    slow_offer: bool = False,
 ) -> tuple[Side, Side]:
     """A whole game that starts on the relay, both sides with punching sockets on
     loopback (but where a side ``..._punches`` is False); their ``--verbose`` lines are
@@ -221,6 +223,14 @@ async def play_punched(
                 side.session.punch_door = loopback_door(
                     nursery, host=role == "host", report=reported[role].append
                 )
+        if slow_offer:  # the host's PUNCH overtakes its OFFER
+            ensure = host.session._ensure_game
+
+            async def slowly(*args: Any) -> Any:
+                await trio.sleep(0.3)
+                return await ensure(*args)
+
+            host.session._ensure_game = slowly  # type: ignore[method-assign]
         if cut_first_punched:
             switch = joiner.session.switch_to
             cut: list[SecureStream] = []
@@ -256,6 +266,15 @@ async def test_a_relayed_game_moves_to_the_punched_path(tmp_path: Path) -> None:
         assert side.saw(f"connected to {peer} via {PUNCHED_PATH}"), side.said
         assert not side.saw("connection lost"), side.said  # the move is not a loss
         assert side.verdict().status is VerdictStatus.COMPLETE
+    assert host.path.read_bytes() == joiner.path.read_bytes()
+
+
+async def test_a_punch_that_comes_before_the_offer_is_kept(tmp_path: Path) -> None:
+    """The host's PUNCH may overtake its OFFER (the punch starts beside the game's start):
+    the joiner, waiting for the OFFER, hands it to its attempt instead of dropping it."""
+    host, joiner = await play_punched(tmp_path, slow_offer=True)
+    assert host.outcome is Outcome.COMPLETE, host.said
+    assert joiner.saw(f"path: {PUNCHED_PATH}"), joiner.said
     assert host.path.read_bytes() == joiner.path.read_bytes()
 
 

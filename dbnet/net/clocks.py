@@ -28,7 +28,9 @@ from dbnet.protocol.errors import ProtocolError
 from dbnet.protocol.log import Status
 from dbnet.protocol.remote import RemoteGame
 from dbnet.text import os_error_words
-from dbnet.wire import codec
+from dbnet.wire.bodies import ClaimBody, EntryKind
+from dbnet.wire.entries import Entry
+from dbnet.wire.versions import DISPUTE_VERSION
 
 __all__ = [
     "CLAIM_SUFFIX",
@@ -172,7 +174,7 @@ class SessionClocks:
         view = self.view
         assert view is not None
         left = view.left(game.me, now)
-        if left <= DISPUTE_MARGIN_MS or game.log.version < codec.DISPUTE_VERSION:
+        if left <= DISPUTE_MARGIN_MS or game.log.version < DISPUTE_VERSION:
             self.say(
                 f"the opponent claims the game on time: by its clock yours ran out; by "
                 f"yours, {format_clock(left)} was left. The claim is signed by the opponent "
@@ -246,11 +248,11 @@ class SessionClocks:
         last = game.log.decoded[-1]
         body = last.body
         if is_clock_claim(last.body) and last.author == game.me:
-            assert isinstance(body, codec.ClaimBody)
+            assert isinstance(body, ClaimBody)
             return body.waiting_for
         return None
 
-    def too_late(self, game: RemoteGame, entry: codec.Entry) -> bool:
+    def too_late(self, game: RemoteGame, entry: Entry) -> bool:
         """Whether ``entry`` is the peer's and comes after this side's clock claim closed
         the log (they crossed): it came too late, and is dropped. A DISPUTE of the claim
         is not (the log checks it)."""
@@ -259,12 +261,10 @@ class SessionClocks:
             waited is not None
             and entry.author != game.me
             and entry.seq >= waited
-            and entry.kind is not codec.EntryKind.DISPUTE
+            and entry.kind is not EntryKind.DISPUTE
         )
 
-    def withheld(
-        self, game: RemoteGame, record: bytes, entry: codec.Entry, replay: Path | None
-    ) -> bool:
+    def withheld(self, game: RemoteGame, record: bytes, entry: Entry, replay: Path | None) -> bool:
         """In a game with a clock: whether ``entry`` is the peer's, beyond entries it has
         not sent (it withholds them). Such an entry is dropped, not answered: whoever owes
         the next entry by this side's log still owes it, and when that is the peer its
@@ -293,9 +293,7 @@ class SessionClocks:
         return True
 
     @staticmethod
-    def disputed(
-        game: RemoteGame, record: bytes, entry: codec.Entry, replay: Path | None
-    ) -> str | None:
+    def disputed(game: RemoteGame, record: bytes, entry: Entry, replay: Path | None) -> str | None:
         """If ``record`` (decoded: ``entry``) is the peer's clock claim for an entry this
         side wrote already (they crossed): why the game cannot go on (the claim is kept
         beside the replay), else None."""
@@ -333,7 +331,7 @@ class SessionClocks:
         return True
 
 
-def _keep_claim(record: bytes, entry: codec.Entry, replay: Path | None) -> str:
+def _keep_claim(record: bytes, entry: Entry, replay: Path | None) -> str:
     """Keep the peer's clock claim (``record``, entry ``entry.seq``) beside the replay, as
     the signed entry record received (``REPLAY.clock-claim-SEQ``); what to add to the
     message: where, or why not."""

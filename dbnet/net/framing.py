@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Final
 
 from dbnet.net.errors import FrameError, LocalNetError
-from dbnet.wire import codec
+from dbnet.wire.values import MAX_MESSAGE_SIZE
 
 __all__ = [
     "LENGTH_SIZE",
@@ -30,8 +30,8 @@ __all__ = [
 LENGTH_SIZE: Final = 4
 MAX_LENGTH: Final = 2**32 - 1
 MAX_HANDSHAKE_FRAME: Final = 1024
-# A transport message wraps a signed game record of up to codec.MAX_MESSAGE_SIZE bytes.
-MAX_PLAINTEXT: Final = codec.MAX_MESSAGE_SIZE + 1024
+# A transport message wraps a signed game record of up to MAX_MESSAGE_SIZE bytes.
+MAX_PLAINTEXT: Final = MAX_MESSAGE_SIZE + 1024
 TAG_SIZE: Final = 16  # the Poly1305 tag of an encrypted frame
 MAX_FRAME: Final = MAX_PLAINTEXT + TAG_SIZE
 

@@ -47,7 +47,8 @@ from dbnet.protocol.remote import RemoteGame
 from dbnet.replay.file import ReplayWriter
 from dbnet.replay.paths import default_replay_path, now_utc, start_replay
 from dbnet.text import printable
-from dbnet.wire import codec
+from dbnet.wire.bodies import OfferBody
+from dbnet.wire.replay_header import ReplayHeader
 
 
 class Greeting:
@@ -186,7 +187,7 @@ class Greeting:
         nonce = self._nonce
         if game is not None:
             body = game.log.decoded[0].body
-            assert isinstance(body, codec.OfferBody)
+            assert isinstance(body, OfferBody)
             mine = body.nonce if game.me is Player.A else body.joiner_nonce
             nonce = game.game_id if mine is None else mine
         return nonce
@@ -292,7 +293,7 @@ class Greeting:
         game = self.game
         assert game is not None
         body = game.log.decoded[0].body
-        assert isinstance(body, codec.OfferBody)
+        assert isinstance(body, OfferBody)
         return (
             body.keys[1] == key
             and body.joiner_nonce == hello.nonce
@@ -423,7 +424,7 @@ class Greeting:
         """Create the replay file of a new game and write its first records to it."""
         log = game.log
         created = self._created()
-        header = codec.ReplayHeader(
+        header = ReplayHeader(
             format=log.version,  # format N holds entries of protocol version N
             protocol=log.version,
             rules=log.rules,

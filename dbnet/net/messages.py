@@ -1,7 +1,7 @@
 """The messages two peers exchange inside the encrypted channel (docs/network.md).
 
 Each message is a msgpack array ``[type, ...]``, described once by its shape below
-and decoded strictly by ``codec`` (canonical bytes only); anything else is a
+and decoded strictly by ``dbnet.wire`` (canonical bytes only); anything else is a
 ``MessageError`` naming the field. Only ``Entry`` messages carry game data (signed
 records, exactly as signed); the others steer the connection and are never saved.
 
@@ -44,11 +44,14 @@ from dbnet.net.errors import NetError
 from dbnet.net.invite import MAX_CANDIDATES, Candidate, InviteError, PathKind
 from dbnet.net.punch import MAX_PUNCH_CANDIDATES, PunchCandidate, PunchCandidateError
 from dbnet.protocol.chat import MAX_CHAT_CHARS, MAX_SEQ, ChatLine
-from dbnet.wire import codec
+from dbnet.wire import schema
+from dbnet.wire.schema import Hash, Meta, Name, Schema, Shape, Signature, refuse
+from dbnet.wire.setup import WarbandShape
+from dbnet.wire.values import encode
 
 MAX_REASON_LEN: Final = 200
 MAX_ENTRIES: Final = 2**31
-NAME_PATTERN: Final = codec.NAME_PATTERN
+NAME_PATTERN: Final = schema.NAME_PATTERN
 """A player's name: what the other side pins their key under in known_peers."""
 CREATED_PATTERN: Final = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", re.ASCII)
 """A replay header's creation time, in UTC to the second (``2026-05-01T12:00:00Z``)."""
@@ -174,31 +177,29 @@ class Punch:
 
 Message = Hello | Entry | Ping | Pong | Bye | Watch | Chat | RematchMessage | Candidates | Punch
 
-# --- the messages on the wire: one shape each (codec.Shape), the type first ---------------------
+# --- the messages on the wire: one shape each (Shape), the type first ---------------------
 
-_Count = Annotated[int, codec.Meta(ge=0, le=MAX_ENTRIES - 1)]
+_Count = Annotated[int, Meta(ge=0, le=MAX_ENTRIES - 1)]
 
 
-class _Hello(codec.Shape, array_like=True, tag=MessageType.HELLO.value):
+class _Hello(Shape, array_like=True, tag=MessageType.HELLO.value):
     WHERE: ClassVar[str] = "hello"
-    name: codec.Name
-    game_id: codec.Hash | None
+    name: Name
+    game_id: Hash | None
     have: _Count
-    warband: codec.WarbandShape | None
+    warband: WarbandShape | None
     created: (
         Annotated[
             str,
-            codec.Meta(
+            Meta(
                 pattern=rf"(?a)^(?:{CREATED_PATTERN.pattern})\Z",
-                extra=codec.refuse(
-                    "expected nil or a UTC time like 2026-05-01T12:00:00Z, got {value}"
-                ),
+                extra=refuse("expected nil or a UTC time like 2026-05-01T12:00:00Z, got {value}"),
             ),
         ]
         | None
     )
-    nonce: codec.Hash | None
-    proof: codec.Hash | None
+    nonce: Hash | None
+    proof: Hash | None
 
     def value(self) -> Hello:
         created = self.created
@@ -215,7 +216,7 @@ class _Hello(codec.Shape, array_like=True, tag=MessageType.HELLO.value):
         return Hello(self.name, self.game_id, self.have, warband, created, self.nonce, self.proof)
 
 
-class _Entry(codec.Shape, array_like=True, tag=MessageType.ENTRY.value):
+class _Entry(Shape, array_like=True, tag=MessageType.ENTRY.value):
     WHERE: ClassVar[str] = "entry"
     record: bytes
 
@@ -223,7 +224,7 @@ class _Entry(codec.Shape, array_like=True, tag=MessageType.ENTRY.value):
         return Entry(self.record)
 
 
-class _Ping(codec.Shape, array_like=True, tag=MessageType.PING.value):
+class _Ping(Shape, array_like=True, tag=MessageType.PING.value):
     WHERE: ClassVar[str] = "ping"
     token: _Count
 
@@ -231,7 +232,7 @@ class _Ping(codec.Shape, array_like=True, tag=MessageType.PING.value):
         return Ping(self.token)
 
 
-class _Pong(codec.Shape, array_like=True, tag=MessageType.PONG.value):
+class _Pong(Shape, array_like=True, tag=MessageType.PONG.value):
     WHERE: ClassVar[str] = "pong"
     token: _Count
 
@@ -239,49 +240,49 @@ class _Pong(codec.Shape, array_like=True, tag=MessageType.PONG.value):
         return Pong(self.token)
 
 
-class _Bye(codec.Shape, array_like=True, tag=MessageType.BYE.value):
+class _Bye(Shape, array_like=True, tag=MessageType.BYE.value):
     WHERE: ClassVar[str] = "bye"
     done: bool
-    reason: Annotated[str, codec.Meta(max_length=MAX_REASON_LEN)]
+    reason: Annotated[str, Meta(max_length=MAX_REASON_LEN)]
 
     def value(self) -> Bye:
         return Bye(self.done, self.reason)
 
 
-class _Watch(codec.Shape, array_like=True, tag=MessageType.WATCH.value):
+class _Watch(Shape, array_like=True, tag=MessageType.WATCH.value):
     WHERE: ClassVar[str] = "watch"
-    name: codec.Name
-    proof: codec.Hash | None
+    name: Name
+    proof: Hash | None
 
     def value(self) -> Watch:
         return Watch(self.name, self.proof)
 
 
-class _Chat(codec.Shape, array_like=True, tag=MessageType.CHAT.value):
+class _Chat(Shape, array_like=True, tag=MessageType.CHAT.value):
     WHERE: ClassVar[str] = "chat"
-    seat: Annotated[int, codec.Meta(ge=0, le=1)]
-    seq: Annotated[int, codec.Meta(ge=1, le=MAX_SEQ)]
-    at: Annotated[int, codec.Meta(ge=0, le=MAX_SEQ)]
-    text: Annotated[str, codec.Meta(max_length=MAX_CHAT_CHARS)]
-    signature: codec.Signature
+    seat: Annotated[int, Meta(ge=0, le=1)]
+    seq: Annotated[int, Meta(ge=1, le=MAX_SEQ)]
+    at: Annotated[int, Meta(ge=0, le=MAX_SEQ)]
+    text: Annotated[str, Meta(max_length=MAX_CHAT_CHARS)]
+    signature: Signature
 
     def value(self) -> Chat:
         return Chat(ChatLine(Player(self.seat), self.seq, self.at, self.text, self.signature))
 
 
-class _Rematch(codec.Shape, array_like=True, tag=MessageType.REMATCH.value):
+class _Rematch(Shape, array_like=True, tag=MessageType.REMATCH.value):
     WHERE: ClassVar[str] = "rematch"
     want: bool
-    reason: Annotated[str, codec.Meta(max_length=MAX_REASON_LEN)]
+    reason: Annotated[str, Meta(max_length=MAX_REASON_LEN)]
 
     def value(self) -> RematchMessage:
         return RematchMessage(self.want, self.reason)
 
 
-class _Candidate(codec.Shape, array_like=True):
-    kind: Annotated[str, codec.Meta(max_length=16)]
-    address: Annotated[str, codec.Meta(max_length=64)]
-    port: Annotated[int, codec.Meta(ge=1, le=65535)]
+class _Candidate(Shape, array_like=True):
+    kind: Annotated[str, Meta(max_length=16)]
+    address: Annotated[str, Meta(max_length=64)]
+    port: Annotated[int, Meta(ge=1, le=65535)]
 
     def value(self, where: str) -> Candidate:
         try:
@@ -290,17 +291,17 @@ class _Candidate(codec.Shape, array_like=True):
             raise DecodeError(where, f"not a direct candidate: {exc}") from None
 
 
-class _Candidates(codec.Shape, array_like=True, tag=MessageType.CANDIDATES.value):
+class _Candidates(Shape, array_like=True, tag=MessageType.CANDIDATES.value):
     WHERE: ClassVar[str] = "candidates"
-    candidates: Annotated[list[_Candidate], codec.Meta(min_length=1, max_length=MAX_CANDIDATES)]
+    candidates: Annotated[list[_Candidate], Meta(min_length=1, max_length=MAX_CANDIDATES)]
 
     def value(self) -> Candidates:
         return Candidates(tuple(c.value(f"candidates[{i}]") for i, c in enumerate(self.candidates)))
 
 
-class _PunchCandidate(codec.Shape, array_like=True):
-    address: Annotated[str, codec.Meta(max_length=64)]
-    port: Annotated[int, codec.Meta(ge=1, le=65535)]
+class _PunchCandidate(Shape, array_like=True):
+    address: Annotated[str, Meta(max_length=64)]
+    port: Annotated[int, Meta(ge=1, le=65535)]
 
     def value(self, where: str) -> PunchCandidate:
         try:
@@ -312,9 +313,9 @@ class _PunchCandidate(codec.Shape, array_like=True):
             raise DecodeError(where, f"not a hole-punching candidate: {exc}") from None
 
 
-class _Punch(codec.Shape, array_like=True, tag=MessageType.PUNCH.value):
+class _Punch(Shape, array_like=True, tag=MessageType.PUNCH.value):
     WHERE: ClassVar[str] = "punch"
-    candidates: Annotated[list[_PunchCandidate], codec.Meta(max_length=MAX_PUNCH_CANDIDATES)]
+    candidates: Annotated[list[_PunchCandidate], Meta(max_length=MAX_PUNCH_CANDIDATES)]
 
     def value(self) -> Punch:
         found = tuple(c.value(f"punch[{i}]") for i, c in enumerate(self.candidates))
@@ -324,8 +325,8 @@ class _Punch(codec.Shape, array_like=True, tag=MessageType.PUNCH.value):
 
 
 _Shape = _Hello | _Entry | _Ping | _Pong | _Bye | _Watch | _Chat | _Rematch | _Candidates | _Punch
-_MESSAGE: Final = codec.Schema[_Shape](
-    Annotated[_Shape, codec.Meta(extra=codec.refuse("unknown message type {value}"))], "message"
+_MESSAGE: Final = Schema[_Shape](
+    Annotated[_Shape, Meta(extra=refuse("unknown message type {value}"))], "message"
 )
 
 
@@ -334,7 +335,7 @@ def encode_message(message: Message) -> bytes:
     shape: _Shape
     if isinstance(message, Hello):
         m = message
-        warband = None if m.warband is None else codec.WarbandShape.of(m.warband)
+        warband = None if m.warband is None else WarbandShape.of(m.warband)
         shape = _Hello(m.name, m.game_id, m.have, warband, m.created, m.nonce, m.proof)
     elif isinstance(message, Entry):
         shape = _Entry(message.record)
@@ -357,11 +358,12 @@ def encode_message(message: Message) -> bytes:
         shape = _Punch([_PunchCandidate(str(c.address), c.port) for c in message.candidates])
     else:
         shape = _Bye(message.done, message.reason)
-    return codec.encode(shape)
+    return encode(shape)
 
 
 def decode_message(data: bytes) -> Message:
-    """The message in ``data``, which must be its canonical encoding (as ``codec`` writes).
+    """The message in ``data``, which must be its canonical encoding (as
+    ``dbnet.wire.values`` writes).
 
     Raises:
         MessageError: malformed or non-canonical msgpack, an unknown type, or a field that

@@ -15,7 +15,8 @@ from dbnet.protocol.clock import ClockSetting
 from dbnet.protocol.identity import Identity, fingerprint
 from dbnet.protocol.peer import RULES_VERSION
 from dbnet.text import printable
-from dbnet.wire import codec
+from dbnet.wire.bodies import AcceptBody, Body, OfferBody
+from dbnet.wire.entries import decode_signed_entry
 
 LIMITED_WARBAND: Final = "Limited warband"
 """The name of the empty warband of a Limited game's player (built from packs in the game)."""
@@ -60,7 +61,7 @@ def _check_limited_offer(setup: GameSetup, fmt: str | None) -> None:
     )
 
 
-def _terms(offer: codec.OfferBody, warband: Warband) -> str:
+def _terms(offer: OfferBody, warband: Warband) -> str:
     """The terms of the host's OFFER as the joiner is told them before it accepts: the
     map, the turns to win, the clock, the format and the warband this side plays."""
     setup, clock = offer.setup, offer.clock
@@ -83,18 +84,18 @@ def _offered_setup(
     warband: Warband,
     nonce: bytes,
     host_name: str,
-) -> codec.OfferBody:
+) -> OfferBody:
     """The host's OFFER, checked: written by the key the channel
     authenticated (``host_key``), made to this key, with this side's fresh ``nonce`` in
     its game id, this warband as B, and the name the host said in HELLO (``host_name``).
     (The game a host names in HELLO may be an OFFER nobody accepted, which it replaces
     with a new one for this joiner.)"""
     try:
-        _, entry = codec.decode_signed_entry(record)
+        _, entry = decode_signed_entry(record)
     except DbnetError as exc:
         raise GameSessionError(f"the host's OFFER is malformed: {exc}") from exc
     body = entry.body
-    if not isinstance(body, codec.OfferBody):
+    if not isinstance(body, OfferBody):
         raise GameSessionError(f"the host's first entry is {entry.kind.name}, not an OFFER")
     if body.keys[0] != host_key:
         raise GameSessionError(
@@ -119,13 +120,13 @@ def _offered_setup(
     return body
 
 
-def _check_signed_name(body: codec.Body, said: str) -> None:
+def _check_signed_name(body: Body, said: str) -> None:
     """Refuse a genesis entry (OFFER or ACCEPT) that signs another name than the one its
     author ``said`` in HELLO: the name the replay keeps is the one the player is known by
     here. Any other entry is left to the log to judge."""
-    if isinstance(body, codec.OfferBody | codec.AcceptBody) and body.name not in (None, said):
+    if isinstance(body, OfferBody | AcceptBody) and body.name not in (None, said):
         raise GameSessionError(
             f"the peer said its name is {printable(said)!r} but signs {printable(body.name)!r} "
-            f"in its {'OFFER' if isinstance(body, codec.OfferBody) else 'ACCEPT'}: refusing it",
+            f"in its {'OFFER' if isinstance(body, OfferBody) else 'ACCEPT'}: refusing it",
             to_peer="the name you sign is not the name you said in HELLO",
         )

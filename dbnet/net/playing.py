@@ -47,7 +47,8 @@ from dbnet.net.stream import RELAY, SecureStream
 from dbnet.protocol.log import Status
 from dbnet.protocol.remote import RemoteGame
 from dbnet.text import printable
-from dbnet.wire import codec
+from dbnet.wire.entries import Entry as WireEntry
+from dbnet.wire.entries import SignedEntry, decode_signed_entry
 
 
 class Playing(Greeting):
@@ -313,10 +314,10 @@ class Playing(Greeting):
         )
 
 
-def _decoded(record: bytes) -> tuple[codec.SignedEntry, codec.Entry] | None:
+def _decoded(record: bytes) -> tuple[SignedEntry, WireEntry] | None:
     """``record`` decoded, or None when it does not decode (the log then refuses it as
     malformed)."""
     try:
-        return codec.decode_signed_entry(record)
+        return decode_signed_entry(record)
     except DbnetError:
         return None

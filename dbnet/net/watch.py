@@ -58,7 +58,9 @@ from dbnet.replay.file import ReplayWriter
 from dbnet.replay.paths import now_utc, start_replay
 from dbnet.replay.verify import ReplayVerifier, Verdict, VerdictStatus
 from dbnet.text import counted, printable
-from dbnet.wire import codec
+from dbnet.wire.bodies import AcceptBody, OfferBody
+from dbnet.wire.entries import decode_signed_entry
+from dbnet.wire.replay_header import ReplayHeader, encode_replay_header
 
 __all__ = ["STAY_HINT", "WatchError", "WatchRefusedError", "Watching"]
 
@@ -460,8 +462,8 @@ class Watching:
         """The names signed in the OFFER and the ACCEPT, said in one line."""
         offer, accept = log.decoded[0].body, log.decoded[1].body
         self.names = (
-            offer.name if isinstance(offer, codec.OfferBody) else None,
-            accept.name if isinstance(accept, codec.AcceptBody) else None,
+            offer.name if isinstance(offer, OfferBody) else None,
+            accept.name if isinstance(accept, AcceptBody) else None,
         )
         a, b = self.labels
         self.say(
@@ -471,13 +473,13 @@ class Watching:
 
     def _start(self, record: bytes) -> ReplayVerifier:
         """The verifier (and the replay file) of the game whose OFFER is ``record``."""
-        _, entry = codec.decode_signed_entry(record)
+        _, entry = decode_signed_entry(record)
         body = entry.body
-        if not isinstance(body, codec.OfferBody):
+        if not isinstance(body, OfferBody):
             raise WatchError(f"the host's first entry is {entry.kind.name}, not an OFFER")
         self._check_host_game(entry.game_id, body)
         created = self._created or now_utc().isoformat().replace("+00:00", "Z")
-        header = codec.ReplayHeader(
+        header = ReplayHeader(
             format=entry.version,  # format N holds entries of protocol version N
             protocol=entry.version,
             rules=body.rules,
@@ -487,7 +489,7 @@ class Watching:
         )
         where = str(self.replay_path) if self.replay_path is not None else "the watched game"
         verifier = ReplayVerifier(where)
-        verifier.add(codec.encode_replay_header(header))
+        verifier.add(encode_replay_header(header))
         verifier.add(record)
         self.verifier = verifier
         if self.replay_path is not None:
@@ -495,7 +497,7 @@ class Watching:
             self.say(f"replay: {self.replay_path}")
         return verifier
 
-    def _check_host_game(self, game_id: bytes, offer: codec.OfferBody) -> None:
+    def _check_host_game(self, game_id: bytes, offer: OfferBody) -> None:
         """The game shown must be the host's own and the one its HELLO named: the key the
         channel authenticated plays one of the OFFER's seats (A, or B when the joiner
         hosts a resumed game), and the HELLO's game id is the OFFER's. Else a host could

@@ -27,7 +27,8 @@ from typing import Annotated, Any, Final, Generic, TypeVar
 
 import msgspec
 import msgspec.inspect as mi
-from msgspec import Meta, UnsetType
+from msgspec import Meta as Meta  # re-exported: the shapes of net/messages.py use it
+from msgspec import UnsetType
 
 from dbnet.errors import DecodeError
 from dbnet.wire.keys import public_key_problem

@@ -45,7 +45,8 @@ from dbnet.protocol.identity import fingerprint
 from dbnet.protocol.log import Status
 from dbnet.protocol.remote import RemoteGame
 from dbnet.replay.file import load_replay
-from dbnet.wire import codec
+from dbnet.wire.bodies import ClaimBody, DisputeBody, EntryKind
+from dbnet.wire.entries import decode_signed_entry
 
 from .helpers import BOB
 from .processes import Dbnet, verify_command
@@ -197,9 +198,9 @@ async def test_a_false_claim_against_the_host_is_disputed(tmp_path: Path, homes:
     assert list(records) == cheat.game.records  # the cheat's own copy holds the dispute too
     assert records[-2] == claim
     assert cheat.game.log.status is Status.DISPUTED
-    dispute = codec.decode_signed_entry(records[-1])[1]
-    assert dispute.kind is codec.EntryKind.DISPUTE
-    assert isinstance(dispute.body, codec.DisputeBody)
+    dispute = decode_signed_entry(records[-1])[1]
+    assert dispute.kind is EntryKind.DISPUTE
+    assert isinstance(dispute.body, DisputeBody)
     assert dispute.author == Player.A
     assert 50_000 < dispute.body.clock[Player.A] <= 60_000
     result = verify_command(replay)
@@ -264,9 +265,9 @@ async def test_withheld_entries_end_in_the_honest_sides_own_claim(
     records = load_replay(replay).records
     assert len(records) == first + 1
     assert list(records[:first]) == game.records[:first]
-    own = codec.decode_signed_entry(records[-1])[1]
+    own = decode_signed_entry(records[-1])[1]
     assert own.author == Player.A
-    assert own.body == codec.ClaimBody("clock", first, own.body.clock)
+    assert own.body == ClaimBody("clock", first, own.body.clock)
     verdict = verify_json(replay)
     assert (verdict["status"], verdict["claimant"], verdict["winner"]) == ("claim", "A", None)
     assert verdict["flagged_at"] == first

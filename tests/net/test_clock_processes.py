@@ -13,7 +13,7 @@ from pathlib import Path
 import trio
 
 from dbnet.replay.file import load_replay
-from dbnet.wire import codec
+from dbnet.wire.versions import DISPUTE_VERSION
 
 from .processes import Dbnet, verify_command
 
@@ -54,7 +54,7 @@ async def test_a_loopback_game_with_a_clock(tmp_path: Path, homes: Path) -> None
         result = verify_command(path)
         assert result.returncode == 0, result.stdout + result.stderr
         assert f"{path}: complete:" in result.stdout
-        assert load_replay(path).header.format == codec.DISPUTE_VERSION  # a clocked game
+        assert load_replay(path).header.format == DISPUTE_VERSION  # a clocked game
     assert host_replay.read_bytes() == joiner_replay.read_bytes()
     exported = subprocess.run(
         [sys.executable, "-m", "dbnet", "export", "--format", "json", str(host_replay)],

@@ -17,12 +17,12 @@ from dbnet.net.framing import (
     FrameReader,
     frame,
 )
-from dbnet.wire import codec
+from dbnet.wire.values import MAX_MESSAGE_SIZE
 
 
 def test_constants() -> None:
     assert MAX_HANDSHAKE_FRAME == 1024
-    assert MAX_PLAINTEXT == codec.MAX_MESSAGE_SIZE + 1024
+    assert MAX_PLAINTEXT == MAX_MESSAGE_SIZE + 1024
     assert MAX_FRAME == MAX_PLAINTEXT + 16
 
 

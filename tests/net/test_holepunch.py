@@ -230,7 +230,7 @@ async def play_punched(
                 await trio.sleep(0.3)
                 return await ensure(*args)
 
-            host.session._ensure_game = slowly  # type: ignore[method-assign]
+            host.session._ensure_game = slowly  # type: ignore[method-assign,assignment]
         if cut_first_punched:
             switch = joiner.session.switch_to
             cut: list[SecureStream] = []

@@ -21,7 +21,8 @@ from dbnet.match.building import warband_path
 from dbnet.protocol.log import GameLog
 from dbnet.replay.file import ReplayWriter, load_replay
 from dbnet.replay.verify import Verdict, VerdictStatus, verify_replay
-from dbnet.wire import codec
+from dbnet.wire.bodies import PlayBody
+from dbnet.wire.entries import decode_signed_entry, encode_signed_entry, replace, sign_entry
 
 from .processes import Dbnet, replay_records, verify_command
 from .test_processes import forget_played_games, until_listening
@@ -93,15 +94,15 @@ async def test_a_limited_game_between_two_processes(tmp_path: Path, homes: Path)
     # B's revealed warband with a miniature outside B's pool, re-signed with B's key.
     pool = limited.pools[1]
     outsider = next(m for m in limited.packs.common if m not in pool)
-    _, entry = codec.decode_signed_entry(records[reveal_seq])
+    _, entry = decode_signed_entry(records[reveal_seq])
     body = entry.body
-    assert isinstance(body, codec.PlayBody)
+    assert isinstance(body, PlayBody)
     assert body.decision is not None
     words = body.decision.split()
     words[1] = outsider.slug
-    changed = codec.replace(entry, body=codec.replace(body, decision=" ".join(words)))
+    changed = replace(entry, body=replace(body, decision=" ".join(words)))
     key = Ed25519PrivateKey.from_private_bytes(KEYS[1])
-    record = codec.encode_signed_entry(codec.sign_entry(changed, key.sign))
+    record = encode_signed_entry(sign_entry(changed, key.sign))
     verdict = _verify(tmp_path / "outsider.dbnr", host_replay, [*records[:reveal_seq], record])
     assert verdict.status is VerdictStatus.INVALID, verdict
     assert verdict.reason is not None
@@ -193,9 +194,9 @@ def _reveal_seq(records: list[bytes], player: Player) -> int:
     log = GameLog.start(records[0])
     for seq, record in enumerate(records[1:], 1):
         if log.game.pending == Decision(player, DecisionKind.REVEAL):
-            _, entry = codec.decode_signed_entry(record)
+            _, entry = decode_signed_entry(record)
             body = entry.body
-            if isinstance(body, codec.PlayBody) and body.decision is not None:
+            if isinstance(body, PlayBody) and body.decision is not None:
                 return seq
         log.append(record)
     raise AssertionError("no reveal")

@@ -28,7 +28,7 @@ from dbnet.net.messages import (
     encode_message,
 )
 from dbnet.protocol.chat import ChatLine
-from dbnet.wire import codec
+from dbnet.wire.values import encode
 
 WARBAND = default_warbands(load_catalog())[1]
 GOOD: list[Message] = [
@@ -67,7 +67,7 @@ def hello(created: object = None, **fields: object) -> bytes:
         "nonce": None, "proof": None,
     }  # fmt: skip
     wire.update(fields)
-    return codec.encode([0, *wire.values()])
+    return encode([0, *wire.values()])
 
 
 BAD_HELLOS = [
@@ -145,7 +145,7 @@ def test_a_bad_hello_field_is_a_precise_message_error(field: str, value: object,
 )
 def test_every_other_bad_field_is_a_precise_message_error(wire: list[object], says: str) -> None:
     with pytest.raises(MessageError, match=r"^bad message from the peer: ") as info:
-        decode_message(codec.encode(wire))
+        decode_message(encode(wire))
     assert says in str(info.value)
 
 
@@ -165,9 +165,9 @@ values = st.one_of(
 def test_a_decoded_hello_is_usable_or_a_message_error(fields: list[object]) -> None:
     """Whatever a peer puts in a HELLO, decoding gives a MessageError or a HELLO whose
     creation time is a real UTC time (the joiner names its replay file after it)."""
-    fields[3] = None  # the warband has its own tests (tests/test_codec.py)
+    fields[3] = None  # the warband has its own tests (tests/wire/test_setup.py)
     try:
-        message = decode_message(codec.encode([0, *fields]))
+        message = decode_message(encode([0, *fields]))
     except MessageError:
         return
     assert isinstance(message, Hello)

@@ -25,7 +25,7 @@ from dbnet.protocol.log import GameLog
 from dbnet.protocol.peer import RULES_VERSION
 from dbnet.replay.file import ReplayWriter
 from dbnet.replay.verify import VerdictStatus, verify_replay
-from dbnet.wire.codec import ReplayHeader
+from dbnet.wire.replay_header import ReplayHeader
 
 from .helpers import Meter
 from .processes import Dbnet, Proxy, final_state, replay_records, verify_command

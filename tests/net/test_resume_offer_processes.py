@@ -10,7 +10,8 @@ from pathlib import Path
 import trio
 
 from dbnet.replay.file import ReplayWriter, load_replay
-from dbnet.wire import codec
+from dbnet.wire.bodies import AcceptBody
+from dbnet.wire.entries import decode_signed_entry
 
 from .processes import Dbnet, replay_records
 from .test_invite_processes import invite_of
@@ -61,7 +62,7 @@ async def test_both_players_resume_from_replays_holding_the_offer_alone(
     game = Game(host, joiner, host_replay, joiner_replay, proxy=first.proxy)
     assert_complete(game, command=False)
     records = replay_records(joiner_replay)
-    accept = codec.decode_signed_entry(records[1])[1].body
-    assert isinstance(accept, codec.AcceptBody)
+    accept = decode_signed_entry(records[1])[1].body
+    assert isinstance(accept, AcceptBody)
     assert accept.name == "bob"
     assert records[:2] == original[:2]  # the very ACCEPT the fresh game sent

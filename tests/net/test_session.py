@@ -28,8 +28,9 @@ from dbnet.replay import file as replay_file
 from dbnet.replay.errors import DiskFullError
 from dbnet.replay.file import ReplayWriter, load_replay
 from dbnet.replay.verify import VerdictStatus
-from dbnet.wire import codec
-from dbnet.wire.codec import EntryKind
+from dbnet.wire.bodies import EntryKind, PlayBody
+from dbnet.wire.entries import decode_signed_entry
+from dbnet.wire.replay_header import ReplayHeader
 
 from .helpers import ALICE, BOB, ENTRY_FRAME_MIN, LossyStream, Meter, PassThroughStream
 from .sessions import (
@@ -63,9 +64,9 @@ def decisions_of(records: list[bytes], author: int) -> list[str]:
     """The decisions ``author`` (0 for A) made in ``records``, in order."""
     out: list[str] = []
     for record in records:
-        _, entry = codec.decode_signed_entry(record)
+        _, entry = decode_signed_entry(record)
         body = entry.body
-        if entry.author == author and isinstance(body, codec.PlayBody) and body.decision:
+        if entry.author == author and isinstance(body, PlayBody) and body.decision:
             out.append(body.decision)
     return out
 
@@ -107,7 +108,7 @@ async def test_a_whole_game_over_memory_streams(autojump_clock: Clock, tmp_path:
     await play(host, joiner, Network())
     expected = host.records
     assert len(expected) > 100  # a real game: both warbands, several turns
-    kinds = {codec.decode_signed_entry(r)[1].kind for r in expected}
+    kinds = {decode_signed_entry(r)[1].kind for r in expected}
     assert {EntryKind.OFFER, EntryKind.ACCEPT, EntryKind.FINAL, EntryKind.COSIGN} <= kinds
     assert_same_game(host, joiner, expected)
     assert host.session.connections == joiner.session.connections == 1
@@ -303,7 +304,7 @@ async def test_heartbeats_keep_a_slow_player_connected(
     assert trio.current_time() - start >= thinking
     assert host.session.connections == joiner.session.connections == 1
     # the joiner, waiting, pinged at least every 5 s of silence
-    entries_sent = len([r for r in expected if codec.decode_signed_entry(r)[1].author == 1])
+    entries_sent = len([r for r in expected if decode_signed_entry(r)[1].author == 1])
     assert joiner.session.messages_sent >= entries_sent + thinking / TIMING.ping_after * 0.9
     assert not any("connection lost" in line for line in host.said + joiner.said)
 
@@ -514,7 +515,7 @@ async def test_resuming_tells_the_story_so_far(autojump_clock: Clock, tmp_path: 
         log.append(expected[held])
         held += 1
     source = make_side(tmp_path, "source", identity=ALICE, host=True)
-    header = codec.ReplayHeader(
+    header = ReplayHeader(
         rules=log.rules, game_id=log.game_id, keys=log.keys, created="2026-01-01T00:00:00Z"
     )
     with ReplayWriter.create(source.path, header) as writer:

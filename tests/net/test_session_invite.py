@@ -26,7 +26,7 @@ from dbnet.protocol.identity import Identity
 from dbnet.protocol.log import GameLog
 from dbnet.replay.file import ReplayWriter, load_replay
 from dbnet.replay.verify import VerdictStatus
-from dbnet.wire import codec
+from dbnet.wire.replay_header import ReplayHeader
 
 from .helpers import ALICE, BOB, MALLORY
 from .sessions import (
@@ -345,7 +345,7 @@ async def test_a_resumed_offer_is_taken_only_with_the_invite(
     for name, identity, hosting in (("alice", ALICE, True), ("bob", BOB, False)):
         side = make_side(tmp_path, name, identity=identity, host=hosting)
         log = GameLog.start(offer[0])
-        header = codec.ReplayHeader(
+        header = ReplayHeader(
             rules=log.rules, game_id=log.game_id, keys=log.keys, created="2026-01-01T00:00:00Z"
         )
         with ReplayWriter.create(side.path, header) as writer:

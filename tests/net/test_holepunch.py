@@ -34,15 +34,13 @@ from dbnet.net.punch import (
 )
 from dbnet.net.quic import QuicStream, open_quic_endpoint
 from dbnet.net.session_values import Outcome
-from dbnet.net.spectators import Spectating
 from dbnet.net.stream import SecureStream
-from dbnet.net.watch import Watching
 from dbnet.replay.verify import VerdictStatus
 
 from .helpers import ALICE, BOB
-from .sessions import Network, Side, make_side, run_side
-from .test_reverse import play_relayed
-from .test_session_invite import SECRET, relayed, with_secret
+from .sessions import Network, Side, run_side
+from .test_reverse import play_relayed, spectated_sides
+from .test_session_invite import relayed
 from .test_spectators import CAROL
 
 LIMIT = 60
@@ -352,8 +350,6 @@ async def test_a_host_of_channel_version_4_keeps_the_game_on_the_relay(tmp_path:
 
 # --- a spectator on the relay moves to a path punched to it -----------------------------------
 
-WATCH_SECRET = bytes(range(2, 18))
-
 
 @pytest.mark.parametrize("carol_punches", [True, False])
 async def test_a_spectator_on_the_relay_moves_to_a_punched_path(
@@ -363,18 +359,7 @@ async def test_a_spectator_on_the_relay_moves_to_a_punched_path(
     punched to as the joiner is, and watches on over the punched path, every entry
     verified, its replay the host's byte for byte. A spectator that does not punch
     answers the host's PUNCH with none, and watches on over the relay."""
-    host = with_secret(make_side(tmp_path, "alice", identity=ALICE, host=True), SECRET)
-    host.session.spectating = Spectating(1, secret=WATCH_SECRET)
-    joiner = with_secret(make_side(tmp_path, "bob", identity=BOB, host=False), SECRET)
-    said: list[str] = []
-    watching = Watching(
-        CAROL,
-        "carol",
-        say=said.append,
-        expect=ALICE.fingerprint,
-        secret=WATCH_SECRET,
-        replay_path=tmp_path / "carol.dbnr",
-    )
+    host, joiner, watching, said = spectated_sides(tmp_path)
     network = Network()
     verdicts: list[object] = []
     reported: list[str] = []

@@ -295,7 +295,9 @@ async def test_a_host_of_channel_version_3_keeps_the_game_on_the_relay_with_one_
 WATCH_SECRET = bytes(range(2, 18))
 
 
-async def test_a_spectator_on_the_relay_moves_to_its_mapped_port(tmp_path: Path) -> None:
+def spectated_sides(tmp_path: Path) -> tuple[Side, Side, Watching, list[str]]:
+    """The host (one spectator place, behind the spectator invite's secret), the joiner,
+    and carol's watch, with the lines it says."""
     host = with_secret(make_side(tmp_path, "alice", identity=ALICE, host=True), SECRET)
     host.session.spectating = Spectating(1, secret=WATCH_SECRET)
     joiner = with_secret(make_side(tmp_path, "bob", identity=BOB, host=False), SECRET)
@@ -308,6 +310,11 @@ async def test_a_spectator_on_the_relay_moves_to_its_mapped_port(tmp_path: Path)
         secret=WATCH_SECRET,
         replay_path=tmp_path / "carol.dbnr",
     )
+    return host, joiner, watching, said
+
+
+async def test_a_spectator_on_the_relay_moves_to_its_mapped_port(tmp_path: Path) -> None:
+    host, joiner, watching, said = spectated_sides(tmp_path)
     network = Network()
     verdicts: list[object] = []
 

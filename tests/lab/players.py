@@ -130,10 +130,16 @@ class Game:
     joiner: Player
 
 
-def play(host_at: Host, joiner_at: Host, directory: Path, relay: tuple[str, int] | None) -> Game:
+def play(
+    host_at: Host,
+    joiner_at: Host,
+    directory: Path,
+    relay: tuple[str, int] | None,
+    *host_extra: str,
+) -> Game:
     """A whole bot game: the host prints its invite, the joiner pastes it."""
     directory.mkdir(parents=True, exist_ok=True)
-    host = start_host(host_at, directory, relay)
+    host = start_host(host_at, directory, relay, *host_extra)
     joiner = start_joiner(joiner_at, directory, invite_of(host), relay)
     joiner.wait()
     host.wait()

@@ -95,7 +95,11 @@ def test_every_pair_of_routers_plays_over_the_path_expected(
     matrix: Matrix, tmp_path: Path, host_kind: RouterKind, joiner_kind: RouterKind
 ) -> None:
     game = play(
-        matrix.hosts[host_kind], matrix.joiners[joiner_kind], tmp_path, matrix.relay.address
+        matrix.hosts[host_kind],
+        matrix.joiners[joiner_kind],
+        tmp_path,
+        matrix.relay.address,
+        "--verbose",  # the host's reasons, should a punch fail
     )
     assert_complete(game)
     assert path_of(game.joiner) == EXPECTED[host_kind], game.joiner.output()
@@ -109,7 +113,8 @@ def test_every_pair_of_routers_plays_over_the_path_expected(
     assert (PUNCHED in game.host.lines) == punched, game.host.output()
     assert reversed_ <= moves_to_the_joiner(host_kind, joiner_kind), game.joiner.output()
     assert punched <= punchable(host_kind, joiner_kind), game.joiner.output()
-    assert (reversed_ or punched) == ends_direct(host_kind, joiner_kind), game.joiner.output()
+    both = f"host:\n{game.host.output()}\n\njoiner:\n{game.joiner.output()}"
+    assert (reversed_ or punched) == ends_direct(host_kind, joiner_kind), both
 
 
 @pytest.mark.parametrize("host_kind", ["cone", "cgnat"])

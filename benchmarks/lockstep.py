@@ -78,7 +78,7 @@ class Version:
             raise SystemExit(f"{package}: {exc} (the comparison needs the match layer)") from exc
         catalog: ModuleType = importlib.import_module(f"{package}.catalog")
         engine: Any = importlib.import_module(f"{package}.engine")
-        self.setup = engine.GameSetup(
+        self.setup = self.game_setup = engine.GameSetup(
             catalog.load_map(), catalog.default_warbands(catalog.load_catalog())
         )
         # as ``dbnet selfplay`` does: the setup encoded once for all its games (a revision
@@ -137,7 +137,7 @@ class Version:
         bots = tuple(self.bots.RandomBot(random.Random(f"{seed}:{index}:{seat}")) for seat in "AB")
         dice = random.Random(f"{seed}:{index}:dice")
         started = time.perf_counter_ns()
-        result = self.bot_match.play_match(self.setup, bots, dice)
+        result = self.bot_match.play_match(self.game_setup, bots, dice)  # the engine alone
         self.play_ns += time.perf_counter_ns() - started
         self.decisions += result.decisions
         return result.decisions, result.state_hash

@@ -100,6 +100,11 @@ def test_every_pair_of_routers_plays_over_the_path_expected(
         tmp_path,
         matrix.relay.address,
         "--verbose",  # the host's reasons, should a punch fail
+        # A game long enough for the move: a host's request for a port mapping can set
+        # the lab's miniupnpd on a STUN test of its own, during which (seconds, behind a
+        # carrier's NAT) the host's STUN queries go unanswered until a retransmission.
+        "--turns-to-win",
+        "3",
     )
     assert_complete(game)
     assert path_of(game.joiner) == EXPECTED[host_kind], game.joiner.output()

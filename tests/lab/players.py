@@ -136,11 +136,12 @@ def play(
     directory: Path,
     relay: tuple[str, int] | None,
     *host_extra: str,
+    joiner_extra: tuple[str, ...] = (),
 ) -> Game:
     """A whole bot game: the host prints its invite, the joiner pastes it."""
     directory.mkdir(parents=True, exist_ok=True)
     host = start_host(host_at, directory, relay, *host_extra)
-    joiner = start_joiner(joiner_at, directory, invite_of(host), relay)
+    joiner = start_joiner(joiner_at, directory, invite_of(host), relay, *joiner_extra)
     joiner.wait()
     host.wait()
     return Game(host, joiner)

@@ -46,7 +46,7 @@ from dbnet.net.stun import StunError, query
 from dbnet.protocol.identity import Identity
 from dbnet.text import printable
 
-__all__ = ["PunchDoor", "punch", "punching"]
+__all__ = ["PunchDoor", "punch", "punching", "start_punch"]
 
 Say = Callable[[str], None]
 
@@ -304,6 +304,21 @@ async def punch(
         report(f"hole punching failed: {why}; the game stays on the relay")
 
 
+def start_punch(
+    nursery: trio.Nursery,
+    link: Link,
+    door: PunchDoor,
+    identity: Identity,
+    timing: Timing,
+    switch: Callable[[SecureStream], None],
+    peer: str = "joiner",
+) -> trio.MemorySendChannel[Punch]:
+    """Start ``punch`` over ``link`` in ``nursery``; where to hand it the peer's PUNCH."""
+    send, receive = trio.open_memory_channel[Punch](1)
+    nursery.start_soon(punch, link, door, receive, identity, timing, door.report, switch, peer)
+    return send
+
+
 async def _connected(
     door: PunchDoor,
     candidates: Sequence[PunchCandidate],
@@ -316,16 +331,7 @@ async def _connected(
     handshake proves the host's key wins."""
 
     async def authenticate(stream: trio.abc.Stream, route: Route) -> SecureStream:
-        secure = await open_channel(
-            stream,
-            identity,
-            initiator=True,
-            role=JOINER,
-            handshake_timeout=timing.handshake_timeout,
-            frame_timeout=timing.frame_timeout,
-            path=route.path,
-        )
-        return await with_key(secure, host_key, "host")
+        return await _authenticated(stream, identity, timing, JOINER, route.path, host_key, "host")
 
     routes = [
         Route(punched_path(c), str(c), partial(door.connect, c, PUNCH_TIMEOUT)) for c in candidates
@@ -346,36 +352,40 @@ async def _accepted(
 ) -> SecureStream:
     """The host's side: the first QUIC connection from one of the peer's candidates
     whose handshake proves the peer's key (a joiner's or a spectator's); one line for
-    each that does not."""
+    each that does not. It waits until the attempt's time is up."""
     wanted = {c.endpoint: c for c in candidates}
-    won: list[SecureStream] = []
-
-    async def take(arrivals: trio.MemoryReceiveChannel[QuicStream], nursery: trio.Nursery) -> None:
+    with door.expecting(candidates) as arrivals:
         async for stream in arrivals:
             candidate = wanted[_endpoint_of(stream.peer)]
+            path = punched_path(candidate)
             try:
-                secure = await open_channel(
-                    stream,
-                    identity,
-                    initiator=False,
-                    role=HOST,
-                    handshake_timeout=timing.handshake_timeout,
-                    frame_timeout=timing.frame_timeout,
-                    path=punched_path(candidate),
-                )
-                won.append(await with_key(secure, peer_key, peer))
+                return await _authenticated(stream, identity, timing, HOST, path, peer_key, peer)
             except NetError as exc:
                 report(f"hole punching: {candidate}: {printable(str(exc))}")
-                continue
-            nursery.cancel_scope.cancel()
-            return
+    raise NoRouteError([f"no QUIC connection came from the {peer}"])
 
-    with door.expecting(candidates) as arrivals:
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(take, arrivals, nursery)
-    if not won:
-        raise NoRouteError([f"no QUIC connection came from the {peer}"])
-    return won[0]
+
+async def _authenticated(
+    stream: trio.abc.Stream,
+    identity: Identity,
+    timing: Timing,
+    role: str,
+    path: str,
+    key: bytes,
+    who: str,
+) -> SecureStream:
+    """dbnet's channel over a punched QUIC stream, this side ``role`` (the joiner opens
+    the handshake), whose peer must have ``key`` (``who``'s)."""
+    secure = await open_channel(
+        stream,
+        identity,
+        initiator=role == JOINER,
+        role=role,
+        handshake_timeout=timing.handshake_timeout,
+        frame_timeout=timing.frame_timeout,
+        path=path,
+    )
+    return await with_key(secure, key, who)
 
 
 @asynccontextmanager

@@ -18,7 +18,7 @@ from dbnet.match.driver import Driver
 from dbnet.net.chat import ChatRoom
 from dbnet.net.errors import NetError
 from dbnet.net.greeting import Greeting
-from dbnet.net.holepunch import PunchDoor, punch
+from dbnet.net.holepunch import PunchDoor, start_punch
 from dbnet.net.link import Link
 from dbnet.net.messages import (
     Bye,
@@ -271,12 +271,11 @@ class Playing(Greeting):
         door = self.punch_door
         if door is None:
             return
-        send, receive = trio.open_memory_channel[Punch](1)
-        self._punches = (link, send)
-        nursery.start_soon(
-            punch, link, door, receive, self.player.identity, self.timing, door.report,
-            self.switch_to,
-        )  # fmt: skip
+        identity = self.player.identity
+        self._punches = (
+            link,
+            start_punch(nursery, link, door, identity, self.timing, self.switch_to),
+        )
 
     def _punched(self, link: Link, message: Punch) -> None:
         """The peer's PUNCH: to this connection's attempt, the first one only. A side

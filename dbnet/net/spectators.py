@@ -44,7 +44,7 @@ import trio
 
 from dbnet.net.errors import NetError, VersionMismatchError
 from dbnet.net.handshake import CHAT_VERSION, PUNCH_VERSION
-from dbnet.net.holepunch import PunchDoor, punch
+from dbnet.net.holepunch import PunchDoor, start_punch
 from dbnet.net.link import FloodError, Link, PeerSilentError, Timing
 from dbnet.net.messages import (
     MAX_REASON_LEN,
@@ -620,17 +620,14 @@ class Spectators:
             return
         if link.stream.path != RELAY or link.stream.version < PUNCH_VERSION:
             return
-        send, receive = trio.open_memory_channel[Punch](1)
-        member.punches = send
 
         def switch(secure: SecureStream) -> None:
-            if self._nursery is not None:
-                self._nursery.start_soon(self._moved, member, secure)
+            nursery.start_soon(self._moved, member, secure)
 
-        nursery.start_soon(
-            punch, link, door, receive, self.identity, self.timing, door.report, switch,
-            "spectator",
-        )  # fmt: skip
+        identity = self.identity
+        member.punches = start_punch(
+            nursery, link, door, identity, self.timing, switch, "spectator"
+        )
 
     async def _dial_back(self, member: _Spectator, message: Candidates) -> None:
         """Connect to a relayed spectator's candidates (``net.reverse``), then move it

@@ -33,7 +33,7 @@ from dbnet.match.render import describe_result
 from dbnet.match.story import Event, Narrator
 from dbnet.net.errors import NetError
 from dbnet.net.handshake import PUNCH_VERSION
-from dbnet.net.holepunch import PunchDoor, punch
+from dbnet.net.holepunch import PunchDoor, start_punch
 from dbnet.net.link import FloodError, Link, Timing
 from dbnet.net.messages import (
     Bye,
@@ -305,11 +305,7 @@ class Watching:
         self._punches = None
         if door is None:
             return
-        send, receive = trio.open_memory_channel[Punch](1)
-        self._punches = send
-        nursery.start_soon(
-            punch, link, door, receive, self.identity, self.timing, door.report, self.switch_to
-        )
+        self._punches = start_punch(nursery, link, door, self.identity, self.timing, self.switch_to)
 
     async def _punched(self, link: Link, message: Punch) -> None:
         """The host's PUNCH: to this link's attempt; without one, answered with none

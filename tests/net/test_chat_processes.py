@@ -32,6 +32,29 @@ async def invite(process: Dbnet, pattern: re.Pattern[str]) -> str:
     return found.group(1)
 
 
+async def watched_chat(
+    nursery: trio.Nursery, homes: Path, eve: Path, replays: dict[str, Path], delay: int = 0
+) -> tuple[Dbnet, Dbnet, Dbnet]:
+    """alice hosting (its stdin a pipe; spectators ``delay`` entries behind), eve
+    watching from before the game, then bob joining (``--plain``, its stdin a pipe)."""
+    host = await Dbnet.start(
+        nursery, "host", homes / "alice", host_args(replays["alice"], delay), stdin=True
+    )
+    await until_listening(host)
+    watcher = await Dbnet.start(
+        nursery, "watch", eve,
+        ["watch", await invite(host, WATCH_LINE), "--plain", "--replay", str(replays["eve"])],
+    )  # fmt: skip
+    await host.until_saw("is watching via")
+    joiner = await Dbnet.start(
+        nursery, "join", homes / "bob",
+        ["join", await invite(host, JOIN_LINE), "--plain", "--name", "bob",
+         "--replay", str(replays["bob"]), "--adjourn-after", "60"],
+        stdin=True,
+    )  # fmt: skip
+    return host, watcher, joiner
+
+
 async def say(process: Dbnet, text: str, echo: str) -> None:
     """Type ``say TEXT`` until the process shows its own line (``echo``): a line said
     before the game has started is refused ("the opponent is not connected")."""
@@ -67,22 +90,7 @@ async def test_players_chat_and_a_spectator_sees_it(tmp_path: Path, homes: Path)
     replays = {who: tmp_path / f"{who}.dbnr" for who in ("alice", "bob", "eve")}
     with trio.fail_after(GAME_TIMEOUT * 2):
         async with trio.open_nursery() as nursery:
-            host = await Dbnet.start(
-                nursery, "host", homes / "alice", host_args(replays["alice"]), stdin=True
-            )
-            await until_listening(host)
-            watcher = await Dbnet.start(
-                nursery, "watch", eve,
-                ["watch", await invite(host, WATCH_LINE), "--plain", "--replay",
-                 str(replays["eve"])],
-            )  # fmt: skip
-            await host.until_saw("is watching via")
-            joiner = await Dbnet.start(
-                nursery, "join", homes / "bob",
-                ["join", await invite(host, JOIN_LINE), "--plain", "--name", "bob",
-                 "--replay", str(replays["bob"]), "--adjourn-after", "60"],
-                stdin=True,
-            )  # fmt: skip
+            host, watcher, joiner = await watched_chat(nursery, homes, eve, replays)
             await say(host, "good luck, bob", "alice (you) says: good luck, bob")
             await joiner.until_saw("alice says: good luck, bob")
             await joiner.type_line("say clear\x1b[2J")
@@ -126,22 +134,7 @@ async def test_the_spectator_delay_holds_chat_back(tmp_path: Path, homes: Path) 
     replays = {who: tmp_path / f"{who}.dbnr" for who in ("alice", "bob", "eve")}
     with trio.fail_after(GAME_TIMEOUT * 2):
         async with trio.open_nursery() as nursery:
-            host = await Dbnet.start(
-                nursery, "host", homes / "alice", host_args(replays["alice"], 1000), stdin=True
-            )
-            await until_listening(host)
-            watcher = await Dbnet.start(
-                nursery, "watch", eve,
-                ["watch", await invite(host, WATCH_LINE), "--plain", "--replay",
-                 str(replays["eve"])],
-            )  # fmt: skip
-            await host.until_saw("is watching via")
-            joiner = await Dbnet.start(
-                nursery, "join", homes / "bob",
-                ["join", await invite(host, JOIN_LINE), "--plain", "--name", "bob",
-                 "--replay", str(replays["bob"]), "--adjourn-after", "60"],
-                stdin=True,
-            )  # fmt: skip
+            host, watcher, joiner = await watched_chat(nursery, homes, eve, replays, 1000)
             await say(host, "good luck, bob", "alice (you) says: good luck, bob")
             await say(joiner, "thanks, alice", "bob (you) says: thanks, alice")
             await host.until_saw("bob says: thanks, alice")

@@ -73,6 +73,20 @@ async def spectated_host(
     return host
 
 
+async def scripted_joiner(
+    nursery: trio.Nursery, tmp_path: Path, homes: Path, host: Dbnet, started: list[Dbnet]
+) -> Dbnet:
+    """bob joining ``host`` with ``--plain --rematch 1``, its stdin a pipe (a script)."""
+    joiner = await Dbnet.start(
+        nursery, "join", homes / "bob",
+        ["join", await invite(host, JOIN_LINE), "--plain", "--rematch", "1", "--name",
+         "bob", "--replay", str(tmp_path / "bob.dbnr"), "--adjourn-after", "60"],
+        stdin=True,
+    )  # fmt: skip
+    started.append(joiner)
+    return joiner
+
+
 async def staying_watcher(
     nursery: trio.Nursery, tmp_path: Path, host: Dbnet, started: list[Dbnet]
 ) -> Dbnet:
@@ -159,13 +173,7 @@ async def test_a_spectator_watches_the_next_game_with_the_same_invite(
     with trio.move_on_after(GAME_TIMEOUT) as limit:
         async with trio.open_nursery() as nursery:
             host = await spectated_host(nursery, tmp_path, homes, started)
-            joiner = await Dbnet.start(
-                nursery, "join", homes / "bob",
-                ["join", await invite(host, JOIN_LINE), "--plain", "--rematch", "1", "--name",
-                 "bob", "--replay", str(tmp_path / "bob.dbnr"), "--adjourn-after", "60"],
-                stdin=True,
-            )  # fmt: skip
-            started.append(joiner)
+            joiner = await scripted_joiner(nursery, tmp_path, homes, host, started)
             await say(joiner, "good luck", "bob (you) says: good luck")
             await host.until_saw("bob says: good luck")
             await joiner.type_line("resign")  # the first game
@@ -213,13 +221,7 @@ async def test_a_spectator_with_stay_watches_both_games_over_one_connection(
     with trio.move_on_after(GAME_TIMEOUT) as limit:
         async with trio.open_nursery() as nursery:
             host = await spectated_host(nursery, tmp_path, homes, started)
-            joiner = await Dbnet.start(
-                nursery, "join", homes / "bob",
-                ["join", await invite(host, JOIN_LINE), "--plain", "--rematch", "1", "--name",
-                 "bob", "--replay", str(tmp_path / "bob.dbnr"), "--adjourn-after", "60"],
-                stdin=True,
-            )  # fmt: skip
-            started.append(joiner)
+            joiner = await scripted_joiner(nursery, tmp_path, homes, host, started)
             watcher = await staying_watcher(nursery, tmp_path, host, started)
             await watcher.until_saw("Initiative: ")  # the first game's entries, verified
             await joiner.type_line("resign")

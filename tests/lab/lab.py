@@ -66,6 +66,8 @@ STUN_ADDRESSES = ("203.0.113.1", "203.0.113.2")
 STUN_PORT = 3478
 RELAY_PORT = 4001
 GAME_PORTS = (7117, 7127)
+BRIDGE_MAC = "02:db:00:00:00:01"
+"""Every bridge's own address (locally administered; each bridge is its own segment)."""
 
 _labs = itertools.count(1)
 
@@ -309,6 +311,10 @@ class Lab:
             "mcast_snooping",
             "0",
         )
+        # A bridge without an address of its own takes its ports' lowest, and so changes
+        # as routers plug in: a neighbour that learnt the old one sends into the void
+        # until its cache expires (a carrier's STUN went unanswered for a minute).
+        inet.ip("link", "set", "br0", "address", BRIDGE_MAC)
         inet.ip("addr", "add", "203.0.113.1/24", "dev", "br0")
         inet.ip("addr", "add", "203.0.113.2/24", "dev", "br0")
         inet.ip("addr", "add", "2001:db8::1/64", "dev", "br0", "nodad")
@@ -577,6 +583,7 @@ def _lan_bridge(router: Router) -> None:
     """The router's LAN side: a bridge ``lan`` with its ``lan_address`` (a /28), up at once
     (no forwarding delay) and passing multicast (SSDP) to every port; forwarding on."""
     router.ip("link", "add", "name", "lan", "type", "bridge", "forward_delay", "0")
+    router.ip("link", "set", "lan", "address", BRIDGE_MAC)  # fixed: see _build_internet
     router.ip("link", "set", "lan", "type", "bridge", "mcast_snooping", "0")
     router.ip("addr", "add", f"{router.lan_address}/28", "dev", "lan")
     router.ip("link", "set", "lan", "up")

@@ -201,7 +201,11 @@ def load_bytes(path: str | os.PathLike[str]) -> bytes:
                 where, f"{info.st_size} bytes is more than any replay (limit {MAX_FILE_SIZE})"
             )
         with open(path, "rb") as handle:
-            data = handle.read(MAX_FILE_SIZE + 1)
+            # the size stat gave, and one byte more to see a file that grew since: asking
+            # for MAX_FILE_SIZE at once would have Python set that much memory aside first
+            data = handle.read(info.st_size + 1)
+            if len(data) > info.st_size:
+                data += handle.read(MAX_FILE_SIZE + 1 - len(data))
     except OSError as exc:
         raise ReplayError(where, f"cannot read the file: {_why(exc)}") from exc
     if len(data) > MAX_FILE_SIZE:

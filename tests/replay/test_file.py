@@ -531,3 +531,25 @@ def test_without_any_lock_a_replay_is_written_unlocked(
     data = write_replay(path, short_game.header, short_game.records)
     assert load_replay(path).records == short_game.records
     assert verify_replay(data, where="game").status is VerdictStatus.COMPLETE
+
+
+def test_a_file_that_grew_after_its_size_was_read_is_read_whole_within_the_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``load_bytes`` reads the size ``os.stat`` gave and one byte more; a file that grew in
+    between (a writer still appending) is read to its end, and still refused past the
+    limit."""
+    path = tmp_path / "growing.dbnr"
+    data = MAGIC + framed(b"x" * 500)
+    path.write_bytes(data)
+    real_stat = os.stat
+
+    def stat_before_growth(target: object) -> os.stat_result:
+        info = real_stat(target)  # type: ignore[arg-type]
+        return os.stat_result((*info[:6], 100, *info[7:]))  # st_size as it was
+
+    monkeypatch.setattr(file.os, "stat", stat_before_growth)
+    assert file.load_bytes(path) == data
+    monkeypatch.setattr(file, "MAX_FILE_SIZE", 300)
+    with pytest.raises(ReplayError, match=r"more than any replay \(limit 300 bytes\)"):
+        file.load_bytes(path)

@@ -4,15 +4,15 @@
 keeps the list in the state until the state changes (``Game.legal_choices``). The
 conditions of each kind of choice are here too, one function each, so that
 ``checking`` can test one choice against the same conditions without building the
-list where it is long. ``shift_choices``, ``spawn_choices`` and ``may_still_strike``
-tell the turn flow when a step has nothing left to offer but DONE; the places and
+list where it is long. ``may_spawn``, ``may_move`` and ``may_still_strike`` tell the
+turn flow when a step has nothing left to offer but DONE, without the list; the places and
 burials of combat step 7 (``resolve_choices``, ``bury_order_matters``) are asked by
 ``resolution`` too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from itertools import combinations
 from typing import TYPE_CHECKING, Final
 
@@ -95,7 +95,7 @@ def make_choices(game: State) -> list[Choice] | None:
     if step is Step.ACTION:
         return [SHIFT, STRIKE]
     if step is Step.SHIFT:
-        return shift_choices(game) or [DONE]
+        return _shift_choices(game)
     if step is Step.STRIKE:
         return [*_attack_choices(game), DONE]
     if step is Step.FATE:
@@ -117,17 +117,26 @@ def make_choices(game: State) -> list[Choice] | None:
     return None
 
 
-def spawn_choices(game: State) -> list[Choice] | None:
-    """The choices of a spawn decision now (each spawn and activation, then DONE), or None
-    when nothing may be spawned or activated: the spawn phase is over (asked after every
-    spawn)."""
-    choices = _spawn_choices(game)
-    return choices if len(choices) > 1 else None
+def may_spawn(game: State) -> bool:
+    """Whether the spawn decision offers anything but DONE: a spawn or an activation. The
+    spawn phase ends when it does not (asked after every spawn); the list itself is made
+    only if asked (``legal_choices``), and checking one choice needs none."""
+    return any(_spawn_rows(game))
 
 
 def _spawn_choices(game: State) -> list[Choice]:
-    player = game.active
+    """Each spawn and activation of the spawn decision, then DONE."""
     out: list[Choice] = []
+    for row in _spawn_rows(game):
+        out += row
+    out.append(DONE)
+    return out
+
+
+def _spawn_rows(game: State) -> Iterator[list[Choice]]:
+    """The spawn decision's choices but DONE, a miniature (then an ability) at a time, in
+    the list's order: ``may_spawn`` stops at the first that offers any."""
+    player = game.active
     counts = game.aspect_counts[player]
     points = game.spawn_points
     statics = game.rules.statics
@@ -151,13 +160,11 @@ def _spawn_choices(game: State) -> list[Choice]:
         else:
             cells = board.cells_of(_location_cells_for(game, player))
         row = spawns_of(m.id)
-        out += [row[cell] for cell in cells]
+        yield [row[cell] for cell in cells]
     for mini, index, ability in game.rules.statics.spawn_abilities:
         m = game.minis[mini]
         if m.owner is player and m.cell >= 0:
-            out.extend(_activations(game, m, index, ability))
-    out.append(DONE)
-    return out
+            yield _activations(game, m, index, ability)
 
 
 def spawnable(game: State, m: Mini) -> bool:
@@ -268,9 +275,15 @@ def _reinforce_cells(game: State, m: Mini, kind: str | None, taken: list[int]) -
     ]
 
 
-def _move_choices(game: State) -> list[Choice]:
-    """Every move of the shift (``shift_cells`` of each creature, written out as one loop:
-    listed after every move)."""
+def may_move(game: State) -> bool:
+    """Whether the shift decision offers a move (else only DONE, and the shift ends: asked
+    after every move); the list is made only if asked, as ``may_spawn``'s."""
+    return any(_move_rows(game))
+
+
+def _move_rows(game: State) -> Iterator[list[Choice]]:
+    """Every move of the shift, a creature at a time (``shift_cells`` of each, written out
+    as one loop)."""
     active = game.active
     mine = game.creatures[active]
     theirs = game.creatures[active.other]
@@ -278,17 +291,15 @@ def _move_choices(game: State) -> list[Choice]:
     limit = CREATURES_PER_PLAYER_PER_CELL
     defenders = game.rules.statics.holders.get("Defender", _NO_HOLDERS)
     rows = MOVES_BY_MINI
-    out: list[Choice] = []
     for m in game.warband_minis[active]:
         cell = m.cell
         if cell < 0 or m.moved or not m.is_creature or theirs[cell] or (locked >> cell) & 1:
             continue
         row = rows.get(m.id) or moves_of(m.id)
         if m.id not in defenders or has_active(game, m, "Defender") is None:
-            out += [row[c] for c in board.ADJACENT[cell] if mine[c] < limit]
+            yield [row[c] for c in board.ADJACENT[cell] if mine[c] < limit]
         else:
-            out += [row[c] for c in board.ADJACENT[cell] if mine[c] < limit and not theirs[c]]
-    return out
+            yield [row[c] for c in board.ADJACENT[cell] if mine[c] < limit and not theirs[c]]
 
 
 _NO_CELLS: Final[list[int]] = []
@@ -460,14 +471,13 @@ def attackable_cells(game: State) -> int:
     return cells[game.active] & cells[game.active.other] & ~game.attacked_cells
 
 
-def shift_choices(game: State) -> list[Choice] | None:
-    """The choices of a shift decision now (every move, then DONE), or None when no
-    creature may move: the shift is over (asked after every move)."""
-    moves = _move_choices(game)
-    if not moves:
-        return None
-    moves.append(DONE)
-    return moves
+def _shift_choices(game: State) -> list[Choice]:
+    """The choices of a shift decision: every move, then DONE."""
+    out: list[Choice] = []
+    for row in _move_rows(game):
+        out += row
+    out.append(DONE)
+    return out
 
 
 def may_still_strike(game: State) -> bool:

@@ -251,27 +251,17 @@ def run_op(game: State) -> None:
 
 
 def _spawn_step(game: State) -> bool:
-    if _offers(game, listing.spawn_choices(game)):
+    if listing.may_spawn(game):
         return True
     end_spawn_phase(game)
     return False
 
 
 def _shift_step(game: State) -> bool:
-    if _offers(game, listing.shift_choices(game)):
+    if listing.may_move(game):
         return True
     end_action_phase(game)
     return False
-
-
-def _offers(game: State, choices: list[Choice] | None) -> bool:
-    """Whether a spawn or shift still offers ``choices`` (None: nothing but DONE). They
-    are then the pending decision's, listed once: kept, unless a triggered effect waits."""
-    if choices is None:
-        return False
-    if not game.stack:
-        game._choices = choices
-    return True
 
 
 def _strike_step(game: State) -> bool:

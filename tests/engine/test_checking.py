@@ -103,16 +103,16 @@ def test_place_checks_agree_with_the_lists(seeds: range) -> None:
 @pytest.mark.parametrize("seed", range(12))
 def test_options_agree_with_the_lists(seed: int) -> None:
     """The strike's check for options (``may_still_strike``) is what ``len(list) > 1``
-    was, at every state of the step; a spawn or shift offers options exactly when its
-    list (``spawn_choices``, ``shift_choices``) is not None."""
+    was, at every state of the step, and so are the spawn's and the shift's (``may_spawn``,
+    ``may_move``): the turn flow asks them, not the lists, after every spawn and move."""
     game = Game(VANILLA_SETUP)
     seen = {True: 0, False: 0}
     for _ in play(game, random.Random(1000 + seed)):
         if game.rolling is not None:
             continue  # a roll interrupts whatever the step is
         for step, has_options in (
-            (Step.SPAWN, lambda game: listing.spawn_choices(game) is not None),
-            (Step.SHIFT, lambda game: listing.shift_choices(game) is not None),
+            (Step.SPAWN, listing.may_spawn),
+            (Step.SHIFT, listing.may_move),
             (Step.STRIKE, listing.may_still_strike),
         ):
             saved = game.step

@@ -133,7 +133,7 @@ def _spawn_choices(game: State) -> list[Choice]:
     return out
 
 
-def _spawn_rows(game: State) -> Iterator[list[Choice]]:
+def _spawn_rows(game: State) -> Iterator[Sequence[Choice]]:
     """The spawn decision's choices but DONE, a miniature (then an ability) at a time, in
     the list's order: ``may_spawn`` stops at the first that offers any."""
     player = game.active

@@ -548,7 +548,7 @@ def test_a_file_that_grew_after_its_size_was_read_is_read_whole_within_the_limit
         info = real_stat(target)  # type: ignore[arg-type]
         return os.stat_result((*info[:6], 100, *info[7:]))  # st_size as it was
 
-    monkeypatch.setattr(file.os, "stat", stat_before_growth)
+    monkeypatch.setattr(os, "stat", stat_before_growth)
     assert file.load_bytes(path) == data
     monkeypatch.setattr(file, "MAX_FILE_SIZE", 300)
     with pytest.raises(ReplayError, match=r"more than any replay \(limit 300 bytes\)"):

@@ -176,6 +176,14 @@ def parse_choice(game: Game, text: str) -> Choice:
     A spawn, a move or targets come back as the very value that ``legal_choices`` lists
     when they are legal, so that ``Game.apply`` finds them there and checks no further.
     """
+    placed = _placing(text)
+    if placed is not None:  # a move or a spawn: most decisions of a game
+        kind, key, cell, where, of = placed
+        pending = game.pending
+        if type(pending) is Decision and pending.kind is kind:
+            exact = game.handles[pending.player].get(key)
+            if exact is not None and where(game.minis[exact]):
+                return of(exact)[cell]  # what the parser gives: an exact handle
     pending, words = decision_words(game, text)
     verb, args = words[0].lower(), words[1:]
     known = _VERBS.get(verb)
@@ -511,6 +519,29 @@ def _by_verb(
 _VERBS: Final = _by_verb(_PARSERS)
 """``_PARSERS`` by verb, for ``parse_choice``: a string's hash is C code, a
 ``DecisionKind``'s is Python."""
+
+
+_Placing = tuple[DecisionKind, str, int, _Filter, Callable[[int], tuple[Choice, ...]]]
+
+
+@functools.lru_cache(maxsize=4096)
+def _placing(text: str) -> _Placing | None:
+    """``text`` read as ``move HANDLE CELL`` or ``spawn HANDLE CELL``, the words as
+    ``parse_choice`` reads them (the handle lowered), or None. A game repeats these
+    texts; ``parse_choice`` takes the exact handle from them and checks where the
+    miniature is as ``_parse_move`` and ``_parse_spawn`` do, else reads ``text`` in full."""
+    words = text.split()
+    if len(words) != 3:
+        return None
+    verb = words[0].lower()
+    cell = board.parse_cell(words[2])
+    if cell is None:
+        return None
+    if verb == "move":
+        return DecisionKind.SHIFT, words[1].lower(), cell, _in_dreamscape, moves_of
+    if verb == "spawn":
+        return DecisionKind.SPAWN, words[1].lower(), cell, _spawnable_from, spawns_of
+    return None
 
 
 @functools.lru_cache(maxsize=1024)

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dbnet.engine import notation
 from dbnet.engine.board import PORTAL, parse_cell
 from dbnet.engine.choices import (
     DONE,
@@ -271,3 +272,47 @@ def test_format_choice() -> None:
     assert format_choice(game, DONE) == "done"
     hound = next(m for m in game.minis if m.handle == "cinder-hound#2" and m.owner is Player.A)
     assert format_choice(game, SpawnChoice(hound.id, PORTAL[Player.A])) == "spawn cinder-hound#2 e1"
+
+
+def outcome(game: Game, text: str) -> object:
+    """What ``parse_choice`` gives for ``text``: the choice, or the error's type and words."""
+    try:
+        return parse_choice(game, text)
+    except (InvalidChoiceError, IllegalChoiceError, GameOverError) as exc:
+        return type(exc), str(exc)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_short_way_for_moves_and_spawns_reads_as_the_full_one(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``parse_choice`` takes a move's or a spawn's exact handle straight from its cached
+    words (``notation._placing``); at every decision of random games, every miniature
+    named in every cell, moved and spawned, in either case and by a prefix, reads the
+    same, choice or error, as with the short way turned off."""
+    game = Game(VANILLA_SETUP)
+    handles = [m.handle for m in game.minis]
+    texts = [
+        f"{verb} {name} {cell}"
+        for verb in ("move", "spawn", "MOVE")
+        for handle in handles
+        for name in (handle, handle.upper(), handle[:4])
+        for cell in ("a1", "c3", "E5", "f9")
+    ]
+    rng = random.Random(seed)
+    compared = 0
+    for _ in play(game, rng):
+        pending = game.pending
+        if not isinstance(pending, Decision) or pending.kind not in (
+            DecisionKind.SPAWN,
+            DecisionKind.SHIFT,
+        ):
+            continue
+        sample = rng.sample(texts, 40)
+        short = [outcome(game, text) for text in sample]
+        with monkeypatch.context() as patched:
+            patched.setattr(notation, "_placing", lambda text: None)
+            full = [outcome(game, text) for text in sample]
+        assert short == full
+        compared += sum(isinstance(o, (MoveChoice, SpawnChoice)) for o in short)
+    assert compared > 0

@@ -9,7 +9,7 @@ once): a WATCH goes to a spectator's place, anything else is given back to the s
 spectators never take one of the players' connection slots, and once authenticated they
 are not counted among the handshakes of their address either. Spectators come directly
 or through the relay (the host's second door there, with the watch secret's token:
-``dbnet.commands.net``); a WATCH through the relay must carry the proof of the watch
+``dbnet.commands.net_connect``); a WATCH through the relay must carry the proof of the watch
 secret, as a relayed joiner must prove the player's.
 
 What the host does for a spectator is cheap: it sends bytes it holds already. Once the

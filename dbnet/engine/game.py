@@ -185,12 +185,14 @@ class Game(State):
             turnflow.start_turn(self)
             return
         listed = self._choices
-        if listed is not None and any(map(is_, listed, repeat(choice))):
+        picked = listed is not None and any(map(is_, listed, repeat(choice)))
+        if picked:
             pending = self.pending  # taken from the legal choices, as bots take them
             assert isinstance(pending, Decision)
         else:
             pending = checking.checked(self, self.pending, choice)
         self._invalidate()
+        self._lists_ahead = picked
         turnflow.PLAY[type(choice)](self, choice, pending)
         turnflow.advance(self)
 

@@ -91,11 +91,11 @@ def make_choices(game: State) -> list[Choice] | None:
         return [OrderChoice(i) for i in range(len(waiting))]
     step = game.step
     if step is Step.SPAWN:
-        return _spawn_choices(game)
+        return spawn_choices(game)
     if step is Step.ACTION:
         return [SHIFT, STRIKE]
     if step is Step.SHIFT:
-        return _shift_choices(game)
+        return shift_choices(game)
     if step is Step.STRIKE:
         return [*_attack_choices(game), DONE]
     if step is Step.FATE:
@@ -124,7 +124,7 @@ def may_spawn(game: State) -> bool:
     return any(_spawn_rows(game))
 
 
-def _spawn_choices(game: State) -> list[Choice]:
+def spawn_choices(game: State) -> list[Choice]:
     """Each spawn and activation of the spawn decision, then DONE."""
     out: list[Choice] = []
     for row in _spawn_rows(game):
@@ -277,13 +277,28 @@ def _reinforce_cells(game: State, m: Mini, kind: str | None, taken: list[int]) -
 
 def may_move(game: State) -> bool:
     """Whether the shift decision offers a move (else only DONE, and the shift ends: asked
-    after every move); the list is made only if asked, as ``may_spawn``'s."""
-    return any(_move_rows(game))
+    after every move): ``shift_choices``' conditions, stopping at the first move found."""
+    active = game.active
+    mine = game.creatures[active]
+    theirs = game.creatures[active.other]
+    locked = game.locked_cells
+    limit = CREATURES_PER_PLAYER_PER_CELL
+    defenders = game.rules.statics.holders.get("Defender", _NO_HOLDERS)
+    for m in game.warband_minis[active]:
+        cell = m.cell
+        if cell < 0 or m.moved or not m.is_creature or theirs[cell] or (locked >> cell) & 1:
+            continue
+        if m.id not in defenders or has_active(game, m, "Defender") is None:
+            if any(mine[c] < limit for c in board.ADJACENT[cell]):
+                return True
+        elif any(mine[c] < limit and not theirs[c] for c in board.ADJACENT[cell]):
+            return True
+    return False
 
 
-def _move_rows(game: State) -> Iterator[list[Choice]]:
-    """Every move of the shift, a creature at a time (``shift_cells`` of each, written out
-    as one loop)."""
+def _move_choices(game: State) -> list[Choice]:
+    """Every move of the shift (``shift_cells`` of each creature, written out as one loop:
+    a bot lists them after every move)."""
     active = game.active
     mine = game.creatures[active]
     theirs = game.creatures[active.other]
@@ -291,15 +306,17 @@ def _move_rows(game: State) -> Iterator[list[Choice]]:
     limit = CREATURES_PER_PLAYER_PER_CELL
     defenders = game.rules.statics.holders.get("Defender", _NO_HOLDERS)
     rows = MOVES_BY_MINI
+    out: list[Choice] = []
     for m in game.warband_minis[active]:
         cell = m.cell
         if cell < 0 or m.moved or not m.is_creature or theirs[cell] or (locked >> cell) & 1:
             continue
         row = rows.get(m.id) or moves_of(m.id)
         if m.id not in defenders or has_active(game, m, "Defender") is None:
-            yield [row[c] for c in board.ADJACENT[cell] if mine[c] < limit]
+            out += [row[c] for c in board.ADJACENT[cell] if mine[c] < limit]
         else:
-            yield [row[c] for c in board.ADJACENT[cell] if mine[c] < limit and not theirs[c]]
+            out += [row[c] for c in board.ADJACENT[cell] if mine[c] < limit and not theirs[c]]
+    return out
 
 
 _NO_CELLS: Final[list[int]] = []
@@ -471,13 +488,11 @@ def attackable_cells(game: State) -> int:
     return cells[game.active] & cells[game.active.other] & ~game.attacked_cells
 
 
-def _shift_choices(game: State) -> list[Choice]:
+def shift_choices(game: State) -> list[Choice]:
     """The choices of a shift decision: every move, then DONE."""
-    out: list[Choice] = []
-    for row in _move_rows(game):
-        out += row
-    out.append(DONE)
-    return out
+    moves = _move_choices(game)
+    moves.append(DONE)
+    return moves
 
 
 def may_still_strike(game: State) -> bool:

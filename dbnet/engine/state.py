@@ -148,6 +148,7 @@ FIELDS: Final[dict[str, Copy]] = {
     "build": Copy.SHARE,
     "_pending": Copy.CACHE,
     "_choices": Copy.CACHE,
+    "_lists_ahead": Copy.SHARE,
 }
 """Every field of a state and how ``State.copy`` copies it (the rules are shared)."""
 
@@ -200,6 +201,7 @@ class State:
     build: Build | None
     _pending: Pending | None
     _choices: list[Choice] | None
+    _lists_ahead: bool
 
     def __init__(self, rules: Rules) -> None:
         """The state before the first turn starts: every miniature in its reserves."""
@@ -261,6 +263,12 @@ class State:
         None in every other game and once they are."""
         self._pending = None
         self._choices = None
+        self._lists_ahead = False
+        """Whether a spawn or a shift lists its choices as soon as it is reached, the list
+        then saying whether it offers any: so once the last choice was picked from its
+        list (a bot's), which costs one listing a decision. Else (choices read and checked
+        one by one: a verifier's, a peer's) it only asks whether (``listing.may_spawn``,
+        ``may_move``) and lists when asked. ``Game.apply`` sets it; no rule depends on it."""
 
     def _derive(self) -> None:
         """Set the ``Copy.DERIVED`` fields from the others: ``warband_minis``, each player's

@@ -251,17 +251,33 @@ def run_op(game: State) -> None:
 
 
 def _spawn_step(game: State) -> bool:
-    if listing.may_spawn(game):
+    if _offers(game, listing.spawn_choices, listing.may_spawn):
         return True
     end_spawn_phase(game)
     return False
 
 
 def _shift_step(game: State) -> bool:
-    if listing.may_move(game):
+    if _offers(game, listing.shift_choices, listing.may_move):
         return True
     end_action_phase(game)
     return False
+
+
+def _offers(
+    game: State, choices: Callable[[State], list[Choice]], any_offered: Callable[[State], bool]
+) -> bool:
+    """Whether a spawn or a shift still offers anything but DONE. Listed at once where the
+    last choice was picked from its list (``State._lists_ahead``), the list answers and is
+    the pending decision's (kept, unless a triggered effect waits); else only asked."""
+    if not game._lists_ahead:
+        return any_offered(game)
+    listed = choices(game)
+    if len(listed) == 1:  # DONE alone
+        return False
+    if not game.stack:
+        game._choices = listed
+    return True
 
 
 def _strike_step(game: State) -> bool:

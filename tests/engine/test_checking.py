@@ -34,6 +34,7 @@ from dbnet.engine.choices import (
     SpawnChoice,
 )
 from dbnet.engine.game import Game, Step
+from dbnet.engine.notation import format_choice, parse_choice
 from dbnet.errors import IllegalChoiceError
 
 from .conftest import VANILLA_SETUP
@@ -179,3 +180,24 @@ def test_a_choice_listed_at_an_earlier_decision_is_checked() -> None:
     assert move not in (after.legal_choices() or [])
     with pytest.raises(IllegalChoiceError, match="not legal"):
         after.apply(move)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_game_read_choice_by_choice_plays_as_one_picked_from_lists(seed: int) -> None:
+    """A game whose choices are picked from their lists (a bot's) lists each spawn and
+    shift as soon as it is reached; a twin given equal choices that are not the listed
+    objects (read from notation, as a verifier reads them) only asks whether they offer
+    anything (``State._lists_ahead``). Both pass the same states, hash for hash."""
+    picked, read = Game(VANILLA_SETUP), Game(VANILLA_SETUP)
+    listed_ahead = {True: 0, False: 0}
+    for given in play(picked, random.Random(2000 + seed)):
+        if given.dice is not None:
+            read.roll(given.dice)
+        else:
+            assert given.choice is not None
+            read.apply(parse_choice(read, format_choice(read, given.choice)))
+        assert read.state_hash() == picked.state_hash()
+        if picked.step in (Step.SPAWN, Step.SHIFT) and isinstance(picked.pending, Decision):
+            listed_ahead[picked._choices is not None] += 1
+            assert read._choices is None  # never listed: nobody asked
+    assert listed_ahead[True] > 0, listed_ahead

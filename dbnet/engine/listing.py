@@ -277,28 +277,14 @@ def _reinforce_cells(game: State, m: Mini, kind: str | None, taken: list[int]) -
 
 def may_move(game: State) -> bool:
     """Whether the shift decision offers a move (else only DONE, and the shift ends: asked
-    after every move): ``shift_choices``' conditions, stopping at the first move found."""
-    active = game.active
-    mine = game.creatures[active]
-    theirs = game.creatures[active.other]
-    locked = game.locked_cells
-    limit = CREATURES_PER_PLAYER_PER_CELL
-    defenders = game.rules.statics.holders.get("Defender", _NO_HOLDERS)
-    for m in game.warband_minis[active]:
-        cell = m.cell
-        if cell < 0 or m.moved or not m.is_creature or theirs[cell] or (locked >> cell) & 1:
-            continue
-        if m.id not in defenders or has_active(game, m, "Defender") is None:
-            if any(mine[c] < limit for c in board.ADJACENT[cell]):
-                return True
-        elif any(mine[c] < limit and not theirs[c] for c in board.ADJACENT[cell]):
-            return True
-    return False
+    after every move), without listing them all."""
+    return bool(_move_choices(game, first=True))
 
 
-def _move_choices(game: State) -> list[Choice]:
+def _move_choices(game: State, *, first: bool = False) -> list[Choice]:
     """Every move of the shift (``shift_cells`` of each creature, written out as one loop:
-    a bot lists them after every move)."""
+    a bot lists them after every move); with ``first``, those of the first creature that
+    may move (none: no creature may)."""
     active = game.active
     mine = game.creatures[active]
     theirs = game.creatures[active.other]
@@ -316,6 +302,8 @@ def _move_choices(game: State) -> list[Choice]:
             out += [row[c] for c in board.ADJACENT[cell] if mine[c] < limit]
         else:
             out += [row[c] for c in board.ADJACENT[cell] if mine[c] < limit and not theirs[c]]
+        if first and out:
+            break
     return out
 
 

@@ -151,7 +151,7 @@ def _can_place(game: State, choice: PlaceChoice) -> bool:
 
 
 def _can_spawn(game: State, choice: SpawnChoice) -> bool:
-    """The conditions of ``_spawn_rows``, for one choice."""
+    """The conditions of ``_spawn_choices``, for one choice."""
     if not 0 <= choice.mini < len(game.minis):
         return False
     m = game.minis[choice.mini]
@@ -173,7 +173,7 @@ def _can_activate(game: State, choice: ActivateChoice) -> bool:
 
 
 def _can_move(game: State, choice: MoveChoice) -> bool:
-    """The conditions of ``_move_rows``, for one choice."""
+    """The conditions of ``_move_choices``, for one choice."""
     if not 0 <= choice.mini < len(game.minis):
         return False
     return choice.cell in shift_cells(game, game.minis[choice.mini])

@@ -12,7 +12,7 @@ burials of combat step 7 (``resolve_choices``, ``bury_order_matters``) are asked
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from itertools import combinations
 from typing import TYPE_CHECKING, Final
 
@@ -118,25 +118,23 @@ def make_choices(game: State) -> list[Choice] | None:
 
 
 def may_spawn(game: State) -> bool:
-    """Whether the spawn decision offers anything but DONE: a spawn or an activation. The
-    spawn phase ends when it does not (asked after every spawn); the list itself is made
-    only if asked (``legal_choices``), and checking one choice needs none."""
-    return any(_spawn_rows(game))
+    """Whether the spawn decision offers anything but DONE: a spawn or an activation (the
+    spawn phase ends when it does not: asked after every spawn), without listing them all."""
+    return bool(_spawn_choices(game, first=True))
 
 
 def spawn_choices(game: State) -> list[Choice]:
-    """Each spawn and activation of the spawn decision, then DONE."""
-    out: list[Choice] = []
-    for row in _spawn_rows(game):
-        out += row
-    out.append(DONE)
-    return out
+    """The choices of a spawn decision: each spawn and activation, then DONE."""
+    choices = _spawn_choices(game)
+    choices.append(DONE)
+    return choices
 
 
-def _spawn_rows(game: State) -> Iterator[Sequence[Choice]]:
-    """The spawn decision's choices but DONE, a miniature (then an ability) at a time, in
-    the list's order: ``may_spawn`` stops at the first that offers any."""
+def _spawn_choices(game: State, *, first: bool = False) -> list[Choice]:
+    """Each spawn and activation of the spawn decision; with ``first``, those of the first
+    miniature (or ability) that offers any (none: nothing may be spawned or activated)."""
     player = game.active
+    out: list[Choice] = []
     counts = game.aspect_counts[player]
     points = game.spawn_points
     statics = game.rules.statics
@@ -160,11 +158,16 @@ def _spawn_rows(game: State) -> Iterator[Sequence[Choice]]:
         else:
             cells = board.cells_of(_location_cells_for(game, player))
         row = spawns_of(m.id)
-        yield [row[cell] for cell in cells]
+        out += [row[cell] for cell in cells]
+        if first and out:
+            return out
     for mini, index, ability in game.rules.statics.spawn_abilities:
         m = game.minis[mini]
         if m.owner is player and m.cell >= 0:
-            yield _activations(game, m, index, ability)
+            out += _activations(game, m, index, ability)
+            if first and out:
+                return out
+    return out
 
 
 def spawnable(game: State, m: Mini) -> bool:

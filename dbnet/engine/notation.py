@@ -178,12 +178,12 @@ def parse_choice(game: Game, text: str) -> Choice:
     """
     placed = _placing(text)
     if placed is not None:  # a move or a spawn: most decisions of a game
-        kind, key, cell, where, of = placed
+        kinds, key, cell, where, row = placed
         pending = game.pending
-        if type(pending) is Decision and pending.kind is kind:
+        if type(pending) is Decision and pending.kind in kinds:
             exact = game.handles[pending.player].get(key)
             if exact is not None and where(game.minis[exact]):
-                return of(exact)[cell]  # what the parser gives: an exact handle
+                return row(exact)[cell]  # what the parser gives: an exact handle
     pending, words = decision_words(game, text)
     verb, args = words[0].lower(), words[1:]
     known = _VERBS.get(verb)
@@ -210,16 +210,37 @@ def _in_dreamscape(m: Mini) -> bool:
     return m.cell >= 0
 
 
-def _parse_spawn(game: Game, pending: Decision, text: str, args: Sequence[str]) -> Choice:
-    _arity(text, args, 2)
-    m = _mini(game, args[0], pending.player, _spawnable_from, "in reserves")
-    return spawns_of(m.id)[_cell(args[1])]
+def _spawnable_from(m: Mini) -> bool:
+    """Reserves, or the graveyard for a miniature with Respawn."""
+    return m.zone is Zone.RESERVES or (
+        m.zone is Zone.GRAVEYARD and any(a.keyword == "Respawn" for a in m.abilities)
+    )
 
 
-def _parse_move(game: Game, pending: Decision, text: str, args: Sequence[str]) -> Choice:
-    _arity(text, args, 2)
-    m = _mini(game, args[0], pending.player, _in_dreamscape, "in the dreamscape")
-    return moves_of(m.id)[_cell(args[1])]
+_Row = Callable[[int], tuple[Choice, ...]]
+
+_PLACED: Final[dict[str, tuple[_Filter, str, _Row]]] = {
+    "spawn": (_spawnable_from, "in reserves", spawns_of),
+    "move": (_in_dreamscape, "in the dreamscape", moves_of),
+}
+"""The verbs that put one of the player's miniatures in a cell: where the miniature must
+be (and the words for it), and its choices by cell."""
+
+
+def _parse_placed(verb: str) -> _Parser:
+    """The parser of ``verb HANDLE CELL`` (``_PLACED``)."""
+    where, what, row = _PLACED[verb]
+
+    def parse(game: Game, pending: Decision, text: str, args: Sequence[str]) -> Choice:
+        _arity(text, args, 2)
+        m = _mini(game, args[0], pending.player, where, what)
+        return row(m.id)[_cell(args[1])]
+
+    return parse
+
+
+_parse_spawn = _parse_placed("spawn")
+_parse_move = _parse_placed("move")
 
 
 def _parse_attack(game: Game, pending: Decision, text: str, args: Sequence[str]) -> Choice:
@@ -292,13 +313,6 @@ def _parse_order(game: Game, pending: Decision, text: str, args: Sequence[str]) 
     if not args[0].isdigit() or int(args[0]) < 1:
         raise InvalidChoiceError(f"{text!r}: write 'order N', N from 1 as listed")
     return OrderChoice(int(args[0]) - 1)
-
-
-def _spawnable_from(m: Mini) -> bool:
-    """Reserves, or the graveyard for a miniature with Respawn."""
-    return m.zone is Zone.RESERVES or (
-        m.zone is Zone.GRAVEYARD and any(a.keyword == "Respawn" for a in m.abilities)
-    )
 
 
 def _parse_activate(game: Game, pending: Decision, text: str, args: Sequence[str]) -> Choice:
@@ -521,27 +535,25 @@ _VERBS: Final = _by_verb(_PARSERS)
 ``DecisionKind``'s is Python."""
 
 
-_Placing = tuple[DecisionKind, str, int, _Filter, Callable[[int], tuple[Choice, ...]]]
+_Placing = tuple[tuple[DecisionKind, ...], str, int, _Filter, _Row]
 
 
 @functools.lru_cache(maxsize=4096)
 def _placing(text: str) -> _Placing | None:
-    """``text`` read as ``move HANDLE CELL`` or ``spawn HANDLE CELL``, the words as
-    ``parse_choice`` reads them (the handle lowered), or None. A game repeats these
-    texts; ``parse_choice`` takes the exact handle from them and checks where the
-    miniature is as ``_parse_move`` and ``_parse_spawn`` do, else reads ``text`` in full."""
+    """``text`` read as a ``_PLACED`` verb, ``HANDLE CELL`` (the decisions it answers, the
+    handle lowered, the cell, where the miniature must be, its choices by cell) as the
+    verb's parser reads it, or None. A game repeats these texts; ``parse_choice`` takes
+    the exact handle from them, else reads ``text`` in full."""
     words = text.split()
     if len(words) != 3:
         return None
     verb = words[0].lower()
+    placed = _PLACED.get(verb)
     cell = board.parse_cell(words[2])
-    if cell is None:
+    if placed is None or cell is None:
         return None
-    if verb == "move":
-        return DecisionKind.SHIFT, words[1].lower(), cell, _in_dreamscape, moves_of
-    if verb == "spawn":
-        return DecisionKind.SPAWN, words[1].lower(), cell, _spawnable_from, spawns_of
-    return None
+    where, _, row = placed
+    return _VERBS[verb][0], words[1].lower(), cell, where, row
 
 
 @functools.lru_cache(maxsize=1024)

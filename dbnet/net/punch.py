@@ -27,7 +27,7 @@ happens; a peer's PUNCH is used once per relayed connection.
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
@@ -47,7 +47,6 @@ __all__ = [
     "PunchCandidateError",
     "is_probe",
     "own_ipv6_candidates",
-    "probed_first",
     "punched_path",
 ]
 
@@ -117,12 +116,3 @@ def own_ipv6_candidates(addresses: Iterable[str], port: int) -> tuple[PunchCandi
         if address.version == 6 and address_problem(address) is None:
             found.append(PunchCandidate(address, port))
     return tuple(found[: MAX_PUNCH_CANDIDATES - 1])
-
-
-def probed_first(
-    candidates: Sequence[PunchCandidate], heard: Iterable[tuple[str, int]]
-) -> list[PunchCandidate]:
-    """The ``candidates`` a probe came from (``heard``: the sources of probes, as a
-    socket gives them), in the order the candidates were told."""
-    sources = {(str(ipaddress.ip_address(host)), port) for host, port in heard}
-    return [c for c in candidates if c.endpoint in sources]

@@ -295,9 +295,11 @@ class GameLog:
         clock_claim = kind is _CLAIM and is_clock_claim(entry.body)
         author = self._check_envelope(seq, entry, record, clock_claim=clock_claim)
         if unchecked is not None:
-            unchecked.append(UncheckedSignature(seq, author, self.keys[author], signed, record))
-        elif not verify(
-            self.keys[author], signed.signature, signing_message(signed.signed)
+            unchecked.append(
+                UncheckedSignature(seq, author, self._verifiers[author], signed, record)
+            )
+        elif not self._verifiers[author](
+            signed.signature, signing_message(signed.signed)
         ):  # ``UncheckedSignature.check``, without making one
             raise InvalidEntryError(seq, bad_signature(author), record)
         if not atomic:

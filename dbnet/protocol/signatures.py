@@ -1,6 +1,6 @@
 """An entry's signature set aside to be checked later: a verifier checks a file's
-signatures in one tight loop after the rules (``first_invalid``, each key set up once),
-which reaches the same verdict faster (``GameLog.append`` with ``unchecked``)."""
+signatures in one tight loop after the rules (``first_invalid``), which reaches the same
+verdict faster (``GameLog.append`` with ``unchecked``)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,10 @@ from typing import NamedTuple
 
 from dbnet.engine import Player
 from dbnet.protocol.errors import InvalidEntryError
-from dbnet.protocol.identity import verifier, verify
 from dbnet.wire.entries import SignedEntry, signing_message
+
+Verifier = Callable[[bytes, bytes], bool]
+"""``identity.verifier(key)``: whether a signature by that key signs a message."""
 
 
 class UncheckedSignature(NamedTuple):
@@ -21,13 +23,14 @@ class UncheckedSignature(NamedTuple):
 
     seq: int
     author: Player
-    key: bytes
+    verify: Verifier
+    """The author's key's ``identity.verifier``, which the log set up once."""
     signed: SignedEntry
     record: bytes
 
     def valid(self) -> bool:
         """Whether the author's key signed the entry's exact bytes."""
-        return verify(self.key, self.signed.signature, signing_message(self.signed.signed))
+        return self.verify(self.signed.signature, signing_message(self.signed.signed))
 
     def problem(self) -> str:
         """Why an invalid signature is refused."""
@@ -46,15 +49,8 @@ def bad_signature(author: Player) -> str:
 
 def first_invalid(unchecked: Sequence[UncheckedSignature]) -> UncheckedSignature | None:
     """The first of ``unchecked``, in order, whose signature is not valid; None when every
-    one is. ``UncheckedSignature.valid`` for each, but each key is checked once
-    (``identity.verifier``), not at every entry."""
-    checks: dict[bytes, Callable[[bytes, bytes], bool]] = {}
+    one is."""
     for signature in unchecked:
-        key = signature.key
-        check = checks.get(key)
-        if check is None:
-            check = checks[key] = verifier(key)
-        signed = signature.signed
-        if not check(signed.signature, signing_message(signed.signed)):
+        if not signature.valid():
             return signature
     return None

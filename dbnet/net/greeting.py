@@ -18,7 +18,7 @@ from dbnet.errors import DbnetError, KnownPeerMismatchError
 from dbnet.match.story import EventKind, Narrator
 from dbnet.net.clocks import SessionClocks
 from dbnet.net.link import Link, Timing
-from dbnet.net.messages import Bye, Entry, Hello, Message, Ping, Pong, Punch
+from dbnet.net.messages import Bye, Entry, Hello, Message, Ping, Pong
 from dbnet.net.offer_terms import (
     _check_limited_offer,
     _limited_offer,
@@ -77,7 +77,7 @@ class Greeting:
 
     if TYPE_CHECKING:
 
-        def _punched(self, link: Link, message: Punch) -> None: ...  # Playing's
+        async def _aside(self, link: Link, message: Message) -> None: ...  # Playing's
 
     @staticmethod
     def _started(game: RemoteGame | None) -> bool:
@@ -388,11 +388,7 @@ class Greeting:
                     raise PeerLeftError(f"the host hung up: {printable(message.reason)}")
                 if isinstance(message, Hello):
                     raise GameSessionError("the host sent HELLO twice")
-                link.charge()
-                if isinstance(message, Punch):  # the hole punch starts beside the OFFER
-                    self._punched(link, message)
-                if isinstance(message, Ping):
-                    await link.send(Pong(message.token))
+                await self._aside(link, message)  # a PUNCH may overtake the OFFER
         if not isinstance(message, Entry):
             raise _ConnectionLostError("no OFFER from the host in time")
         offer = _offered_setup(

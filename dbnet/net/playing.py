@@ -26,6 +26,7 @@ from dbnet.net.messages import (
     Chat,
     Entry,
     Hello,
+    Message,
     Ping,
     Pong,
     Punch,
@@ -252,18 +253,22 @@ class Playing(Greeting):
             elif isinstance(message, Chat) and self._started(game):
                 self._bind_chat(game)
                 self.chat.receive(message.line)  # checked there, a flood dropped there
-            elif isinstance(message, Candidates):
-                link.charge()
-                self._dial_back(link, message)
-            elif isinstance(message, Punch):
-                link.charge()
-                self._punched(link, message)
             else:
-                link.charge()
-                if isinstance(message, Ping):
-                    await link.send(Pong(message.token))
-                elif isinstance(message, Pong):
-                    self.clocks.pong(link, message.token)
+                await self._aside(link, message)
+
+    async def _aside(self, link: Link, message: Message) -> None:
+        """A message beside the game's, from HELLO on (the OFFER may come after it): a
+        joiner's candidates, a PUNCH, PING and PONG, and any other is dropped; each is
+        charged to the connection's budget."""
+        link.charge()
+        if isinstance(message, Candidates):
+            self._dial_back(link, message)
+        elif isinstance(message, Punch):
+            self._punched(link, message)
+        elif isinstance(message, Ping):
+            await link.send(Pong(message.token))
+        elif isinstance(message, Pong):
+            self.clocks.pong(link, message.token)
 
     def _start_punch(self, link: Link, nursery: trio.Nursery) -> None:
         """Try to move the game from the relay to a punched path (``dbnet.net.punch``),
